@@ -11,7 +11,6 @@ sample space infinite; see `pool_probability`.
 from __future__ import annotations
 
 import math
-from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -269,62 +268,74 @@ def roll(test: PoolTest, dice: DiceSource) -> PoolResult:
 # Every term is an integer over a power of 10, so the result is exact and finite.
 
 
-def _binomial_counts(dice: int, keep: int) -> dict[tuple[int, int], int]:
-    """ways[(tens, kept_sum)] over the 10**dice ordered outcomes of the X dice."""
-    # Assign faces from 10 down to 1: choosing which c of the remaining dice show
-    # the face, the first `keep` assigned are the kept ones.
-    states: dict[tuple[int, int, int, int], int] = {(dice, 0, 0, 0): 1}
-    for face in range(TEN, 0, -1):
-        following: dict[tuple[int, int, int, int], int] = defaultdict(int)
-        for (remaining, kept, kept_sum, tens), ways in states.items():
-            counts = [remaining] if face == 1 else range(remaining + 1)
-            for count in counts:
-                newly_kept = min(count, keep - kept)
-                key = (
-                    remaining - count,
-                    kept + newly_kept,
-                    kept_sum + face * newly_kept,
-                    count if face == TEN else tens,
-                )
-                following[key] += ways * math.comb(remaining, count)
-        states = following
-    result: dict[tuple[int, int], int] = defaultdict(int)
-    for (_, _, kept_sum, tens), ways in states.items():
-        result[(tens, kept_sum)] += ways
-    return result
+@cache
+def _sums_above(lowest: int, dice: int) -> tuple[int, ...]:
+    """ways[s]: outcomes of `dice` dice, each showing a face in lowest+1..9, adding up to s."""
+    if dice == 0:
+        return (1,)
+    faces = tuple(1 if lowest < face <= 9 else 0 for face in range(10))
+    return _convolve(_sums_above(lowest, dice - 1), faces)
+
+
+@cache
+def _kept_sums_without_tens(dice: int, keep: int) -> tuple[int, ...]:
+    """ways[s]: outcomes of `dice` dice showing 1..9 whose `keep` highest faces add up to s."""
+    if keep == 0:
+        return (9**dice,)
+    sums = [0] * (9 * keep + 1)
+    # Split by the lowest kept face v: `above` dice show more than v (all kept),
+    # `equal` dice show v (keep − above of them kept), the rest show less than v.
+    for lowest in range(1, 10):
+        for above in range(keep):
+            placements = sum(
+                math.factorial(dice)
+                // (math.factorial(above) * math.factorial(equal) * math.factorial(rest))
+                * (lowest - 1) ** rest
+                for equal in range(keep - above, dice - above + 1)
+                for rest in [dice - above - equal]
+            )
+            shift = (keep - above) * lowest
+            for extra, ways in enumerate(_sums_above(lowest, above)):
+                if ways:
+                    sums[shift + extra] += placements * ways
+    return tuple(sums)
 
 
 @cache
 def _chain_end_sums(chains: int) -> tuple[int, ...]:
     """ways[f]: ordered ways for `chains` faces in 1..9 to add up to f."""
-    ways = [1]
-    for _ in range(chains):
-        following = [0] * (len(ways) + 9)
-        for total, count in enumerate(ways):
-            for face in range(1, 10):
-                following[total + face] += count
-        ways = following
-    return tuple(ways)
+    return _convolve((1,), *([(0, *[1] * 9)] * chains))
+
+
+def _convolve(*sequences: tuple[int, ...]) -> tuple[int, ...]:
+    result = sequences[0]
+    for other in sequences[1:]:
+        following = [0] * (len(result) + len(other) - 1)
+        for i, a in enumerate(result):
+            if a:
+                for j, b in enumerate(other):
+                    following[i + j] += a * b
+        result = tuple(following)
+    return result
 
 
 @cache
 def _outcome_table(dice: int, keep: int) -> tuple[tuple[int, ...], ...]:
     """prefix[T][u] = Σ_{v<u} ways(T, v): ways out of 10**(dice+T) to have T tens and u = v.
 
-    u is the kept sum plus the final faces of the T chains of extra dice.
+    u is the kept sum plus the final faces of the T chains of extra dice. With T
+    tens among the X dice, the tens take min(T, Y) of the kept places and the
+    other X−T dice (faces 1..9) fill the rest.
     """
-    by_tens: dict[int, dict[int, int]] = defaultdict(lambda: defaultdict(int))
-    for (tens, kept_sum), ways in _binomial_counts(dice, keep).items():
-        for end_sum, end_ways in enumerate(_chain_end_sums(tens)):
-            if end_ways:
-                by_tens[tens][kept_sum + end_sum] += ways * end_ways
     table = []
     for tens in range(dice + 1):
-        counts = by_tens.get(tens, {})
-        top = max(counts, default=-1) + 1
-        prefix = [0]
-        for u in range(top):
-            prefix.append(prefix[-1] + counts.get(u, 0))
+        placements = math.comb(dice, tens)
+        rest = _convolve(
+            _kept_sums_without_tens(dice - tens, max(0, keep - tens)), _chain_end_sums(tens)
+        )
+        prefix = [0] * (TEN * min(tens, keep) + 1)  # u below the tens' own kept sum: none
+        for ways in rest:
+            prefix.append(prefix[-1] + placements * ways)
         table.append(tuple(prefix))
     return tuple(table)
 
@@ -380,6 +391,8 @@ def clear_caches() -> None:
     """Forget every cached table (used by the cold-cache benchmark)."""
     pool_probability.cache_clear()
     _outcome_table.cache_clear()
+    _kept_sums_without_tens.cache_clear()
+    _sums_above.cache_clear()
     _chain_end_sums.cache_clear()
 
 
