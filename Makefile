@@ -1,0 +1,30 @@
+# The README's two commands: `make run` and `make test`.
+.PHONY: run test ci lint format migrations-check messages demo bench
+
+run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
+	scripts/venv requirements.txt
+	DEBUG=1 .venv/bin/python manage.py migrate --no-input
+	DEBUG=1 .venv/bin/python manage.py seed_demo
+	DEBUG=1 .venv/bin/python manage.py runserver 127.0.0.1:8000
+
+test:  ## everything CI checks: ruff, migrations, vectors, tests on PostgreSQL and SQLite
+	scripts/test
+
+ci: test
+
+lint:
+	scripts/venv requirements-dev.txt
+	.venv/bin/ruff check . && .venv/bin/ruff format --check .
+
+format:
+	.venv/bin/ruff check --fix . && .venv/bin/ruff format .
+
+migrations-check:
+	DATABASE_URL=sqlite:///:memory: SECRET_KEY=x .venv/bin/python manage.py makemigrations --check --dry-run
+
+messages:  ## refresh the Polish catalogue after changing UI strings, then compile it
+	DEBUG=1 .venv/bin/python manage.py makemessages -l pl --no-obsolete --ignore=.venv --ignore=bench --ignore=tests
+	DEBUG=1 .venv/bin/python manage.py compilemessages -l pl --ignore=.venv
+
+bench:
+	.venv/bin/python bench/engine_bench.py

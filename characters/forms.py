@@ -1,0 +1,139 @@
+"""Character forms: the only place a sheet's input is parsed."""
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Attribute, HealingKind, Item, Skill, Trait
+from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, RuleSystem
+
+
+class SystemChoiceForm(forms.Form):
+    system = forms.ChoiceField(
+        label=_("Rule system"),
+        choices=[(key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE],
+    )
+
+
+class CharacterForm(forms.Form):
+    """The whole sheet in one form, its fields built from the system's catalog."""
+
+    name = forms.CharField(label=_("Name"), max_length=80)
+    description = forms.CharField(
+        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 4})
+    )
+    hp_max = forms.IntegerField(label=_("Maximum HP"), min_value=1, max_value=100_000)
+    hp_current = forms.IntegerField(label=_("Current HP"), min_value=0, max_value=100_000)
+
+    def __init__(self, *args, system: str, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.system = system
+        low, high = ATTRIBUTE_RANGE[system]
+        level_low, level_high = SKILL_LEVEL_RANGE[system]
+        self.attributes = list(Attribute.objects.filter(system=system))
+        self.skills = list(Skill.objects.filter(system=system).select_related("attribute"))
+        self.items = list(Item.objects.filter(system=system).select_related("attribute"))
+        for attribute in self.attributes:
+            self.fields[f"attr_{attribute.pk}"] = forms.IntegerField(
+                label=attribute.name, min_value=low, max_value=high
+            )
+        for skill in self.skills:
+            self.fields[f"skill_{skill.pk}"] = forms.IntegerField(
+                label=skill.name,
+                min_value=level_low,
+                max_value=level_high,
+                required=False,
+                initial=0,
+                help_text=skill.attribute.name,
+            )
+        self.fields["traits"] = forms.ModelMultipleChoiceField(
+            label=_("Abilities and flaws"),
+            queryset=Trait.objects.filter(system=system).select_related("attribute"),
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+        )
+        self.fields["traits"].label_from_instance = _trait_label
+        for item in self.items:
+            self.fields[f"item_{item.pk}"] = forms.IntegerField(
+                label=item.name, min_value=0, max_value=99, required=False, initial=0
+            )
+
+    def clean(self):
+        cleaned = super().clean()
+        hp_max, hp_current = cleaned.get("hp_max"), cleaned.get("hp_current")
+        if hp_max is not None and hp_current is not None and hp_current > hp_max:
+            self.add_error("hp_current", _("Current HP cannot exceed the maximum."))
+        return cleaned
+
+    def attribute_fields(self):
+        return [self[f"attr_{a.pk}"] for a in self.attributes]
+
+    def skill_fields(self):
+        return [self[f"skill_{s.pk}"] for s in self.skills]
+
+    def item_fields(self):
+        return [self[f"item_{i.pk}"] for i in self.items]
+
+    def sheet_values(self) -> dict:
+        """The cleaned data in the shape characters.services expects."""
+        data = self.cleaned_data
+        return {
+            "name": data["name"],
+            "description": data["description"],
+            "hp_max": data["hp_max"],
+            "hp_current": data["hp_current"],
+            "attributes": {a: data[f"attr_{a.pk}"] for a in self.attributes},
+            "skills": {s: data.get(f"skill_{s.pk}") or 0 for s in self.skills},
+            "traits": list(data["traits"]),
+            "items": {i: data.get(f"item_{i.pk}") or 0 for i in self.items},
+        }
+
+    @classmethod
+    def initial_for(cls, character) -> dict:
+        initial = {
+            "name": character.name,
+            "description": character.description,
+            "hp_max": character.hp_max,
+            "hp_current": character.hp_current,
+            "traits": list(character.traits.all()),
+        }
+        for row in character.attribute_values.all():
+            initial[f"attr_{row.attribute_id}"] = row.value
+        for row in character.skill_levels.all():
+            initial[f"skill_{row.skill_id}"] = row.level
+        for row in character.item_holdings.all():
+            initial[f"item_{row.item_id}"] = row.quantity
+        return initial
+
+
+def _trait_label(trait: Trait) -> str:
+    return f"{trait.name} ({trait.modifier:+d} {trait.attribute.name})"
+
+
+class HitPointsForm(forms.Form):
+    hp_current = forms.IntegerField(label=_("Current HP"), min_value=0, max_value=100_000)
+
+    def __init__(self, *args, hp_max: int, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.hp_max = hp_max
+
+    def clean_hp_current(self):
+        value = self.cleaned_data["hp_current"]
+        if value > self.hp_max:
+            raise forms.ValidationError(
+                _("Current HP cannot exceed the maximum (%(max)s)."), params={"max": self.hp_max}
+            )
+        return value
+
+
+class NegativeEffectForm(forms.Form):
+    kind = forms.ChoiceField(label=_("Kind"), choices=HealingKind.choices)
+    description = forms.CharField(label=_("Description"), max_length=200)
+
+
+class FreeEffectForm(forms.Form):
+    note = forms.CharField(label=_("How was it freed?"), max_length=200, required=False)
+
+
+class PotionForm(forms.Form):
+    count = forms.IntegerField(label=_("Count"), min_value=1, max_value=99)
+    effect = forms.CharField(label=_("Described effect"), max_length=200)

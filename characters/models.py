@@ -1,0 +1,283 @@
+"""Catalogs per rule system and character sheets (karta postaci, KP)."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from characters.systems import RuleSystem
+
+# ---------------------------------------------------------------------------
+# Catalogs: what a system offers, edited in the admin, seeded by migrations.
+# ---------------------------------------------------------------------------
+
+
+class Attribute(models.Model):
+    """A characteristic (cecha), e.g. Percepcja."""
+
+    system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
+    name = models.CharField(_("name"), max_length=60)
+    position = models.PositiveSmallIntegerField(_("position"), default=0)
+
+    class Meta:
+        ordering = ["system", "position", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "name"], name="attribute_unique_name"),
+        ]
+        verbose_name = _("attribute")
+        verbose_name_plural = _("attributes")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class HealingKind(models.TextChoices):
+    """What a healing skill removes; also the kind of a negative effect."""
+
+    WOUND = "wound", _("wound")
+    DISEASE = "disease", _("disease or poison")
+
+
+class Skill(models.Model):
+    """A skill (umiejętność), bound to exactly one attribute."""
+
+    system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
+    name = models.CharField(_("name"), max_length=80)
+    attribute = models.ForeignKey(
+        Attribute, on_delete=models.PROTECT, related_name="skills", verbose_name=_("attribute")
+    )
+    description = models.TextField(_("description"), blank=True)
+    heals = models.CharField(
+        _("heals"),
+        max_length=10,
+        choices=HealingKind.choices,
+        blank=True,
+        help_text=_("For healing skills: the kind of negative effect the skill removes."),
+    )
+
+    class Meta:
+        ordering = ["system", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "name"], name="skill_unique_name"),
+        ]
+        verbose_name = _("skill")
+        verbose_name_plural = _("skills")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class TraitKind(models.TextChoices):
+    ABILITY = "ability", _("ability")
+    FLAW = "flaw", _("flaw")
+
+
+class Trait(models.Model):
+    """An ability (zdolność) or flaw (wada): a signed modifier to one attribute."""
+
+    system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
+    kind = models.CharField(_("kind"), max_length=10, choices=TraitKind.choices)
+    name = models.CharField(_("name"), max_length=80)
+    attribute = models.ForeignKey(
+        Attribute, on_delete=models.PROTECT, related_name="traits", verbose_name=_("attribute")
+    )
+    modifier = models.SmallIntegerField(_("modifier"))
+    description = models.TextField(_("description"), blank=True)
+
+    class Meta:
+        ordering = ["system", "kind", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "name"], name="trait_unique_name"),
+        ]
+        verbose_name = _("ability or flaw")
+        verbose_name_plural = _("abilities and flaws")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Item(models.Model):
+    """A story item (przedmiot fabularny), optionally a modifier to one attribute."""
+
+    system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
+    name = models.CharField(_("name"), max_length=80)
+    description = models.TextField(_("description"), blank=True)
+    attribute = models.ForeignKey(
+        Attribute,
+        on_delete=models.PROTECT,
+        related_name="items",
+        null=True,
+        blank=True,
+        verbose_name=_("attribute"),
+    )
+    modifier = models.SmallIntegerField(_("modifier"), default=0)
+
+    class Meta:
+        ordering = ["system", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["system", "name"], name="item_unique_name"),
+            # A modifier needs an attribute to apply to.
+            models.CheckConstraint(
+                condition=Q(modifier=0) | Q(attribute__isnull=False),
+                name="item_modifier_needs_attribute",
+            ),
+        ]
+        verbose_name = _("story item")
+        verbose_name_plural = _("story items")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+# ---------------------------------------------------------------------------
+# Characters
+# ---------------------------------------------------------------------------
+
+
+class CharacterQuerySet(models.QuerySet):
+    def owned_by(self, user):
+        return self.filter(owner=user) if user.is_authenticated else self.none()
+
+    def with_sheet(self):
+        """Everything the sheet shows, in a fixed number of queries."""
+        return self.select_related("owner").prefetch_related(
+            "attribute_values__attribute",
+            "skill_levels__skill__attribute",
+            "traits__attribute",
+            "item_holdings__item__attribute",
+            "effects",
+            "potions",
+        )
+
+
+class Character(models.Model):
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="characters",
+        verbose_name=_("owner"),
+    )
+    name = models.CharField(_("name"), max_length=80)
+    system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
+    description = models.TextField(_("description"), blank=True)
+    hp_current = models.PositiveIntegerField(_("current HP"))
+    hp_max = models.PositiveIntegerField(_("maximum HP"))
+    traits = models.ManyToManyField(
+        Trait, blank=True, related_name="characters", verbose_name=_("abilities and flaws")
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    objects = CharacterQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(hp_current__lte=models.F("hp_max")), name="character_hp_within_max"
+            ),
+            models.CheckConstraint(condition=Q(hp_max__gte=1), name="character_hp_max_positive"),
+        ]
+        verbose_name = _("character")
+        verbose_name_plural = _("characters")
+
+    def __str__(self) -> str:
+        return self.name
+
+    def attribute_value(self, attribute_id: int) -> int:
+        """Value of one attribute; uses the prefetched rows when there are any."""
+        for row in self.attribute_values.all():
+            if row.attribute_id == attribute_id:
+                return row.value
+        return 0
+
+    def skill_level(self, skill_id: int) -> int:
+        """Level of one skill; an undeveloped skill has level 0."""
+        for row in self.skill_levels.all():
+            if row.skill_id == skill_id:
+                return row.level
+        return 0
+
+    def active_effects(self):
+        return [effect for effect in self.effects.all() if effect.freed_at is None]
+
+
+class AttributeValue(models.Model):
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="attribute_values"
+    )
+    attribute = models.ForeignKey(Attribute, on_delete=models.PROTECT, related_name="+")
+    value = models.IntegerField(_("value"))
+
+    class Meta:
+        ordering = ["attribute__position", "attribute__name"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character", "attribute"], name="attribute_value_unique"
+            ),
+        ]
+
+
+class SkillLevel(models.Model):
+    """A developed skill. Skills without a row have level 0."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="skill_levels")
+    skill = models.ForeignKey(Skill, on_delete=models.PROTECT, related_name="+")
+    level = models.PositiveSmallIntegerField(_("level"))
+
+    class Meta:
+        ordering = ["skill__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "skill"], name="skill_level_unique"),
+            models.CheckConstraint(condition=Q(level__gte=1), name="skill_level_developed"),
+        ]
+
+
+class ItemHolding(models.Model):
+    character = models.ForeignKey(
+        Character, on_delete=models.CASCADE, related_name="item_holdings"
+    )
+    item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="+")
+    quantity = models.PositiveSmallIntegerField(_("quantity"), default=1)
+
+    class Meta:
+        ordering = ["item__name"]
+        constraints = [
+            models.UniqueConstraint(fields=["character", "item"], name="item_holding_unique"),
+            models.CheckConstraint(condition=Q(quantity__gte=1), name="item_holding_positive"),
+        ]
+
+
+class NegativeEffect(models.Model):
+    """A wound or a disease/poison. Healing frees it; it is never deleted."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="effects")
+    kind = models.CharField(_("kind"), max_length=10, choices=HealingKind.choices)
+    description = models.CharField(_("description"), max_length=200)
+    created_at = models.DateTimeField(_("since"), auto_now_add=True)
+    freed_at = models.DateTimeField(_("freed"), null=True, blank=True)
+    freed_note = models.CharField(_("how it was freed"), max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("negative effect")
+        verbose_name_plural = _("negative effects")
+
+    def __str__(self) -> str:
+        return self.description
+
+
+class HealingPotion(models.Model):
+    """Healing potions the GM allowed: how many, and what exactly they do."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="potions")
+    count = models.PositiveSmallIntegerField(_("count"))
+    effect = models.CharField(_("effect"), max_length=200)
+
+    class Meta:
+        ordering = ["id"]
+        verbose_name = _("healing potion")
+        verbose_name_plural = _("healing potions")
+
+    def __str__(self) -> str:
+        return f"{self.count}× {self.effect}"

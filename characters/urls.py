@@ -1,0 +1,17 @@
+from django.urls import path
+
+from characters import views
+
+app_name = "characters"
+
+urlpatterns = [
+    path("", views.character_list, name="list"),
+    path("new/", views.character_create, name="create"),
+    path("<int:pk>/", views.character_detail, name="detail"),
+    path("<int:pk>/edit/", views.character_edit, name="edit"),
+    path("<int:pk>/hp/", views.character_hp, name="hp"),
+    path("<int:pk>/effects/", views.effect_add, name="effect_add"),
+    path("<int:pk>/effects/<int:effect_pk>/free/", views.effect_free, name="effect_free"),
+    path("<int:pk>/potions/", views.potion_grant, name="potion_grant"),
+    path("<int:pk>/potions/<int:potion_pk>/use/", views.potion_use, name="potion_use"),
+]

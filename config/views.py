@@ -1,0 +1,45 @@
+"""Site-level pages: the home page and sign-up. Everything else lives in the apps."""
+
+from django import forms
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.forms import UserCreationForm
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_http_methods
+
+from characters.selectors import characters_of
+from diary.selectors import pending_invitations, sessions_of_user
+
+
+class SignUpForm(UserCreationForm):
+    email = forms.EmailField(label=gettext_lazy("E-mail"), required=False)
+
+    class Meta(UserCreationForm.Meta):
+        fields = ["username", "email"]
+
+
+@require_GET
+def home(request):
+    context = {}
+    if request.user.is_authenticated:
+        context = {
+            "my_sessions": sessions_of_user(request.user),
+            "characters": characters_of(request.user),
+            "invitations": pending_invitations(request.user),
+        }
+    return render(request, "home.html", context)
+
+
+@require_http_methods(["GET", "POST"])
+def signup(request):
+    if request.user.is_authenticated:
+        return redirect("home")
+    form = SignUpForm(request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        user = form.save()
+        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+        messages.success(request, _("Welcome! Your account is ready."))
+        return redirect("home")
+    return render(request, "registration/signup.html", {"form": form})

@@ -1,0 +1,216 @@
+"""Game sessions, their participants, turns, and the diary's posts."""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Character
+from characters.roles import is_moderator
+from characters.systems import RuleSystem
+
+
+class SessionStatus(models.TextChoices):
+    DRAFT = "draft", _("draft")
+    PLAN_SUBMITTED = "plan_submitted", _("plan submitted")
+    ACCEPTED = "accepted", _("accepted")
+    RUNNING = "running", _("running")
+    FINISHED = "finished", _("finished")
+
+
+class NpcMode(models.TextChoices):
+    FIXED_MODIFIERS = "fixed_modifiers", _("fixed modifiers per NPC (recommended)")
+    GM_CHARACTER = "gm_character", _("rolls on the GM's stand-in character")
+
+
+class RollPolicy(models.TextChoices):
+    GM_ONLY = "gm_only", _("only the GM rolls")
+    PLAYERS_OWN = "players_own", _("players may also roll for their own characters")
+
+
+class GameSessionQuerySet(models.QuerySet):
+    def listed_for(self, user):
+        """Sessions a user sees in the list: past the draft, or their own, or all for moderators."""
+        if is_moderator(user):
+            return self
+        return self.filter(~Q(status=SessionStatus.DRAFT) | Q(gm=user))
+
+
+class GameSession(models.Model):
+    title = models.CharField(_("title"), max_length=120)
+    description = models.TextField(_("description"), blank=True)
+    gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="sessions_run",
+        verbose_name=_("game master"),
+    )
+    system = models.CharField(
+        _("rule system"), max_length=20, choices=RuleSystem.choices, default=RuleSystem.FORUM1000
+    )
+    status = models.CharField(
+        _("status"), max_length=20, choices=SessionStatus.choices, default=SessionStatus.DRAFT
+    )
+    criticals_enabled = models.BooleanField(
+        _("criticals"),
+        default=True,
+        help_text=_("Off = the simplified system: critical luck and bad luck are not shown."),
+    )
+    npc_mode = models.CharField(
+        _("NPC mode"), max_length=20, choices=NpcMode.choices, default=NpcMode.FIXED_MODIFIERS
+    )
+    roll_policy = models.CharField(
+        _("who may roll"), max_length=20, choices=RollPolicy.choices, default=RollPolicy.GM_ONLY
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    objects = GameSessionQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name = _("game session")
+        verbose_name_plural = _("game sessions")
+
+    def __str__(self) -> str:
+        return self.title
+
+    @property
+    def rules_locked(self) -> bool:
+        """Criticals and NPC mode are fixed once the plan is accepted (RULES 1.1, 1.7)."""
+        return self.status not in (SessionStatus.DRAFT, SessionStatus.PLAN_SUBMITTED)
+
+    @property
+    def is_running(self) -> bool:
+        return self.status == SessionStatus.RUNNING
+
+
+class ParticipationStatus(models.TextChoices):
+    INVITED = "invited", _("invited by the GM")
+    REQUESTED = "requested", _("requested by the owner")
+    ACCEPTED = "accepted", _("playing")
+    DECLINED = "declined", _("declined")
+    WITHDRAWN = "withdrawn", _("withdrawn")
+
+
+class Participation(models.Model):
+    """A character's place in a session. Rows are kept; status tells the story."""
+
+    session = models.ForeignKey(
+        GameSession, on_delete=models.CASCADE, related_name="participations"
+    )
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="participations"
+    )
+    status = models.CharField(_("status"), max_length=20, choices=ParticipationStatus.choices)
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["character__name", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "character"], name="participation_unique_character"
+            ),
+        ]
+        verbose_name = _("participation")
+        verbose_name_plural = _("participations")
+
+    def __str__(self) -> str:
+        return f"{self.character} @ {self.session}"
+
+
+class Turn(models.Model):
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="turns")
+    number = models.PositiveIntegerField(_("number"))
+    opened_at = models.DateTimeField(_("opened"), auto_now_add=True)
+    opened_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["session", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "number"], name="turn_unique_number"),
+            models.CheckConstraint(condition=Q(number__gte=1), name="turn_number_from_one"),
+        ]
+        verbose_name = _("turn")
+        verbose_name_plural = _("turns")
+
+    def __str__(self) -> str:
+        return f"{self.session} #{self.number}"
+
+
+class PostQuerySet(models.QuerySet):
+    def for_diary(self):
+        """What the diary shows of each post, without a query per post."""
+        return self.select_related("author", "character", "turn", "hidden_by")
+
+
+class Post(models.Model):
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="posts")
+    turn = models.ForeignKey(Turn, on_delete=models.PROTECT, related_name="posts")
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="posts"
+    )
+    character = models.ForeignKey(
+        Character,
+        on_delete=models.PROTECT,
+        related_name="posts",
+        null=True,
+        blank=True,
+        verbose_name=_("narrating character"),
+    )
+    narration = models.TextField(_("narration"), blank=True)
+    # Markdown rendered once on write, already sanitised (diary/markdown.py).
+    narration_html = models.TextField(editable=False, blank=True)
+    nc_note = models.TextField(_("NC note"), blank=True)
+    version = models.PositiveIntegerField(default=1, editable=False)
+    created_at = models.DateTimeField(_("written"), auto_now_add=True)
+    edited_at = models.DateTimeField(_("edited"), null=True, blank=True)
+    hidden_at = models.DateTimeField(_("hidden"), null=True, blank=True)
+    hidden_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+    )
+    hidden_reason = models.CharField(_("reason for hiding"), max_length=200, blank=True)
+
+    objects = PostQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["id"]
+        indexes = [models.Index(fields=["session", "id"], name="post_session_keyset")]
+        verbose_name = _("post")
+        verbose_name_plural = _("posts")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} ({self.session_id})"
+
+    @property
+    def is_hidden(self) -> bool:
+        return self.hidden_at is not None
+
+
+class PostRevision(models.Model):
+    """Every version of a post, the first one included; never changed."""
+
+    post = models.ForeignKey(Post, on_delete=models.PROTECT, related_name="revisions")
+    version = models.PositiveIntegerField()
+    narration = models.TextField(blank=True)
+    nc_note = models.TextField(blank=True)
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    written_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    written_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["post", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["post", "version"], name="post_revision_unique"),
+        ]

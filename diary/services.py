@@ -1,0 +1,315 @@
+"""Every write to sessions and the diary: one transaction each.
+
+Services check permissions and invariants themselves (they never trust a
+view) and raise PermissionDenied or ValidationError before writing anything.
+"""
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from characters.models import Character
+from characters.roles import is_moderator
+from diary import permissions
+from diary.markdown import render_narration
+from diary.models import (
+    GameSession,
+    Participation,
+    ParticipationStatus,
+    Post,
+    PostRevision,
+    SessionStatus,
+    Turn,
+)
+
+# ---------------------------------------------------------------------------
+# Sessions
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def session_create(
+    *,
+    gm,
+    title: str,
+    description: str,
+    system: str,
+    criticals_enabled: bool,
+    npc_mode: str,
+    roll_policy: str,
+) -> GameSession:
+    if not gm.is_authenticated:
+        raise PermissionDenied
+    return GameSession.objects.create(
+        gm=gm,
+        title=title,
+        description=description,
+        system=system,
+        criticals_enabled=criticals_enabled,
+        npc_mode=npc_mode,
+        roll_policy=roll_policy,
+    )
+
+
+@transaction.atomic
+def session_update(*, session: GameSession, by, **fields) -> GameSession:
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not permissions.is_gm(by, session):
+        raise PermissionDenied
+    locked = {"system", "criticals_enabled", "npc_mode"}
+    for name, value in fields.items():
+        if name in locked and session.rules_locked and getattr(session, name) != value:
+            raise ValidationError(
+                {name: _("This setting is fixed once the session plan is accepted.")}
+            )
+        setattr(session, name, value)
+    session.save()
+    return session
+
+
+# Who may move a session from one status to the next: "gm" or "moderator".
+TRANSITIONS: dict[tuple[str, str], str] = {
+    (SessionStatus.DRAFT, SessionStatus.PLAN_SUBMITTED): "gm",
+    (SessionStatus.PLAN_SUBMITTED, SessionStatus.DRAFT): "gm",
+    (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED): "moderator",
+    (SessionStatus.ACCEPTED, SessionStatus.RUNNING): "gm",
+    (SessionStatus.RUNNING, SessionStatus.FINISHED): "gm",
+}
+
+
+def session_allowed_transitions(*, session: GameSession, user) -> list[str]:
+    """The statuses this user may move the session to now."""
+    allowed = []
+    for (source, target), role in TRANSITIONS.items():
+        if source != session.status:
+            continue
+        if (role == "gm" and permissions.is_gm(user, session)) or (
+            role == "moderator" and is_moderator(user)
+        ):
+            allowed.append(target)
+    return allowed
+
+
+@transaction.atomic
+def session_transition(*, session: GameSession, by, to: str) -> GameSession:
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    role = TRANSITIONS.get((session.status, to))
+    if role is None:
+        raise ValidationError(
+            _("A session cannot go from “%(source)s” to “%(target)s”.")
+            % {"source": session.get_status_display(), "target": SessionStatus(to).label}
+            if to in SessionStatus.values
+            else _("Unknown session status.")
+        )
+    if to not in session_allowed_transitions(session=session, user=by):
+        raise PermissionDenied
+    session.status = to
+    session.save(update_fields=["status", "updated_at"])
+    if to == SessionStatus.RUNNING and not session.turns.exists():
+        Turn.objects.create(session=session, number=1, opened_by=by)
+    return session
+
+
+# ---------------------------------------------------------------------------
+# Participants
+# ---------------------------------------------------------------------------
+
+
+def _check_character_fits(session: GameSession, character: Character) -> None:
+    if character.system != session.system:
+        raise ValidationError(
+            {"character": _("This character is built for another rule system than the session.")}
+        )
+    if session.status == SessionStatus.FINISHED:
+        raise ValidationError(_("The session is finished."))
+
+
+def _reopen_or_create(session: GameSession, character: Character, status: str) -> Participation:
+    """A declined or withdrawn character may be asked again; anything else is a duplicate."""
+    existing = (
+        Participation.objects.select_for_update()
+        .filter(session=session, character=character)
+        .first()
+    )
+    if existing is None:
+        return Participation.objects.create(session=session, character=character, status=status)
+    if existing.status not in (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN):
+        raise ValidationError({"character": _("This character is already on the session's list.")})
+    existing.status = status
+    existing.decided_at = None
+    existing.save(update_fields=["status", "decided_at"])
+    return existing
+
+
+@transaction.atomic
+def participation_invite(*, session: GameSession, by, character: Character) -> Participation:
+    if not permissions.is_gm(by, session):
+        raise PermissionDenied
+    _check_character_fits(session, character)
+    return _reopen_or_create(session, character, ParticipationStatus.INVITED)
+
+
+@transaction.atomic
+def participation_request(*, session: GameSession, by, character: Character) -> Participation:
+    if character.owner_id != by.pk or not permissions.can_see_session_card(by, session):
+        raise PermissionDenied
+    _check_character_fits(session, character)
+    return _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
+
+
+def _decider(participation: Participation, user) -> bool:
+    """An invitation is answered by the owner, a request by the GM."""
+    if participation.status == ParticipationStatus.INVITED:
+        return participation.character.owner_id == user.pk
+    if participation.status == ParticipationStatus.REQUESTED:
+        return participation.session.gm_id == user.pk
+    return False
+
+
+@transaction.atomic
+def participation_decide(*, participation: Participation, by, accept: bool) -> Participation:
+    participation = (
+        Participation.objects.select_for_update()
+        .select_related("session", "character")
+        .get(pk=participation.pk)
+    )
+    if not _decider(participation, by):
+        raise PermissionDenied
+    participation.status = (
+        ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
+    )
+    participation.decided_at = timezone.now()
+    participation.save(update_fields=["status", "decided_at"])
+    return participation
+
+
+@transaction.atomic
+def participation_withdraw(*, participation: Participation, by) -> Participation:
+    """The owner leaves, or the GM removes a character; the row stays as history."""
+    participation = (
+        Participation.objects.select_for_update()
+        .select_related("session", "character")
+        .get(pk=participation.pk)
+    )
+    if by.pk not in (participation.character.owner_id, participation.session.gm_id):
+        raise PermissionDenied
+    if participation.status in (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN):
+        raise ValidationError(_("This character is not on the session's list any more."))
+    participation.status = ParticipationStatus.WITHDRAWN
+    participation.decided_at = timezone.now()
+    participation.save(update_fields=["status", "decided_at"])
+    return participation
+
+
+# ---------------------------------------------------------------------------
+# Turns
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def turn_open_next(*, session: GameSession, by) -> Turn:
+    # The row lock makes two simultaneous clicks open two turns, one after the other.
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not permissions.is_gm(by, session):
+        raise PermissionDenied
+    if not session.is_running:
+        raise ValidationError(_("Turns are opened only while the session is running."))
+    last = session.turns.aggregate(last=Max("number"))["last"] or 0
+    return Turn.objects.create(session=session, number=last + 1, opened_by=by)
+
+
+def current_turn(session: GameSession) -> Turn | None:
+    return session.turns.order_by("-number").first()
+
+
+# ---------------------------------------------------------------------------
+# Posts
+# ---------------------------------------------------------------------------
+
+
+def _check_narrator(session: GameSession, author, character: Character | None) -> None:
+    """A post may speak as one of the author's own characters playing in the session."""
+    if character is None:
+        return
+    playing = Participation.objects.filter(
+        session=session, character=character, status=ParticipationStatus.ACCEPTED
+    ).exists()
+    if not playing or character.owner_id != author.pk:
+        raise ValidationError(
+            {"character": _("You can narrate only as your own character playing in this session.")}
+        )
+
+
+def _check_not_empty(narration: str, nc_note: str) -> None:
+    if not narration.strip() and not nc_note.strip():
+        raise ValidationError({"narration": _("Write the narration or an NC note.")})
+
+
+@transaction.atomic
+def post_create(
+    *, session: GameSession, author, character: Character | None, narration: str, nc_note: str
+) -> Post:
+    if not permissions.can_post(author, session):
+        raise PermissionDenied
+    _check_narrator(session, author, character)
+    _check_not_empty(narration, nc_note)
+    turn = current_turn(session)
+    post = Post.objects.create(
+        session=session,
+        turn=turn,
+        author=author,
+        character=character,
+        narration=narration,
+        narration_html=render_narration(narration),
+        nc_note=nc_note,
+    )
+    PostRevision.objects.create(
+        post=post,
+        version=1,
+        narration=narration,
+        nc_note=nc_note,
+        character=character,
+        written_by=author,
+    )
+    return post
+
+
+@transaction.atomic
+def post_edit(
+    *, post: Post, by, character: Character | None, narration: str, nc_note: str
+) -> Post:
+    post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
+    if not permissions.can_edit_post(by, post) or not post.session.is_running:
+        raise PermissionDenied
+    _check_narrator(post.session, by, character)
+    _check_not_empty(narration, nc_note)
+    post.version += 1
+    post.character = character
+    post.narration = narration
+    post.narration_html = render_narration(narration)
+    post.nc_note = nc_note
+    post.edited_at = timezone.now()
+    post.save()
+    PostRevision.objects.create(
+        post=post,
+        version=post.version,
+        narration=narration,
+        nc_note=nc_note,
+        character=character,
+        written_by=by,
+    )
+    return post
+
+
+@transaction.atomic
+def post_hide(*, post: Post, by, reason: str) -> Post:
+    post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
+    if not permissions.can_hide_post(by, post):
+        raise PermissionDenied
+    post.hidden_at = timezone.now()
+    post.hidden_by = by
+    post.hidden_reason = reason
+    post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
+    return post

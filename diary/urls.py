@@ -1,0 +1,37 @@
+from django.urls import path
+
+from diary import views
+
+app_name = "diary"
+
+urlpatterns = [
+    path("", views.session_list, name="session_list"),
+    path("new/", views.session_create, name="session_create"),
+    path("<int:pk>/", views.session_detail, name="session"),
+    path("<int:pk>/edit/", views.session_edit, name="session_edit"),
+    path("<int:pk>/status/", views.session_status, name="session_status"),
+    path("<int:pk>/participants/", views.session_participants, name="participants"),
+    path("<int:pk>/join/", views.session_join, name="session_join"),
+    path("<int:pk>/turns/", views.turn_open, name="turn_open"),
+    path("<int:pk>/posts/", views.post_create, name="post_create"),
+    path(
+        "participations/<int:pk>/accept/",
+        views.participation_decide,
+        {"decision": "accept"},
+        name="participation_accept",
+    ),
+    path(
+        "participations/<int:pk>/decline/",
+        views.participation_decide,
+        {"decision": "decline"},
+        name="participation_decline",
+    ),
+    path(
+        "participations/<int:pk>/withdraw/",
+        views.participation_withdraw,
+        name="participation_withdraw",
+    ),
+    path("posts/<int:pk>/edit/", views.post_edit, name="post_edit"),
+    path("posts/<int:pk>/hide/", views.post_hide, name="post_hide"),
+    path("posts/<int:pk>/history/", views.post_history, name="post_history"),
+]

@@ -1,0 +1,190 @@
+"""Demo data for `make run`: users, a running forum1000 session, three characters, posts.
+
+Everything goes through the same services the pages use. Running it again
+changes nothing and prints the credentials again.
+"""
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.core.management.base import BaseCommand
+from django.db import transaction
+
+from characters import services as character_services
+from characters.models import Attribute, Character, Skill, Trait
+from characters.roles import MODERATOR_GROUP
+from characters.systems import RuleSystem
+from diary import services as diary_services
+from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+
+# Development passwords only: printed at the end so a developer can log in.
+DEMO_USERS = {
+    "gm": "kostka-gm-1000",
+    "gracz": "kostka-gracz-1000",
+    "gracz2": "kostka-gracz2-1000",
+    "gracz3": "kostka-gracz3-1000",
+    "moderator": "kostka-mod-1000",
+}
+SESSION_TITLE = "Mgły nad Czarnym Brodem"
+
+ATTRIBUTE_ORDER = [
+    "Percepcja", "Zręczność", "Szybkość", "Siła", "Siła Woli", "Charyzma", "Inteligencja", "Mądrość",
+]  # fmt: skip
+
+# Built from seed 000's examples 1–4.
+CHARACTERS = [
+    {
+        "owner": "gracz",
+        "name": "Lirael",
+        "description": "Bardka z południa. Przykład 1: Uwodzenie z Seksapilem i Przystojnym.",
+        "hp": (90, 100),
+        "attributes": [550, 600, 640, 400, 500, 700, 520, 480],
+        "skills": {"Uwodzenie": 1, "Przekupstwo": 2, "Targowanie": 1},
+        "traits": ["Seksapil", "Przystojny", "Dobry Wzrok"],
+    },
+    {
+        "owner": "gracz2",
+        "name": "Borys",
+        "description": "Najemnik. Przykład 2: Torturowanie idzie w parze z Precyzyjnym, "
+        "nie z Wyczuciem kłamstwa.",
+        "hp": (72, 120),
+        "attributes": [480, 500, 560, 720, 600, 380, 450, 520],
+        "skills": {"Torturowanie": 2, "Otwieranie zamków": 3, "Zastraszanie": 2},
+        "traits": ["Precyzyjny", "Wyczucie kłamstwa"],
+        "effects": [("wound", "Cięcie przez ramię po zasadzce na trakcie.")],
+    },
+    {
+        "owner": "gracz3",
+        "name": "Mira",
+        "description": "Uczona i medyczka. Przykład 3: Błyskotliwość z Geniuszem zamiast "
+        "Dowodzenia.",
+        "hp": (80, 80),
+        "attributes": [600, 520, 500, 380, 620, 550, 650, 640],
+        "skills": {"Błyskotliwość": 2, "Dowodzenie": 1, "Leczenie ran": 2, "Leczenie chorób": 1},
+        "traits": ["Geniusz", "Krasomówca"],
+        "potions": [(2, "Przywraca 30 PŻ; nie leczy chorób.")],
+    },
+]
+
+POSTS = [
+    (
+        "gm",
+        None,
+        "Mgła wisi nisko nad brodem. Przewoźnik zniknął, a na brzegu ktoś zostawił "
+        "**wywróconą łódź** i ślady prowadzące do starej strażnicy.",
+        "Tura 1: opiszcie, co robicie. Krytyki włączone, NPC mają stałe modyfikatory.",
+    ),
+    (
+        "gracz",
+        "Lirael",
+        "Lirael poprawia płaszcz i z uśmiechem podchodzi do rybaka, który udaje, "
+        "że niczego nie widział. *Może wdzięk otworzy mu usta.*",
+        "Proszę o rzut na Uwodzenie z Seksapilem i Przystojnym.",
+    ),
+    (
+        "gracz2",
+        "Borys",
+        "Borys klęka przy zamkniętej skrzyni na łodzi i wyjmuje wytrychy.",
+        "Otwieranie zamków z Precyzyjnym.",
+    ),
+    (
+        "gracz3",
+        "Mira",
+        "Mira ogląda ranę Borysa. — Nie ruszaj się, to tylko chwila.",
+        "Leczenie ran na Borysie.",
+    ),
+]
+
+
+class Command(BaseCommand):
+    help = "Create the demo users, characters and a running forum1000 session (idempotent)."
+
+    @transaction.atomic
+    def handle(self, *args, **options):
+        users = self._users()
+        if GameSession.objects.filter(title=SESSION_TITLE, gm=users["gm"]).exists():
+            self.stdout.write("Demo data already present.")
+        else:
+            self._session(users)
+            self.stdout.write(self.style.SUCCESS("Demo data created."))
+        self.stdout.write("Development logins (user / password):")
+        for username, password in DEMO_USERS.items():
+            self.stdout.write(f"  {username} / {password}")
+
+    def _users(self) -> dict:
+        User = get_user_model()
+        users = {}
+        for username, password in DEMO_USERS.items():
+            user, created = User.objects.get_or_create(username=username)
+            if created:
+                user.set_password(password)
+                user.save()
+            users[username] = user
+        Group.objects.get_or_create(name=MODERATOR_GROUP)[0].user_set.add(users["moderator"])
+        return users
+
+    def _character(self, users: dict, spec: dict) -> Character:
+        system = RuleSystem.FORUM1000
+        attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
+        skills = {s.name: s for s in Skill.objects.filter(system=system)}
+        hp_current, hp_max = spec["hp"]
+        character = character_services.character_create(
+            owner=users[spec["owner"]],
+            system=system,
+            values={
+                "name": spec["name"],
+                "description": spec["description"],
+                "hp_current": hp_current,
+                "hp_max": hp_max,
+                "attributes": {
+                    attributes[name]: value
+                    for name, value in zip(ATTRIBUTE_ORDER, spec["attributes"], strict=True)
+                },
+                "skills": {skills[name]: level for name, level in spec["skills"].items()},
+                "traits": list(Trait.objects.filter(system=system, name__in=spec["traits"])),
+                "items": {},
+            },
+        )
+        for kind, description in spec.get("effects", []):
+            character_services.effect_add(
+                character=character, by=character.owner, kind=kind, description=description
+            )
+        return character
+
+    def _session(self, users: dict) -> GameSession:
+        gm = users["gm"]
+        session = diary_services.session_create(
+            gm=gm,
+            title=SESSION_TITLE,
+            description="Sesja pokazowa: trzy postacie z przykładów systemu k1000.",
+            system=RuleSystem.FORUM1000,
+            criticals_enabled=True,
+            npc_mode=NpcMode.FIXED_MODIFIERS,
+            roll_policy=RollPolicy.PLAYERS_OWN,
+        )
+        characters = {}
+        for spec in CHARACTERS:
+            character = self._character(users, spec)
+            characters[character.name] = character
+            participation = diary_services.participation_invite(
+                session=session, by=gm, character=character
+            )
+            diary_services.participation_decide(
+                participation=participation, by=character.owner, accept=True
+            )
+        for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+            by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
+            session = diary_services.session_transition(session=session, by=by, to=status)
+        for spec in CHARACTERS:
+            for count, effect in spec.get("potions", []):
+                character_services.potion_grant(
+                    character=characters[spec["name"]], by=gm, count=count, effect=effect
+                )
+        for author, character_name, narration, nc_note in POSTS:
+            diary_services.post_create(
+                session=session,
+                author=users[author],
+                character=characters.get(character_name),
+                narration=narration,
+                nc_note=nc_note,
+            )
+        return session

@@ -1,0 +1,175 @@
+"""Character pages: building a sheet, its derived numbers, who may read and change it."""
+
+import pytest
+from django.urls import reverse
+
+from characters.models import Attribute, Character, HealingPotion, NegativeEffect, Skill, Trait
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+
+def sheet_post_data(**overrides) -> dict:
+    data = {"name": "Nowa", "description": "", "hp_max": "100", "hp_current": "100"}
+    for attribute in Attribute.objects.filter(system="forum1000"):
+        data[f"attr_{attribute.pk}"] = "500"
+    for skill in Skill.objects.filter(system="forum1000"):
+        data[f"skill_{skill.pk}"] = "0"
+    data.update(overrides)
+    return data
+
+
+def test_owner_builds_a_character_through_the_form(make_user, client_for):
+    owner = make_user()
+    lockpicking = Skill.objects.get(name="Otwieranie zamków")
+    precise = Trait.objects.get(name="Precyzyjny")
+    data = sheet_post_data(**{f"skill_{lockpicking.pk}": "3"})
+    data["traits"] = [str(precise.pk)]
+
+    response = client_for(owner).post(reverse("characters:create"), data)
+
+    character = Character.objects.get(owner=owner)
+    assert response.status_code == 302
+    assert response.url == reverse("characters:detail", args=[character.pk])
+    assert character.skill_level(lockpicking.pk) == 3
+    assert list(character.traits.all()) == [precise]
+    assert character.attribute_values.count() == 8
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("attr", "1001"), ("attr", "-1"), ("attr", "dużo"), ("skill", "-2"), ("hp_max", "0")],
+)
+def test_bad_sheet_input_is_refused_next_to_the_field(make_user, client_for, field, value):
+    owner = make_user()
+    attribute = Attribute.objects.get(name="Siła")
+    skill = Skill.objects.get(name="Torturowanie")
+    key = {"attr": f"attr_{attribute.pk}", "skill": f"skill_{skill.pk}", "hp_max": "hp_max"}[field]
+
+    response = client_for(owner).post(reverse("characters:create"), sheet_post_data(**{key: value}))
+
+    assert response.status_code == 200
+    assert response.context["form"].errors[key]
+    assert 'class="error"' in response.content.decode()
+    assert not Character.objects.filter(owner=owner).exists()
+
+
+def test_current_hp_above_max_is_refused_in_polish(make_user, client_for):
+    owner = make_user()
+    response = client_for(owner).post(
+        reverse("characters:create"), sheet_post_data(hp_max="50", hp_current="60")
+    )
+    assert polish("Current HP cannot exceed the maximum.") in response.content.decode()
+    assert not Character.objects.exists()
+
+
+def test_sheet_shows_skill_thresholds_and_movement(table, client_for):
+    response = client_for(table.bob).get(reverse("characters:detail", args=[table.borys.pk]))
+    body = response.content.decode()
+    rows = {row.skill.name: row for row in response.context["sheet"].skills}
+    # Otwieranie zamków: level 3, Zręczność 500 → 40·3 + 500/2 = 370.
+    assert rows["Otwieranie zamków"].threshold == 370
+    # Undeveloped skills are listed with level 0: Uwodzenie on Charyzma 700 → 350.
+    assert rows["Uwodzenie"].level == 0
+    assert rows["Uwodzenie"].threshold == 350
+    # Szybkość 640 → 32 m on foot, 64 m mounted.
+    assert response.context["sheet"].movement_on_foot == 32
+    assert response.context["sheet"].movement_mounted == 64
+    assert "370" in body and "32" in body
+
+
+@pytest.mark.parametrize("who", ["bob", "gm", "alice", "moderator"])
+def test_sheet_is_readable_by_owner_gm_co_players_and_moderators(table, client_for, who):
+    response = client_for(getattr(table, who)).get(
+        reverse("characters:detail", args=[table.borys.pk])
+    )
+    assert response.status_code == 200
+
+
+def test_sheet_is_hidden_from_strangers(table, client_for):
+    response = client_for(table.outsider).get(reverse("characters:detail", args=[table.borys.pk]))
+    assert response.status_code == 404
+
+
+def test_sheet_requires_login(table, client):
+    response = client.get(reverse("characters:detail", args=[table.borys.pk]))
+    assert response.status_code == 302
+    assert reverse("login") in response.url
+
+
+@pytest.mark.parametrize("who", ["gm", "alice", "moderator", "outsider"])
+def test_only_the_owner_edits_the_sheet(table, client_for, who):
+    url = reverse("characters:edit", args=[table.borys.pk])
+    client = client_for(getattr(table, who))
+    assert client.get(url).status_code in (403, 404)
+    response = client.post(url, sheet_post_data(name="Przejęty"))
+    assert response.status_code in (403, 404)
+    table.borys.refresh_from_db()
+    assert table.borys.name == "Borys"
+
+
+def test_owner_edits_the_sheet(table, client_for):
+    url = reverse("characters:edit", args=[table.borys.pk])
+    client = client_for(table.bob)
+    assert client.get(url).status_code == 200
+    response = client.post(url, sheet_post_data(name="Borys Srogi", hp_current="90"))
+    assert response.status_code == 302
+    table.borys.refresh_from_db()
+    assert (table.borys.name, table.borys.hp_current) == ("Borys Srogi", 90)
+    # Unticked abilities and zeroed skills are gone from the sheet.
+    assert table.borys.traits.count() == 0
+    assert table.borys.skill_levels.count() == 0
+
+
+def test_gm_tends_hp_and_effects_and_grants_potions(table, client_for):
+    gm = client_for(table.gm)
+    pk = table.borys.pk
+    assert gm.post(reverse("characters:hp", args=[pk]), {"hp_current": "55"}).status_code == 302
+    gm.post(
+        reverse("characters:effect_add", args=[pk]),
+        {"kind": "wound", "description": "Strzała w udzie"},
+    )
+    gm.post(reverse("characters:potion_grant", args=[pk]), {"count": "2", "effect": "+30 PŻ"})
+    table.borys.refresh_from_db()
+    assert table.borys.hp_current == 55
+    effect = NegativeEffect.objects.get(character=table.borys)
+    assert effect.kind == "wound" and effect.freed_at is None
+    potion = HealingPotion.objects.get(character=table.borys)
+    assert (potion.count, potion.effect) == (2, "+30 PŻ")
+
+    gm.post(reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"})
+    effect.refresh_from_db()
+    assert effect.freed_at is not None and effect.freed_note == "opatrzona"
+    client_for(table.bob).post(reverse("characters:potion_use", args=[pk, potion.pk]))
+    potion.refresh_from_db()
+    assert potion.count == 1
+
+
+def test_players_cannot_grant_themselves_potions(table, client_for):
+    response = client_for(table.bob).post(
+        reverse("characters:potion_grant", args=[table.borys.pk]), {"count": "9", "effect": "x"}
+    )
+    assert response.status_code == 403
+    assert not HealingPotion.objects.exists()
+
+
+@pytest.mark.parametrize("who", ["alice", "outsider", "moderator"])
+def test_others_cannot_tend_a_character(table, client_for, who):
+    response = client_for(getattr(table, who)).post(
+        reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "1"}
+    )
+    assert response.status_code in (403, 404)
+    table.borys.refresh_from_db()
+    assert table.borys.hp_current == 80
+
+
+def test_hp_above_max_is_refused_on_the_sheet(table, client_for):
+    response = client_for(table.gm).post(
+        reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "101"}
+    )
+    assert response.status_code == 400
+    assert polish("Current HP cannot exceed the maximum (%(max)s).", max=100) in (
+        response.content.decode()
+    )
+    table.borys.refresh_from_db()
+    assert table.borys.hp_current == 80

@@ -1,0 +1,154 @@
+"""Shared fixtures: users, forum1000 characters from the seeded catalog, running sessions.
+
+Everything is made through the same services the pages use, so a fixture
+never builds a state the site itself could not reach.
+"""
+
+import itertools
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group
+from django.test import Client
+
+from characters import services as character_services
+from characters.models import Attribute, Skill, Trait
+from characters.roles import MODERATOR_GROUP
+from characters.systems import RuleSystem
+from diary import services as diary_services
+from diary.models import SessionStatus
+
+PASSWORD = "Sekretne-Haslo-1000"
+
+
+def pytest_configure(config):
+    from django.conf import settings
+
+    # Real password hashing costs ~0.3 s a user; tests make hundreds of users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+_names = itertools.count(1)
+
+DEFAULT_ATTRIBUTES = {
+    "Percepcja": 600,
+    "Zręczność": 500,
+    "Szybkość": 640,
+    "Siła": 450,
+    "Siła Woli": 520,
+    "Charyzma": 700,
+    "Inteligencja": 550,
+    "Mądrość": 600,
+}
+
+
+@pytest.fixture(autouse=True)
+def _polish_by_default(settings):
+    """Pages are Polish first; a test that wants English asks for it."""
+    settings.LANGUAGE_CODE = "pl"
+
+
+@pytest.fixture
+def make_user(db):
+    def make(username: str | None = None, *, moderator: bool = False):
+        username = username or f"user{next(_names)}"
+        user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+        if moderator:
+            Group.objects.get(name=MODERATOR_GROUP).user_set.add(user)
+        return user
+
+    return make
+
+
+@pytest.fixture
+def make_character(db):
+    def make(owner, name: str | None = None, *, attributes=None, skills=None, traits=(), hp=(80, 100)):
+        system = RuleSystem.FORUM1000
+        catalog = {a.name: a for a in Attribute.objects.filter(system=system)}
+        skill_rows = {s.name: s for s in Skill.objects.filter(system=system)}
+        values = {**DEFAULT_ATTRIBUTES, **(attributes or {})}
+        return character_services.character_create(
+            owner=owner,
+            system=system,
+            values={
+                "name": name or f"Postać {next(_names)}",
+                "description": "",
+                "hp_current": hp[0],
+                "hp_max": hp[1],
+                "attributes": {catalog[k]: v for k, v in values.items()},
+                "skills": {skill_rows[k]: v for k, v in (skills or {}).items()},
+                "traits": list(Trait.objects.filter(system=system, name__in=traits)),
+                "items": {},
+            },
+        )
+
+    return make
+
+
+@pytest.fixture
+def make_session(db, make_user):
+    def make(gm, characters=(), *, status=SessionStatus.RUNNING, **settings):
+        session = diary_services.session_create(
+            gm=gm,
+            title=settings.pop("title", f"Sesja {next(_names)}"),
+            description="",
+            system=RuleSystem.FORUM1000,
+            criticals_enabled=settings.pop("criticals_enabled", True),
+            npc_mode=settings.pop("npc_mode", "fixed_modifiers"),
+            roll_policy=settings.pop("roll_policy", "gm_only"),
+        )
+        for character in characters:
+            participation = diary_services.participation_invite(
+                session=session, by=gm, character=character
+            )
+            diary_services.participation_decide(
+                participation=participation, by=character.owner, accept=True
+            )
+        path = [SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING]
+        moderator = None
+        for step in path[: path.index(status) + 1] if status in path else []:
+            if step == SessionStatus.ACCEPTED:
+                moderator = moderator or make_user(moderator=True)
+            by = moderator if step == SessionStatus.ACCEPTED else gm
+            session = diary_services.session_transition(session=session, by=by, to=step)
+        return session
+
+    return make
+
+
+@pytest.fixture
+def table(make_user, make_character, make_session):
+    """A running session: its GM, two players with a character each, a moderator, an outsider."""
+    gm = make_user("mg")
+    alice, bob = make_user("alicja"), make_user("bartek")
+    lirael = make_character(alice, "Lirael", skills={"Uwodzenie": 1}, traits=["Seksapil"])
+    borys = make_character(bob, "Borys", skills={"Otwieranie zamków": 3}, traits=["Precyzyjny"])
+    session = make_session(gm, [lirael, borys])
+
+    class Table:
+        pass
+
+    t = Table()
+    t.gm, t.alice, t.bob = gm, alice, bob
+    t.lirael, t.borys, t.session = lirael, borys, session
+    t.moderator = make_user("moderator", moderator=True)
+    t.outsider = make_user("obcy")
+    return t
+
+
+@pytest.fixture
+def client_for():
+    def make(user) -> Client:
+        client = Client()
+        client.force_login(user)
+        return client
+
+    return make
+
+
+def polish(msgid: str, **params) -> str:
+    """The Polish text of a UI message; fails if the catalogue leaves it in English."""
+    from django.utils import translation
+
+    with translation.override("pl"):
+        text = translation.gettext(msgid)
+    assert text != msgid, f"no Polish translation for {msgid!r}"
+    return text % params if params else text
