@@ -217,6 +217,9 @@ class AttributeValue(models.Model):
             ),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.attribute}: {self.value}"
+
 
 class SkillLevel(models.Model):
     """A developed skill. Skills without a row have level 0."""
@@ -232,11 +235,12 @@ class SkillLevel(models.Model):
             models.CheckConstraint(condition=Q(level__gte=1), name="skill_level_developed"),
         ]
 
+    def __str__(self) -> str:
+        return f"{self.skill}: {self.level}"
+
 
 class ItemHolding(models.Model):
-    character = models.ForeignKey(
-        Character, on_delete=models.CASCADE, related_name="item_holdings"
-    )
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="item_holdings")
     item = models.ForeignKey(Item, on_delete=models.PROTECT, related_name="+")
     quantity = models.PositiveSmallIntegerField(_("quantity"), default=1)
 
@@ -246,6 +250,9 @@ class ItemHolding(models.Model):
             models.UniqueConstraint(fields=["character", "item"], name="item_holding_unique"),
             models.CheckConstraint(condition=Q(quantity__gte=1), name="item_holding_positive"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.item} ×{self.quantity}"
 
 
 class NegativeEffect(models.Model):

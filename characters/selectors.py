@@ -50,7 +50,11 @@ def sheet_for(character: Character) -> Sheet:
         skills.append(SkillRow(skill, level, value, threshold))
     traits = list(character.traits.all())
     speed = next(
-        (row.value for row in character.attribute_values.all() if row.attribute.name == SPEED_ATTRIBUTE),
+        (
+            row.value
+            for row in character.attribute_values.all()
+            if row.attribute.name == SPEED_ATTRIBUTE
+        ),
         None,
     )
     on_foot = mounted = None

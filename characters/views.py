@@ -92,9 +92,7 @@ def character_edit(request, pk: int):
         else:
             messages.success(request, _("The character sheet has been saved."))
             return redirect("characters:detail", pk=character.pk)
-    return render(
-        request, "characters/character_form.html", {"form": form, "character": character}
-    )
+    return render(request, "characters/character_form.html", {"form": form, "character": character})
 
 
 def _render_sheet(request, character: Character, status: int = 200, **bound_forms):
@@ -102,7 +100,9 @@ def _render_sheet(request, character: Character, status: int = 200, **bound_form
     user = request.user
     tend = access.can_tend_character(user, character)
     forms = {
-        "hp_form": HitPointsForm(hp_max=character.hp_max, initial={"hp_current": character.hp_current})
+        "hp_form": HitPointsForm(
+            hp_max=character.hp_max, initial={"hp_current": character.hp_current}
+        )
         if tend
         else None,
         "effect_form": NegativeEffectForm() if tend else None,

@@ -35,7 +35,7 @@ if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off.")
     # Development only: a fixed key so sessions survive restarts of `make run`.
-    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"  # noqa: S105
+    SECRET_KEY = "dev-only-insecure-key-do-not-use-in-production"
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 

@@ -93,9 +93,10 @@ class PostForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if not (cleaned.get("narration") or "").strip() and not (
-            cleaned.get("nc_note") or ""
-        ).strip():
+        if (
+            not (cleaned.get("narration") or "").strip()
+            and not (cleaned.get("nc_note") or "").strip()
+        ):
             self.add_error("narration", _("Write the narration or an NC note."))
         return cleaned
 

@@ -214,3 +214,6 @@ class PostRevision(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["post", "version"], name="post_revision_unique"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.post} v{self.version}"

@@ -177,9 +177,7 @@ def participation_decide(*, participation: Participation, by, accept: bool) -> P
     )
     if not _decider(participation, by):
         raise PermissionDenied
-    participation.status = (
-        ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
-    )
+    participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
     participation.save(update_fields=["status", "decided_at"])
     return participation
@@ -277,9 +275,7 @@ def post_create(
 
 
 @transaction.atomic
-def post_edit(
-    *, post: Post, by, character: Character | None, narration: str, nc_note: str
-) -> Post:
+def post_edit(*, post: Post, by, character: Character | None, narration: str, nc_note: str) -> Post:
     post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
     if not permissions.can_edit_post(by, post) or not post.session.is_running:
         raise PermissionDenied

@@ -118,7 +118,9 @@ def session_status(request, pk: int):
         messages.error(request, _("Unknown session status."))
         return redirect("diary:session", pk=pk)
     try:
-        services.session_transition(session=session, by=request.user, to=form.cleaned_data["status"])
+        services.session_transition(
+            session=session, by=request.user, to=form.cleaned_data["status"]
+        )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -139,7 +141,9 @@ def session_participants(request, pk: int):
         if invite_form.is_valid():
             try:
                 services.participation_invite(
-                    session=session, by=request.user, character=invite_form.cleaned_data["character"]
+                    session=session,
+                    by=request.user,
+                    character=invite_form.cleaned_data["character"],
                 )
             except ValidationError as error:
                 _apply_service_errors(invite_form, error)
@@ -264,7 +268,11 @@ def post_edit(request, pk: int):
     form = PostForm(
         request.POST or None,
         characters=characters,
-        initial={"character": post.character_id, "narration": post.narration, "nc_note": post.nc_note},
+        initial={
+            "character": post.character_id,
+            "narration": post.narration,
+            "nc_note": post.nc_note,
+        },
     )
     if request.method == "POST" and form.is_valid():
         try:

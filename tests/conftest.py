@@ -26,6 +26,8 @@ def pytest_configure(config):
 
     # Real password hashing costs ~0.3 s a user; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 _names = itertools.count(1)
 
 DEFAULT_ATTRIBUTES = {
@@ -60,7 +62,9 @@ def make_user(db):
 
 @pytest.fixture
 def make_character(db):
-    def make(owner, name: str | None = None, *, attributes=None, skills=None, traits=(), hp=(80, 100)):
+    def make(
+        owner, name: str | None = None, *, attributes=None, skills=None, traits=(), hp=(80, 100)
+    ):
         system = RuleSystem.FORUM1000
         catalog = {a.name: a for a in Attribute.objects.filter(system=system)}
         skill_rows = {s.name: s for s in Skill.objects.filter(system=system)}

@@ -135,7 +135,9 @@ def test_request_to_join_is_answered_by_the_gm(make_user, make_character, make_s
     gm, player = make_user(), make_user()
     character = make_character(player)
     session = make_session(gm, status=SessionStatus.RUNNING)
-    client_for(player).post(reverse("diary:session_join", args=[session.pk]), {"character": character.pk})
+    client_for(player).post(
+        reverse("diary:session_join", args=[session.pk]), {"character": character.pk}
+    )
     participation = Participation.objects.get()
     assert participation.status == "requested"
     client_for(player).post(reverse("diary:participation_accept", args=[participation.pk]))
@@ -152,8 +154,13 @@ def test_nobody_joins_with_someone_elses_character(table, client_for):
     from diary import services
 
     session = services.session_create(
-        gm=other_session_gm, title="Inna", description="", system="forum1000",
-        criticals_enabled=True, npc_mode="fixed_modifiers", roll_policy="gm_only",
+        gm=other_session_gm,
+        title="Inna",
+        description="",
+        system="forum1000",
+        criticals_enabled=True,
+        npc_mode="fixed_modifiers",
+        roll_policy="gm_only",
     )
     services.session_transition(session=session, by=other_session_gm, to="plan_submitted")
     response = client_for(table.bob).post(
@@ -187,7 +194,11 @@ def test_gm_opens_turns_in_sequence(table, client_for):
     url = reverse("diary:turn_open", args=[table.session.pk])
     client_for(table.gm).post(url)
     client_for(table.gm).post(url)
-    assert list(Turn.objects.filter(session=table.session).values_list("number", flat=True)) == [1, 2, 3]
+    assert list(Turn.objects.filter(session=table.session).values_list("number", flat=True)) == [
+        1,
+        2,
+        3,
+    ]
 
 
 @pytest.mark.parametrize("who", ["alice", "moderator", "outsider"])

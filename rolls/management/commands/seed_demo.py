@@ -27,7 +27,8 @@ DEMO_USERS = {
 SESSION_TITLE = "Mgły nad Czarnym Brodem"
 
 ATTRIBUTE_ORDER = [
-    "Percepcja", "Zręczność", "Szybkość", "Siła", "Siła Woli", "Charyzma", "Inteligencja", "Mądrość",
+    "Percepcja", "Zręczność", "Szybkość", "Siła",
+    "Siła Woli", "Charyzma", "Inteligencja", "Mądrość",
 ]  # fmt: skip
 
 # Built from seed 000's examples 1–4.

@@ -1,0 +1,67 @@
+"""Browser tests: Debian's Chromium driven by Playwright against Django's live server."""
+
+import importlib
+import os
+import shutil
+
+import pytest
+from django.apps import apps
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+# The machine's network is closed: Chromium must not try to phone home.
+CHROMIUM_ARGS = [
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-dev-shm-usage",
+]
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if "tests/browser/" in str(item.fspath):
+            item.add_marker(pytest.mark.browser)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shutil.which(CHROMIUM):
+        pytest.fail(f"Chromium not found at {CHROMIUM}: run scripts/ensure-chromium")
+    # Playwright's sync API keeps an event loop in this thread; Django's ORM calls
+    # in the test body are still plain synchronous code.
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(autouse=True)
+def _catalog(transactional_db):
+    """Live-server tests flush the database after each test, seeded catalog included."""
+    migration = importlib.import_module("characters.migrations.0002_forum1000_catalog")
+    migration.seed(apps, None)
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def log_in(page, username: str, password: str) -> None:
+    page.goto("/accounts/login/")
+    page.get_by_label("Nazwa użytkownika").fill(username)
+    page.get_by_label("Hasło").fill(password)
+    page.get_by_role("button", name="Zaloguj się").click()
+    page.wait_for_url("**/")

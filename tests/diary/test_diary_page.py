@@ -1,0 +1,79 @@
+"""The diary page: keyset pages grouped by turn, in a fixed number of queries."""
+
+import pytest
+from django.urls import reverse
+
+from diary.selectors import DIARY_PAGE_SIZE, diary_page
+from diary.services import post_create, turn_open_next
+
+pytestmark = pytest.mark.django_db
+
+
+def fill(table, count: int, per_turn: int = 7):
+    for n in range(count):
+        if n and n % per_turn == 0:
+            turn_open_next(session=table.session, by=table.gm)
+        author, character = [(table.alice, table.lirael), (table.bob, table.borys)][n % 2]
+        post_create(
+            session=table.session,
+            author=author,
+            character=character,
+            narration=f"Wpis {n}",
+            nc_note="",
+        )
+
+
+def test_newest_page_first_then_older_by_keyset(table):
+    fill(table, 45)
+    newest = diary_page(table.session)
+    assert [p.narration for p in newest.posts] == [f"Wpis {n}" for n in range(25, 45)]
+    assert newest.newer_cursor is None and newest.older_cursor == newest.posts[0].pk
+
+    older = diary_page(table.session, before=newest.older_cursor)
+    assert [p.narration for p in older.posts] == [f"Wpis {n}" for n in range(5, 25)]
+    oldest = diary_page(table.session, before=older.older_cursor)
+    assert [p.narration for p in oldest.posts] == [f"Wpis {n}" for n in range(5)]
+    assert oldest.older_cursor is None and oldest.newer_cursor == oldest.posts[-1].pk
+
+    forward = diary_page(table.session, after=oldest.newer_cursor)
+    assert [p.narration for p in forward.posts] == [f"Wpis {n}" for n in range(5, 25)]
+
+
+def test_posts_are_grouped_by_turn(table):
+    fill(table, 10, per_turn=4)
+    groups = diary_page(table.session).turns
+    assert [(turn.number, len(posts)) for turn, posts in groups] == [(1, 4), (2, 4), (3, 2)]
+
+
+def test_keyset_uses_no_offset(table, django_assert_max_num_queries, settings):
+    fill(table, 3)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        diary_page(table.session, before=10**6)
+    assert not any("OFFSET" in q["sql"].upper() for q in queries.captured_queries)
+
+
+def test_query_count_does_not_grow_with_the_session(table, client_for, django_assert_num_queries):
+    client = client_for(table.gm)
+    url = reverse("diary:session", args=[table.session.pk])
+    fill(table, 3)
+    client.get(url)  # warm caches (content types, translations)
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as small:
+        assert client.get(url).status_code == 200
+    fill(table, 60)
+    with django_assert_num_queries(len(small.captured_queries)):
+        response = client.get(url)
+    assert len(response.context["page"].posts) == DIARY_PAGE_SIZE
+
+
+def test_bad_cursors_are_ignored_not_errors(table, client_for):
+    fill(table, 3)
+    client = client_for(table.alice)
+    url = reverse("diary:session", args=[table.session.pk])
+    for query in ("?before=abc", "?after=-1", "?before=99999999999999999999999", "?after=1e9"):
+        assert client.get(url + query).status_code == 200

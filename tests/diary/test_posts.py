@@ -1,0 +1,172 @@
+"""Posts: who writes, Markdown made safe, revisions kept, hiding without deleting."""
+
+import pytest
+from django.urls import reverse
+
+from diary.markdown import render_narration
+from diary.models import Post, PostRevision
+from diary.services import post_create
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+
+def write(client, session, **data):
+    return client.post(reverse("diary:post_create", args=[session.pk]), data)
+
+
+def test_player_posts_as_own_character_into_the_current_turn(table, client_for):
+    response = write(
+        client_for(table.alice),
+        table.session,
+        character=table.lirael.pk,
+        narration="Lirael *uśmiecha się*.",
+        nc_note="Uwodzenie + Seksapil",
+    )
+    post = Post.objects.get()
+    assert response.status_code == 302
+    assert (post.author, post.character, post.turn.number) == (table.alice, table.lirael, 1)
+    assert post.narration_html == "<p>Lirael <em>uśmiecha się</em>.</p>\n"
+    assert post.revisions.count() == 1
+
+
+def test_gm_posts_without_a_character(table, client_for):
+    write(client_for(table.gm), table.session, narration="Mgła gęstnieje.")
+    assert Post.objects.get().author == table.gm
+
+
+@pytest.mark.parametrize("who", ["moderator", "outsider"])
+def test_only_gm_and_players_post(table, client_for, who):
+    response = write(client_for(getattr(table, who)), table.session, narration="Wtrącam się")
+    assert response.status_code in (403, 404)
+    assert not Post.objects.exists()
+
+
+def test_no_posting_as_another_players_character(table, client_for):
+    response = write(
+        client_for(table.alice), table.session, character=table.borys.pk, narration="x"
+    )
+    assert response.status_code == 400
+    assert response.context["post_form"].errors["character"]
+    assert not Post.objects.exists()
+
+
+def test_empty_post_is_refused_in_polish(table, client_for):
+    response = write(client_for(table.alice), table.session, narration="   ", nc_note="")
+    assert response.status_code == 400
+    assert polish("Write the narration or an NC note.") in response.content.decode()
+    assert not Post.objects.exists()
+
+
+def test_no_posts_outside_a_running_session(make_user, make_character, make_session, client_for):
+    gm = make_user()
+    session = make_session(gm, status="accepted")
+    response = write(client_for(gm), session, narration="Za wcześnie")
+    assert response.status_code == 403
+    assert not Post.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("source", "forbidden"),
+    [
+        ("<script>alert(1)</script>", "<script"),
+        ('<img src=x onerror="alert(1)">', "<img"),
+        ("[klik](javascript:alert(1))", 'href="javascript'),
+        ('<a href="https://x.pl" onclick="steal()">x</a>', "<a href"),
+        ("<iframe src=//evil></iframe>", "<iframe"),
+    ],
+)
+def test_narration_html_is_escaped_and_sanitised(source, forbidden):
+    assert forbidden not in render_narration(source)
+
+
+def test_narration_keeps_safe_markdown():
+    html = render_narration("# Tytuł\n\n**mocno** i [link](https://example.com)\n\n> cytat")
+    assert "<h3>Tytuł</h3>" in html
+    assert "<strong>mocno</strong>" in html
+    assert 'href="https://example.com"' in html and 'rel="nofollow noopener noreferrer"' in html
+    assert "<blockquote>" in html
+
+
+def test_editing_keeps_every_version(table, client_for):
+    post = post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Pierwsza",
+        nc_note="",
+    )
+    client = client_for(table.alice)
+    url = reverse("diary:post_edit", args=[post.pk])
+    client.post(url, {"character": table.lirael.pk, "narration": "Druga", "nc_note": ""})
+    client.post(url, {"character": table.lirael.pk, "narration": "Trzecia", "nc_note": "NC"})
+    post.refresh_from_db()
+    assert (post.narration, post.version) == ("Trzecia", 3)
+    assert list(post.revisions.values_list("narration", flat=True)) == [
+        "Pierwsza",
+        "Druga",
+        "Trzecia",
+    ]
+
+    history = reverse("diary:post_history", args=[post.pk])
+    for who in (table.alice, table.gm, table.moderator):
+        body = client_for(who).get(history).content.decode()
+        assert "Pierwsza" in body and "Druga" in body
+    assert client_for(table.bob).get(history).status_code == 403
+
+
+@pytest.mark.parametrize("who", ["gm", "bob", "moderator"])
+def test_only_the_author_edits(table, client_for, who):
+    post = post_create(
+        session=table.session, author=table.alice, character=None, narration="Moje", nc_note=""
+    )
+    response = client_for(getattr(table, who)).post(
+        reverse("diary:post_edit", args=[post.pk]), {"narration": "Cudze"}
+    )
+    assert response.status_code == 403
+    post.refresh_from_db()
+    assert post.narration == "Moje" and PostRevision.objects.count() == 1
+
+
+@pytest.mark.parametrize("who", ["alice", "gm", "moderator"])
+def test_author_gm_or_moderator_hides_and_moderators_still_read(table, client_for, who):
+    post = post_create(
+        session=table.session, author=table.alice, character=None, narration="Sekret", nc_note=""
+    )
+    client_for(getattr(table, who)).post(
+        reverse("diary:post_hide", args=[post.pk]), {"reason": "spoiler"}
+    )
+    post.refresh_from_db()
+    assert post.is_hidden and post.hidden_reason == "spoiler"
+    diary = reverse("diary:session", args=[table.session.pk])
+    player_view = client_for(table.bob).get(diary).content.decode()
+    assert "Sekret" not in player_view
+    assert "spoiler" in player_view  # the marker stays, with its reason
+    assert "Sekret" in client_for(table.moderator).get(diary).content.decode()
+    assert Post.objects.filter(pk=post.pk).exists()
+
+
+def test_other_players_cannot_hide(table, client_for):
+    post = post_create(
+        session=table.session, author=table.alice, character=None, narration="Moje", nc_note=""
+    )
+    response = client_for(table.bob).post(
+        reverse("diary:post_hide", args=[post.pk]), {"reason": ""}
+    )
+    assert response.status_code == 403
+    post.refresh_from_db()
+    assert not post.is_hidden
+
+
+def test_the_nc_note_is_shown_apart(table, client_for):
+    post_create(
+        session=table.session,
+        author=table.alice,
+        character=None,
+        narration="Fabuła",
+        nc_note="Poza grą",
+    )
+    body = (
+        client_for(table.gm).get(reverse("diary:session", args=[table.session.pk])).content.decode()
+    )
+    assert '<aside class="nc">' in body and "Poza grą" in body

@@ -1,0 +1,64 @@
+"""Polish first, English second; the Polish catalogue is complete."""
+
+import gettext
+import re
+from pathlib import Path
+
+import pytest
+from django.conf import settings
+from django.urls import reverse
+
+pytestmark = pytest.mark.django_db
+
+CATALOGUE = Path(settings.BASE_DIR) / "locale" / "pl" / "LC_MESSAGES" / "django.po"
+
+
+def _entries(text: str):
+    """(msgid, [msgstr…], flags) for each entry of a .po file."""
+    for block in text.split("\n\n"):
+        flags = " ".join(line for line in block.splitlines() if line.startswith("#,"))
+        msgid = "".join(
+            re.findall(r'^(?:msgid|msgid_plural)? ?"(.*)"$', block.split("msgstr")[0], re.M)
+        )
+        msgstrs = re.findall(r'msgstr(?:\[\d\])? "(.*)"((?:\n".*")*)', block)
+        yield msgid, ["".join([a, *re.findall(r'"(.*)"', b)]) for a, b in msgstrs], flags
+
+
+def test_every_polish_message_is_translated_and_none_fuzzy():
+    entries = [e for e in _entries(CATALOGUE.read_text(encoding="utf-8")) if e[0]]
+    assert len(entries) > 200
+    untranslated = [msgid for msgid, msgstrs, _ in entries if not all(msgstrs)]
+    fuzzy = [msgid for msgid, _, flags in entries if "fuzzy" in flags]
+    assert untranslated == []
+    assert fuzzy == []
+
+
+def test_compiled_catalogue_matches_the_source():
+    """The committed .mo was compiled from the current .po (run `make messages`)."""
+    with CATALOGUE.with_suffix(".mo").open("rb") as compiled:
+        catalogue = gettext.GNUTranslations(compiled)
+    stale = [
+        msgid
+        for msgid, msgstrs, flags in _entries(CATALOGUE.read_text(encoding="utf-8"))
+        if msgid
+        and len(msgstrs) == 1
+        and catalogue.gettext(_unescape(msgid)) != _unescape(msgstrs[0])
+    ]
+    assert stale == []
+
+
+def _unescape(text: str) -> str:
+    return text.replace('\\"', '"').replace("\\n", "\n").replace("\\\\", "\\")
+
+
+def test_pages_speak_polish_by_default(client):
+    body = client.get(reverse("login")).content.decode()
+    assert '<html lang="pl">' in body
+    assert "Zaloguj" in body
+
+
+def test_english_on_request(client):
+    client.post(reverse("set_language"), {"language": "en", "next": "/"})
+    body = client.get(reverse("login")).content.decode()
+    assert '<html lang="en">' in body
+    assert "Log in" in body

@@ -1,0 +1,25 @@
+"""`seed_demo` builds the demo table through the services, and only once."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from characters.models import Character
+from diary.models import GameSession, Post
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_builds_a_running_session_once(capsys):
+    call_command("seed_demo")
+    call_command("seed_demo")
+    out = capsys.readouterr().out
+    assert "gm / " in out and "gracz / " in out and "moderator / " in out
+    session = GameSession.objects.get()
+    assert session.status == "running" and session.system == "forum1000"
+    assert session.participations.filter(status="accepted").count() == 3
+    assert Character.objects.count() == 3
+    assert Post.objects.filter(session=session).count() >= 4
+    User = get_user_model()
+    assert User.objects.get(username="moderator").groups.filter(name="Moderator").exists()
+    assert User.objects.get(username="gm").check_password("kostka-gm-1000")
