@@ -157,7 +157,7 @@ class ArsResult:
         }
         if isinstance(self.test, StressTest):
             data["doublings"] = self.doublings
-            data["botch_dice"] = list(self.botch_faces)
+            data["botch_faces"] = list(self.botch_faces)
             data["botch"] = self.botch
             data["botch_zeros"] = self.botch_zeros
         return data
