@@ -3,6 +3,7 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
@@ -188,6 +189,11 @@ class Post(models.Model):
 
     def __str__(self) -> str:
         return f"#{self.pk} ({self.session_id})"
+
+    def get_absolute_url(self, anchor: str = "") -> str:
+        """The diary page that starts at this post, scrolled to it (or to an anchor in it)."""
+        diary = reverse("diary:session", args=[self.session_id])
+        return f"{diary}?after={self.pk - 1}#{anchor or f'post-{self.pk}'}"
 
     @property
     def is_hidden(self) -> bool:

@@ -275,6 +275,16 @@ def post_create(
 
 
 @transaction.atomic
+def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
+    """An empty post to hold rolls (the roll panel's target when the roller has none)."""
+    if not permissions.can_post(author, session):
+        raise PermissionDenied
+    post = Post.objects.create(session=session, turn=turn, author=author)
+    PostRevision.objects.create(post=post, version=1, written_by=author)
+    return post
+
+
+@transaction.atomic
 def post_edit(*, post: Post, by, character: Character | None, narration: str, nc_note: str) -> Post:
     post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
     if not permissions.can_edit_post(by, post) or not post.session.is_running:

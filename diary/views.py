@@ -3,7 +3,6 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -18,11 +17,6 @@ def _apply_service_errors(form, error: ValidationError) -> None:
             form.add_error(field if field in form.fields else None, errors)
     else:
         form.add_error(None, error)
-
-
-def post_permalink(post: Post) -> str:
-    """The diary page that starts at this post, scrolled to it."""
-    return f"{reverse('diary:session', args=[post.session_id])}?after={post.pk - 1}#post-{post.pk}"
 
 
 def _readable_session(request, pk: int) -> GameSession:
@@ -242,7 +236,7 @@ def post_create(request, pk: int):
         except ValidationError as error:
             _apply_service_errors(form, error)
         else:
-            return redirect(post_permalink(post))
+            return redirect(post.get_absolute_url())
     return render(
         request,
         "diary/session_detail.html",
@@ -281,7 +275,7 @@ def post_edit(request, pk: int):
             _apply_service_errors(form, error)
         else:
             messages.success(request, _("The post has been saved; its earlier version is kept."))
-            return redirect(post_permalink(post))
+            return redirect(post.get_absolute_url())
     return render(
         request,
         "diary/post_edit.html",

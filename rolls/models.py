@@ -1,0 +1,97 @@
+"""The roll ledger: one append-only, hash-chained row per roll.
+
+A roll is written once, in the transaction that gives it its sequence number
+and its hash, and never again: the model refuses updates and deletes, the
+QuerySet refuses bulk ones, and database triggers (migration 0002) refuse
+UPDATE, DELETE and TRUNCATE for any client that gets past the ORM.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Character
+from diary.models import GameSession, Post
+
+
+class LedgerError(Exception):
+    """An attempt to change or delete a roll."""
+
+
+class RollQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise LedgerError("Rolls are append-only: a roll is never updated.")
+
+    def delete(self):
+        raise LedgerError("Rolls are append-only: a roll is never deleted.")
+
+    # bulk_update goes through update(); _raw_delete is what Collector uses for fast deletes.
+    def _raw_delete(self, using):
+        raise LedgerError("Rolls are append-only: a roll is never deleted.")
+
+    def in_chain_order(self):
+        return self.order_by("seq")
+
+
+class Roll(models.Model):
+    session = models.ForeignKey(
+        GameSession, on_delete=models.PROTECT, related_name="rolls", verbose_name=_("session")
+    )
+    seq = models.PositiveIntegerField(_("number in the session's chain"))
+    post = models.ForeignKey(
+        Post, on_delete=models.PROTECT, related_name="rolls", verbose_name=_("post")
+    )
+    rolled_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="rolls_made",
+        verbose_name=_("rolled by"),
+    )
+    # The acting character (side "a" of an opposed roll); none for initiative.
+    character = models.ForeignKey(
+        Character,
+        on_delete=models.PROTECT,
+        related_name="rolls",
+        null=True,
+        blank=True,
+        verbose_name=_("character"),
+    )
+    system = models.CharField(_("rule system"), max_length=20)
+    test = models.CharField(_("test"), max_length=20)
+    turn_number = models.PositiveIntegerField(_("turn"))
+    # Counts against the acting character's one action roll per turn (RULES 1.5).
+    is_action = models.BooleanField(_("action roll"), default=True)
+    # Everything needed to re-render and re-check the roll, hashed as canonical JSON.
+    record = models.JSONField(_("record"))
+    prev_hash = models.CharField(_("previous hash"), max_length=64)
+    hash = models.CharField(_("hash"), max_length=64, unique=True)
+    # The panel form's one-time token and a digest of what it asked for.
+    token = models.UUIDField(_("form token"))
+    request_digest = models.CharField(max_length=64)
+    created_at = models.DateTimeField(_("rolled at"))
+
+    objects = RollQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["session", "seq"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "seq"], name="roll_unique_seq"),
+            models.UniqueConstraint(fields=["session", "token"], name="roll_unique_token"),
+            models.CheckConstraint(condition=models.Q(seq__gte=1), name="roll_seq_from_one"),
+        ]
+        indexes = [
+            models.Index(fields=["character", "turn_number"], name="roll_character_turn"),
+        ]
+        verbose_name = _("roll")
+        verbose_name_plural = _("rolls")
+
+    def __str__(self) -> str:
+        return f"#{self.seq} ({self.session_id})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise LedgerError("Rolls are append-only: a roll is never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerError("Rolls are append-only: a roll is never deleted.")

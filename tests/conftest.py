@@ -26,6 +26,8 @@ def pytest_configure(config):
 
     # Real password hashing costs ~0.3 s a user; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # The test database gets the ledger's flush permit (rolls/ledger_sql.py); nothing else does.
+    settings.ROLL_LEDGER_TEST_FLUSH = True
 
 
 _names = itertools.count(1)

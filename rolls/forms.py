@@ -1,0 +1,341 @@
+"""The roll panel's forms: parse the panel's fields into a RollRequest, or say why not.
+
+Three tabs (RULES 1.x, seed 000): "Cechy" (a single attribute, a combined
+roll, or an opposed roll of two sides), "Umiejętności" (a skill, or healing),
+"Inicjatywa" (every character at once). Each side of a test has the same fields;
+opposed rolls use two sides, prefixed "a-" and "b-".
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import Attribute, Character, NegativeEffect, Skill
+from characters.systems import SPEED_ATTRIBUTE
+from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+
+GM_DIFFICULTY_CHOICES = [(v, f"{v:+d}" if v else "0") for v in range(-500, 501, 50)]
+GM_BONUS_CHOICES = [(v, f"{v:+d}" if v else "0") for v in range(-300, 301, 50)]
+
+TEST_CHOICES = [
+    ("attribute", _("single attribute")),
+    ("combined", _("combined (two attributes)")),
+    ("skill", _("skill")),
+]
+
+
+def _gm_field(choices, label):
+    return forms.TypedChoiceField(
+        label=label, choices=choices, coerce=int, initial=0, required=False, empty_value=0
+    )
+
+
+class SideForm(forms.Form):
+    """One character's test. `tests` limits which kinds of test this side may be."""
+
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+    test = forms.ChoiceField(label=_("Test"), choices=TEST_CHOICES, initial="attribute")
+    attribute = forms.TypedChoiceField(label=_("Attribute"), coerce=int, required=False)
+    attribute_2 = forms.TypedChoiceField(label=_("Second attribute"), coerce=int, required=False)
+    skill = forms.TypedChoiceField(label=_("Skill"), coerce=int, required=False)
+    sources = forms.MultipleChoiceField(
+        label=_("Abilities, flaws and items"), required=False, widget=forms.CheckboxSelectMultiple
+    )
+    action_value = forms.IntegerField(
+        label=_("Action modifier"), required=False, min_value=-1000, max_value=1000, initial=0
+    )
+    action_label = forms.CharField(label=_("What for"), required=False, max_length=80)
+    gm_difficulty = _gm_field(GM_DIFFICULTY_CHOICES, _("GM difficulty modifier"))
+    gm_difficulty_reason = forms.CharField(
+        label=_("Reason for the difficulty"), required=False, max_length=200
+    )
+    gm_bonus = _gm_field(GM_BONUS_CHOICES, _("GM bonus or penalty"))
+    gm_bonus_reason = forms.CharField(
+        label=_("Reason for the bonus or penalty"), required=False, max_length=200
+    )
+
+    def __init__(
+        self,
+        *args,
+        characters: list[Character],
+        gm: bool,
+        tests: tuple[str, ...] = ("attribute", "combined", "skill"),
+        healing_only: bool = False,
+        **kwargs,
+    ):
+        super().__init__(*args, **kwargs)
+        self.characters = {c.pk: c for c in characters}
+        self.gm = gm
+        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        # With one kind of test allowed, the mode says it and the field goes.
+        self.fixed_test = tests[0] if len(tests) == 1 else None
+        if self.fixed_test:
+            del self.fields["test"]
+        else:
+            self.fields["test"].choices = [(k, v) for k, v in TEST_CHOICES if k in tests]
+        system = characters[0].system if characters else "forum1000"
+        attributes = list(Attribute.objects.filter(system=system))
+        attribute_choices = [("", "—")] + [(a.pk, a.name) for a in attributes]
+        self.fields["attribute"].choices = attribute_choices
+        self.fields["attribute_2"].choices = attribute_choices
+        skills = Skill.objects.filter(system=system).select_related("attribute")
+        if healing_only:
+            skills = skills.exclude(heals="")
+        self.skills = {s.pk: s for s in skills}
+        self.fields["skill"].choices = [("", "—")] + [
+            (s.pk, f"{s.name} ({s.attribute.name})") for s in self.skills.values()
+        ]
+        character = self.selected_character()
+        self.fields["sources"].choices = [
+            (key, label) for key, label, _attribute in self.source_options(character)
+        ]
+        if not gm:
+            # Only the GM sets GM modifiers (RULES 1.2); players never see these fields.
+            for name in ("gm_difficulty", "gm_difficulty_reason", "gm_bonus", "gm_bonus_reason"):
+                del self.fields[name]
+
+    # -- what the template needs before validation -------------------------
+
+    def _raw(self, name: str):
+        """A field's submitted value before validation (the panel redraws as fields change)."""
+        if name == "test" and self.fixed_test:
+            return self.fixed_test
+        value = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
+        if value in (None, "") and name in self.fields:
+            return self.fields[name].initial
+        return value
+
+    def current_test(self) -> str:
+        test = self._raw("test")
+        return test if test in ("attribute", "combined", "skill") else "attribute"
+
+    def selected_character(self) -> Character | None:
+        raw = self._raw("character")
+        try:
+            return self.characters.get(int(raw))
+        except (TypeError, ValueError):
+            return next(iter(self.characters.values()), None)
+
+    @staticmethod
+    def source_options(character: Character | None):
+        """(key, label, attribute name) of every attribute-bound source on the sheet."""
+        if character is None:
+            return []
+        options = [
+            (f"trait:{t.pk}", f"{t.name} {t.modifier:+d} ({t.attribute.name})", t.attribute.name)
+            for t in character.traits.all()
+        ]
+        options += [
+            (
+                f"item:{h.item_id}",
+                f"{h.item.name} {h.item.modifier:+d} ({h.item.attribute.name})",
+                h.item.attribute.name,
+            )
+            for h in character.item_holdings.all()
+            if h.item.attribute_id
+        ]
+        return options
+
+    def tested_attribute_names(self) -> list[str]:
+        """The attributes the current choice tests; sources of other attributes are disabled."""
+        character = self.selected_character()
+        if character is None:
+            return []
+        test = self._raw("test") or "attribute"
+        names = {row.attribute_id: row.attribute.name for row in character.attribute_values.all()}
+        try:
+            if test == "skill":
+                skill = self.skills.get(int(self._raw("skill")))
+                return [skill.attribute.name] if skill else []
+            ids = [self._raw("attribute")] + (
+                [self._raw("attribute_2")] if test == "combined" else []
+            )
+            return [names[int(i)] for i in ids if i not in (None, "") and int(i) in names]
+        except (TypeError, ValueError):
+            return []
+
+    def source_rows(self):
+        """Checkbox rows for the template: enabled or disabled with the reason."""
+        tested = self.tested_attribute_names()
+        checked = set(self.data.getlist(self.add_prefix("sources"))) if self.is_bound else set()
+        rows = []
+        for key, label, attribute in self.source_options(self.selected_character()):
+            usable = not tested or attribute in tested
+            reason = (
+                ""
+                if usable
+                else _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.")
+                % {
+                    "source": label.split(" ")[0],
+                    "attribute": attribute,
+                    "tested": ", ".join(tested),
+                }
+            )
+            rows.append(
+                {
+                    "key": key,
+                    "label": label,
+                    "enabled": usable,
+                    "reason": reason,
+                    "checked": key in checked,
+                }
+            )
+        return rows
+
+    # -- validation ---------------------------------------------------------
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.fixed_test:
+            cleaned["test"] = self.fixed_test
+        test = cleaned.get("test")
+        if test in ("attribute", "combined") and not cleaned.get("attribute"):
+            self.add_error("attribute", _("Choose the attribute."))
+        if test == "combined":
+            if not cleaned.get("attribute_2"):
+                self.add_error("attribute_2", _("Choose the second attribute."))
+            elif cleaned.get("attribute") == cleaned.get("attribute_2"):
+                self.add_error("attribute_2", _("A combined roll needs two different attributes."))
+        if test == "skill" and not cleaned.get("skill"):
+            self.add_error("skill", _("Choose the skill."))
+        for scope in ("gm_difficulty", "gm_bonus"):
+            if cleaned.get(scope) and not (cleaned.get(f"{scope}_reason") or "").strip():
+                self.add_error(
+                    f"{scope}_reason",
+                    _("A GM modifier needs a reason: the roll shows it to everyone."),
+                )
+        return cleaned
+
+    def side_request(self) -> SideRequest:
+        data = self.cleaned_data
+        test = data["test"]
+        attribute_ids: tuple[int, ...] = ()
+        if test == "attribute":
+            attribute_ids = (data["attribute"],)
+        elif test == "combined":
+            attribute_ids = (data["attribute"], data["attribute_2"])
+        sources = data.get("sources") or []
+        return SideRequest(
+            character_id=data["character"],
+            test=test,
+            attribute_ids=attribute_ids,
+            skill_id=data.get("skill") if test == "skill" else None,
+            trait_ids=tuple(
+                sorted(int(s.split(":")[1]) for s in sources if s.startswith("trait:"))
+            ),
+            item_ids=tuple(sorted(int(s.split(":")[1]) for s in sources if s.startswith("item:"))),
+            action_value=data.get("action_value") or 0,
+            action_label=(data.get("action_label") or "").strip(),
+            gm_difficulty=GmModifier(
+                data.get("gm_difficulty") or 0, (data.get("gm_difficulty_reason") or "").strip()
+            ),
+            gm_bonus=GmModifier(
+                data.get("gm_bonus") or 0, (data.get("gm_bonus_reason") or "").strip()
+            ),
+        )
+
+
+class TokenForm(forms.Form):
+    """Carried by every panel form: the one-time token, the mode, the target post."""
+
+    token = forms.UUIDField(widget=forms.HiddenInput)
+    mode = forms.ChoiceField(
+        label=_("Roll"),
+        choices=[
+            ("attribute", _("single attribute")),
+            ("combined", _("combined")),
+            ("opposed", _("opposed")),
+            ("skill", _("skill")),
+            ("healing", _("healing")),
+            ("initiative", _("initiative")),
+        ],
+    )
+    post = forms.TypedChoiceField(
+        label=_("Into the post"), coerce=int, required=False, empty_value=None
+    )
+
+    def __init__(self, *args, posts=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
+            (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
+        ]
+        if not self.is_bound and "token" not in self.initial:
+            self.initial["token"] = uuid.uuid4()
+
+
+class HealingForm(forms.Form):
+    patient = forms.TypedChoiceField(label=_("Patient"), coerce=int)
+    effect = forms.TypedChoiceField(
+        label=_("Effect to free on success"), coerce=int, required=False, empty_value=None
+    )
+
+    def __init__(self, *args, characters: list[Character], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["patient"].choices = [
+            (c.pk, f"{c.name} ({c.hp_current}/{c.hp_max} PŻ)") for c in characters
+        ]
+        effects = NegativeEffect.objects.filter(
+            character__in=characters, freed_at__isnull=True
+        ).select_related("character")
+        self.fields["effect"].choices = [("", _("— none —"))] + [
+            (e.pk, f"{e.character.name}: {e.get_kind_display()} — {e.description}") for e in effects
+        ]
+
+
+class InitiativeForm(forms.Form):
+    """One modifier field per character of the session."""
+
+    def __init__(self, *args, characters: list[Character], **kwargs):
+        super().__init__(*args, **kwargs)
+        self.characters = characters
+        for character in characters:
+            self.fields[f"mod_{character.pk}"] = forms.IntegerField(
+                label=character.name, required=False, initial=0, min_value=-1000, max_value=1000
+            )
+            self.fields[f"why_{character.pk}"] = forms.CharField(
+                label=_("What for"), required=False, max_length=80
+            )
+
+    def rows(self):
+        """(character, Szybkość, modifier field, reason field) for the template."""
+        return [
+            (c, _speed_of(c), self[f"mod_{c.pk}"], self[f"why_{c.pk}"]) for c in self.characters
+        ]
+
+    def lines(self) -> tuple[InitiativeLine, ...]:
+        data = self.cleaned_data
+        return tuple(
+            InitiativeLine(
+                c.pk, data.get(f"mod_{c.pk}") or 0, (data.get(f"why_{c.pk}") or "").strip()
+            )
+            for c in self.characters
+        )
+
+
+def _speed_of(character: Character) -> int | None:
+    for row in character.attribute_values.all():
+        if row.attribute.name == SPEED_ATTRIBUTE:
+            return row.value
+    return None
+
+
+def request_from_forms(
+    mode: str, side_a, side_b=None, healing=None, initiative=None
+) -> RollRequest:
+    """All forms are valid here; assemble what they ask for."""
+    if mode == "initiative":
+        return RollRequest(kind="initiative", initiative=initiative.lines())
+    a = side_a.side_request()
+    if mode == "opposed":
+        return RollRequest(kind="opposed", a=a, b=side_b.side_request())
+    if mode == "healing":
+        return RollRequest(
+            kind="healing",
+            a=a,
+            patient_id=healing.cleaned_data["patient"],
+            effect_id=healing.cleaned_data.get("effect"),
+        )
+    return RollRequest(kind=a.test, a=a)

@@ -1,0 +1,80 @@
+"""The chain: canonical JSON, hashes, and verification of a session's rolls.
+
+Each roll's hash is SHA-256 over the canonical JSON of
+`{"prev_hash": <previous roll's hash>, "record": <the roll's record>}`;
+the first roll of a session links to GENESIS_HASH. Canonical JSON: keys sorted,
+no insignificant whitespace, UTF-8, no ASCII escaping. docs/audit.md shows how to
+recompute it outside the site.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+
+GENESIS_HASH = "0" * 64
+
+
+def canonical_json(value: Any) -> bytes:
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    ).encode("utf-8")
+
+
+def chain_hash(prev_hash: str, record: dict) -> str:
+    return hashlib.sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()
+
+
+# What verification can find wrong with a roll, as stable codes with labels.
+PROBLEMS = {
+    "missing_number": _("missing number (a roll is gone)"),
+    "bad_link": _("bad link to the previous roll"),
+    "changed_record": _("changed record (its hash does not match)"),
+    "wrong_position": _("record does not match its row (session or number)"),
+}
+
+
+@dataclass(frozen=True)
+class ChainReport:
+    count: int
+    head_hash: str
+    broken_seq: int | None = None
+    problem: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.problem is None
+
+    @property
+    def problem_label(self) -> str:
+        return str(PROBLEMS[self.problem]) if self.problem else ""
+
+
+def verify_chain(rows, session_id: int) -> ChainReport:
+    """Walk `rows` (seq, prev_hash, hash, record, in seq order) and stop at the first break."""
+    expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
+    for seq, row_prev_hash, row_hash, record in rows:
+        if seq != expected_seq:
+            return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
+        if row_prev_hash != prev_hash:
+            return ChainReport(count, prev_hash, broken_seq=seq, problem="bad_link")
+        if chain_hash(row_prev_hash, record) != row_hash:
+            return ChainReport(count, prev_hash, broken_seq=seq, problem="changed_record")
+        if record.get("seq") != seq or record.get("session") != session_id:
+            return ChainReport(count, prev_hash, broken_seq=seq, problem="wrong_position")
+        expected_seq, prev_hash, count = seq + 1, row_hash, count + 1
+    return ChainReport(count, prev_hash)
+
+
+def verify_session(session_id: int) -> ChainReport:
+    from rolls.models import Roll
+
+    rows = (
+        Roll.objects.filter(session_id=session_id)
+        .order_by("seq")
+        .values_list("seq", "prev_hash", "hash", "record")
+        .iterator(chunk_size=2000)
+    )
+    return verify_chain(rows, session_id)

@@ -1,0 +1,40 @@
+"""Verify the roll chains from the shell: `python manage.py verify_rolls [--session ID]`.
+
+Exits 1 if any chain is broken, naming the first broken number and what is wrong.
+"""
+
+from django.core.management.base import BaseCommand, CommandError
+
+from diary.models import GameSession
+from rolls.ledger import verify_session
+
+
+class Command(BaseCommand):
+    help = "Verify every session's roll chain (or one session's); exit 1 on any break."
+
+    def add_arguments(self, parser):
+        parser.add_argument("--session", type=int, help="only this session (its id)")
+
+    def handle(self, *args, session=None, **options):
+        sessions = GameSession.objects.order_by("pk")
+        if session is not None:
+            sessions = sessions.filter(pk=session)
+            if not sessions.exists():
+                raise CommandError(f"No session with id {session}.")
+        broken = 0
+        for game_session in sessions:
+            report = verify_session(game_session.pk)
+            if report.ok:
+                self.stdout.write(
+                    f"session {game_session.pk} ({game_session.title}): OK, "
+                    f"{report.count} rolls, head {report.head_hash}"
+                )
+            else:
+                broken += 1
+                self.stdout.write(
+                    f"session {game_session.pk} ({game_session.title}): "
+                    f"BROKEN at #{report.broken_seq}: {report.problem} — {report.problem_label}; "
+                    f"{report.count} rolls verified before it"
+                )
+        if broken:
+            raise SystemExit(1)

@@ -1,0 +1,54 @@
+"""Engine and request refusals as Polish (or English) messages, placed next to a field."""
+
+from django.utils.translation import gettext as _
+
+from rolls.engine.errors import RuleError
+from rolls.requests import RequestError
+
+SCOPE_NAMES = {"gm_difficulty": "gm_difficulty", "gm_bonus": "gm_bonus"}
+
+
+def rule_error_message(error: RuleError, prefix: str = "a-") -> tuple[str | None, str]:
+    """(field name or None, message) for an engine refusal."""
+    p = error.params
+    code = error.code
+    if code == "foreign_attribute_modifier":
+        return f"{prefix}sources", _(
+            "A modifier of %(modifier)s cannot be used in a test of %(tested)s "
+            "(an ability, flaw or item counts only for its own attribute)."
+        ) % {"modifier": p["modifier_attribute"], "tested": ", ".join(p["tested_attributes"])}
+    if code in ("gm_modifier_step", "gm_modifier_range", "gm_modifier_total_range"):
+        limit = 500 if p.get("scope") == "gm_difficulty" else 300
+        return f"{prefix}{p.get('scope', 'gm_bonus')}", _(
+            "A GM modifier is a multiple of 50 between −%(limit)s and +%(limit)s."
+        ) % {"limit": limit}
+    if code == "same_attribute_twice":
+        return f"{prefix}attribute_2", _("A combined roll needs two different attributes.")
+    if code == "negative_level":
+        return f"{prefix}skill", _("A skill level cannot be negative.")
+    if code == "hp_above_max":
+        return "patient", _("The patient's HP (%(hp)s) is above the maximum (%(max_hp)s).") % {
+            "hp": p["hp"],
+            "max_hp": p["max_hp"],
+        }
+    if code == "duplicate_character":
+        return "initiative", _("Two characters are called %(name)s; rename one first.") % {
+            "name": p["name"]
+        }
+    if code == "no_speed":
+        return "initiative", _("%(name)s has no Szybkość on the sheet.") % {"name": p["name"]}
+    return None, _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
+
+
+def request_error_message(error: RequestError) -> tuple[str | None, str]:
+    messages = {
+        "not_in_session": _("This character does not play in the session."),
+        "not_on_sheet": _("This is not on the character's sheet."),
+        "required": _("This field is required."),
+        "unknown_attribute": _("The character has no such attribute."),
+        "no_characters": _("The session has no characters to roll for."),
+        "not_a_healing_skill": _("Healing needs a healing skill (Leczenie ran, Leczenie chorób)."),
+        "wrong_effect_kind": _("This skill cannot free an effect of this kind (%(kind)s)."),
+    }
+    message = messages.get(error.code, _("This roll cannot be made."))
+    return error.field, message % error.params if error.params else message

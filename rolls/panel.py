@@ -1,0 +1,207 @@
+"""The roll panel: the forms of one mode bundled, their request, and the preview.
+
+Modes by tab: "Cechy" → attribute, combined, opposed; "Umiejętności" → skill,
+healing; "Inicjatywa" → initiative.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from django.utils.translation import gettext_lazy as _
+
+from diary import permissions as diary_permissions
+from diary.models import GameSession, Post
+from diary.services import current_turn
+from rolls import selectors
+from rolls.engine import forum1000 as f1000
+from rolls.engine.errors import RuleError
+from rolls.forms import HealingForm, InitiativeForm, SideForm, TokenForm, request_from_forms
+from rolls.messages import request_error_message, rule_error_message
+from rolls.presenters import _terms
+from rolls.requests import RequestError, RollRequest
+from rolls.services import playing_characters
+
+TABS = [
+    ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
+    ("skills", _("Skills"), ("skill", "healing")),
+    ("initiative", _("Initiative"), ("initiative",)),
+]
+MODES = {mode: tab for tab, _label, modes in TABS for mode in modes}
+SIDE_TESTS_BY_MODE = {
+    "attribute": ("attribute",),
+    "combined": ("combined",),
+    "opposed": ("attribute", "combined", "skill"),
+    "skill": ("skill",),
+    "healing": ("skill",),
+}
+
+
+@dataclass
+class SidePreview:
+    name: str
+    threshold: int
+    exact: str
+    chance: str  # percent, e.g. "37,5"
+    terms: list = field(default_factory=list)
+    action_warning: str = ""
+
+
+@dataclass
+class Preview:
+    sides: list[SidePreview] = field(default_factory=list)
+    odds: dict[str, str] | None = None  # opposed: a / draw / b / none, as percents
+    error: str = ""
+
+
+def percent_text(chance: Fraction) -> str:
+    """Exact chance as a percent with up to two decimals (commas are added by the template)."""
+    value = round(float(chance * 100), 2)
+    return f"{value:.2f}".rstrip("0").rstrip(".")
+
+
+class Panel:
+    def __init__(self, session: GameSession, user, mode: str, data=None):
+        self.session = session
+        self.user = user
+        self.mode = mode if mode in MODES else "attribute"
+        self.tab = MODES[self.mode]
+        self.gm = diary_permissions.is_gm(user, session)
+        self.all_characters = list(playing_characters(session).values())
+        self.characters = (
+            self.all_characters
+            if self.gm
+            else [c for c in self.all_characters if c.owner_id == user.pk]
+        )
+        self.turn = current_turn(session)
+        self.posts = (
+            list(
+                Post.objects.filter(
+                    session=session, author=user, turn=self.turn, hidden_at__isnull=True
+                ).order_by("-id")
+            )
+            if self.turn
+            else []
+        )
+        self.bound = data is not None
+        self.token_form = TokenForm(data, posts=self.posts, initial={"mode": self.mode})
+        self.side_a = self.side_b = self.healing = self.initiative = None
+        if self.mode == "initiative":
+            self.initiative = InitiativeForm(data, characters=self.all_characters)
+        else:
+            tests = SIDE_TESTS_BY_MODE[self.mode]
+            self.side_a = SideForm(
+                data,
+                prefix="a",
+                characters=self.characters,
+                gm=self.gm,
+                tests=tests,
+                healing_only=self.mode == "healing",
+            )
+            if self.mode == "opposed":
+                self.side_b = SideForm(
+                    data, prefix="b", characters=self.all_characters, gm=self.gm, tests=tests
+                )
+            if self.mode == "healing":
+                self.healing = HealingForm(data, characters=self.all_characters)
+
+    @property
+    def forms(self):
+        return [
+            f
+            for f in (self.token_form, self.side_a, self.side_b, self.healing, self.initiative)
+            if f is not None
+        ]
+
+    def is_valid(self) -> bool:
+        # A list, not a generator: every form must be validated so each shows its errors.
+        return all([f.is_valid() for f in self.forms])  # noqa: C419
+
+    def request(self) -> RollRequest:
+        return request_from_forms(
+            self.mode, self.side_a, self.side_b, self.healing, self.initiative
+        )
+
+    def add_error(self, field_name: str | None, message: str) -> None:
+        """Put a refusal next to its field: "a-sources" goes to side a's "sources"."""
+        for form in self.forms:
+            if field_name is None:
+                continue
+            name = field_name
+            if form.prefix and field_name.startswith(f"{form.prefix}-"):
+                name = field_name.removeprefix(f"{form.prefix}-")
+            elif form.prefix:
+                continue
+            if name in form.fields:
+                form.add_error(name, message)
+                return
+        self.token_form.add_error(None, message)
+
+    def add_rule_error(self, error: RuleError | RequestError) -> None:
+        if isinstance(error, RequestError):
+            self.add_error(*request_error_message(error))
+        else:
+            self.add_error(*rule_error_message(error))
+
+    # -- the preview: threshold, breakdown, exact chance ------------------
+
+    def preview(self) -> Preview | None:
+        if not self.bound or not self.is_valid():
+            return None
+        try:
+            request = self.request()
+            from rolls.services import prepare
+
+            test = prepare(self.session, request)
+        except (RuleError, RequestError) as error:
+            _field, message = (
+                request_error_message(error)
+                if isinstance(error, RequestError)
+                else rule_error_message(error)
+            )
+            return Preview(error=message)
+        return self._preview_of(request, test)
+
+    def _side(self, name: str, test, character_id: int | None) -> SidePreview:
+        limit = f1000.threshold(test)
+        chance = f1000.success_probability(limit.value)
+        warning = ""
+        if character_id and self.turn:
+            earlier = selectors.action_rolls_in_turn(self.session, character_id, self.turn.number)
+            if earlier:
+                warning = _(
+                    "%(name)s already has an action roll in this turn (#%(seq)s): "
+                    "one action per turn may have a roll."
+                ) % {"name": name, "seq": earlier[0].seq}
+        return SidePreview(
+            name=name,
+            threshold=limit.value,
+            exact=limit.to_dict()["exact"],
+            chance=percent_text(chance),
+            terms=_terms([t.to_dict() for t in limit.terms]),
+            action_warning=str(warning),
+        )
+
+    def _preview_of(self, request: RollRequest, test) -> Preview:
+        names = {c.pk: c.name for c in self.all_characters}
+        if request.kind == "initiative":
+            return Preview(
+                sides=[
+                    self._side(entry.name, single, None)
+                    for entry, single in zip(test.characters, test.tests, strict=True)
+                ]
+            )
+        if request.kind == "opposed":
+            odds = f1000.opposed_odds(test)
+            return Preview(
+                sides=[
+                    self._side(names[request.a.character_id], test.a, request.a.character_id),
+                    self._side(names[request.b.character_id], test.b, None),
+                ],
+                odds={k: percent_text(getattr(odds, k)) for k in ("a", "draw", "b", "none")},
+            )
+        single = test.skill if request.kind == "healing" else test
+        return Preview(
+            sides=[self._side(names[request.a.character_id], single, request.a.character_id)]
+        )

@@ -1,0 +1,174 @@
+"""A stored roll record, as people read it (RULES 1.1's line), in the current language.
+
+Only the record is read, never the live sheets: a roll shows exactly what was
+rolled, forever.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
+CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}
+WINNERS = {
+    "a": gettext_lazy("%(a)s wins"),
+    "b": gettext_lazy("%(b)s wins"),
+    "draw": gettext_lazy("Draw"),
+    "none": gettext_lazy("Nobody wins: both failed, the attempt is annulled"),
+}
+KINDS = {
+    "attribute": gettext_lazy("Attribute"),
+    "combined": gettext_lazy("Combined roll"),
+    "skill": gettext_lazy("Skill"),
+    "opposed": gettext_lazy("Opposed roll"),
+    "healing": gettext_lazy("Healing"),
+    "initiative": gettext_lazy("Initiative"),
+}
+SCOPES = {
+    "action": gettext_lazy("action"),
+    "gm_difficulty": gettext_lazy("GM difficulty"),
+    "gm_bonus": gettext_lazy("GM bonus/penalty"),
+}
+
+
+def signed(number: str | int) -> str:
+    text = str(number)
+    return text if text.startswith("-") else f"+{text}"
+
+
+def polish_minus(text: str) -> str:
+    return text.replace("-", "−")
+
+
+@dataclass
+class Term:
+    text: str  # e.g. "Zręczność 500 ÷ 2 = 250", "Precyzyjny +50 ÷ 2 = +25"
+    reason: str = ""
+
+
+@dataclass
+class TestLine:
+    who: str
+    what: str
+    outcome: str
+    success: bool
+    percent: int
+    roll: int
+    threshold: int
+    distance: int
+    critical: str
+    terms: list[Term] = field(default_factory=list)
+
+
+def _what(result: dict) -> str:
+    data = result["input"]
+    kind = result["test"]
+    if kind == "combined":
+        first, second = data["attributes"]
+        return _("Combined: %(a)s + %(b)s") % {"a": first["name"], "b": second["name"]}
+    if kind in ("skill", "healing"):
+        return _("%(skill)s (level %(level)s, %(attribute)s)") % {
+            "skill": data.get("skill") or _("Skill"),
+            "level": data["level"],
+            "attribute": data["attribute"]["name"],
+        }
+    return _("Attribute: %(name)s") % {"name": data["attribute"]["name"]}
+
+
+def _terms(breakdown: list[dict]) -> list[Term]:
+    """Each threshold term as written on a forum: what it is, its value, what it adds."""
+    terms = []
+    for term in breakdown:
+        halved = term["weight"] == "1/2"
+        adds = polish_minus(signed(term["contribution"]))
+        if term["kind"] == "attribute":
+            text = f"{term['name']} {term['value']}"
+            text += f" ÷ 2 = {adds}" if halved else ""
+        elif term["kind"] == "skill_level":
+            text = _("level %(level)s × %(points)s = %(adds)s") % {
+                "level": term["level"],
+                "points": term["points_per_level"],
+                "adds": adds,
+            }
+        else:
+            value = polish_minus(signed(term["value"]))
+            if term["scope"] == "attribute":
+                name = term.get("label") or term["attribute"]
+                text = f"{name} ({term['attribute']}) {value}"
+                text += f" ÷ 2 = {adds}" if halved else ""
+            else:
+                scope = str(SCOPES[term["scope"]])
+                label = term.get("label")
+                text = f"{scope}: {label} {value}" if label else f"{scope} {value}"
+        terms.append(Term(text=text, reason=term.get("reason") or ""))
+    return terms
+
+
+def test_line(who: str, result: dict) -> TestLine:
+    critical = result.get("critical")
+    return TestLine(
+        who=who,
+        what=_what(result),
+        outcome=str(OUTCOMES[result["outcome"]]),
+        success=result["success"],
+        percent=result["percent"],
+        roll=result["roll"],
+        threshold=result["threshold"],
+        distance=result["distance"],
+        critical=str(CRITICALS[critical]) if critical else "",
+        terms=_terms(result["breakdown"]),
+    )
+
+
+@dataclass
+class RollView:
+    seq: int
+    kind: str
+    rolled_by: str
+    lines: list[TestLine]
+    verdict: str = ""
+    initiative: list[tuple[int, str, int]] = field(default_factory=list)  # (place, name, score)
+    healing: str = ""
+    hash: str = ""
+
+
+def roll_view(roll) -> RollView:
+    record = roll.record
+    result = record["result"]
+    people = record["characters"]
+    view = RollView(
+        seq=roll.seq,
+        kind=str(KINDS.get(record["kind"], record["kind"])),
+        rolled_by=record["rolled_by"]["username"],
+        lines=[],
+        hash=roll.hash,
+    )
+    kind = record["kind"]
+    if kind == "opposed":
+        a, b = people["a"]["name"], people["b"]["name"]
+        view.lines = [test_line(a, result["a"]), test_line(b, result["b"])]
+        view.verdict = str(WINNERS[result["winner"]]) % {"a": a, "b": b}
+    elif kind == "initiative":
+        scores = result["scores"]
+        view.initiative = [
+            (place, name, scores[name]) for place, name in enumerate(result["order"], start=1)
+        ]
+        view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
+    else:
+        view.lines = [test_line(people["a"]["name"], result)]
+    if kind == "healing":
+        healing = record["healing"]
+        text = _("%(patient)s: HP %(before)s → %(after)s") % {
+            "patient": people["patient"]["name"],
+            "before": healing["hp_before"],
+            "after": healing["hp_after"],
+        }
+        if healing["freed_effect"]:
+            text += "; " + _("freed: %(effect)s") % {
+                "effect": healing["freed_effect"]["description"]
+            }
+        view.healing = text
+    return view

@@ -1,0 +1,266 @@
+"""What the roll panel asks for, and how it becomes an engine test.
+
+A request names things by id (characters, attributes, skills, abilities, items)
+plus the typed-in modifiers. Building the engine test reads the character's
+sheet as it is now; the engine then refuses anything the rules refuse
+(RuleError) before any die is rolled. The request's canonical form is what the
+one-time token is bound to: the same token with another request is refused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+
+from characters.models import Attribute, Character, Item, Skill, Trait
+from rolls.engine import forum1000 as f1000
+from rolls.engine.errors import RuleError
+from rolls.ledger import canonical_json
+
+SIDE_TESTS = ("attribute", "combined", "skill")
+
+
+@dataclass(frozen=True)
+class GmModifier:
+    value: int = 0
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class SideRequest:
+    """One character's test: an attribute, two attributes, or a skill, with its modifiers."""
+
+    character_id: int
+    test: str  # attribute | combined | skill
+    attribute_ids: tuple[int, ...] = ()
+    skill_id: int | None = None
+    trait_ids: tuple[int, ...] = ()
+    item_ids: tuple[int, ...] = ()
+    action_value: int = 0
+    action_label: str = ""
+    gm_difficulty: GmModifier = field(default_factory=GmModifier)
+    gm_bonus: GmModifier = field(default_factory=GmModifier)
+
+    @property
+    def uses_gm_modifiers(self) -> bool:
+        return bool(self.gm_difficulty.value or self.gm_bonus.value)
+
+
+@dataclass(frozen=True)
+class InitiativeLine:
+    character_id: int
+    modifier: int = 0
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class RollRequest:
+    """Exactly one of the shapes below, named by `kind`."""
+
+    kind: str  # attribute | combined | skill | opposed | healing | initiative
+    a: SideRequest | None = None
+    b: SideRequest | None = None
+    patient_id: int | None = None
+    effect_id: int | None = None
+    initiative: tuple[InitiativeLine, ...] = ()
+
+    def digest(self) -> str:
+        return hashlib.sha256(canonical_json(asdict(self))).hexdigest()
+
+    @property
+    def acting_character_id(self) -> int | None:
+        return self.a.character_id if self.a else None
+
+    @property
+    def character_ids(self) -> list[int]:
+        ids = [side.character_id for side in (self.a, self.b) if side]
+        ids += [line.character_id for line in self.initiative]
+        if self.patient_id:
+            ids.append(self.patient_id)
+        return ids
+
+    @property
+    def uses_gm_modifiers(self) -> bool:
+        return any(side.uses_gm_modifiers for side in (self.a, self.b) if side)
+
+
+class RequestError(Exception):
+    """The request names something that is not there (a foreign id, a missing field)."""
+
+    def __init__(self, field: str, code: str, **params):
+        super().__init__(code)
+        self.field = field
+        self.code = code
+        self.params = params
+
+
+# ---------------------------------------------------------------------------
+# Request → engine test
+
+
+def _attribute_values(character: Character) -> dict[int, tuple[str, int]]:
+    return {
+        row.attribute_id: (row.attribute.name, row.value)
+        for row in character.attribute_values.all()
+    }
+
+
+def _engine_attribute(character: Character, attribute_id: int, prefix: str) -> f1000.Attribute:
+    values = _attribute_values(character)
+    if attribute_id not in values:
+        raise RequestError(f"{prefix}attribute", "unknown_attribute")
+    name, value = values[attribute_id]
+    return f1000.Attribute(name, value)
+
+
+def _source_modifiers(character: Character, side: SideRequest, prefix: str) -> list[f1000.Modifier]:
+    """Abilities, flaws and items the player ticked: each must be on this character's sheet."""
+    own_traits = {t.pk: t for t in character.traits.all()}
+    own_items = {h.item_id: h.item for h in character.item_holdings.all()}
+    modifiers = []
+    for trait_id in side.trait_ids:
+        trait = own_traits.get(trait_id)
+        if trait is None:
+            raise RequestError(f"{prefix}sources", "not_on_sheet")
+        modifiers.append(
+            f1000.Modifier(
+                value=trait.modifier,
+                scope="attribute",
+                attribute=trait.attribute.name,
+                label=trait.name,
+                source=trait.kind,
+            )
+        )
+    for item_id in side.item_ids:
+        item = own_items.get(item_id)
+        if item is None or item.attribute is None:
+            raise RequestError(f"{prefix}sources", "not_on_sheet")
+        modifiers.append(
+            f1000.Modifier(
+                value=item.modifier,
+                scope="attribute",
+                attribute=item.attribute.name,
+                label=item.name,
+                source="item",
+            )
+        )
+    return modifiers
+
+
+def _typed_modifiers(side: SideRequest) -> list[f1000.Modifier]:
+    modifiers = []
+    if side.action_value:
+        modifiers.append(
+            f1000.Modifier(side.action_value, "action", label=side.action_label or None)
+        )
+    if side.gm_difficulty.value:
+        modifiers.append(
+            f1000.Modifier(
+                side.gm_difficulty.value, "gm_difficulty", reason=side.gm_difficulty.reason
+            )
+        )
+    if side.gm_bonus.value:
+        modifiers.append(
+            f1000.Modifier(side.gm_bonus.value, "gm_bonus", reason=side.gm_bonus.reason)
+        )
+    return modifiers
+
+
+def build_side(
+    side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str = ""
+):
+    """The engine's single test for one side of the panel."""
+    character = characters.get(side.character_id)
+    if character is None:
+        raise RequestError(f"{prefix}character", "not_in_session")
+    modifiers = tuple(_source_modifiers(character, side, prefix) + _typed_modifiers(side))
+    if side.test == "attribute":
+        if len(side.attribute_ids) != 1:
+            raise RequestError(f"{prefix}attribute", "required")
+        attribute = _engine_attribute(character, side.attribute_ids[0], prefix)
+        return f1000.AttributeTest(attribute, modifiers, criticals)
+    if side.test == "combined":
+        if len(side.attribute_ids) != 2 or None in side.attribute_ids:
+            raise RequestError(f"{prefix}attribute_2", "required")
+        first = _engine_attribute(character, side.attribute_ids[0], prefix)
+        second = _engine_attribute(character, side.attribute_ids[1], prefix)
+        return f1000.CombinedTest((first, second), modifiers, criticals)
+    if side.test == "skill":
+        skill = _skill(side.skill_id, character.system, prefix)
+        attribute = _engine_attribute(character, skill.attribute_id, prefix)
+        return f1000.SkillTest(
+            level=character.skill_level(skill.pk),
+            attribute=attribute,
+            modifiers=modifiers,
+            criticals=criticals,
+            skill=skill.name,
+        )
+    raise RequestError(f"{prefix}test", "required")
+
+
+def _skill(skill_id: int | None, system: str, prefix: str) -> Skill:
+    skill = (
+        Skill.objects.select_related("attribute").filter(pk=skill_id, system=system).first()
+        if skill_id
+        else None
+    )
+    if skill is None:
+        raise RequestError(f"{prefix}skill", "required")
+    return skill
+
+
+def build_test(request: RollRequest, characters: dict[int, Character], criticals: bool):
+    """The engine test for a whole request; RequestError or RuleError if it cannot be made."""
+    if request.kind in SIDE_TESTS:
+        return build_side(request.a, characters, criticals, "a-")
+    if request.kind == "opposed":
+        return f1000.OpposedTest(
+            build_side(request.a, characters, criticals, "a-"),
+            build_side(request.b, characters, criticals, "b-"),
+        )
+    if request.kind == "healing":
+        skill_test = build_side(request.a, characters, criticals, "a-")
+        patient = characters.get(request.patient_id)
+        if patient is None:
+            raise RequestError("patient", "not_in_session")
+        return f1000.HealingTest(skill_test, patient.hp_current, patient.hp_max)
+    if request.kind == "initiative":
+        entries = []
+        for line in request.initiative:
+            character = characters.get(line.character_id)
+            if character is None:
+                raise RequestError("initiative", "not_in_session")
+            speed = _speed(character)
+            modifiers = (
+                (f1000.Modifier(line.modifier, "action", label=line.label or None),)
+                if line.modifier
+                else ()
+            )
+            entries.append(f1000.InitiativeEntry(character.name, speed, modifiers))
+        if not entries:
+            raise RequestError("initiative", "no_characters")
+        return f1000.InitiativeTest(tuple(entries), criticals)
+    raise RequestError("kind", "required")
+
+
+def _speed(character: Character) -> int:
+    for row in character.attribute_values.all():
+        if row.attribute.name == f1000.SPEED_ATTRIBUTE:
+            return row.value
+    raise RuleError(
+        "no_speed", f"{character.name} has no {f1000.SPEED_ATTRIBUTE}", name=character.name
+    )
+
+
+def catalog_lookup(system: str) -> dict[str, dict[int, object]]:
+    """Catalog rows by id, for the panel's choices."""
+    return {
+        "attributes": {a.pk: a for a in Attribute.objects.filter(system=system)},
+        "skills": {
+            s.pk: s for s in Skill.objects.filter(system=system).select_related("attribute")
+        },
+        "traits": {
+            t.pk: t for t in Trait.objects.filter(system=system).select_related("attribute")
+        },
+        "items": {i.pk: i for i in Item.objects.filter(system=system).select_related("attribute")},
+    }

@@ -1,0 +1,89 @@
+"""Reads of the ledger: for the diary, the panel and the audit."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.db.models import Prefetch
+
+from rolls.models import Roll
+
+
+def rolls_prefetch() -> Prefetch:
+    """What the diary prefetches for each post: its rolls, in chain order (one query a page)."""
+    return Prefetch("rolls", queryset=Roll.objects.order_by("seq"))
+
+
+def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[Roll]:
+    """RULES 1.5: the character's action rolls this turn (defence and counter-rolls excluded)."""
+    return list(
+        Roll.objects.filter(
+            session=session, character_id=character_id, turn_number=turn_number, is_action=True
+        ).order_by("seq")
+    )
+
+
+@dataclass(frozen=True)
+class ChainHead:
+    count: int
+    hash: str | None
+
+
+def chain_head(session) -> ChainHead:
+    last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
+    return ChainHead(last.seq, last.hash) if last else ChainHead(0, None)
+
+
+def session_rolls(session):
+    return Roll.objects.filter(session=session).select_related("post", "rolled_by").order_by("seq")
+
+
+@dataclass
+class CharacterStats:
+    """Per-character roll statistics for the moderators' audit (forum1000 single tests)."""
+
+    character_id: int
+    name: str
+    count: int = 0
+    roll_total: int = 0
+    successes: int = 0
+    critical_luck: int = 0
+    critical_bad_luck: int = 0
+
+    @property
+    def mean_roll(self) -> float:
+        return self.roll_total / self.count if self.count else 0.0
+
+    @property
+    def success_share(self) -> float:
+        return self.successes / self.count if self.count else 0.0
+
+    def add(self, result: dict) -> None:
+        self.count += 1
+        self.roll_total += result["roll"]
+        self.successes += bool(result["success"])
+        # Raw faces, counted even in simplified sessions: the audit looks at the dice.
+        self.critical_luck += result["roll"] <= 50
+        self.critical_bad_luck += result["roll"] >= 950
+
+
+def _outcomes(record: dict):
+    """(character id, name, single-test result) for every die of a roll record."""
+    result, people = record["result"], record["characters"]
+    kind = record["kind"]
+    if kind == "opposed":
+        yield people["a"]["id"], people["a"]["name"], result["a"]
+        yield people["b"]["id"], people["b"]["name"], result["b"]
+    elif kind == "initiative":
+        for person, entry in zip(people["initiative"], result["entries"], strict=True):
+            yield person["id"], person["name"], entry["result"]
+    else:
+        yield people["a"]["id"], people["a"]["name"], result
+
+
+def character_stats(session) -> list[CharacterStats]:
+    stats: dict[int, CharacterStats] = {}
+    for record in Roll.objects.filter(session=session).values_list("record", flat=True):
+        for character_id, name, result in _outcomes(record):
+            stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)
+    return sorted(stats.values(), key=lambda s: s.name)
