@@ -273,8 +273,7 @@ def _sums_above(lowest: int, dice: int) -> tuple[int, ...]:
     """ways[s]: outcomes of `dice` dice, each showing a face in lowest+1..9, adding up to s."""
     if dice == 0:
         return (1,)
-    faces = tuple(1 if lowest < face <= 9 else 0 for face in range(10))
-    return _convolve(_sums_above(lowest, dice - 1), faces)
+    return _add_die(_sums_above(lowest, dice - 1), lowest + 1, 9)
 
 
 @cache
@@ -304,19 +303,29 @@ def _kept_sums_without_tens(dice: int, keep: int) -> tuple[int, ...]:
 @cache
 def _chain_end_sums(chains: int) -> tuple[int, ...]:
     """ways[f]: ordered ways for `chains` faces in 1..9 to add up to f."""
-    return _convolve((1,), *([(0, *[1] * 9)] * chains))
+    return (1,) if chains == 0 else _add_die(_chain_end_sums(chains - 1), 1, 9)
 
 
-def _convolve(*sequences: tuple[int, ...]) -> tuple[int, ...]:
-    result = sequences[0]
-    for other in sequences[1:]:
-        following = [0] * (len(result) + len(other) - 1)
-        for i, a in enumerate(result):
-            if a:
-                for j, b in enumerate(other):
-                    following[i + j] += a * b
-        result = tuple(following)
-    return result
+def _add_die(ways: tuple[int, ...], low: int, high: int) -> tuple[int, ...]:
+    """The sums after one more die showing any face in low..high (a sliding window sum)."""
+    result = [0] * (len(ways) + high)
+    window = 0
+    for total in range(len(result)):
+        if 0 <= total - low < len(ways):  # sum − low enters the window
+            window += ways[total - low]
+        if 0 <= total - high - 1 < len(ways):  # sum − high − 1 leaves it
+            window -= ways[total - high - 1]
+        result[total] = window
+    return tuple(result)
+
+
+def _convolve(first: tuple[int, ...], second: tuple[int, ...]) -> tuple[int, ...]:
+    result = [0] * (len(first) + len(second) - 1)
+    for i, a in enumerate(first):
+        if a:
+            for j, b in enumerate(second):
+                result[i + j] += a * b
+    return tuple(result)
 
 
 @cache
