@@ -4,6 +4,7 @@ Everything is made through the same services the pages use, so a fixture
 never builds a state the site itself could not reach.
 """
 
+import importlib
 import itertools
 
 import pytest
@@ -48,6 +49,22 @@ DEFAULT_ATTRIBUTES = {
 def _polish_by_default(settings):
     """Pages are Polish first; a test that wants English asks for it."""
     settings.LANGUAGE_CODE = "pl"
+
+
+@pytest.fixture(autouse=True)
+def _reseed_after_flush(request):
+    """Transactional tests start from a flushed database: put the seeded catalog back."""
+    marker = request.node.get_closest_marker("django_db")
+    transactional = (marker is not None and marker.kwargs.get("transaction")) or any(
+        name in request.fixturenames for name in ("transactional_db", "live_server")
+    )
+    if not transactional:
+        return
+    request.getfixturevalue("transactional_db")
+    from django.apps import apps
+
+    migration = importlib.import_module("characters.migrations.0002_forum1000_catalog")
+    migration.seed(apps, None)
 
 
 @pytest.fixture
@@ -158,3 +175,20 @@ def polish(msgid: str, **params) -> str:
         text = translation.gettext(msgid)
     assert text != msgid, f"no Polish translation for {msgid!r}"
     return text % params if params else text
+
+
+def pytest_collection_modifyitems(config, items):
+    """On SQLite, leave out the tests that need PostgreSQL's concurrent transactions.
+
+    They are deselected (not skipped): the same suite's PostgreSQL run always has them.
+    """
+    from django.db import connection
+
+    if connection.vendor == "postgresql":
+        return
+    kept, left_out = [], []
+    for item in items:
+        (left_out if item.get_closest_marker("postgres_only") else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept

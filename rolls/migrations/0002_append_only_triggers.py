@@ -9,7 +9,7 @@ def install(apps, schema_editor):
     connection = schema_editor.connection
     hatch = ledger_sql.is_test_database(connection)
     for statement in ledger_sql.install_sql(connection.vendor, test_flush_hatch=hatch):
-        schema_editor.execute(statement)
+        schema_editor.execute(statement, params=None)
 
 
 class Migration(migrations.Migration):

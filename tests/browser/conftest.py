@@ -1,11 +1,9 @@
 """Browser tests: Debian's Chromium driven by Playwright against Django's live server."""
 
-import importlib
 import os
 import shutil
 
 import pytest
-from django.apps import apps
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine's network is closed: Chromium must not try to phone home.
@@ -41,13 +39,6 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
-
-
-@pytest.fixture(autouse=True)
-def _catalog(transactional_db):
-    """Live-server tests flush the database after each test, seeded catalog included."""
-    migration = importlib.import_module("characters.migrations.0002_forum1000_catalog")
-    migration.seed(apps, None)
 
 
 @pytest.fixture

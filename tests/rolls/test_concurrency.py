@@ -1,0 +1,100 @@
+"""Concurrent requests against PostgreSQL's row locks: no double roll, no cross-session waits."""
+
+import threading
+import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+from django.db import connection, connections, transaction
+from django.test import Client
+
+from characters.models import Attribute
+from diary.models import GameSession
+from rolls.ledger import verify_session
+from rolls.models import Roll
+from rolls.requests import RollRequest, SideRequest
+from rolls.services import roll_make
+
+pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
+
+
+def _in_thread(work):
+    """Run `work` on its own database connection, closed afterwards."""
+
+    def run(*args):
+        try:
+            return work(*args)
+        finally:
+            connections.close_all()
+
+    return run
+
+
+def test_eight_concurrent_identical_posts_make_exactly_one_roll(table):
+    assert connection.vendor == "postgresql"
+    percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
+    data = {
+        "token": str(uuid.uuid4()),
+        "mode": "attribute",
+        "a-character": table.lirael.pk,
+        "a-attribute": percepcja,
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+    }
+    url = f"/sessions/{table.session.pk}/rolls/panel/"
+    start = threading.Barrier(8)
+
+    @_in_thread
+    def post(_):
+        client = Client()
+        client.force_login(table.gm)
+        start.wait()
+        response = client.post(url, data)
+        return response.status_code, response.get("Location")
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        answers = list(pool.map(post, range(8)))
+
+    assert Roll.objects.count() == 1
+    # Every request got the same answer: the one roll's place in the diary.
+    assert {answer for answer in answers} == {(302, answers[0][1])}
+    assert answers[0][1].endswith("#roll-1")
+    assert verify_session(table.session.pk).ok
+
+
+def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_session):
+    other = make_session(table.gm, [table.borys])
+    percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
+    holding, release = threading.Event(), threading.Event()
+
+    @_in_thread
+    def hold_first_session():
+        with transaction.atomic():
+            GameSession.objects.select_for_update().get(pk=table.session.pk)
+            holding.set()
+            release.wait(timeout=30)
+
+    @_in_thread
+    def roll_in_other_session():
+        request = RollRequest(
+            kind="attribute",
+            a=SideRequest(
+                character_id=table.borys.pk, test="attribute", attribute_ids=(percepcja,)
+            ),
+        )
+        started = time.monotonic()
+        roll_make(session=other, by=table.gm, request=request, token=uuid.uuid4())
+        return time.monotonic() - started
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        holder = pool.submit(hold_first_session)
+        assert holding.wait(timeout=10)
+        elapsed = pool.submit(roll_in_other_session).result(timeout=20)
+        # Still holding the first session's lock while the other session's roll finished.
+        assert not holder.done()
+        release.set()
+        holder.result(timeout=10)
+    assert Roll.objects.filter(session=other).count() == 1
+    assert elapsed < 10

@@ -1,0 +1,332 @@
+"""The roll panel over HTTP: who may roll, what it previews, what it stores, what it refuses."""
+
+import re
+import uuid
+from fractions import Fraction
+
+import pytest
+from django.urls import reverse
+
+from characters.models import Attribute, NegativeEffect, Skill, Trait
+from characters.services import effect_add
+from rolls.engine import forum1000 as f1000
+from rolls.models import Roll
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+
+def attr(name):
+    return Attribute.objects.get(system="forum1000", name=name).pk
+
+
+def skill(name):
+    return Skill.objects.get(name=name).pk
+
+
+def trait(name):
+    return f"trait:{Trait.objects.get(name=name).pk}"
+
+
+def panel_url(table):
+    return reverse("rolls:panel", args=[table.session.pk])
+
+
+def single(character, attribute="Percepcja", **extra):
+    data = {
+        "token": str(uuid.uuid4()),
+        "mode": "attribute",
+        "a-character": character.pk,
+        "a-attribute": attr(attribute),
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+    }
+    data.update(extra)
+    return data
+
+
+def skill_roll(character, name, **extra):
+    data = single(character, mode="skill", **{"a-skill": skill(name)})
+    del data["a-attribute"]
+    data.update(extra)
+    return data
+
+
+# -- who may roll ------------------------------------------------------------
+
+
+def test_gm_rolls_for_any_character(table, client_for):
+    response = client_for(table.gm).post(panel_url(table), single(table.borys))
+    roll = Roll.objects.get()
+    assert response.status_code == 302
+    assert response.url.endswith("#roll-1")
+    assert (roll.character, roll.rolled_by, roll.test) == (table.borys, table.gm, "attribute")
+    assert roll.post.author == table.gm
+
+
+@pytest.mark.parametrize("who", ["alice", "outsider", "moderator"])
+def test_only_the_gm_rolls_in_a_gm_only_session(table, client_for, who):
+    client = client_for(getattr(table, who))
+    assert client.get(panel_url(table)).status_code in (403, 404)
+    response = client.post(panel_url(table), single(table.lirael))
+    assert response.status_code in (403, 404)
+    assert not Roll.objects.exists()
+
+
+def test_players_roll_for_their_own_characters_where_allowed(table, client_for):
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    client = client_for(table.alice)
+    assert client.post(panel_url(table), single(table.lirael)).status_code == 302
+    response = client.post(panel_url(table), single(table.borys))
+    assert response.status_code in (400, 403)
+    assert list(Roll.objects.values_list("character__name", flat=True)) == ["Lirael"]
+    assert Roll.objects.get().post.author == table.alice
+
+
+def test_players_cannot_set_gm_modifiers(table, client_for):
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    client = client_for(table.alice)
+    page = client.get(panel_url(table)).content.decode()
+    assert 'name="a-gm_bonus"' not in page
+    # Posted anyway: the field does not exist for a player, so nothing of it reaches the roll.
+    client.post(
+        panel_url(table), single(table.lirael, **{"a-gm_bonus": "300", "a-gm_bonus_reason": "ja"})
+    )
+    assert Roll.objects.get().record["result"]["threshold"] == 600
+
+
+def test_no_rolls_outside_a_running_session(table, client_for):
+    table.session.status = "finished"
+    table.session.save()
+    response = client_for(table.gm).post(panel_url(table), single(table.lirael))
+    assert response.status_code == 403
+    assert not Roll.objects.exists()
+
+
+# -- one-time tokens ------------------------------------------------------------
+
+
+def test_same_token_returns_the_first_roll_and_stores_nothing(table, client_for):
+    client = client_for(table.gm)
+    data = single(table.lirael)
+    first = client.post(panel_url(table), data)
+    again = client.post(panel_url(table), data)
+    assert Roll.objects.count() == 1
+    assert first.url == again.url
+
+
+def test_same_token_with_other_inputs_is_refused(table, client_for):
+    client = client_for(table.gm)
+    data = single(table.lirael)
+    client.post(panel_url(table), data)
+    response = client.post(panel_url(table), {**data, "a-attribute": attr("Siła")})
+    assert response.status_code == 400
+    assert polish("This form has already made another roll. Reload the panel for a new one.") in (
+        response.content.decode()
+    )
+    assert Roll.objects.count() == 1
+
+
+# -- previews and lines ------------------------------------------------------------
+
+
+def test_preview_shows_threshold_breakdown_and_the_engines_exact_chance(table, client_for):
+    data = skill_roll(
+        table.borys,
+        "Otwieranie zamków",
+        **{
+            "a-sources": [trait("Precyzyjny")],
+            "a-gm_difficulty": "-100",
+            "a-gm_difficulty_reason": "ciemno",
+        },
+    )
+    body = client_for(table.gm).get(panel_url(table), data).content.decode()
+    # 40·3 + 500/2 + 50/2 − 100 = 295
+    assert re.search(r'data-testid="threshold">295<', body)
+    expected = f1000.success_probability(295)
+    assert expected == Fraction(59, 200)
+    assert 'data-testid="chance">29.5%<' in body
+    assert "ciemno" in body and "Precyzyjny" in body
+
+
+def test_opposed_preview_shows_all_four_odds(table, client_for):
+    data = single(table.lirael, mode="opposed", **{"a-test": "attribute"})
+    data.update(
+        {
+            "b-character": table.borys.pk,
+            "b-test": "attribute",
+            "b-attribute": attr("Percepcja"),
+            "b-action_value": "0",
+            "b-gm_difficulty": "0",
+            "b-gm_bonus": "0",
+        }
+    )
+    body = client_for(table.gm).get(panel_url(table), data).content.decode()
+    odds = f1000.opposed_odds(
+        f1000.OpposedTest(
+            f1000.AttributeTest(f1000.Attribute("Percepcja", 600)),
+            f1000.AttributeTest(f1000.Attribute("Percepcja", 600)),
+        )
+    )
+    assert sum((odds.a, odds.b, odds.draw, odds.none), Fraction(0)) == 1
+    assert 'data-testid="odds"' in body
+    assert f"{float(odds.none * 100):.2f}".rstrip("0").rstrip(".") + "%" in body
+
+
+def test_the_roll_line_follows_rules_1_1(table, client_for):
+    client = client_for(table.gm)
+    client.post(
+        panel_url(table),
+        single(table.lirael, **{"a-gm_bonus": "-50", "a-gm_bonus_reason": "pośpiech"}),
+    )
+    roll = Roll.objects.get()
+    result = roll.record["result"]
+    assert result["threshold"] == 550
+    body = client.get(roll.post.get_absolute_url()).content.decode()
+    line = re.sub(r"\s+", " ", re.search(r'data-testid="roll-line">(.*?)</p>', body, re.S).group(1))
+    outcome = polish("Success") if result["success"] else polish("Failure")
+    order = [
+        outcome,
+        f"{result['percent']}%",
+        f"({result['roll']}/550)",
+        str(result["distance"]),
+        "pośpiech",
+    ]
+    positions = [line.index(part) for part in order]
+    assert positions == sorted(positions)
+
+
+# -- refusals -----------------------------------------------------------------
+
+
+def test_foreign_ability_is_refused_naming_both_attributes(table, client_for):
+    from characters.models import Character
+
+    Character.objects.get(pk=table.borys.pk).traits.add(Trait.objects.get(name="Wyczucie kłamstwa"))
+    response = client_for(table.gm).post(
+        panel_url(table),
+        skill_roll(table.borys, "Torturowanie", **{"a-sources": [trait("Wyczucie kłamstwa")]}),
+    )
+    body = response.content.decode()
+    assert response.status_code == 400
+    assert "Mądrość" in body and "Zręczność" in body
+    assert 'id="id_a-sources_error"' in body
+    assert not Roll.objects.exists()
+
+
+def test_gm_modifier_without_reason_is_refused_in_polish(table, client_for):
+    response = client_for(table.gm).post(
+        panel_url(table), single(table.lirael, **{"a-gm_difficulty": "-100"})
+    )
+    assert response.status_code == 400
+    assert (
+        polish("A GM modifier needs a reason: the roll shows it to everyone.")
+        in response.content.decode()
+    )
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("value", ["75", "550", "-350", "abc"])
+def test_gm_modifier_off_the_grid_is_refused(table, client_for, value):
+    data = single(table.lirael, **{"a-gm_bonus": value, "a-gm_bonus_reason": "x"})
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 400
+    assert 'id="id_a-gm_bonus_error"' in response.content.decode()
+    assert not Roll.objects.exists()
+
+
+def test_combined_needs_two_different_attributes(table, client_for):
+    data = single(table.lirael, mode="combined", **{"a-attribute_2": attr("Percepcja")})
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 400
+    assert polish("A combined roll needs two different attributes.") in response.content.decode()
+    assert not Roll.objects.exists()
+
+
+def test_ability_not_on_the_sheet_is_refused(table, client_for):
+    data = single(table.lirael, **{"a-sources": [trait("Dobry Wzrok")]})
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 400
+    assert not Roll.objects.exists()
+
+
+# -- healing, initiative, the action warning -------------------------------------
+
+
+def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_for, monkeypatch):
+    from characters.models import Character
+
+    healer = table.lirael
+    Character.objects.filter(pk=table.borys.pk).update(hp_current=40)
+    wound = effect_add(character=table.borys, by=table.bob, kind="wound", description="Cięcie")
+    illness = effect_add(
+        character=table.borys, by=table.bob, kind="disease", description="Gorączka"
+    )
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
+    data = skill_roll(
+        healer, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=wound.pk
+    )
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 302
+    roll = Roll.objects.get()
+    # Leczenie ran, level 0, Mądrość 600 → threshold 300; roll 100 → distance 200.
+    assert roll.record["result"]["threshold"] == 300
+    table.borys.refresh_from_db()
+    assert table.borys.hp_current == 100  # 40 + 200, capped at 100
+    wound.refresh_from_db()
+    illness.refresh_from_db()
+    assert wound.freed_at is not None and illness.freed_at is None
+    assert roll.record["healing"]["freed_effect"]["id"] == wound.pk
+
+
+def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
+    illness = effect_add(
+        character=table.borys, by=table.bob, kind="disease", description="Gorączka"
+    )
+    data = skill_roll(
+        table.lirael, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=illness.pk
+    )
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 400
+    assert not Roll.objects.exists()
+    assert NegativeEffect.objects.get(pk=illness.pk).freed_at is None
+
+
+def test_initiative_rolls_for_everyone_at_once(table, client_for):
+    data = {
+        "token": str(uuid.uuid4()),
+        "mode": "initiative",
+        f"mod_{table.lirael.pk}": "50",
+        f"why_{table.lirael.pk}": "zwinny but",
+        f"mod_{table.borys.pk}": "0",
+    }
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 302
+    roll = Roll.objects.get()
+    result = roll.record["result"]
+    assert sorted(result["order"]) == ["Borys", "Lirael"]
+    assert set(result["scores"]) == {"Borys", "Lirael"}
+    assert roll.is_action is False
+    body = client_for(table.alice).get(roll.post.get_absolute_url()).content.decode()
+    assert 'data-testid="initiative-order"' in body
+
+
+def test_panel_warns_about_a_second_action_roll_in_the_turn(table, client_for):
+    client = client_for(table.gm)
+    client.post(panel_url(table), single(table.lirael))
+    body = client.get(panel_url(table), single(table.lirael)).content.decode()
+    assert 'data-testid="action-warning"' in body
+    other = client.get(panel_url(table), single(table.borys)).content.decode()
+    assert 'data-testid="action-warning"' not in other
+
+
+class _Fixed:
+    def __init__(self, face):
+        self.face = face
+
+    def roll(self, low, high):
+        assert low <= self.face <= high
+        return self.face
