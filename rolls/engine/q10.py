@@ -91,13 +91,10 @@ class PoolTest:
     raises: int = 0
 
     def __post_init__(self) -> None:
-        by_dice = self.x is not None or self.y is not None
-        by_stats = self.attribute is not None or self.skill is not None
-        if (
-            by_dice == by_stats
-            or (by_dice and None in (self.x, self.y))
-            or (by_stats and None in (self.attribute, self.skill))
-        ):
+        as_dice = (self.x, self.y)
+        as_stats = (self.attribute, self.skill)
+        # Exactly one of the two pairs, and that one complete.
+        if sorted(pair.count(None) for pair in (as_dice, as_stats)) != [0, 2]:
             raise RuleError(
                 "pool_shape",
                 "give the pool either as x and y or as attribute and skill",
