@@ -191,6 +191,13 @@ class Character(models.Model):
                 return row.value
         return 0
 
+    def value_of(self, attribute_name: str) -> int | None:
+        """Value of an attribute by its name (e.g. Szybkość), or None if the sheet lacks it."""
+        for row in self.attribute_values.all():
+            if row.attribute.name == attribute_name:
+                return row.value
+        return None
+
     def skill_level(self, skill_id: int) -> int:
         """Level of one skill; an undeveloped skill has level 0."""
         for row in self.skill_levels.all():

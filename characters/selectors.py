@@ -49,14 +49,7 @@ def sheet_for(character: Character) -> Sheet:
         )
         skills.append(SkillRow(skill, level, value, threshold))
     traits = list(character.traits.all())
-    speed = next(
-        (
-            row.value
-            for row in character.attribute_values.all()
-            if row.attribute.name == SPEED_ATTRIBUTE
-        ),
-        None,
-    )
+    speed = character.value_of(SPEED_ATTRIBUTE)
     on_foot = mounted = None
     if character.system == RuleSystem.FORUM1000 and speed is not None:
         on_foot, mounted = forum1000.movement_metres(speed)

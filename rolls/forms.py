@@ -302,7 +302,8 @@ class InitiativeForm(forms.Form):
     def rows(self):
         """(character, Szybkość, modifier field, reason field) for the template."""
         return [
-            (c, _speed_of(c), self[f"mod_{c.pk}"], self[f"why_{c.pk}"]) for c in self.characters
+            (c, c.value_of(SPEED_ATTRIBUTE), self[f"mod_{c.pk}"], self[f"why_{c.pk}"])
+            for c in self.characters
         ]
 
     def lines(self) -> tuple[InitiativeLine, ...]:
@@ -313,13 +314,6 @@ class InitiativeForm(forms.Form):
             )
             for c in self.characters
         )
-
-
-def _speed_of(character: Character) -> int | None:
-    for row in character.attribute_values.all():
-        if row.attribute.name == SPEED_ATTRIBUTE:
-            return row.value
-    return None
 
 
 def request_from_forms(

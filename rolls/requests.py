@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import asdict, dataclass, field
 
-from characters.models import Attribute, Character, Item, Skill, Trait
+from characters.models import Character, Skill
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
 from rolls.ledger import canonical_json
@@ -244,23 +244,9 @@ def build_test(request: RollRequest, characters: dict[int, Character], criticals
 
 
 def _speed(character: Character) -> int:
-    for row in character.attribute_values.all():
-        if row.attribute.name == f1000.SPEED_ATTRIBUTE:
-            return row.value
+    speed = character.value_of(f1000.SPEED_ATTRIBUTE)
+    if speed is not None:
+        return speed
     raise RuleError(
         "no_speed", f"{character.name} has no {f1000.SPEED_ATTRIBUTE}", name=character.name
     )
-
-
-def catalog_lookup(system: str) -> dict[str, dict[int, object]]:
-    """Catalog rows by id, for the panel's choices."""
-    return {
-        "attributes": {a.pk: a for a in Attribute.objects.filter(system=system)},
-        "skills": {
-            s.pk: s for s in Skill.objects.filter(system=system).select_related("attribute")
-        },
-        "traits": {
-            t.pk: t for t in Trait.objects.filter(system=system).select_related("attribute")
-        },
-        "items": {i.pk: i for i in Item.objects.filter(system=system).select_related("attribute")},
-    }

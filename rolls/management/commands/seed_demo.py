@@ -4,6 +4,8 @@ Everything goes through the same services the pages use. Running it again
 changes nothing and prints the credentials again.
 """
 
+import uuid
+
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
@@ -15,6 +17,8 @@ from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+from rolls.services import roll_make
 
 # Development passwords only: printed at the end so a developer can log in.
 DEMO_USERS = {
@@ -99,13 +103,15 @@ POSTS = [
 class Command(BaseCommand):
     help = "Create the demo users, characters and a running forum1000 session (idempotent)."
 
-    @transaction.atomic
     def handle(self, *args, **options):
-        users = self._users()
-        if GameSession.objects.filter(title=SESSION_TITLE, gm=users["gm"]).exists():
+        with transaction.atomic():
+            users = self._users()
+            present = GameSession.objects.filter(title=SESSION_TITLE, gm=users["gm"]).exists()
+            if not present:
+                self._session(users)
+        if present:
             self.stdout.write("Demo data already present.")
         else:
-            self._session(users)
             self.stdout.write(self.style.SUCCESS("Demo data created."))
         self.stdout.write("Development logins (user / password):")
         for username, password in DEMO_USERS.items():
@@ -188,4 +194,86 @@ class Command(BaseCommand):
                 narration=narration,
                 nc_note=nc_note,
             )
+        self._rolls(session, gm, characters)
         return session
+
+    def _rolls(self, session: GameSession, gm, characters: dict) -> None:
+        """A roll of every tab, through the same service the panel uses."""
+        attribute = {a.name: a.pk for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
+        skill = {s.name: s.pk for s in Skill.objects.filter(system=RuleSystem.FORUM1000)}
+        trait = {t.name: t.pk for t in Trait.objects.filter(system=RuleSystem.FORUM1000)}
+        lirael, borys, mira = characters["Lirael"], characters["Borys"], characters["Mira"]
+        wound = borys.effects.filter(kind="wound", freed_at__isnull=True).first()
+        seduce, lockpick, look, jump, wrestle, heal, initiative = [
+            RollRequest(
+                kind="skill",
+                a=SideRequest(
+                    lirael.pk,
+                    "skill",
+                    skill_id=skill["Uwodzenie"],
+                    trait_ids=(trait["Seksapil"], trait["Przystojny"]),
+                    gm_bonus=GmModifier(50, "Przemyślany podarek dla rybaka"),
+                ),
+            ),
+            RollRequest(
+                kind="skill",
+                a=SideRequest(
+                    borys.pk,
+                    "skill",
+                    skill_id=skill["Otwieranie zamków"],
+                    trait_ids=(trait["Precyzyjny"],),
+                    gm_difficulty=GmModifier(-100, "Zamek zardzewiały od wilgoci"),
+                ),
+            ),
+            RollRequest(
+                kind="attribute",
+                a=SideRequest(
+                    lirael.pk,
+                    "attribute",
+                    (attribute["Percepcja"],),
+                    trait_ids=(trait["Dobry Wzrok"],),
+                ),
+            ),
+            RollRequest(
+                kind="combined",
+                a=SideRequest(
+                    borys.pk,
+                    "combined",
+                    (attribute["Zręczność"], attribute["Szybkość"]),
+                    action_value=50,
+                    action_label="skok przez burtę",
+                ),
+            ),
+            RollRequest(
+                kind="opposed",
+                a=SideRequest(borys.pk, "attribute", (attribute["Siła"],)),
+                b=SideRequest(lirael.pk, "attribute", (attribute["Siła"],)),
+            ),
+            RollRequest(
+                kind="healing",
+                a=SideRequest(mira.pk, "skill", skill_id=skill["Leczenie ran"]),
+                patient_id=borys.pk,
+                effect_id=wound.pk if wound else None,
+            ),
+            RollRequest(
+                kind="initiative",
+                initiative=(
+                    InitiativeLine(lirael.pk),
+                    InitiativeLine(borys.pk),
+                    InitiativeLine(mira.pk, 50, "eliksir zwinności"),
+                ),
+            ),
+        ]
+        turns = [
+            ([seduce, lockpick, heal], "Rybak mięknie, skrzynia ustępuje, Mira opatruje ramię."),
+            ([look, jump], "Z mgły wyłania się strażnica; ktoś zamyka bramę."),
+            ([initiative, wrestle], "Strażnik rzuca się na Borysa. Walka!"),
+        ]
+        for number, (rolls, narration) in enumerate(turns):
+            if number:
+                diary_services.turn_open_next(session=session, by=gm)
+            diary_services.post_create(
+                session=session, author=gm, character=None, narration=narration, nc_note=""
+            )
+            for request in rolls:
+                roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
