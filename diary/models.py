@@ -4,6 +4,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
@@ -65,6 +66,8 @@ class GameSession(models.Model):
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
+    # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
+    activity_at = models.DateTimeField(_("last activity"), default=timezone.now)
 
     objects = GameSessionQuerySet.as_manager()
 
@@ -84,6 +87,15 @@ class GameSession(models.Model):
     @property
     def is_running(self) -> bool:
         return self.status == SessionStatus.RUNNING
+
+    @property
+    def activity_marker(self) -> str:
+        return str(int(self.activity_at.timestamp() * 1_000_000))
+
+    def touch(self) -> None:
+        """Tell open diaries that something changed (see diary.views.session_live)."""
+        self.activity_at = timezone.now()
+        GameSession.objects.filter(pk=self.pk).update(activity_at=self.activity_at)
 
 
 class ParticipationStatus(models.TextChoices):

@@ -215,7 +215,9 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
     if not session.is_running:
         raise ValidationError(_("Turns are opened only while the session is running."))
     last = session.turns.aggregate(last=Max("number"))["last"] or 0
-    return Turn.objects.create(session=session, number=last + 1, opened_by=by)
+    turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
+    session.touch()
+    return turn
 
 
 def current_turn(session: GameSession) -> Turn | None:
@@ -271,6 +273,7 @@ def post_create(
         character=character,
         written_by=author,
     )
+    session.touch()
     return post
 
 
@@ -281,6 +284,7 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
         raise PermissionDenied
     post = Post.objects.create(session=session, turn=turn, author=author)
     PostRevision.objects.create(post=post, version=1, written_by=author)
+    session.touch()
     return post
 
 
@@ -306,6 +310,7 @@ def post_edit(*, post: Post, by, character: Character | None, narration: str, nc
         character=character,
         written_by=by,
     )
+    post.session.touch()
     return post
 
 
@@ -318,4 +323,5 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
     post.hidden_by = by
     post.hidden_reason = reason
     post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
+    post.session.touch()
     return post

@@ -9,6 +9,7 @@ urlpatterns = [
     path("new/", views.session_create, name="session_create"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
+    path("<int:pk>/live/", views.session_live, name="session_live"),
     path("<int:pk>/status/", views.session_status, name="session_status"),
     path("<int:pk>/participants/", views.session_participants, name="participants"),
     path("<int:pk>/join/", views.session_join, name="session_join"),

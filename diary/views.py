@@ -1,7 +1,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -85,6 +85,8 @@ def _diary_context(request, session: GameSession, post_form: PostForm | None = N
     return {
         "session": session,
         "page": page,
+        # Only the newest page follows the game live; older pages stay put.
+        "live": not request.GET.get("before") and not request.GET.get("after"),
         "participations": selectors.session_participations(session),
         "current_turn": services.current_turn(session),
         "is_gm": permissions.is_gm(user, session),
@@ -101,6 +103,18 @@ def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
     session = _readable_session(request, pk)
     return render(request, "diary/session_detail.html", _diary_context(request, session))
+
+
+@login_required
+@require_GET
+def session_live(request, pk: int):
+    """Polled by an open diary: nothing (204) until something changes, then the fresh posts."""
+    session = _readable_session(request, pk)
+    if request.GET.get("seen") == session.activity_marker:
+        return HttpResponse(status=204)
+    return render(
+        request, "diary/session_detail.html#diary_posts", _diary_context(request, session)
+    )
 
 
 @login_required

@@ -226,4 +226,5 @@ def roll_make(
             request_digest=digest,
             created_at=now,
         )
+        locked.touch()
     return RollMade(roll, created=True)

@@ -77,3 +77,26 @@ def test_bad_cursors_are_ignored_not_errors(table, client_for):
     url = reverse("diary:session", args=[table.session.pk])
     for query in ("?before=abc", "?after=-1", "?before=99999999999999999999999", "?after=1e9"):
         assert client.get(url + query).status_code == 200
+
+
+def test_open_diaries_refresh_only_when_something_changed(table, client_for):
+    client = client_for(table.bob)
+    live = reverse("diary:session_live", args=[table.session.pk])
+    table.session.refresh_from_db()
+    seen = table.session.activity_marker
+    assert client.get(live, {"seen": seen}).status_code == 204
+    post_create(
+        session=table.session, author=table.alice, character=None, narration="Nowość", nc_note=""
+    )
+    response = client.get(live, {"seen": seen})
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "Nowość" in body and 'id="diary-posts"' in body
+    table.session.refresh_from_db()
+    assert table.session.activity_marker != seen
+    assert f"seen={table.session.activity_marker}" in body
+
+
+def test_live_refresh_is_for_readers_only(table, client_for):
+    live = reverse("diary:session_live", args=[table.session.pk])
+    assert client_for(table.outsider).get(live, {"seen": "0"}).status_code in (403, 404)
