@@ -88,6 +88,12 @@ class SideForm(forms.Form):
         self.fields["skill"].choices = [("", "—")] + [
             (s.pk, f"{s.name} ({s.attribute.name})") for s in self.skills.values()
         ]
+        # Start from a complete test, so the preview shows a chance at once.
+        if attributes:
+            self.fields["attribute"].initial = attributes[0].pk
+            self.fields["attribute_2"].initial = attributes[1].pk if len(attributes) > 1 else None
+        if self.skills:
+            self.fields["skill"].initial = next(iter(self.skills))
         character = self.selected_character()
         self.fields["sources"].choices = [
             (key, label) for key, label, _attribute in self.source_options(character)

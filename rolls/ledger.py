@@ -60,7 +60,7 @@ def verify_chain(rows, session_id: int) -> ChainReport:
             return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
         if row_prev_hash != prev_hash:
             return ChainReport(count, prev_hash, broken_seq=seq, problem="bad_link")
-        if chain_hash(row_prev_hash, record) != row_hash:
+        if not isinstance(record, dict) or chain_hash(row_prev_hash, record) != row_hash:
             return ChainReport(count, prev_hash, broken_seq=seq, problem="changed_record")
         if record.get("seq") != seq or record.get("session") != session_id:
             return ChainReport(count, prev_hash, broken_seq=seq, problem="wrong_position")

@@ -136,6 +136,21 @@ class RollView:
 
 
 def roll_view(roll) -> RollView:
+    """The roll as shown; a record that no longer has its shape (tampering) is said to be so."""
+    try:
+        return _roll_view(roll)
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError):
+        return RollView(
+            seq=roll.seq,
+            kind=_("Unreadable record"),
+            rolled_by="?",
+            lines=[],
+            verdict=_("This roll's stored record is damaged; moderators: verify the chain."),
+            hash=roll.hash,
+        )
+
+
+def _roll_view(roll) -> RollView:
     record = roll.record
     result = record["result"]
     people = record["characters"]

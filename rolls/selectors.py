@@ -84,6 +84,10 @@ def _outcomes(record: dict):
 def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
     for record in Roll.objects.filter(session=session).values_list("record", flat=True):
-        for character_id, name, result in _outcomes(record):
+        try:
+            outcomes = list(_outcomes(record))
+        except (KeyError, TypeError, ValueError):
+            continue  # a damaged record; the chain report above names it
+        for character_id, name, result in outcomes:
             stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)
     return sorted(stats.values(), key=lambda s: s.name)

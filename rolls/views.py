@@ -103,9 +103,9 @@ def roll_detail(request, pk: int, seq: int):
 @require_GET
 def audit(request, pk: int):
     """Moderators: the session's chain verified, and roll statistics per character."""
-    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
     if not is_moderator(request.user):
-        raise PermissionDenied
+        raise PermissionDenied  # before the lookup: no one learns which sessions exist
+    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
     return render(
         request,
         "rolls/audit.html",

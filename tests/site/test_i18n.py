@@ -62,3 +62,8 @@ def test_english_on_request(client):
     body = client.get(reverse("login")).content.decode()
     assert '<html lang="en">' in body
     assert "Log in" in body
+
+
+def test_an_english_browser_still_gets_polish_until_the_user_switches(client):
+    body = client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9").content.decode()
+    assert '<html lang="pl">' in body
