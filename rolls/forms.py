@@ -24,7 +24,10 @@ TEST_CHOICES = [
     ("attribute", _("single attribute")),
     ("combined", _("combined (two attributes)")),
     ("skill", _("skill")),
+    # PvP defence when no skill fits the initiator's: a skill roll at level 0 (RULES 1.3).
+    ("half_attribute", _("no fitting skill: attribute ÷ 2")),
 ]
+SKILL_LIKE = ("skill", "half_attribute")
 
 
 def _gm_field(choices, label):
@@ -63,7 +66,7 @@ class SideForm(forms.Form):
         characters: list[Character],
         gm: bool,
         tests: tuple[str, ...] = ("attribute", "combined", "skill"),
-        healing_only: bool = False,
+        healing_skills: bool | None = None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -82,8 +85,10 @@ class SideForm(forms.Form):
         self.fields["attribute"].choices = attribute_choices
         self.fields["attribute_2"].choices = attribute_choices
         skills = Skill.objects.filter(system=system).select_related("attribute")
-        if healing_only:
+        if healing_skills is True:
             skills = skills.exclude(heals="")
+        elif healing_skills is False:  # healing has its own mode, which asks for the patient
+            skills = skills.filter(heals="")
         self.skills = {s.pk: s for s in skills}
         self.fields["skill"].choices = [("", "—")] + [
             (s.pk, f"{s.name} ({s.attribute.name})") for s in self.skills.values()
@@ -116,7 +121,7 @@ class SideForm(forms.Form):
 
     def current_test(self) -> str:
         test = self._raw("test")
-        return test if test in ("attribute", "combined", "skill") else "attribute"
+        return test if test in dict(TEST_CHOICES) else "attribute"
 
     def selected_character(self) -> Character | None:
         raw = self._raw("character")
@@ -198,7 +203,7 @@ class SideForm(forms.Form):
         if self.fixed_test:
             cleaned["test"] = self.fixed_test
         test = cleaned.get("test")
-        if test in ("attribute", "combined") and not cleaned.get("attribute"):
+        if test in ("attribute", "combined", "half_attribute") and not cleaned.get("attribute"):
             self.add_error("attribute", _("Choose the attribute."))
         if test == "combined":
             if not cleaned.get("attribute_2"):
@@ -219,7 +224,7 @@ class SideForm(forms.Form):
         data = self.cleaned_data
         test = data["test"]
         attribute_ids: tuple[int, ...] = ()
-        if test == "attribute":
+        if test in ("attribute", "half_attribute"):
             attribute_ids = (data["attribute"],)
         elif test == "combined":
             attribute_ids = (data["attribute"], data["attribute_2"])

@@ -17,7 +17,14 @@ from diary.services import current_turn
 from rolls import selectors
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
-from rolls.forms import HealingForm, InitiativeForm, SideForm, TokenForm, request_from_forms
+from rolls.forms import (
+    SKILL_LIKE,
+    HealingForm,
+    InitiativeForm,
+    SideForm,
+    TokenForm,
+    request_from_forms,
+)
 from rolls.messages import request_error_message, rule_error_message
 from rolls.presenters import _terms
 from rolls.requests import RequestError, RollRequest
@@ -32,10 +39,16 @@ MODES = {mode: tab for tab, _label, modes in TABS for mode in modes}
 SIDE_TESTS_BY_MODE = {
     "attribute": ("attribute",),
     "combined": ("combined",),
-    "opposed": ("attribute", "combined", "skill"),
+    "opposed": ("attribute", "combined", "skill", "half_attribute"),
     "skill": ("skill",),
     "healing": ("skill",),
 }
+
+
+DEFENCE_MISMATCH = _(
+    "The defence follows the initiator: a skill is answered by a skill (or by attribute ÷ 2 "
+    "when none fits), an attribute roll by attribute rolls."
+)
 
 
 @dataclass
@@ -97,7 +110,7 @@ class Panel:
                 characters=self.characters,
                 gm=self.gm,
                 tests=tests,
-                healing_only=self.mode == "healing",
+                healing_skills={"healing": True, "skill": False}.get(self.mode),
             )
             if self.mode == "opposed":
                 self.side_b = SideForm(
@@ -116,7 +129,20 @@ class Panel:
 
     def is_valid(self) -> bool:
         # A list, not a generator: every form must be validated so each shows its errors.
-        return all([f.is_valid() for f in self.forms])  # noqa: C419
+        valid = all([f.is_valid() for f in self.forms])  # noqa: C419
+        return valid and self._defence_follows_initiator()
+
+    def _defence_follows_initiator(self) -> bool:
+        """RULES 1.3: a skill meets a skill (or attribute ÷ 2), attribute rolls meet attributes."""
+        if self.side_b is None:
+            return True
+        initiator = self.side_a.cleaned_data["test"]
+        defence = self.side_b.cleaned_data["test"]
+        if (initiator in SKILL_LIKE) == (defence in SKILL_LIKE):
+            return True
+        if not self.side_b.has_error("test"):
+            self.side_b.add_error("test", DEFENCE_MISMATCH)
+        return False
 
     def request(self) -> RollRequest:
         return request_from_forms(

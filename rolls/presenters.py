@@ -69,6 +69,8 @@ def _what(result: dict) -> str:
     if kind == "combined":
         first, second = data["attributes"]
         return _("Combined: %(a)s + %(b)s") % {"a": first["name"], "b": second["name"]}
+    if kind in ("skill", "healing") and not data.get("skill"):
+        return _("No fitting skill: %(attribute)s ÷ 2") % {"attribute": data["attribute"]["name"]}
     if kind in ("skill", "healing"):
         return _("%(skill)s (level %(level)s, %(attribute)s)") % {
             "skill": data.get("skill") or _("Skill"),

@@ -17,7 +17,7 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
 from rolls.ledger import canonical_json
 
-SIDE_TESTS = ("attribute", "combined", "skill")
+SIDE_TESTS = ("attribute", "combined", "skill")  # the kinds a one-sided request may be
 
 
 @dataclass(frozen=True)
@@ -185,6 +185,14 @@ def build_side(
         first = _engine_attribute(character, side.attribute_ids[0], prefix)
         second = _engine_attribute(character, side.attribute_ids[1], prefix)
         return f1000.CombinedTest((first, second), modifiers, criticals)
+    if side.test == "half_attribute":
+        # PvP defence without a fitting skill: a skill roll at level 0 on the attribute.
+        if len(side.attribute_ids) != 1:
+            raise RequestError(f"{prefix}attribute", "required")
+        attribute = _engine_attribute(character, side.attribute_ids[0], prefix)
+        return f1000.SkillTest(
+            level=0, attribute=attribute, modifiers=modifiers, criticals=criticals
+        )
     if side.test == "skill":
         skill = _skill(side.skill_id, character.system, prefix)
         attribute = _engine_attribute(character, skill.attribute_id, prefix)

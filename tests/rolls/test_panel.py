@@ -1,5 +1,6 @@
 """The roll panel over HTTP: who may roll, what it previews, what it stores, what it refuses."""
 
+import html
 import re
 import uuid
 from fractions import Fraction
@@ -330,3 +331,75 @@ class _Fixed:
     def roll(self, low, high):
         assert low <= self.face <= high
         return self.face
+
+
+def opposed(a_side: dict, b_side: dict) -> dict:
+    data = {"token": str(uuid.uuid4()), "mode": "opposed"}
+    for prefix, side in (("a", a_side), ("b", b_side)):
+        data.update(
+            {
+                f"{prefix}-action_value": "0",
+                f"{prefix}-gm_difficulty": "0",
+                f"{prefix}-gm_bonus": "0",
+            }
+        )
+        data.update({f"{prefix}-{key}": value for key, value in side.items()})
+    return data
+
+
+def test_pvp_defence_without_a_fitting_skill_is_attribute_halved(table, client_for):
+    data = opposed(
+        {"character": table.lirael.pk, "test": "skill", "skill": skill("Uwodzenie")},
+        {"character": table.borys.pk, "test": "half_attribute", "attribute": attr("Mądrość")},
+    )
+    assert client_for(table.gm).post(panel_url(table), data).status_code == 302
+    result = Roll.objects.get().record["result"]
+    # Lirael: 40·1 + 700/2 = 390 (Uwodzenie level 1); Borys: Mądrość 600 / 2 = 300.
+    assert (result["a"]["threshold"], result["b"]["threshold"]) == (390, 300)
+    assert result["b"]["input"]["level"] == 0
+    assert result["winner"] in ("a", "b", "draw", "none")
+
+
+def test_pvp_defence_must_follow_the_initiators_kind_of_test(table, client_for):
+    data = opposed(
+        {"character": table.lirael.pk, "test": "skill", "skill": skill("Uwodzenie")},
+        {"character": table.borys.pk, "test": "attribute", "attribute": attr("Mądrość")},
+    )
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 400
+    assert 'id="id_b-test_error"' in response.content.decode()
+    assert not Roll.objects.exists()
+
+
+def test_simplified_sessions_hide_criticals(
+    make_user, make_character, make_session, client_for, monkeypatch
+):
+    gm, player = make_user(), make_user()
+    hero = make_character(player, "Hero")
+    session = make_session(gm, [hero], criticals_enabled=False)
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(7))
+    data = single(hero)
+    client_for(gm).post(reverse("rolls:panel", args=[session.pk]), data)
+    roll = Roll.objects.get()
+    assert roll.record["result"]["roll"] == 7  # the raw face is kept
+    assert roll.record["result"]["critical"] is None
+    body = client_for(player).get(roll.post.get_absolute_url()).content.decode()
+    assert polish("critical luck") not in body
+    assert 'data-testid="criticals"' in body  # the session page tells the setting
+
+
+def test_skill_mode_leaves_healing_to_the_healing_mode(table, client_for):
+    body = client_for(table.gm).get(panel_url(table) + "?mode=skill").content.decode()
+    assert "Leczenie ran" not in body
+    healing = client_for(table.gm).get(panel_url(table) + "?mode=healing").content.decode()
+    assert "Leczenie ran" in healing
+
+
+def test_every_roll_has_a_permalink_with_its_record_and_hash(table, client_for):
+    client_for(table.gm).post(panel_url(table), single(table.lirael))
+    roll = Roll.objects.get()
+    url = reverse("rolls:detail", args=[table.session.pk, roll.seq])
+    body = html.unescape(client_for(table.alice).get(url).content.decode())
+    assert roll.hash in body and roll.prev_hash in body
+    assert '"threshold": 600' in body
+    assert client_for(table.outsider).get(url).status_code in (403, 404)
