@@ -9,6 +9,7 @@ opposed rolls use two sides, prefixed "a-" and "b-".
 from __future__ import annotations
 
 import uuid
+from dataclasses import dataclass
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
@@ -28,6 +29,20 @@ TEST_CHOICES = [
     ("half_attribute", _("no fitting skill: attribute ÷ 2")),
 ]
 SKILL_LIKE = ("skill", "half_attribute")
+
+
+@dataclass(frozen=True)
+class SourceOption:
+    """An ability, flaw or item that modifies one attribute."""
+
+    key: str  # "trait:<id>" or "item:<id>"
+    name: str
+    modifier: int
+    attribute: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {self.modifier:+d} ({self.attribute})"
 
 
 def _gm_field(choices, label):
@@ -90,8 +105,9 @@ class SideForm(forms.Form):
         elif healing_skills is False:  # healing has its own mode, which asks for the patient
             skills = skills.filter(heals="")
         self.skills = {s.pk: s for s in skills}
+        character = self.selected_character()
         self.fields["skill"].choices = [("", "—")] + [
-            (s.pk, f"{s.name} ({s.attribute.name})") for s in self.skills.values()
+            (skill.pk, self.skill_label(skill, character)) for skill in self.skills.values()
         ]
         # Start from a complete test, so the preview shows a chance at once.
         if attributes:
@@ -99,9 +115,8 @@ class SideForm(forms.Form):
             self.fields["attribute_2"].initial = attributes[1].pk if len(attributes) > 1 else None
         if self.skills:
             self.fields["skill"].initial = next(iter(self.skills))
-        character = self.selected_character()
         self.fields["sources"].choices = [
-            (key, label) for key, label, _attribute in self.source_options(character)
+            (option.key, option.label) for option in self.source_options(character)
         ]
         if not gm:
             # Only the GM sets GM modifiers (RULES 1.2); players never see these fields.
@@ -109,6 +124,16 @@ class SideForm(forms.Form):
                 del self.fields[name]
 
     # -- what the template needs before validation -------------------------
+
+    @staticmethod
+    def skill_label(skill: Skill, character: Character | None) -> str:
+        """The skill, its attribute, and the chosen character's level (0: undeveloped)."""
+        level = character.skill_level(skill.pk) if character else 0
+        return _("%(skill)s (%(attribute)s, level %(level)s)") % {
+            "skill": skill.name,
+            "attribute": skill.attribute.name,
+            "level": level,
+        }
 
     def _raw(self, name: str):
         """A field's submitted value before validation (the panel redraws as fields change)."""
@@ -131,20 +156,16 @@ class SideForm(forms.Form):
             return next(iter(self.characters.values()), None)
 
     @staticmethod
-    def source_options(character: Character | None):
-        """(key, label, attribute name) of every attribute-bound source on the sheet."""
+    def source_options(character: Character | None) -> list[SourceOption]:
+        """Every attribute-bound ability, flaw and item on the sheet."""
         if character is None:
             return []
         options = [
-            (f"trait:{t.pk}", f"{t.name} {t.modifier:+d} ({t.attribute.name})", t.attribute.name)
+            SourceOption(f"trait:{t.pk}", t.name, t.modifier, t.attribute.name)
             for t in character.traits.all()
         ]
         options += [
-            (
-                f"item:{h.item_id}",
-                f"{h.item.name} {h.item.modifier:+d} ({h.item.attribute.name})",
-                h.item.attribute.name,
-            )
+            SourceOption(f"item:{h.item_id}", h.item.name, h.item.modifier, h.item.attribute.name)
             for h in character.item_holdings.all()
             if h.item.attribute_id
         ]
@@ -169,29 +190,29 @@ class SideForm(forms.Form):
             return []
 
     def source_rows(self):
-        """Checkbox rows for the template: enabled or disabled with the reason."""
+        """Checkbox rows for the template: enabled, or disabled with the reason."""
         tested = self.tested_attribute_names()
         checked = set(self.data.getlist(self.add_prefix("sources"))) if self.is_bound else set()
         rows = []
-        for key, label, attribute in self.source_options(self.selected_character()):
-            usable = not tested or attribute in tested
+        for option in self.source_options(self.selected_character()):
+            usable = not tested or option.attribute in tested
             reason = (
                 ""
                 if usable
                 else _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.")
                 % {
-                    "source": label.split(" ")[0],
-                    "attribute": attribute,
+                    "source": option.name,
+                    "attribute": option.attribute,
                     "tested": ", ".join(tested),
                 }
             )
             rows.append(
                 {
-                    "key": key,
-                    "label": label,
+                    "key": option.key,
+                    "label": option.label,
                     "enabled": usable,
                     "reason": reason,
-                    "checked": key in checked,
+                    "checked": option.key in checked,
                 }
             )
         return rows

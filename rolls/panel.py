@@ -7,8 +7,11 @@ healing; "Inicjatywa" → initiative.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 
+from django.http import QueryDict
+from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 
 from diary import permissions as diary_permissions
@@ -69,9 +72,9 @@ class Preview:
 
 
 def percent_text(chance: Fraction) -> str:
-    """Exact chance as a percent with up to two decimals (commas are added by the template)."""
-    value = round(float(chance * 100), 2)
-    return f"{value:.2f}".rstrip("0").rstrip(".")
+    """The exact chance as a percent, rounded to two decimals, with the language's separator."""
+    text = f"{round(float(chance * 100), 2):.2f}".rstrip("0").rstrip(".")
+    return formats.number_format(Decimal(text), use_l10n=True)
 
 
 class Panel:
@@ -118,6 +121,18 @@ class Panel:
                 )
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)
+
+    def initial_query(self) -> QueryDict:
+        """Every field's starting value, as the query string of a complete panel."""
+        query = QueryDict(mutable=True)
+        for form in self.forms:
+            for bound in form:
+                value = bound.initial
+                if value in (None, "") or bound.name == "token":
+                    continue
+                values = value if isinstance(value, list | tuple) else [value]
+                query.setlist(bound.html_name, [str(v) for v in values])
+        return query
 
     @property
     def forms(self):

@@ -1,4 +1,5 @@
 import json
+import uuid
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -25,11 +26,12 @@ def _session_for_reader(request, pk: int) -> GameSession:
     return session
 
 
-def _panel_data(request):
-    """Bound data for the panel: POSTed, or GET fields when the panel redraws as you type."""
-    if request.method == "POST":
-        return request.POST
-    return request.GET if "token" in request.GET else None
+def _with_fresh_token(request, fields) -> str:
+    """The panel's URL with these fields and a new one-time token."""
+    query = fields.copy()
+    query.pop("csrfmiddlewaretoken", None)
+    query["token"] = str(uuid.uuid4())
+    return f"{request.path}?{query.urlencode()}"
 
 
 @login_required
@@ -39,8 +41,18 @@ def panel(request, pk: int):
     session = _session_for_reader(request, pk)
     if not services.may_roll_at_all(request.user, session):
         raise PermissionDenied
-    mode = request.POST.get("mode") or request.GET.get("mode") or "attribute"
-    panel = Panel(session, request.user, mode, data=_panel_data(request))
+    if request.method == "GET" and "token" not in request.GET:
+        # The token and every field live in the URL (the redraws keep it current), so
+        # going Back to this panel after a roll brings the same token: no second roll.
+        fields = Panel(
+            session, request.user, request.GET.get("mode") or "attribute"
+        ).initial_query()
+        for key in request.GET:
+            fields.setlist(key, request.GET.getlist(key))
+        return redirect(_with_fresh_token(request, fields))
+    data = request.POST if request.method == "POST" else request.GET
+    panel = Panel(session, request.user, data.get("mode") or "attribute", data=data)
+    fresh_url = None  # offered when the token was already spent on another roll
     if request.method == "POST" and panel.is_valid():
         target = None
         if post_id := panel.token_form.cleaned_data.get("post"):
@@ -57,8 +69,10 @@ def panel(request, pk: int):
             panel.add_rule_error(error)
         except services.TokenReused:
             panel.add_error(
-                None, _("This form has already made another roll. Reload the panel for a new one.")
+                None,
+                _("This form has already made another roll; open a new roll to roll again."),
             )
+            fresh_url = _with_fresh_token(request, request.POST)
         else:
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
     template = "rolls/panel.html#panel" if request.htmx else "rolls/panel.html"
@@ -71,6 +85,7 @@ def panel(request, pk: int):
             "tabs": TABS,
             "preview": panel.preview() if request.method == "GET" else None,
             "show_errors": request.method == "POST",
+            "fresh_url": fresh_url,
             # While the panel redraws as fields change, half-filled fields are not errors yet.
             "hide_errors": request.method == "GET",
         },

@@ -135,9 +135,15 @@ def gm(page, table):
     return page
 
 
+def panel_url_with(mode: str) -> re.Pattern:
+    """The panel's URL in this mode, carrying its one-time token."""
+    return re.compile(rf"/rolls/panel/\?(?=.*\bmode={mode}(&|$))(?=.*\btoken=)")
+
+
 def first_redraw(page) -> None:
-    """A fresh panel fills itself in once on load; a choice made before that would be lost."""
-    wait_for_redraws(page, 0)
+    """A fresh panel arrives complete (its URL carries the token); wait until it has loaded."""
+    page.wait_for_load_state("load")
+    expect(page.get_by_test_id("preview")).to_be_visible()
 
 
 def open_panel(page, table, mode: str = "") -> None:
@@ -148,7 +154,7 @@ def open_panel(page, table, mode: str = "") -> None:
     first_redraw(page)
     if mode:
         page.locator(f'#panel a[href="?mode={mode}"]').first.click()
-        page.wait_for_url(f"**mode={mode}")
+        page.wait_for_url(panel_url_with(mode))
         first_redraw(page)
 
 
@@ -386,7 +392,7 @@ def test_healing_changes_the_patients_hp_and_frees_the_chosen_wound(gm, table, m
     open_panel(page, table)
     open_tab(page, "Skills")  # "Umiejętności"
     page.locator('#panel a.mode[href="?mode=healing"]').click()
-    page.wait_for_url("**mode=healing")
+    page.wait_for_url(panel_url_with("healing"))
     first_redraw(page)
     choose(page, "a-character", value=str(healer.pk))
     choose(page, "a-skill", value=skill_id("Leczenie ran"))

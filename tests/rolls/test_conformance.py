@@ -12,13 +12,9 @@ import pytest
 from rolls import conformance
 from rolls.engine import systems
 from rolls.engine.errors import RuleError
+from tests.rolls.vector_folders import OWN_VECTORS, SHARED_VECTORS
 
 REPO = Path(__file__).resolve().parents[2]
-OWN_VECTORS = Path(__file__).resolve().parent / "vectors"
-# The steering folder next to the checkout when there is one (it may hold newer cases);
-# otherwise the snapshot of it kept in the repository, so any clone runs them.
-_STEERING_VECTORS = REPO.parent / "shared" / "rules" / "vectors"
-SHARED_VECTORS = _STEERING_VECTORS if _STEERING_VECTORS.is_dir() else OWN_VECTORS / "shared"
 
 
 def vector_files(folder: Path) -> list[Path]:

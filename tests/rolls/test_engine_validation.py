@@ -2,7 +2,6 @@
 
 import copy
 import json
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -11,11 +10,9 @@ from hypothesis import strategies as st
 from rolls.engine import systems
 from rolls.engine.dice import DiceExhausted, ScriptedDice
 from rolls.engine.errors import RuleError
+from tests.rolls.vector_folders import OWN_VECTORS, SHARED_VECTORS
 
-FOLDERS = [
-    Path(__file__).resolve().parents[3] / "shared" / "rules" / "vectors",
-    Path(__file__).resolve().parent / "vectors",
-]
+FOLDERS = [SHARED_VECTORS, OWN_VECTORS]
 FACES = {"forum1000": (1, 1000), "q10": (1, 10), "ciernie": (1, 20), "arsmagica": (0, 9)}
 
 

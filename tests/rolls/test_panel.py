@@ -69,7 +69,7 @@ def test_gm_rolls_for_any_character(table, client_for):
 @pytest.mark.parametrize("who", ["alice", "outsider", "moderator"])
 def test_only_the_gm_rolls_in_a_gm_only_session(table, client_for, who):
     client = client_for(getattr(table, who))
-    assert client.get(panel_url(table)).status_code in (403, 404)
+    assert client.get(panel_url(table), follow=True).status_code in (403, 404)
     response = client.post(panel_url(table), single(table.lirael))
     assert response.status_code in (403, 404)
     assert not Roll.objects.exists()
@@ -90,13 +90,25 @@ def test_players_cannot_set_gm_modifiers(table, client_for):
     table.session.roll_policy = "players_own"
     table.session.save()
     client = client_for(table.alice)
-    page = client.get(panel_url(table)).content.decode()
+    page = client.get(panel_url(table), follow=True).content.decode()
     assert 'name="a-gm_bonus"' not in page
     # Posted anyway: the field does not exist for a player, so nothing of it reaches the roll.
     client.post(
         panel_url(table), single(table.lirael, **{"a-gm_bonus": "300", "a-gm_bonus_reason": "ja"})
     )
     assert Roll.objects.get().record["result"]["threshold"] == 600
+
+
+def test_opening_the_panel_puts_a_fresh_token_in_its_url(table, client_for):
+    client = client_for(table.gm)
+    first = client.get(panel_url(table) + "?mode=skill")
+    second = client.get(panel_url(table) + "?mode=skill")
+    assert first.status_code == second.status_code == 302
+    assert "mode=skill" in first.url and "token=" in first.url
+    assert first.url != second.url
+    # Coming back to that URL (the Back button) shows the same token again.
+    token = re.search(r"token=([0-9a-f-]+)", first.url).group(1)
+    assert f'value="{token}"' in client.get(first.url).content.decode()
 
 
 def test_no_rolls_outside_a_running_session(table, client_for):
@@ -124,10 +136,12 @@ def test_same_token_with_other_inputs_is_refused(table, client_for):
     data = single(table.lirael)
     client.post(panel_url(table), data)
     response = client.post(panel_url(table), {**data, "a-attribute": attr("Siła")})
+    body = response.content.decode()
     assert response.status_code == 400
-    assert polish("This form has already made another roll. Reload the panel for a new one.") in (
-        response.content.decode()
-    )
+    assert polish("This form has already made another roll; open a new roll to roll again.") in body
+    # The way out keeps the settings and brings a new token.
+    fresh = html.unescape(re.search(r'href="([^"]+token=[^"]+)"', body).group(1))
+    assert data["token"] not in fresh
     assert Roll.objects.count() == 1
 
 
@@ -149,7 +163,7 @@ def test_preview_shows_threshold_breakdown_and_the_engines_exact_chance(table, c
     assert re.search(r'data-testid="threshold">295<', body)
     expected = f1000.success_probability(295)
     assert expected == Fraction(59, 200)
-    assert 'data-testid="chance">29.5%<' in body
+    assert 'data-testid="chance">29,5%<' in body  # Polish decimal comma
     assert "ciemno" in body and "Precyzyjny" in body
 
 
@@ -174,7 +188,8 @@ def test_opposed_preview_shows_all_four_odds(table, client_for):
     )
     assert sum((odds.a, odds.b, odds.draw, odds.none), Fraction(0)) == 1
     assert 'data-testid="odds"' in body
-    assert f"{float(odds.none * 100):.2f}".rstrip("0").rstrip(".") + "%" in body
+    none = f"{float(odds.none * 100):.2f}".rstrip("0").rstrip(".").replace(".", ",")
+    assert f"{none}%" in body
 
 
 def test_the_roll_line_follows_rules_1_1(table, client_for):
@@ -389,9 +404,10 @@ def test_simplified_sessions_hide_criticals(
 
 
 def test_skill_mode_leaves_healing_to_the_healing_mode(table, client_for):
-    body = client_for(table.gm).get(panel_url(table) + "?mode=skill").content.decode()
+    client = client_for(table.gm)
+    body = client.get(panel_url(table) + "?mode=skill", follow=True).content.decode()
     assert "Leczenie ran" not in body
-    healing = client_for(table.gm).get(panel_url(table) + "?mode=healing").content.decode()
+    healing = client.get(panel_url(table) + "?mode=healing", follow=True).content.decode()
     assert "Leczenie ran" in healing
 
 
