@@ -14,6 +14,7 @@ from characters.forms import (
     NegativeEffectForm,
     PotionForm,
     SystemChoiceForm,
+    apply_service_errors,
 )
 from characters.models import Character, HealingPotion, NegativeEffect
 from characters.systems import ATTRIBUTE_RANGE
@@ -27,15 +28,6 @@ def _viewable_character(request, pk: int) -> Character:
     if not access.can_view_character(request.user, character):
         raise Http404
     return character
-
-
-def _apply_service_errors(form, error: ValidationError) -> None:
-    """A service's ValidationError shown on the form, next to its field where it has one."""
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 @login_required
@@ -64,7 +56,7 @@ def character_create(request):
                 owner=request.user, system=system, values=form.sheet_values()
             )
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("The character has been created."))
             return redirect("characters:detail", pk=character.pk)
@@ -88,7 +80,7 @@ def character_edit(request, pk: int):
                 character=character, by=request.user, values=form.sheet_values()
             )
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("The character sheet has been saved."))
             return redirect("characters:detail", pk=character.pk)

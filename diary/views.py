@@ -6,17 +6,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from characters.forms import apply_service_errors
 from diary import permissions, selectors, services
 from diary.forms import HideForm, InviteForm, JoinForm, PostForm, SessionForm, StatusForm
 from diary.models import GameSession, Participation, Post
-
-
-def _apply_service_errors(form, error: ValidationError) -> None:
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 def _readable_session(request, pk: int) -> GameSession:
@@ -65,7 +58,7 @@ def session_edit(request, pk: int):
         try:
             services.session_update(session=session, by=request.user, **form.cleaned_data)
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Session settings saved."))
             return redirect("diary:session", pk=session.pk)
@@ -154,7 +147,7 @@ def session_participants(request, pk: int):
                     character=invite_form.cleaned_data["character"],
                 )
             except ValidationError as error:
-                _apply_service_errors(invite_form, error)
+                apply_service_errors(invite_form, error)
             else:
                 messages.success(request, _("The character has been invited."))
                 return redirect("diary:participants", pk=pk)
@@ -184,7 +177,7 @@ def session_join(request, pk: int):
                 session=session, by=request.user, character=form.cleaned_data["character"]
             )
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("Your request has been sent to the GM."))
             return redirect("diary:session_list")
@@ -248,7 +241,7 @@ def post_create(request, pk: int):
         try:
             post = services.post_create(session=session, author=request.user, **form.cleaned_data)
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             return redirect(post.get_absolute_url())
     return render(
@@ -286,7 +279,7 @@ def post_edit(request, pk: int):
         try:
             services.post_edit(post=post, by=request.user, **form.cleaned_data)
         except ValidationError as error:
-            _apply_service_errors(form, error)
+            apply_service_errors(form, error)
         else:
             messages.success(request, _("The post has been saved; its earlier version is kept."))
             return redirect(post.get_absolute_url())

@@ -29,9 +29,9 @@ from rolls.forms import (
     request_from_forms,
 )
 from rolls.messages import request_error_message, rule_error_message
-from rolls.presenters import _terms
+from rolls.presenters import threshold_terms
 from rolls.requests import RequestError, RollRequest
-from rolls.services import playing_characters
+from rolls.services import playing_characters, prepare
 
 TABS = [
     ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
@@ -192,8 +192,6 @@ class Panel:
             return None
         try:
             request = self.request()
-            from rolls.services import prepare
-
             test = prepare(self.session, request)
         except (RuleError, RequestError) as error:
             _field, message = (
@@ -220,7 +218,7 @@ class Panel:
             threshold=limit.value,
             exact=limit.to_dict()["exact"],
             chance=percent_text(chance),
-            terms=_terms([t.to_dict() for t in limit.terms]),
+            terms=threshold_terms([t.to_dict() for t in limit.terms]),
             action_warning=str(warning),
         )
 

@@ -80,7 +80,7 @@ def _what(result: dict) -> str:
     return _("Attribute: %(name)s") % {"name": data["attribute"]["name"]}
 
 
-def _terms(breakdown: list[dict]) -> list[Term]:
+def threshold_terms(breakdown: list[dict]) -> list[Term]:
     """Each threshold term as written on a forum: what it is, its value, what it adds."""
     terms = []
     for term in breakdown:
@@ -121,7 +121,7 @@ def test_line(who: str, result: dict) -> TestLine:
         threshold=result["threshold"],
         distance=result["distance"],
         critical=str(CRITICALS[critical]) if critical else "",
-        terms=_terms(result["breakdown"]),
+        terms=threshold_terms(result["breakdown"]),
     )
 
 
