@@ -2,7 +2,7 @@ import json
 import uuid
 
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
@@ -67,6 +67,8 @@ def panel(request, pk: int):
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)
+        except ValidationError as error:  # e.g. the chosen post left the current turn
+            panel.add_error("post", " ".join(error.messages))
         except services.TokenReused:
             panel.add_error(
                 None,

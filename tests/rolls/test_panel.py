@@ -419,3 +419,15 @@ def test_every_roll_has_a_permalink_with_its_record_and_hash(table, client_for):
     assert roll.hash in body and roll.prev_hash in body
     assert '"threshold": 600' in body
     assert client_for(table.outsider).get(url).status_code in (403, 404)
+
+
+def test_a_post_from_an_earlier_turn_is_refused_not_a_server_error(table, client_for):
+    client = client_for(table.gm)
+    client.post(panel_url(table), single(table.lirael))
+    old_post = Roll.objects.get().post
+    from diary.services import turn_open_next
+
+    turn_open_next(session=table.session, by=table.gm)
+    response = client.post(panel_url(table), single(table.borys, post=str(old_post.pk)))
+    assert response.status_code == 400
+    assert Roll.objects.count() == 1
