@@ -220,3 +220,20 @@ def test_a_mangled_record_is_reported_not_a_server_error(table, client_for):
     assert client_for(table.bob).get(f"/sessions/{table.session.pk}/").status_code == 200
     audit = f"/sessions/{table.session.pk}/rolls/audit/"
     assert client_for(table.moderator).get(audit).status_code == 200
+
+
+def test_the_admin_shows_rolls_read_only(table, client):
+    from django.contrib.auth import get_user_model
+
+    (roll,) = make_rolls(table, [500])
+    admin = get_user_model().objects.create_superuser("admin", password="x-Admin-1000")
+    client.force_login(admin)
+    change = f"/admin/rolls/roll/{roll.pk}/change/"
+    page = client.get(change)
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+    assert client.post(change, {"hash": "0" * 64}).status_code == 403
+    assert client.post(f"/admin/rolls/roll/{roll.pk}/delete/", {"post": "yes"}).status_code == 403
+    assert client.get("/admin/rolls/roll/add/").status_code == 403
+    roll.refresh_from_db()
+    assert roll.hash != "0" * 64

@@ -67,3 +67,12 @@ def test_english_on_request(client):
 def test_an_english_browser_still_gets_polish_until_the_user_switches(client):
     body = client.get(reverse("login"), HTTP_ACCEPT_LANGUAGE="en-US,en;q=0.9").content.decode()
     assert '<html lang="pl">' in body
+
+
+def test_pages_carry_a_content_security_policy_with_a_script_nonce(client):
+    response = client.get(reverse("login"))
+    policy = response.headers["Content-Security-Policy"]
+    assert "default-src 'self'" in policy
+    nonce = policy.split("'nonce-")[1].split("'")[0]
+    assert f'nonce="{nonce}"' in response.content.decode()  # htmx's script tag carries it
+    assert "unsafe-inline" not in policy and "unsafe-eval" not in policy
