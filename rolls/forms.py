@@ -82,12 +82,18 @@ class SideForm(forms.Form):
         gm: bool,
         tests: tuple[str, ...] = ("attribute", "combined", "skill"),
         healing_skills: bool | None = None,
+        default_character: int = 0,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in characters}
         self.gm = gm
         self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        if characters:
+            # The other side of an opposed roll starts on another character.
+            self.fields["character"].initial = characters[
+                min(default_character, len(characters) - 1)
+            ].pk
         # With one kind of test allowed, the mode says it and the field goes.
         self.fixed_test = tests[0] if len(tests) == 1 else None
         if self.fixed_test:
@@ -309,6 +315,8 @@ class HealingForm(forms.Form):
         self.fields["patient"].choices = [
             (c.pk, f"{c.name} ({c.hp_current}/{c.hp_max} PŻ)") for c in characters
         ]
+        if characters:
+            self.fields["patient"].initial = characters[0].pk
         effects = NegativeEffect.objects.filter(
             character__in=characters, freed_at__isnull=True
         ).select_related("character")

@@ -117,7 +117,12 @@ class Panel:
             )
             if self.mode == "opposed":
                 self.side_b = SideForm(
-                    data, prefix="b", characters=self.all_characters, gm=self.gm, tests=tests
+                    data,
+                    prefix="b",
+                    characters=self.all_characters,
+                    gm=self.gm,
+                    tests=tests,
+                    default_character=1,
                 )
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)

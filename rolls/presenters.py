@@ -83,9 +83,11 @@ def _what(result: dict) -> str:
 def threshold_terms(breakdown: list[dict]) -> list[Term]:
     """Each threshold term as written on a forum: what it is, its value, what it adds."""
     terms = []
-    for term in breakdown:
+    for index, term in enumerate(breakdown):
         halved = term["weight"] == "1/2"
-        adds = polish_minus(signed(term["contribution"]))
+        contribution = term["contribution"]
+        # The first term starts the sum; the others add to it, so they carry a sign.
+        adds = polish_minus(contribution if index == 0 else signed(contribution))
         if term["kind"] == "attribute":
             text = f"{term['name']} {term['value']}"
             text += f" ÷ 2 = {adds}" if halved else ""
