@@ -138,16 +138,24 @@ class CharacterQuerySet(models.QuerySet):
     def owned_by(self, user):
         return self.filter(owner=user) if user.is_authenticated else self.none()
 
+    def with_values(self):
+        """What a roll reads off the sheet: values, levels, abilities, flaws, items."""
+        return self.select_related("owner").prefetch_related(
+            models.Prefetch(
+                "attribute_values", queryset=AttributeValue.objects.select_related("attribute")
+            ),
+            models.Prefetch(
+                "skill_levels", queryset=SkillLevel.objects.select_related("skill__attribute")
+            ),
+            models.Prefetch("traits", queryset=Trait.objects.select_related("attribute")),
+            models.Prefetch(
+                "item_holdings", queryset=ItemHolding.objects.select_related("item__attribute")
+            ),
+        )
+
     def with_sheet(self):
         """Everything the sheet shows, in a fixed number of queries."""
-        return self.select_related("owner").prefetch_related(
-            "attribute_values__attribute",
-            "skill_levels__skill__attribute",
-            "traits__attribute",
-            "item_holdings__item__attribute",
-            "effects",
-            "potions",
-        )
+        return self.with_values().prefetch_related("effects", "potions")
 
 
 class Character(models.Model):

@@ -46,11 +46,13 @@ class TokenReused(Exception):
 # Checks (they read, never write)
 
 
-def playing_characters(session: GameSession) -> dict[int, Character]:
-    """The session's accepted characters, with their sheets, by id."""
-    characters = Character.objects.with_sheet().filter(
+def playing_characters(session: GameSession, ids=None) -> dict[int, Character]:
+    """The session's accepted characters (or those of them with these ids), by id."""
+    characters = Character.objects.with_values().filter(
         participations__session=session, participations__status="accepted"
     )
+    if ids is not None:
+        characters = characters.filter(pk__in=ids)
     return {c.pk: c for c in characters}
 
 
@@ -82,7 +84,8 @@ def may_roll_at_all(user, session: GameSession) -> bool:
 
 def prepare(session: GameSession, request: RollRequest):
     """The engine test for a request, or RequestError/RuleError: the panel's preview."""
-    return build_test(request, playing_characters(session), session.criticals_enabled)
+    characters = playing_characters(session, ids=request.character_ids)
+    return build_test(request, characters, session.criticals_enabled)
 
 
 # ---------------------------------------------------------------------------
@@ -175,7 +178,7 @@ def roll_make(
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
         locked = GameSession.objects.select_for_update().get(pk=session.pk)
-        characters = playing_characters(locked)
+        characters = playing_characters(locked, ids=request.character_ids)
         check_may_roll(by, locked, request, characters)
         digest = request.digest()
         existing = Roll.objects.filter(session=locked, token=token).first()
