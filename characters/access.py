@@ -14,6 +14,7 @@ AccessRule = Callable[[object, object], bool]
 
 _read_rules: list[AccessRule] = []
 _tend_rules: list[AccessRule] = []
+_in_play_rules: list = []  # character -> bool: it plays in a running session
 
 
 def register_read_rule(rule: AccessRule) -> None:
@@ -24,6 +25,15 @@ def register_read_rule(rule: AccessRule) -> None:
 def register_tend_rule(rule: AccessRule) -> None:
     if rule not in _tend_rules:
         _tend_rules.append(rule)
+
+
+def register_in_play_rule(rule) -> None:
+    if rule not in _in_play_rules:
+        _in_play_rules.append(rule)
+
+
+def in_play(character) -> bool:
+    return any(rule(character) for rule in _in_play_rules)
 
 
 def can_edit_character(user, character) -> bool:
@@ -37,7 +47,15 @@ def runs_session_of_character(user, character) -> bool:
 
 
 def can_tend_character(user, character) -> bool:
-    """HP and negative effects, using potions: the owner and the character's GMs."""
+    """HP and negative effects: the character's GMs; the owner only while it is not in play
+    (during a running session wounds and healing are the GM's and the rolls' business)."""
+    if runs_session_of_character(user, character):
+        return True
+    return can_edit_character(user, character) and not in_play(character)
+
+
+def can_use_potions(user, character) -> bool:
+    """Drinking a potion is the player's own action; the GM may note it too."""
     return can_edit_character(user, character) or runs_session_of_character(user, character)
 
 

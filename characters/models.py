@@ -303,3 +303,21 @@ class HealingPotion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.count}× {self.effect}"
+
+
+class SheetRevision(models.Model):
+    """A snapshot of the sheet after each creation or edit, so GMs and moderators can see
+    what changed and when (values are names and numbers, not ids, to stay readable)."""
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="revisions")
+    edited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    edited_at = models.DateTimeField(auto_now_add=True)
+    snapshot = models.JSONField()
+
+    class Meta:
+        ordering = ["-edited_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"{self.character} @ {self.edited_at:%Y-%m-%d %H:%M}"

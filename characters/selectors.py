@@ -62,3 +62,30 @@ def sheet_for(character: Character) -> Sheet:
         movement_on_foot=on_foot,
         movement_mounted=mounted,
     )
+
+
+@dataclass(frozen=True)
+class SheetChange:
+    revision: object  # SheetRevision
+    changes: list[tuple[str, object, object]]  # (what, before, after)
+
+
+def sheet_history(character: Character) -> list[SheetChange]:
+    """Each saved version of the sheet with what it changed against the one before."""
+    revisions = list(character.revisions.select_related("edited_by").order_by("edited_at", "id"))
+    history, previous = [], {}
+    for revision in revisions:
+        now = _flatten(revision.snapshot)
+        keys = sorted(set(previous) | set(now)) if previous else []
+        changes = [(k, previous.get(k), now.get(k)) for k in keys if previous.get(k) != now.get(k)]
+        history.append(SheetChange(revision, changes))
+        previous = now
+    return list(reversed(history))
+
+
+def _flatten(snapshot: dict) -> dict[str, object]:
+    flat: dict[str, object] = {"name": snapshot["name"], "HP": "/".join(map(str, snapshot["hp"]))}
+    for group in ("attributes", "skills", "items"):
+        flat.update(snapshot[group])
+    flat["traits"] = ", ".join(snapshot["traits"])
+    return flat

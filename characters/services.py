@@ -12,6 +12,7 @@ from characters.models import (
     HealingPotion,
     ItemHolding,
     NegativeEffect,
+    SheetRevision,
     SkillLevel,
 )
 from characters.systems import ATTRIBUTE_RANGE
@@ -37,6 +38,22 @@ def _write_sheet(character: Character, values: dict) -> None:
         else:
             ItemHolding.objects.filter(character=character, item=item).delete()
     character.traits.set(values["traits"])
+
+
+def _record_revision(character: Character, by) -> None:
+    character = Character.objects.with_values().get(pk=character.pk)
+    SheetRevision.objects.create(
+        character=character,
+        edited_by=by,
+        snapshot={
+            "name": character.name,
+            "hp": [character.hp_current, character.hp_max],
+            "attributes": {r.attribute.name: r.value for r in character.attribute_values.all()},
+            "skills": {r.skill.name: r.level for r in character.skill_levels.all()},
+            "traits": sorted(t.name for t in character.traits.all()),
+            "items": {h.item.name: h.quantity for h in character.item_holdings.all()},
+        },
+    )
 
 
 def _check_catalog(system: str, values: dict) -> None:
@@ -69,6 +86,7 @@ def character_create(*, owner, system: str, values: dict) -> Character:
         hp_current=values["hp_current"],
     )
     _write_sheet(character, values)
+    _record_revision(character, owner)
     return character
 
 
@@ -84,6 +102,7 @@ def character_update(*, character: Character, by, values: dict) -> Character:
     character.hp_current = values["hp_current"]
     character.save()
     _write_sheet(character, values)
+    _record_revision(character, by)
     return character
 
 
@@ -132,7 +151,9 @@ def potion_grant(*, character: Character, by, count: int, effect: str) -> Healin
 
 @transaction.atomic
 def potion_use(*, potion: HealingPotion, by) -> HealingPotion:
-    _locked_for_tending(potion.character, by)
+    character = Character.objects.select_for_update().get(pk=potion.character_id)
+    if not access.can_use_potions(by, character):
+        raise PermissionDenied
     potion = HealingPotion.objects.select_for_update().get(pk=potion.pk)
     if potion.count < 1:
         raise ValidationError(_("No potions of this kind are left."))

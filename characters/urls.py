@@ -9,6 +9,7 @@ urlpatterns = [
     path("new/", views.character_create, name="create"),
     path("<int:pk>/", views.character_detail, name="detail"),
     path("<int:pk>/edit/", views.character_edit, name="edit"),
+    path("<int:pk>/history/", views.character_history, name="history"),
     path("<int:pk>/hp/", views.character_hp, name="hp"),
     path("<int:pk>/effects/", views.effect_add, name="effect_add"),
     path("<int:pk>/effects/<int:effect_pk>/free/", views.effect_free, name="effect_free"),

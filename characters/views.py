@@ -4,7 +4,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_http_methods, require_POST
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import access, selectors, services
 from characters.forms import (
@@ -69,6 +69,8 @@ def character_edit(request, pk: int):
     character = _viewable_character(request, pk)
     if not access.can_edit_character(request.user, character):
         raise PermissionDenied
+    if character.system not in ATTRIBUTE_RANGE:
+        raise Http404  # this system's sheets come with their own issue
     form = CharacterForm(
         request.POST or None,
         system=character.system,
@@ -110,6 +112,7 @@ def _render_sheet(request, character: Character, status: int = 200, **bound_form
             "character": character,
             "can_edit": access.can_edit_character(user, character),
             "can_tend": tend,
+            "can_use_potions": access.can_use_potions(user, character),
             **forms,
         },
         status=status,
@@ -119,6 +122,17 @@ def _render_sheet(request, character: Character, status: int = 200, **bound_form
 @login_required
 def character_detail(request, pk: int):
     return _render_sheet(request, _viewable_character(request, pk))
+
+
+@login_required
+@require_GET
+def character_history(request, pk: int):
+    character = _viewable_character(request, pk)
+    return render(
+        request,
+        "characters/character_history.html",
+        {"character": character, "history": selectors.sheet_history(character)},
+    )
 
 
 def _tended_character(request, pk: int) -> Character:
@@ -188,7 +202,9 @@ def potion_grant(request, pk: int):
 @login_required
 @require_POST
 def potion_use(request, pk: int, potion_pk: int):
-    character = _tended_character(request, pk)
+    character = _viewable_character(request, pk)
+    if not access.can_use_potions(request.user, character):
+        raise PermissionDenied
     potion = get_object_or_404(HealingPotion, pk=potion_pk, character=character)
     try:
         services.potion_use(potion=potion, by=request.user)

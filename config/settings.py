@@ -147,6 +147,13 @@ if not DEBUG:
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
 
+# Behind a TLS-terminating proxy: which header says the request was HTTPS, which
+# origins may POST (e.g. https://codziennik.example), and HSTS once HTTPS is sure.
+if os.environ.get("SECURE_PROXY_SSL_HEADER"):
+    SECURE_PROXY_SSL_HEADER = (os.environ["SECURE_PROXY_SSL_HEADER"], "https")
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
+SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,

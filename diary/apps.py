@@ -12,3 +12,4 @@ class DiaryConfig(AppConfig):
 
         access.register_read_rule(permissions.shares_session_with_character)
         access.register_tend_rule(permissions.runs_session_of_character)
+        access.register_in_play_rule(permissions.plays_in_running_session)

@@ -7,12 +7,9 @@ accepted characters. Moderators (a site-wide group) read everything.
 from characters.roles import is_moderator
 from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
 
-# Participations that let the owner read the diary: playing, or about to.
-READING_STATUSES = (
-    ParticipationStatus.ACCEPTED,
-    ParticipationStatus.INVITED,
-    ParticipationStatus.REQUESTED,
-)
+# Participations that let the owner read the diary: playing, or invited by the GM.
+# Asking to join does not open the diary; the GM's acceptance does.
+READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
 
 
 def is_gm(user, session: GameSession) -> bool:
@@ -72,12 +69,17 @@ def can_see_hidden_content(user) -> bool:
 
 
 def shares_session_with_character(user, character) -> bool:
-    """A character's sheet is open to the GM and the players of its sessions."""
+    """A sheet is open to the GM of a session it plays in, is invited to or asks to join
+    (the GM decides on it), and to the players of the sessions it plays in."""
+    if Participation.objects.filter(
+        character=character,
+        session__gm=user,
+        status__in=(*READING_STATUSES, ParticipationStatus.REQUESTED),
+    ).exists():
+        return True
     sessions = Participation.objects.filter(
         character=character, status=ParticipationStatus.ACCEPTED
     ).values("session")
-    if GameSession.objects.filter(pk__in=sessions, gm=user).exists():
-        return True
     return Participation.objects.filter(
         session__in=sessions, character__owner=user, status=ParticipationStatus.ACCEPTED
     ).exists()
@@ -87,4 +89,12 @@ def runs_session_of_character(user, character) -> bool:
     """The GM of a session the character plays in tends its HP, effects and potions."""
     return Participation.objects.filter(
         character=character, status=ParticipationStatus.ACCEPTED, session__gm=user
+    ).exists()
+
+
+def plays_in_running_session(character) -> bool:
+    return Participation.objects.filter(
+        character=character,
+        status=ParticipationStatus.ACCEPTED,
+        session__status=SessionStatus.RUNNING,
     ).exists()

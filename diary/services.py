@@ -127,14 +127,19 @@ def _check_character_fits(session: GameSession, character: Character) -> None:
 
 
 def _reopen_or_create(session: GameSession, character: Character, status: str) -> Participation:
-    """A declined or withdrawn character may be asked again; anything else is a duplicate."""
-    existing = (
-        Participation.objects.select_for_update()
-        .filter(session=session, character=character)
-        .first()
-    )
+    """A declined or withdrawn character may be invited again, and a withdrawn one may ask
+    again; anything else is a duplicate. The caller holds the session's row lock."""
+    existing = Participation.objects.filter(session=session, character=character).first()
     if existing is None:
         return Participation.objects.create(session=session, character=character, status=status)
+    if status == ParticipationStatus.REQUESTED and existing.status == ParticipationStatus.DECLINED:
+        raise ValidationError(
+            {
+                "character": _(
+                    "The GM has declined this character; only an invitation can bring it back."
+                )
+            }
+        )
     if existing.status not in (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN):
         raise ValidationError({"character": _("This character is already on the session's list.")})
     existing.status = status
@@ -145,6 +150,8 @@ def _reopen_or_create(session: GameSession, character: Character, status: str) -
 
 @transaction.atomic
 def participation_invite(*, session: GameSession, by, character: Character) -> Participation:
+    # The session's row lock serialises two clicks on the same invitation.
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
     if not permissions.is_gm(by, session):
         raise PermissionDenied
     _check_character_fits(session, character)
@@ -153,6 +160,7 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
 
 @transaction.atomic
 def participation_request(*, session: GameSession, by, character: Character) -> Participation:
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
     if character.owner_id != by.pk or not permissions.can_see_session_card(by, session):
         raise PermissionDenied
     _check_character_fits(session, character)
@@ -251,6 +259,9 @@ def _check_not_empty(narration: str, nc_note: str) -> None:
 def post_create(
     *, session: GameSession, author, character: Character | None, narration: str, nc_note: str
 ) -> Post:
+    # Locked like turn_open_next, so a post never lands in a turn that was just closed
+    # (and id order stays turn order, which the diary's keyset pages rely on).
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
     if not permissions.can_post(author, session):
         raise PermissionDenied
     _check_narrator(session, author, character)

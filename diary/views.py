@@ -1,3 +1,5 @@
+import re
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -22,8 +24,8 @@ def _readable_session(request, pk: int) -> GameSession:
 
 
 def _cursor(value: str | None) -> int | None:
-    """A keyset cursor from the query string; anything but a positive integer is ignored."""
-    return int(value) if value and value.isdigit() and len(value) < 19 else None
+    """A keyset cursor from the query string; anything but plain ASCII digits is ignored."""
+    return int(value) if value and re.fullmatch(r"[0-9]{1,18}", value) else None
 
 
 @login_required

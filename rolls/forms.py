@@ -125,8 +125,15 @@ class SideForm(forms.Form):
             (option.key, option.label) for option in self.source_options(character)
         ]
         if not gm:
-            # Only the GM sets GM modifiers (RULES 1.2); players never see these fields.
-            for name in ("gm_difficulty", "gm_difficulty_reason", "gm_bonus", "gm_bonus_reason"):
+            # Modifiers are the GM's to give (RULES 1.2): a player rolls with the sheet's only.
+            for name in (
+                "action_value",
+                "action_label",
+                "gm_difficulty",
+                "gm_difficulty_reason",
+                "gm_bonus",
+                "gm_bonus_reason",
+            ):
                 del self.fields[name]
 
     # -- what the template needs before validation -------------------------

@@ -31,7 +31,8 @@ from rolls.forms import (
 from rolls.messages import request_error_message, rule_error_message
 from rolls.presenters import threshold_terms
 from rolls.requests import RequestError, RollRequest
-from rolls.services import playing_characters, prepare
+from rolls.selectors import playing_characters
+from rolls.services import GM_ONLY_KINDS, prepare
 
 TABS = [
     ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
@@ -81,9 +82,11 @@ class Panel:
     def __init__(self, session: GameSession, user, mode: str, data=None):
         self.session = session
         self.user = user
-        self.mode = mode if mode in MODES else "attribute"
-        self.tab = MODES[self.mode]
         self.gm = diary_permissions.is_gm(user, session)
+        # Players see only the modes they may roll (rolls.services.GM_ONLY_KINDS).
+        self.modes = [m for m in MODES if self.gm or m not in GM_ONLY_KINDS]
+        self.mode = mode if mode in self.modes else "attribute"
+        self.tab = MODES[self.mode]
         self.all_characters = list(playing_characters(session).values())
         self.characters = (
             self.all_characters
@@ -126,6 +129,12 @@ class Panel:
                 )
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)
+
+    @property
+    def tabs(self):
+        """(key, label, the tab's modes this user may roll) for the tabs that have any."""
+        tabs = [(key, label, [m for m in modes if m in self.modes]) for key, label, modes in TABS]
+        return [(key, label, modes) for key, label, modes in tabs if modes]
 
     def initial_query(self) -> QueryDict:
         """Every field's starting value, as the query string of a complete panel."""

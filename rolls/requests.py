@@ -83,6 +83,11 @@ class RollRequest:
     def uses_gm_modifiers(self) -> bool:
         return any(side.uses_gm_modifiers for side in (self.a, self.b) if side)
 
+    @property
+    def uses_action_modifiers(self) -> bool:
+        sides = any(side.action_value for side in (self.a, self.b) if side)
+        return sides or any(line.modifier for line in self.initiative)
+
 
 class RequestError(Exception):
     """The request names something that is not there (a foreign id, a missing field)."""

@@ -6,7 +6,20 @@ from dataclasses import dataclass
 
 from django.db.models import Prefetch
 
+from characters.models import Character
+from diary.models import ParticipationStatus
 from rolls.models import Roll
+
+
+def playing_characters(session, ids=None) -> dict[int, Character]:
+    """The session's accepted characters (or those of them with these ids), by id, with the
+    values a roll reads off their sheets."""
+    characters = Character.objects.with_values().filter(
+        participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+    )
+    if ids is not None:
+        characters = characters.filter(pk__in=ids)
+    return {c.pk: c for c in characters}
 
 
 def rolls_prefetch() -> Prefetch:
@@ -85,9 +98,8 @@ def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
     for record in Roll.objects.filter(session=session).values_list("record", flat=True):
         try:
-            outcomes = list(_outcomes(record))
-        except (KeyError, TypeError, ValueError):
+            for character_id, name, result in list(_outcomes(record)):
+                stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)
+        except (KeyError, TypeError, ValueError, AttributeError):
             continue  # a damaged record; the chain report above names it
-        for character_id, name, result in outcomes:
-            stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)
     return sorted(stats.values(), key=lambda s: s.name)

@@ -27,9 +27,13 @@ from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
 from rolls.requests import RequestError, RollRequest, build_test
+from rolls.selectors import playing_characters
 
-# Tests that only the GM rolls: they involve characters of several players.
-GM_ONLY_KINDS = {"opposed", "initiative"}
+# Tests that only the GM rolls: they involve other players' characters, or (healing)
+# the GM's choice of which effect goes (RULES 1.6).
+GM_ONLY_KINDS = {"opposed", "initiative", "healing"}
+# Systems the panel rolls for today; the others get their panels with their own issues.
+PANEL_SYSTEMS = {"forum1000"}
 
 
 @dataclass(frozen=True)
@@ -46,25 +50,16 @@ class TokenReused(Exception):
 # Checks (they read, never write)
 
 
-def playing_characters(session: GameSession, ids=None) -> dict[int, Character]:
-    """The session's accepted characters (or those of them with these ids), by id."""
-    characters = Character.objects.with_values().filter(
-        participations__session=session, participations__status="accepted"
-    )
-    if ids is not None:
-        characters = characters.filter(pk__in=ids)
-    return {c.pk: c for c in characters}
-
-
 def check_may_roll(user, session: GameSession, request: RollRequest, characters: dict) -> None:
     """RULES 1.x and the session's policy: GM for anyone; players for their own, if allowed."""
-    if not session.is_running or not user.is_authenticated:
+    if not may_roll_at_all(user, session):
         raise PermissionDenied
     if diary_permissions.is_gm(user, session):
         return
-    if session.roll_policy != RollPolicy.PLAYERS_OWN or request.kind in GM_ONLY_KINDS:
+    if request.kind in GM_ONLY_KINDS:
         raise PermissionDenied
-    if request.uses_gm_modifiers:
+    # Modifiers are the GM's to give (RULES 1.2); a player's roll carries only the sheet's.
+    if request.uses_gm_modifiers or request.uses_action_modifiers:
         raise PermissionDenied
     acting = characters.get(request.acting_character_id)
     if acting is None or acting.owner_id != user.pk:
@@ -73,7 +68,7 @@ def check_may_roll(user, session: GameSession, request: RollRequest, characters:
 
 def may_roll_at_all(user, session: GameSession) -> bool:
     """Whether the panel is offered to this user."""
-    if not session.is_running or not user.is_authenticated:
+    if not session.is_running or not user.is_authenticated or session.system not in PANEL_SYSTEMS:
         return False
     if diary_permissions.is_gm(user, session):
         return True
@@ -149,9 +144,11 @@ def _apply_healing(request: RollRequest, result, seq: int) -> dict:
 def _check_healing_effect(request: RollRequest, skill_heals: str) -> None:
     if not request.effect_id:
         return
-    effect = NegativeEffect.objects.filter(
-        pk=request.effect_id, character_id=request.patient_id, freed_at__isnull=True
-    ).first()
+    effect = (
+        NegativeEffect.objects.select_for_update()
+        .filter(pk=request.effect_id, character_id=request.patient_id, freed_at__isnull=True)
+        .first()
+    )
     if effect is None:
         raise RequestError("effect", "not_on_sheet")
     if effect.kind != skill_heals:
@@ -178,6 +175,9 @@ def roll_make(
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
         locked = GameSession.objects.select_for_update().get(pk=session.pk)
+        if request.patient_id:
+            # HP is tended outside sessions too (the sheet): hold the patient still.
+            list(Character.objects.select_for_update().filter(pk=request.patient_id))
         characters = playing_characters(locked, ids=request.character_ids)
         check_may_roll(by, locked, request, characters)
         digest = request.digest()

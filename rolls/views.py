@@ -14,7 +14,7 @@ from diary.models import GameSession, Post
 from rolls import ledger, selectors, services
 from rolls.engine.errors import RuleError
 from rolls.models import Roll
-from rolls.panel import TABS, Panel
+from rolls.panel import Panel
 from rolls.presenters import roll_view
 from rolls.requests import RequestError
 
@@ -84,7 +84,6 @@ def panel(request, pk: int):
         {
             "session": session,
             "panel": panel,
-            "tabs": TABS,
             "preview": panel.preview() if request.method == "GET" else None,
             "show_errors": request.method == "POST",
             "fresh_url": fresh_url,

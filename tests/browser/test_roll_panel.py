@@ -384,8 +384,8 @@ def test_skill_list_shows_each_skills_attribute_and_the_characters_level(gm, tab
 def test_healing_changes_the_patients_hp_and_frees_the_chosen_wound(gm, table, monkeypatch):
     page, healer, patient = gm, table.lirael, table.borys
     Character.objects.filter(pk=patient.pk).update(hp_current=40)
-    wound = effect_add(character=patient, by=table.bob, kind="wound", description="Cięcie")
-    illness = effect_add(character=patient, by=table.bob, kind="disease", description="Gorączka")
+    wound = effect_add(character=patient, by=table.gm, kind="wound", description="Cięcie")
+    illness = effect_add(character=patient, by=table.gm, kind="disease", description="Gorączka")
     # Leczenie ran, level 0, Mądrość 600 → threshold 300; a 250 succeeds by 50 (no critical).
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice([250]))
 

@@ -173,3 +173,42 @@ def test_hp_above_max_is_refused_on_the_sheet(table, client_for):
     )
     table.borys.refresh_from_db()
     assert table.borys.hp_current == 80
+
+
+def test_in_play_the_gm_tends_hp_and_effects_not_the_owner(table, client_for):
+    owner = client_for(table.bob)
+    response = owner.post(reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "100"})
+    assert response.status_code == 403
+    table.borys.refresh_from_db()
+    assert table.borys.hp_current == 80
+    page = owner.get(reverse("characters:detail", args=[table.borys.pk])).content.decode()
+    assert (
+        polish("The character plays in a running session: its GM tends HP and negative effects.")
+        in page
+    )
+
+
+def test_outside_play_the_owner_tends_their_character(make_user, make_character, client_for):
+    owner = make_user()
+    character = make_character(owner, hp=(50, 100))
+    client_for(owner).post(reverse("characters:hp", args=[character.pk]), {"hp_current": "70"})
+    character.refresh_from_db()
+    assert character.hp_current == 70
+
+
+def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):
+    client = client_for(table.bob)
+    client.post(
+        reverse("characters:edit", args=[table.borys.pk]),
+        sheet_post_data(
+            name="Borys",
+            hp_current="80",
+            **{f"attr_{Attribute.objects.get(name='Siła').pk}": "900"},
+        ),
+    )
+    history = reverse("characters:history", args=[table.borys.pk])
+    for who in (table.gm, table.moderator, table.bob):
+        body = client_for(who).get(history).content.decode()
+        assert "Siła" in body and "900" in body
+    assert table.borys.revisions.count() == 2
+    assert client_for(table.outsider).get(history).status_code == 404

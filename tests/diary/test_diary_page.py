@@ -75,7 +75,14 @@ def test_bad_cursors_are_ignored_not_errors(table, client_for):
     fill(table, 3)
     client = client_for(table.alice)
     url = reverse("diary:session", args=[table.session.pk])
-    for query in ("?before=abc", "?after=-1", "?before=99999999999999999999999", "?after=1e9"):
+    for query in (
+        "?before=abc",
+        "?after=-1",
+        "?before=99999999999999999999999",
+        "?after=1e9",
+        "?before=²",
+        "?after=①",
+    ):
         assert client.get(url + query).status_code == 200
 
 

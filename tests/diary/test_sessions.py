@@ -216,3 +216,39 @@ def test_drafts_are_invisible_to_others(make_user, make_session, client_for):
     stranger = client_for(make_user())
     assert stranger.get(reverse("diary:session", args=[session.pk])).status_code == 404
     assert session.title not in stranger.get(reverse("diary:session_list")).content.decode()
+
+
+def test_asking_to_join_does_not_open_the_diary_but_opens_the_sheet_to_the_gm(
+    make_user, make_character, make_session, client_for
+):
+    gm, player = make_user(), make_user()
+    character = make_character(player)
+    session = make_session(gm, status=SessionStatus.RUNNING)
+    client = client_for(player)
+    client.post(reverse("diary:session_join", args=[session.pk]), {"character": character.pk})
+    assert Participation.objects.get().status == "requested"
+    assert client.get(reverse("diary:session", args=[session.pk])).status_code == 403
+    # The GM decides with the sheet in view.
+    sheet = reverse("characters:detail", args=[character.pk])
+    assert client_for(gm).get(sheet).status_code == 200
+
+
+def test_a_declined_character_comes_back_only_by_invitation(
+    make_user, make_character, make_session, client_for
+):
+    gm, player = make_user(), make_user()
+    character = make_character(player)
+    session = make_session(gm, status=SessionStatus.RUNNING)
+    join = reverse("diary:session_join", args=[session.pk])
+    client_for(player).post(join, {"character": character.pk})
+    participation = Participation.objects.get()
+    client_for(gm).post(reverse("diary:participation_decline", args=[participation.pk]))
+    response = client_for(player).post(join, {"character": character.pk})
+    assert response.status_code == 400
+    participation.refresh_from_db()
+    assert participation.status == "declined"
+    client_for(gm).post(
+        reverse("diary:participants", args=[session.pk]), {"character": character.pk}
+    )
+    participation.refresh_from_db()
+    assert participation.status == "invited"

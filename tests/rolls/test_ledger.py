@@ -213,9 +213,17 @@ def _json(value):
     return json.dumps(value)
 
 
-def test_a_mangled_record_is_reported_not_a_server_error(table, client_for):
+@pytest.mark.parametrize(
+    "forged",
+    [
+        '["not", "a", "record"]',
+        '{"kind": "attribute", "result": "x", "characters": {"a": {"id": 1, "name": "X"}}}',
+        '{"kind": "attribute", "result": {}, "characters": {"a": {"id": 1, "name": "X"}}}',
+    ],
+)
+def test_a_mangled_record_is_reported_not_a_server_error(table, client_for, forged):
     (roll,) = make_rolls(table, [500])
-    _tamper("UPDATE rolls_roll SET record = %s WHERE id = %s", ['["not", "a", "record"]', roll.pk])
+    _tamper("UPDATE rolls_roll SET record = %s WHERE id = %s", [forged, roll.pk])
     assert verify_session(table.session.pk).problem == "changed_record"
     assert client_for(table.bob).get(f"/sessions/{table.session.pk}/").status_code == 200
     audit = f"/sessions/{table.session.pk}/rolls/audit/"

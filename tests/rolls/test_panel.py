@@ -6,6 +6,7 @@ import uuid
 from fractions import Fraction
 
 import pytest
+from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from characters.models import Attribute, NegativeEffect, Skill, Trait
@@ -277,10 +278,8 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
 
     healer = table.lirael
     Character.objects.filter(pk=table.borys.pk).update(hp_current=40)
-    wound = effect_add(character=table.borys, by=table.bob, kind="wound", description="Cięcie")
-    illness = effect_add(
-        character=table.borys, by=table.bob, kind="disease", description="Gorączka"
-    )
+    wound = effect_add(character=table.borys, by=table.gm, kind="wound", description="Cięcie")
+    illness = effect_add(character=table.borys, by=table.gm, kind="disease", description="Gorączka")
     monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
     data = skill_roll(
         healer, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=wound.pk
@@ -299,9 +298,7 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
 
 
 def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
-    illness = effect_add(
-        character=table.borys, by=table.bob, kind="disease", description="Gorączka"
-    )
+    illness = effect_add(character=table.borys, by=table.gm, kind="disease", description="Gorączka")
     data = skill_roll(
         table.lirael, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=illness.pk
     )
@@ -431,3 +428,40 @@ def test_a_post_from_an_earlier_turn_is_refused_not_a_server_error(table, client
     response = client.post(panel_url(table), single(table.borys, post=str(old_post.pk)))
     assert response.status_code == 400
     assert Roll.objects.count() == 1
+
+
+def test_players_roll_with_the_sheets_modifiers_only(table, client_for):
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    client = client_for(table.alice)
+    page = client.get(panel_url(table), follow=True).content.decode()
+    assert 'name="a-action_value"' not in page
+    # Sent anyway, an action modifier from a player is refused by the service.
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    request = RollRequest(
+        kind="attribute",
+        a=SideRequest(table.lirael.pk, "attribute", (attr("Percepcja"),), action_value=1000),
+    )
+    with pytest.raises(PermissionDenied):
+        roll_make(session=table.session, by=table.alice, request=request, token=uuid.uuid4())
+    assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("mode", ["healing", "opposed", "initiative"])
+def test_players_are_not_offered_the_gm_only_modes(table, client_for, mode):
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    response = client_for(table.alice).get(panel_url(table) + f"?mode={mode}", follow=True)
+    assert response.context["panel"].mode == "attribute"
+    assert f'href="?mode={mode}"' not in response.content.decode()
+
+
+def test_no_panel_for_a_system_without_one(table, client_for):
+    from diary.models import GameSession
+
+    GameSession.objects.filter(pk=table.session.pk).update(system="q10")
+    response = client_for(table.gm).post(panel_url(table), single(table.lirael))
+    assert response.status_code == 403
+    assert not Roll.objects.exists()
