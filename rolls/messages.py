@@ -8,8 +8,9 @@ from rolls.requests import RequestError
 SCOPE_NAMES = {"gm_difficulty": "gm_difficulty", "gm_bonus": "gm_bonus"}
 
 
-def rule_error_message(error: RuleError, prefix: str = "a-") -> tuple[str | None, str]:
-    """(field name or None, message) for an engine refusal."""
+def rule_error_message(error: RuleError) -> tuple[str | None, str]:
+    """(field name or None, message) for an engine refusal, on the side that caused it."""
+    prefix = getattr(error, "field_prefix", "a-")
     p = error.params
     code = error.code
     if code == "foreign_attribute_modifier":

@@ -174,7 +174,15 @@ def _typed_modifiers(side: SideRequest) -> list[f1000.Modifier]:
 def build_side(
     side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str = ""
 ):
-    """The engine's single test for one side of the panel."""
+    """The engine's single test for one side of the panel; a refusal names its side."""
+    try:
+        return _build_side(side, characters, criticals, prefix)
+    except RuleError as error:
+        error.field_prefix = prefix  # so the panel puts it next to that side's field
+        raise
+
+
+def _build_side(side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str):
     character = characters.get(side.character_id)
     if character is None:
         raise RequestError(f"{prefix}character", "not_in_session")

@@ -465,3 +465,22 @@ def test_no_panel_for_a_system_without_one(table, client_for):
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 403
     assert not Roll.objects.exists()
+
+
+def test_a_refusal_on_the_defending_side_is_shown_on_that_side(table, client_for):
+    from characters.models import Character
+
+    Character.objects.get(pk=table.borys.pk).traits.add(Trait.objects.get(name="Wyczucie kłamstwa"))
+    data = opposed(
+        {"character": table.lirael.pk, "test": "attribute", "attribute": attr("Siła")},
+        {
+            "character": table.borys.pk,
+            "test": "attribute",
+            "attribute": attr("Siła"),
+            "sources": [trait("Wyczucie kłamstwa")],
+        },
+    )
+    body = client_for(table.gm).post(panel_url(table), data).content.decode()
+    assert 'id="id_b-sources_error"' in body
+    assert 'id="id_a-sources_error"' not in body
+    assert not Roll.objects.exists()
