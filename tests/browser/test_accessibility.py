@@ -1,0 +1,120 @@
+"""Accessibility of the pages people use every day, checked by axe-core in Chromium.
+
+The demo session (seed_demo) has a roll of every tab, so every kind of roll line, the
+initiative table, the audit and a roll's permalink are all on the pages walked here.
+axe-core comes bundled with axe-playwright-python (no download); it is evaluated through
+the DevTools protocol, which the site's Content Security Policy does not govern.
+"""
+
+import io
+
+import pytest
+from axe_playwright_python.sync_playwright import Axe
+from django.core.management import call_command
+
+from diary.models import GameSession
+from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
+from rolls.models import Roll
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Every violation fails, whatever its impact: the pages are small enough to be clean.
+AXE_OPTIONS = {"resultTypes": ["violations"]}
+
+
+def _violations(page) -> list[str]:
+    results = Axe().run(page, options=AXE_OPTIONS)
+    found = []
+    for violation in results.response["violations"]:
+        targets = [", ".join(node["target"]) for node in violation["nodes"]][:5]
+        found.append(f"{violation['impact']}: {violation['id']} — {violation['help']} @ {targets}")
+    return found
+
+
+def _report(problems: dict[str, list[str]]) -> str:
+    return "\n".join(f"{url}\n  " + "\n  ".join(found) for url, found in problems.items())
+
+
+def _pages(session: GameSession) -> list[str]:
+    roll = Roll.objects.filter(session=session).order_by("seq").first()
+    character = session.participations.filter(status="accepted").first().character
+    panel = f"/sessions/{session.pk}/rolls/panel/"
+    return [
+        "/",
+        "/sessions/",
+        f"/sessions/{session.pk}/",
+        f"/sessions/{session.pk}/participants/",
+        f"{panel}?mode=attribute",
+        f"{panel}?mode=opposed",
+        f"{panel}?mode=skill",
+        f"{panel}?mode=healing",
+        f"{panel}?mode=initiative",
+        f"/sessions/{session.pk}/rolls/{roll.seq}/",
+        f"/characters/{character.pk}/",
+        f"/characters/{character.pk}/history/",
+    ]
+
+
+@pytest.fixture
+def demo():
+    call_command("seed_demo", stdout=io.StringIO())
+    return GameSession.objects.get()
+
+
+def test_the_gms_pages_have_no_axe_violations(page, demo):
+    log_in(page, "gm", DEMO_PASSWORDS["gm"])
+    problems = {}
+    for url in _pages(demo):
+        page.goto(url)
+        page.wait_for_load_state("load")
+        if found := _violations(page):
+            problems[url] = found
+    assert not problems, _report(problems)
+
+
+def test_the_moderators_audit_has_no_axe_violations(page, demo):
+    log_in(page, "moderator", DEMO_PASSWORDS["moderator"])
+    problems = {}
+    for url in [f"/sessions/{demo.pk}/", f"/sessions/{demo.pk}/rolls/audit/"]:
+        page.goto(url)
+        page.wait_for_load_state("load")
+        if found := _violations(page):
+            problems[url] = found
+    assert not problems, _report(problems)
+
+
+@pytest.fixture
+def phone(browser, live_server):
+    context = browser.new_context(
+        locale="pl-PL", base_url=live_server.url, viewport={"width": 375, "height": 740}
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def _scrolls_sideways(page) -> bool:
+    return page.evaluate(
+        "document.documentElement.scrollWidth > document.documentElement.clientWidth"
+    )
+
+
+def test_on_a_phone_the_diary_starts_with_the_posts_and_nothing_scrolls_sideways(phone, demo):
+    log_in(phone, "gm", DEMO_PASSWORDS["gm"])
+    phone.goto(f"/sessions/{demo.pk}/")
+    first_post = phone.locator("article.post").first.bounding_box()
+    # The first post is on the first screen, not ~1,000 px down below the sidebar.
+    assert first_post["y"] < 740, first_post
+    assert not _scrolls_sideways(phone)
+    for url in [f"/sessions/{demo.pk}/rolls/panel/?mode=initiative"]:
+        phone.goto(url)
+        phone.wait_for_load_state("load")
+        assert not _scrolls_sideways(phone), url
+
+
+def test_on_a_phone_the_audit_does_not_scroll_sideways(phone, demo):
+    log_in(phone, "moderator", DEMO_PASSWORDS["moderator"])
+    phone.goto(f"/sessions/{demo.pk}/rolls/audit/")
+    assert not _scrolls_sideways(phone)

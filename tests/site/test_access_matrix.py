@@ -1,0 +1,207 @@
+"""Every URL × every role × GET and POST answers what docs/decisions.md's table says.
+
+The table (between the `access-matrix` markers in docs/decisions.md) is the one place a
+reader learns who may open what; this test walks the URL configuration, so a new URL
+without a row fails, and a refused request (login redirect, 403, 404, 405, 429) must leave
+every table of the database exactly as it was.
+
+Roles, all around one running session S:
+- anonymous;
+- outsider: logged in, nothing to do with S;
+- other_player: plays in another session (another GM), not in S;
+- player: plays in S (character C, author of post P), may roll for C;
+- gm: runs S;
+- moderator.
+"""
+
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+from django.conf import settings
+from django.db import transaction
+from django.test import Client
+from django.urls import URLResolver, get_resolver, reverse
+
+from characters.services import effect_add, potion_grant
+from diary import services as diary_services
+from diary.models import Participation
+from rolls import services as roll_services
+from rolls.requests import RollRequest, SideRequest
+
+pytestmark = pytest.mark.django_db
+
+DECISIONS = Path(settings.BASE_DIR) / "docs" / "decisions.md"
+ROLES = ["anonymous", "outsider", "other_player", "player", "gm", "moderator"]
+# Tables a request may touch without changing anything anyone reads: the log-in session
+# and the rate limiter's counters.
+NOT_COMPARED = {"sessions", "admin"}
+REFUSED = {"login", "403", "404", "405", "429"}
+
+
+def site_url_names() -> list[str]:
+    """Every named URL of the site except Django's admin (which has its own staff-only gate)."""
+    return sorted({name for name, _pattern in _patterns() if not name.startswith("admin:")})
+
+
+def documented_matrix() -> dict[tuple[str, str], dict[str, str]]:
+    text = DECISIONS.read_text(encoding="utf-8")
+    block = re.search(r"<!-- access-matrix:start -->(.*?)<!-- access-matrix:end -->", text, re.S)
+    assert block, "docs/decisions.md has no access-matrix table"
+    rows = {}
+    for line in block.group(1).strip().splitlines()[2:]:
+        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
+        name, method, *statuses = cells
+        assert len(statuses) == len(ROLES), line
+        rows[(name, method)] = dict(zip(ROLES, statuses, strict=True))
+    return rows
+
+
+class World:
+    """One running session S and everything its URLs point at."""
+
+    def __init__(self, make_user, make_character, make_session):
+        self.gm = make_user("mg_s")
+        self.player = make_user("gracz_s")
+        self.other_player = make_user("gracz_inny")
+        self.outsider = make_user("obcy")
+        self.moderator = make_user("moderatorka", moderator=True)
+        self.character = make_character(self.player, "Cyra", skills={"Leczenie ran": 2})
+        self.invited = make_character(self.player, "Druga")
+        elsewhere = make_character(self.other_player, "Gdzieindziej")
+        self.session = make_session(self.gm, [self.character], roll_policy="players_own")
+        make_session(make_user("mg_inny"), [elsewhere])
+        self.invitation = diary_services.participation_invite(
+            session=self.session, by=self.gm, character=self.invited
+        )
+        self.participation = Participation.objects.get(
+            session=self.session, character=self.character
+        )
+        self.post = diary_services.post_create(
+            session=self.session,
+            author=self.player,
+            character=self.character,
+            narration="Cyra rozgląda się.",
+            nc_note="",
+        )
+        self.effect = effect_add(
+            character=self.character, by=self.gm, kind="wound", description="rana"
+        )
+        self.potion = potion_grant(character=self.character, by=self.gm, count=2, effect="+20 PŻ")
+        attribute = self.character.attribute_values.select_related("attribute").first()
+        self.roll = roll_services.roll_make(
+            session=self.session,
+            by=self.gm,
+            request=RollRequest(
+                kind="attribute",
+                a=SideRequest(
+                    character_id=self.character.pk,
+                    test="attribute",
+                    attribute_ids=(attribute.attribute_id,),
+                ),
+            ),
+            token=uuid.uuid4(),
+        ).roll
+
+    def kwargs(self, name: str) -> dict:
+        session, character = self.session.pk, self.character.pk
+        by_name = {
+            "characters:detail": {"pk": character},
+            "characters:edit": {"pk": character},
+            "characters:history": {"pk": character},
+            "characters:hp": {"pk": character},
+            "characters:effect_add": {"pk": character},
+            "characters:effect_free": {"pk": character, "effect_pk": self.effect.pk},
+            "characters:potion_grant": {"pk": character},
+            "characters:potion_use": {"pk": character, "potion_pk": self.potion.pk},
+            "diary:participation_accept": {"pk": self.invitation.pk},
+            "diary:participation_decline": {"pk": self.invitation.pk},
+            "diary:participation_withdraw": {"pk": self.participation.pk},
+            "diary:post_edit": {"pk": self.post.pk},
+            "diary:post_hide": {"pk": self.post.pk},
+            "diary:post_history": {"pk": self.post.pk},
+            "rolls:detail": {"pk": session, "seq": self.roll.seq},
+        }
+        if name in by_name:
+            return by_name[name]
+        pattern = next(p for p in _patterns() if p[0] == name)[1]
+        return {"pk": session} if "<int:pk>" in pattern else {}
+
+    def client(self, role: str) -> Client:
+        client = Client()
+        if role != "anonymous":
+            client.force_login(getattr(self, role))
+        return client
+
+
+def _patterns():
+    def walk(patterns, prefix="", namespace=None):
+        for pattern in patterns:
+            if isinstance(pattern, URLResolver):
+                yield from walk(
+                    pattern.url_patterns,
+                    prefix + str(pattern.pattern),
+                    pattern.namespace or namespace,
+                )
+            elif pattern.name:
+                name = f"{namespace}:{pattern.name}" if namespace else pattern.name
+                yield name, prefix + str(pattern.pattern)
+
+    return list(walk(get_resolver().url_patterns))
+
+
+def outcome(response) -> str:
+    """The status as the table writes it; a redirect to the log-in page is "login"."""
+    if response.status_code == 302 and response["Location"].startswith(reverse("login")):
+        return "login"
+    return str(response.status_code)
+
+
+def database_state() -> dict:
+    state = {}
+    for model in apps.get_models():
+        if model._meta.app_label in NOT_COMPARED or not model._meta.managed:
+            continue
+        state[model._meta.label] = list(model._base_manager.order_by("pk").values_list())
+    return state
+
+
+@pytest.fixture
+def world(make_user, make_character, make_session):
+    return World(make_user, make_character, make_session)
+
+
+def test_every_url_has_a_row_for_get_and_post():
+    documented = {name for name, _method in documented_matrix()}
+    missing = [name for name in site_url_names() if name not in documented]
+    stale = sorted(documented - set(site_url_names()))
+    assert missing == [], "URLs without a row in docs/decisions.md's access matrix"
+    assert stale == [], "rows for URLs that no longer exist"
+    methods = {(name, method) for name, method in documented_matrix()}
+    assert all((name, m) in methods for name in site_url_names() for m in ("GET", "POST"))
+
+
+MATRIX = sorted(documented_matrix().items())
+
+
+@pytest.mark.parametrize(
+    ("name", "method", "expected"),
+    [(name, method, expected) for (name, method), expected in MATRIX],
+    ids=[f"{name}-{method}" for (name, method), _ in MATRIX],
+)
+def test_each_role_gets_the_documented_answer(world, name, method, expected):
+    url = reverse(name, kwargs=world.kwargs(name))
+    observed = {}
+    for role in ROLES:
+        client = world.client(role)
+        # Each role meets the same world: what an allowed request wrote is rolled back.
+        with transaction.atomic():
+            before = database_state()
+            response = client.get(url) if method == "GET" else client.post(url, {})
+            observed[role] = outcome(response)
+            if observed[role] in REFUSED:
+                assert database_state() == before, f"{role} {method} {url} was refused but wrote"
+            transaction.set_rollback(True)
+    assert observed == expected
