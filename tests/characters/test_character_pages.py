@@ -48,7 +48,7 @@ def test_bad_sheet_input_is_refused_next_to_the_field(make_user, client_for, fie
 
     response = client_for(owner).post(reverse("characters:create"), sheet_post_data(**{key: value}))
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert response.context["form"].errors[key]
     assert 'class="error"' in response.content.decode()
     assert not Character.objects.filter(owner=owner).exists()

@@ -114,7 +114,7 @@ def test_a_huge_description_is_refused_next_to_the_field(make_user, client_for):
     response = client_for(owner).post(
         reverse("characters:create"), sheet_post_data(description="x" * 2_000_000)
     )
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert response.context["form"].errors["description"]
     assert 'id="id_description_error"' in response.content.decode()
     assert not Character.objects.exists()
