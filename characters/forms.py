@@ -170,7 +170,7 @@ class PotionUseForm(forms.Form):
 
 class ProposalDecisionForm(forms.Form):
     decision = forms.ChoiceField(
-        label=_("Decision"), choices=[("approve", _("Approve")), ("reject", _("Reject"))]
+        label=_("GM's decision"), choices=[("approve", _("Approve the changes")), ("reject", _("Reject the changes"))]
     )
     comment = forms.CharField(
         label=_("Comment for the player (optional)"),

@@ -319,7 +319,7 @@ class SheetChangeKind(models.TextChoices):
     CREATED = "created", _("created")
     EDITED = "edited", _("edited by the owner")
     PROPOSAL = "proposal", _("proposal approved")
-    HP = "hp", _("HP set")
+    HP = "hp", _("current HP set")
     EFFECT_ADDED = "effect_added", _("negative effect added")
     EFFECT_FREED = "effect_freed", _("negative effect freed")
     POTION_GRANTED = "potion_granted", _("healing potions granted")
@@ -340,7 +340,7 @@ class SheetRevision(models.Model):
     kind = models.CharField(
         _("kind"), max_length=20, choices=SheetChangeKind.choices, default=SheetChangeKind.EDITED
     )
-    note = models.CharField(_("note"), max_length=NOTE_MAX, blank=True)
+    note = models.CharField(_("revision note"), max_length=NOTE_MAX, blank=True)
     proposal = models.ForeignKey(
         "SheetProposal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
     )
@@ -354,8 +354,8 @@ class SheetRevision(models.Model):
 
 class ProposalStatus(models.TextChoices):
     PENDING = "pending", _("waiting for the GM")
-    APPROVED = "approved", _("approved")
-    REJECTED = "rejected", _("rejected")
+    APPROVED = "approved", _("approved by the GM")
+    REJECTED = "rejected", _("rejected by the GM")
     SUPERSEDED = "superseded", _("replaced by a newer proposal")
 
 

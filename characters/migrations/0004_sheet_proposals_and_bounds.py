@@ -28,12 +28,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='sheetrevision',
             name='kind',
-            field=models.CharField(choices=[('created', 'created'), ('edited', 'edited by the owner'), ('proposal', 'proposal approved'), ('hp', 'HP set'), ('effect_added', 'negative effect added'), ('effect_freed', 'negative effect freed'), ('potion_granted', 'healing potions granted'), ('potion_used', 'healing potion used'), ('other', 'other change')], default='edited', max_length=20, verbose_name='kind'),
+            field=models.CharField(choices=[('created', 'created'), ('edited', 'edited by the owner'), ('proposal', 'proposal approved'), ('hp', 'current HP set'), ('effect_added', 'negative effect added'), ('effect_freed', 'negative effect freed'), ('potion_granted', 'healing potions granted'), ('potion_used', 'healing potion used'), ('other', 'other change')], default='edited', max_length=20, verbose_name='kind'),
         ),
         migrations.AddField(
             model_name='sheetrevision',
             name='note',
-            field=models.CharField(blank=True, max_length=200, verbose_name='note'),
+            field=models.CharField(blank=True, max_length=200, verbose_name='revision note'),
         ),
         migrations.AlterField(
             model_name='character',
@@ -61,7 +61,7 @@ class Migration(migrations.Migration):
                 ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
                 ('proposed_at', models.DateTimeField(auto_now_add=True)),
                 ('values', models.JSONField()),
-                ('status', models.CharField(choices=[('pending', 'waiting for the GM'), ('approved', 'approved'), ('rejected', 'rejected'), ('superseded', 'replaced by a newer proposal')], default='pending', max_length=12, verbose_name='status')),
+                ('status', models.CharField(choices=[('pending', 'waiting for the GM'), ('approved', 'approved by the GM'), ('rejected', 'rejected by the GM'), ('superseded', 'replaced by a newer proposal')], default='pending', max_length=12, verbose_name='status')),
                 ('decided_at', models.DateTimeField(blank=True, null=True)),
                 ('comment', models.TextField(blank=True, max_length=1000, verbose_name="GM's comment")),
                 ('character', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='proposals', to='characters.character')),

@@ -60,9 +60,9 @@ def test_the_pending_proposal_shows_as_a_diff_to_owner_and_gm_only(table, client
         assert polish("Changes waiting for the GM's approval") in body
         assert "Siła" in body and "450" in body and "1000" in body
     gm_page = client_for(table.gm).get(url).content.decode()
-    assert polish("Approve") in gm_page and polish("Reject") in gm_page
+    assert polish("Approve the changes") in gm_page and polish("Reject the changes") in gm_page
     owner_page = client_for(table.bob).get(url).content.decode()
-    assert polish("Approve") not in owner_page
+    assert polish("Approve the changes") not in owner_page
     for who in (table.alice, table.moderator):
         body = client_for(who).get(url).content.decode()
         assert polish("Changes waiting for the GM's approval") not in body
@@ -230,7 +230,8 @@ def test_every_change_of_the_sheet_is_in_its_history(table, client_for):
         ("potion_used", "bartek"),
     ]
     body = client_for(table.bob).get(reverse("characters:history", args=[pk])).content.decode()
-    assert polish("HP set") in body and "Rana" in body and "opatrzona" in body
+    hp_set = polish("current HP set")
+    assert hp_set[0].upper() + hp_set[1:] in body and "Rana" in body and "opatrzona" in body
 
 
 def test_sheet_record_change_is_there_for_other_apps(table):
