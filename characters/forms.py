@@ -170,7 +170,8 @@ class PotionUseForm(forms.Form):
 
 class ProposalDecisionForm(forms.Form):
     decision = forms.ChoiceField(
-        label=_("GM's decision"), choices=[("approve", _("Approve the changes")), ("reject", _("Reject the changes"))]
+        label=_("GM's decision"),
+        choices=[("approve", _("Approve the changes")), ("reject", _("Reject the changes"))],
     )
     comment = forms.CharField(
         label=_("Comment for the player (optional)"),

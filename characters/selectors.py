@@ -119,14 +119,14 @@ def _flatten(snapshot: dict) -> dict[str, object]:
     # Older snapshots lack description, effects and potions: .get keeps them readable.
     flat: dict[str, object] = {
         _("Name"): snapshot["name"],
-        _("Description"): snapshot.get("description"),
+        _("Description"): snapshot.get("description") or None,
         "HP": "/".join(map(str, snapshot["hp"])),
     }
     for group in ("attributes", "skills", "items"):
         flat.update(snapshot[group])
-    flat[_("Abilities and flaws")] = ", ".join(snapshot["traits"])
+    flat[_("Abilities and flaws")] = ", ".join(snapshot["traits"]) or None
     if "effects" in snapshot:
-        flat[_("Negative effects")] = "; ".join(snapshot["effects"])
+        flat[_("Negative effects")] = "; ".join(snapshot["effects"]) or None
     for effect, count in snapshot.get("potions", {}).items():
         flat[f"{_('Healing potions')}: {effect}"] = count
     return flat
@@ -141,13 +141,15 @@ def _proposable(character: Character) -> dict[str, object]:
     """The part of the sheet an owner may propose to change, flat and readable."""
     flat: dict[str, object] = {
         _("Name"): character.name,
-        _("Description"): character.description,
+        _("Description"): character.description or None,
         _("Maximum HP"): character.hp_max,
     }
     flat.update({r.attribute.name: r.value for r in character.attribute_values.all()})
     flat.update({r.skill.name: r.level for r in character.skill_levels.all()})
     flat.update({h.item.name: h.quantity for h in character.item_holdings.all()})
-    flat[_("Abilities and flaws")] = ", ".join(sorted(t.name for t in character.traits.all()))
+    flat[_("Abilities and flaws")] = (
+        ", ".join(sorted(t.name for t in character.traits.all())) or None
+    )
     return flat
 
 
@@ -164,13 +166,15 @@ def _proposed(system: str, values: dict) -> dict[str, object]:
     traits = names(Trait, values["traits"])
     flat: dict[str, object] = {
         _("Name"): values["name"],
-        _("Description"): values["description"],
+        _("Description"): values["description"] or None,
         _("Maximum HP"): values["hp_max"],
     }
     flat.update({attributes[k]: v for k, v in values["attributes"].items()})
     flat.update({skills[k]: v for k, v in values["skills"].items() if v})
     flat.update({items[k]: q for k, q in values["items"].items() if q})
-    flat[_("Abilities and flaws")] = ", ".join(sorted(traits[str(i)] for i in values["traits"]))
+    flat[_("Abilities and flaws")] = (
+        ", ".join(sorted(traits[str(i)] for i in values["traits"])) or None
+    )
     return flat
 
 

@@ -2,6 +2,7 @@
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -24,6 +25,17 @@ from characters.models import (
     Trait,
 )
 from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE
+
+
+def _locked(pk: int, by, flag: str) -> access.CharacterAccess:
+    """The character's row, locked for this transaction, if `by` may do `flag` with it."""
+    try:
+        found = access.access_character(by, pk, lock=True)
+    except Http404:
+        raise PermissionDenied from None
+    if not getattr(found, flag):
+        raise PermissionDenied
+    return found
 
 
 def _write_sheet(character: Character, values: dict) -> None:
@@ -107,9 +119,7 @@ def character_create(*, owner, system: str, values: dict) -> Character:
 @transaction.atomic
 def character_update(*, character: Character, by, values: dict) -> Character:
     """The owner's direct edit, out of play only (in play it is a proposal)."""
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.character_access(by, character).can_edit:
-        raise PermissionDenied
+    character = _locked(character.pk, by, "can_edit").character
     _check_catalog(character.system, values)
     _apply_sheet(character, values)
     _record_revision(character, by, kind=SheetChangeKind.EDITED)
@@ -157,9 +167,7 @@ def _check_hp_max(character: Character, hp_max: int) -> None:
 @transaction.atomic
 def sheet_proposal_create(*, character: Character, by, values: dict) -> SheetProposal:
     """The owner proposes a new sheet; it replaces their pending proposal, if any."""
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.character_access(by, character).can_propose:
-        raise PermissionDenied
+    character = _locked(character.pk, by, "can_propose").character
     _check_catalog(character.system, {**values, "hp_current": character.hp_current})
     _check_hp_max(character, values["hp_max"])
     proposed = _proposal_values(values)
@@ -215,9 +223,7 @@ def sheet_proposal_decide(
 ) -> SheetProposal:
     """The GM of the running session approves (the sheet changes, a revision says who
     proposed and who approved) or rejects (nothing changes)."""
-    character = Character.objects.select_for_update().get(pk=proposal.character_id)
-    if not access.character_access(by, character).can_decide_proposal:
-        raise PermissionDenied
+    character = _locked(proposal.character_id, by, "can_decide_proposal").character
     proposal = SheetProposal.objects.select_for_update().get(pk=proposal.pk)
     if proposal.status != ProposalStatus.PENDING:
         raise ValidationError(_("This proposal has already been decided or replaced."))
@@ -241,10 +247,7 @@ def sheet_proposal_decide(
 
 
 def _locked_for_tending(character: Character, by) -> Character:
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.character_access(by, character).can_tend:
-        raise PermissionDenied
-    return character
+    return _locked(character.pk, by, "can_tend").character
 
 
 @transaction.atomic
@@ -286,9 +289,7 @@ def effect_free(*, effect: NegativeEffect, by, note: str) -> NegativeEffect:
 
 @transaction.atomic
 def potion_grant(*, character: Character, by, count: int, effect: str) -> HealingPotion:
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.character_access(by, character).can_grant_potions:
-        raise PermissionDenied
+    character = _locked(character.pk, by, "can_grant_potions").character
     potion = HealingPotion.objects.create(character=character, count=count, effect=effect)
     _record_revision(character, by, kind=SheetChangeKind.POTION_GRANTED, note=f"{count}× {effect}")
     return potion
@@ -296,9 +297,7 @@ def potion_grant(*, character: Character, by, count: int, effect: str) -> Healin
 
 @transaction.atomic
 def potion_use(*, potion: HealingPotion, by) -> HealingPotion:
-    character = Character.objects.select_for_update().get(pk=potion.character_id)
-    if not access.character_access(by, character).can_use_potions:
-        raise PermissionDenied
+    character = _locked(potion.character_id, by, "can_use_potions").character
     potion = HealingPotion.objects.select_for_update().get(pk=potion.pk)
     if potion.count < 1:
         raise ValidationError(_("No potions of this kind are left."))
