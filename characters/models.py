@@ -324,6 +324,7 @@ class SheetChangeKind(models.TextChoices):
     EFFECT_FREED = "effect_freed", _("negative effect freed")
     POTION_GRANTED = "potion_granted", _("healing potions granted")
     POTION_USED = "potion_used", _("healing potion used")
+    HEALING = "healing", _("healing roll")
     OTHER = "other", _("other change")
 
 

@@ -122,6 +122,8 @@ def character_update(*, character: Character, by, values: dict) -> Character:
     character = _locked(character.pk, by, "can_edit").character
     _check_catalog(character.system, values)
     _apply_sheet(character, values)
+    # A proposal left from play (no GM decides it any more) gives way to the owner's edit.
+    _supersede_pending(character)
     _record_revision(character, by, kind=SheetChangeKind.EDITED)
     return character
 
@@ -154,6 +156,12 @@ def _proposal_values(values: dict) -> dict:
     }
 
 
+def _supersede_pending(character: Character) -> None:
+    SheetProposal.objects.filter(character=character, status=ProposalStatus.PENDING).update(
+        status=ProposalStatus.SUPERSEDED, decided_at=timezone.now()
+    )
+
+
 def _check_hp_max(character: Character, hp_max: int) -> None:
     if hp_max < character.hp_current:
         raise ValidationError(
@@ -168,15 +176,13 @@ def _check_hp_max(character: Character, hp_max: int) -> None:
 def sheet_proposal_create(*, character: Character, by, values: dict) -> SheetProposal:
     """The owner proposes a new sheet; it replaces their pending proposal, if any."""
     character = _locked(character.pk, by, "can_propose").character
-    _check_catalog(character.system, {**values, "hp_current": character.hp_current})
     _check_hp_max(character, values["hp_max"])
+    _check_catalog(character.system, {**values, "hp_current": character.hp_current})
     proposed = _proposal_values(values)
     current = Character.objects.with_values().get(pk=character.pk)
     if not selectors.proposal_changes(current, proposed):
         raise ValidationError(_("The proposal changes nothing on the sheet."))
-    SheetProposal.objects.filter(character=character, status=ProposalStatus.PENDING).update(
-        status=ProposalStatus.SUPERSEDED, decided_at=timezone.now()
-    )
+    _supersede_pending(character)
     return SheetProposal.objects.create(character=character, proposed_by=by, values=proposed)
 
 

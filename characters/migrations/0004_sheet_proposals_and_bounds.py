@@ -28,7 +28,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='sheetrevision',
             name='kind',
-            field=models.CharField(choices=[('created', 'created'), ('edited', 'edited by the owner'), ('proposal', 'proposal approved'), ('hp', 'current HP set'), ('effect_added', 'negative effect added'), ('effect_freed', 'negative effect freed'), ('potion_granted', 'healing potions granted'), ('potion_used', 'healing potion used'), ('other', 'other change')], default='edited', max_length=20, verbose_name='kind'),
+            field=models.CharField(choices=[('created', 'created'), ('edited', 'edited by the owner'), ('proposal', 'proposal approved'), ('hp', 'current HP set'), ('effect_added', 'negative effect added'), ('effect_freed', 'negative effect freed'), ('potion_granted', 'healing potions granted'), ('potion_used', 'healing potion used'), ('healing', 'healing roll'), ('other', 'other change')], default='edited', max_length=20, verbose_name='kind'),
         ),
         migrations.AddField(
             model_name='sheetrevision',

@@ -13,6 +13,8 @@ from characters.models import (
     SheetProposal,
     Trait,
 )
+from diary import services as diary_services
+from diary.models import SessionStatus
 from tests.characters.test_character_pages import sheet_post_data
 from tests.conftest import polish
 
@@ -278,3 +280,45 @@ def test_a_long_gm_comment_is_refused(table, client_for):
     assert response.status_code == 400
     proposal.refresh_from_db()
     assert proposal.status == "pending"
+
+
+def test_a_proposal_below_the_current_hp_is_refused_next_to_the_field(table, client_for):
+    response = client_for(table.bob).post(
+        reverse("characters:edit", args=[table.borys.pk]), _borys_data(hp_max="70")
+    )
+    assert response.status_code == 400
+    assert response.context["form"].errors["hp_max"] == [
+        polish(
+            "The maximum HP (%(max)s) would be below the current HP (%(current)s).",
+            max=70,
+            current=80,
+        )
+    ]
+    assert not SheetProposal.objects.exists()
+
+
+def test_a_proposal_that_changes_nothing_is_refused(table, client_for):
+    borys = table.borys
+    data = sheet_post_data(name="Borys", hp_max="100")
+    for row in borys.attribute_values.all():
+        data[f"attr_{row.attribute_id}"] = str(row.value)
+    for row in borys.skill_levels.all():
+        data[f"skill_{row.skill_id}"] = str(row.level)
+    data["traits"] = [str(t.pk) for t in borys.traits.all()]
+    response = client_for(table.bob).post(reverse("characters:edit", args=[borys.pk]), data)
+    assert response.status_code == 400
+    assert polish("The proposal changes nothing on the sheet.") in response.content.decode()
+    assert not SheetProposal.objects.exists()
+
+
+def test_a_proposal_left_when_play_ends_gives_way_to_a_direct_edit(table, client_for):
+    client_for(table.bob).post(
+        reverse("characters:edit", args=[table.borys.pk]), _borys_data(name="Borys Wielki")
+    )
+    diary_services.session_transition(session=table.session, by=table.gm, to=SessionStatus.FINISHED)
+    response = client_for(table.bob).post(
+        reverse("characters:edit", args=[table.borys.pk]), _borys_data(name="Borys Stary")
+    )
+    assert response.status_code == 302
+    assert Character.objects.get(pk=table.borys.pk).name == "Borys Stary"
+    assert SheetProposal.objects.get().status == "superseded"
