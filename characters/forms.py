@@ -130,6 +130,20 @@ class CharacterForm(forms.Form):
         return initial
 
 
+def initial_from_proposal(values: dict) -> dict:
+    """A pending proposal's values as the form's initial data, so the owner refines it."""
+    initial = {
+        "name": values["name"],
+        "description": values["description"],
+        "hp_max": values["hp_max"],
+        "traits": values["traits"],
+    }
+    initial.update({f"attr_{pk}": value for pk, value in values["attributes"].items()})
+    initial.update({f"skill_{pk}": level for pk, level in values["skills"].items()})
+    initial.update({f"item_{pk}": quantity for pk, quantity in values["items"].items()})
+    return initial
+
+
 def _trait_label(trait: Trait) -> str:
     return f"{trait.name} ({trait.modifier:+d} {trait.attribute.name})"
 

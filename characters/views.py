@@ -18,6 +18,7 @@ from characters.forms import (
     ProposalDecisionForm,
     SystemChoiceForm,
     apply_service_errors,
+    initial_from_proposal,
 )
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
 from characters.systems import ATTRIBUTE_RANGE
@@ -71,11 +72,14 @@ def character_edit(request, pk: int):
     character = access.character
     if character.system not in ATTRIBUTE_RANGE:
         raise Http404  # this system's sheets come with their own issue
+    pending = selectors.pending_proposal(character) if access.can_propose else None
     form = CharacterForm(
         request.POST or None,
         system=character.system,
         propose=access.can_propose,
-        initial=CharacterForm.initial_for(character),
+        initial=initial_from_proposal(pending.proposal.values)
+        if pending
+        else CharacterForm.initial_for(character),
     )
     if request.method == "POST" and form.is_valid():
         try:

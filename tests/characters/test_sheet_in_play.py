@@ -322,3 +322,12 @@ def test_a_proposal_left_when_play_ends_gives_way_to_a_direct_edit(table, client
     assert response.status_code == 302
     assert Character.objects.get(pk=table.borys.pk).name == "Borys Stary"
     assert SheetProposal.objects.get().status == "superseded"
+
+
+def test_the_edit_form_starts_from_the_owners_pending_proposal(table, client_for):
+    client = client_for(table.bob)
+    url = reverse("characters:edit", args=[table.borys.pk])
+    client.post(url, _borys_data(name="Borys Wielki"))
+    form = client.get(url).context["form"]
+    assert form["name"].value() == "Borys Wielki"
+    assert "hp_current" not in form.fields
