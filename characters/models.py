@@ -343,7 +343,7 @@ class SheetRevision(models.Model):
     )
     note = models.CharField(_("revision note"), max_length=NOTE_MAX, blank=True)
     proposal = models.ForeignKey(
-        "SheetProposal", on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+        "SheetProposal", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
     )
 
     class Meta:
