@@ -106,6 +106,25 @@ def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch)
     assert effect.freed_note == "pierwszy"
 
 
+def test_a_concurrently_emptied_potion_is_a_400(table, client_for, monkeypatch):
+    potion = services.potion_grant(character=table.borys, by=table.gm, count=1, effect="+30 PŻ")
+    real = services.potion_use
+
+    def racing(**kwargs):
+        # The GM notes the last potion as drunk in another tab first.
+        HealingPotion.objects.filter(pk=potion.pk).update(count=0)
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "potion_use", racing)
+    client = client_for(table.bob)
+    client.raise_request_exception = False
+    response = client.post(reverse("characters:potion_use", args=[table.borys.pk, potion.pk]))
+    assert response.status_code == 400
+    assert polish("No potions of this kind are left.") in response.content.decode()
+    potion.refresh_from_db()
+    assert potion.count == 0
+
+
 # --- 12. Bounded text ---------------------------------------------------------------
 
 
