@@ -1,13 +1,21 @@
-"""Who may read or tend a character sheet.
+"""Who may do what with a character sheet: the one place these rules live.
 
 Characters know nothing of game sessions, yet a session's GM and fellow
-players may read a sheet and its GM may tend the character's state (HP,
-effects, potions). The diary app registers those rules here at start-up
-(diary/apps.py), so the dependency keeps pointing from diary to characters.
+players may read a sheet and the GM of a running session may tend the
+character (HP, effects, potions) and decide on its owner's proposals. The
+diary app registers those rules here at start-up (diary/apps.py), so the
+dependency keeps pointing from diary to characters.
+
+Views, services and templates read the flags of `CharacterAccess`; none of
+them re-derives a rule.
 """
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from django.http import Http404
+
+from characters.models import Character
 from characters.roles import is_moderator
 
 AccessRule = Callable[[object, object], bool]
@@ -15,6 +23,7 @@ AccessRule = Callable[[object, object], bool]
 _read_rules: list[AccessRule] = []
 _tend_rules: list[AccessRule] = []
 _in_play_rules: list = []  # character -> bool: it plays in a running session
+_tended_queries: list = []  # user -> queryset of the characters the user tends
 
 
 def register_read_rule(rule: AccessRule) -> None:
@@ -23,6 +32,7 @@ def register_read_rule(rule: AccessRule) -> None:
 
 
 def register_tend_rule(rule: AccessRule) -> None:
+    """(user, character) -> the user is GM of a RUNNING session the character plays in."""
     if rule not in _tend_rules:
         _tend_rules.append(rule)
 
@@ -32,41 +42,82 @@ def register_in_play_rule(rule) -> None:
         _in_play_rules.append(rule)
 
 
+def register_tended_query(query) -> None:
+    """user -> Character queryset: the same rule as the tend rule, as a query (for lists)."""
+    if query not in _tended_queries:
+        _tended_queries.append(query)
+
+
 def in_play(character) -> bool:
     return any(rule(character) for rule in _in_play_rules)
 
 
-def can_edit_character(user, character) -> bool:
-    """Only the owner builds and edits the sheet itself."""
-    return user.is_authenticated and character.owner_id == user.pk
-
-
-def runs_session_of_character(user, character) -> bool:
-    """The user is GM of a session this character plays in."""
-    return user.is_authenticated and any(rule(user, character) for rule in _tend_rules)
-
-
-def can_tend_character(user, character) -> bool:
-    """HP and negative effects: the character's GMs; the owner only while it is not in play
-    (during a running session wounds and healing are the GM's and the rolls' business)."""
-    if runs_session_of_character(user, character):
-        return True
-    return can_edit_character(user, character) and not in_play(character)
-
-
-def can_use_potions(user, character) -> bool:
-    """Drinking a potion is the player's own action; the GM may note it too."""
-    return can_edit_character(user, character) or runs_session_of_character(user, character)
-
-
-def can_grant_potions(user, character) -> bool:
-    """Healing potions are the GM's to grant (RULES 1.6), not the player's."""
-    return runs_session_of_character(user, character)
-
-
-def can_view_character(user, character) -> bool:
+def tended_character_ids(user) -> set[int]:
+    """Characters whose sheets the user tends as GM (e.g. to list proposals waiting)."""
     if not user.is_authenticated:
-        return False
-    if character.owner_id == user.pk or is_moderator(user):
-        return True
-    return any(rule(user, character) for rule in _read_rules)
+        return set()
+    ids: set[int] = set()
+    for query in _tended_queries:
+        ids.update(query(user).values_list("pk", flat=True))
+    return ids
+
+
+@dataclass(frozen=True)
+class CharacterAccess:
+    character: object  # Character
+    is_owner: bool
+    in_play: bool  # accepted in a running session
+    can_view: bool  # the sheet and its history
+    can_edit: bool  # the owner edits the sheet directly: only out of play
+    can_propose: bool  # the owner's edits in play: a proposal for the GM
+    can_tend: bool  # HP and negative effects
+    can_use_potions: bool
+    can_grant_potions: bool
+    can_decide_proposal: bool  # approve or reject the owner's proposal
+    can_see_proposal: bool  # the pending proposal's diff on the sheet
+
+    @property
+    def can_open_edit_form(self) -> bool:
+        return self.can_edit or self.can_propose
+
+
+def character_access(user, character) -> CharacterAccess:
+    """The flags for a character already loaded (services use this on their locked row)."""
+    authenticated = user.is_authenticated
+    is_owner = authenticated and character.owner_id == user.pk
+    playing = in_play(character)
+    runs = authenticated and any(rule(user, character) for rule in _tend_rules)
+    can_view = authenticated and (
+        is_owner or is_moderator(user) or runs or any(r(user, character) for r in _read_rules)
+    )
+    return CharacterAccess(
+        character=character,
+        is_owner=is_owner,
+        in_play=playing,
+        can_view=can_view,
+        can_edit=is_owner and not playing,
+        can_propose=is_owner and playing,
+        # In play, wounds and healing are the GM's and the rolls' business.
+        can_tend=runs or (is_owner and not playing),
+        # Drinking a potion is the player's own action; the GM may note it too.
+        can_use_potions=is_owner or runs,
+        # RULES 1.6: "the GM may grant" healing potions, not the player.
+        can_grant_potions=runs,
+        can_decide_proposal=runs,
+        can_see_proposal=is_owner or runs,
+    )
+
+
+def access_character(user, pk: int, *, lock: bool = False) -> CharacterAccess:
+    """Look a character up for `user`: 404 when the user may not know it exists.
+
+    With lock=True the row is locked (select_for_update) for the caller's transaction.
+    """
+    queryset = Character.objects.select_for_update() if lock else Character.objects.with_sheet()
+    character = queryset.filter(pk=pk).first()
+    if character is None:
+        raise Http404
+    access = character_access(user, character)
+    if not access.can_view:
+        raise Http404
+    return access

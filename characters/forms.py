@@ -4,7 +4,16 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from characters.models import Attribute, HealingKind, Item, Skill, Trait
+from characters.models import (
+    CHARACTER_DESCRIPTION_MAX,
+    COMMENT_MAX,
+    NOTE_MAX,
+    Attribute,
+    HealingKind,
+    Item,
+    Skill,
+    Trait,
+)
 from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, RuleSystem
 
 
@@ -29,14 +38,20 @@ class CharacterForm(forms.Form):
 
     name = forms.CharField(label=_("Name"), max_length=80)
     description = forms.CharField(
-        label=_("Description"), required=False, widget=forms.Textarea(attrs={"rows": 4})
+        label=_("Description"),
+        required=False,
+        max_length=CHARACTER_DESCRIPTION_MAX,
+        widget=forms.Textarea(attrs={"rows": 4}),
     )
     hp_max = forms.IntegerField(label=_("Maximum HP"), min_value=1, max_value=100_000)
     hp_current = forms.IntegerField(label=_("Current HP"), min_value=0, max_value=100_000)
 
-    def __init__(self, *args, system: str, **kwargs):
+    def __init__(self, *args, system: str, propose: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
         self.system = system
+        if propose:
+            # In play current HP is the GM's: a proposal never carries it.
+            del self.fields["hp_current"]
         low, high = ATTRIBUTE_RANGE[system]
         level_low, level_high = SKILL_LEVEL_RANGE[system]
         self.attributes = list(Attribute.objects.filter(system=system))
@@ -90,7 +105,7 @@ class CharacterForm(forms.Form):
             "name": data["name"],
             "description": data["description"],
             "hp_max": data["hp_max"],
-            "hp_current": data["hp_current"],
+            "hp_current": data.get("hp_current"),
             "attributes": {a: data[f"attr_{a.pk}"] for a in self.attributes},
             "skills": {s: data.get(f"skill_{s.pk}") or 0 for s in self.skills},
             "traits": list(data["traits"]),
@@ -115,6 +130,20 @@ class CharacterForm(forms.Form):
         return initial
 
 
+def initial_from_proposal(values: dict) -> dict:
+    """A pending proposal's values as the form's initial data, so the owner refines it."""
+    initial = {
+        "name": values["name"],
+        "description": values["description"],
+        "hp_max": values["hp_max"],
+        "traits": values["traits"],
+    }
+    initial.update({f"attr_{pk}": value for pk, value in values["attributes"].items()})
+    initial.update({f"skill_{pk}": level for pk, level in values["skills"].items()})
+    initial.update({f"item_{pk}": quantity for pk, quantity in values["items"].items()})
+    return initial
+
+
 def _trait_label(trait: Trait) -> str:
     return f"{trait.name} ({trait.modifier:+d} {trait.attribute.name})"
 
@@ -137,13 +166,30 @@ class HitPointsForm(forms.Form):
 
 class NegativeEffectForm(forms.Form):
     kind = forms.ChoiceField(label=_("Kind"), choices=HealingKind.choices)
-    description = forms.CharField(label=_("Description"), max_length=200)
+    description = forms.CharField(label=_("Description"), max_length=NOTE_MAX)
 
 
 class FreeEffectForm(forms.Form):
-    note = forms.CharField(label=_("How was it freed?"), max_length=200, required=False)
+    note = forms.CharField(label=_("How was it freed?"), max_length=NOTE_MAX, required=False)
 
 
 class PotionForm(forms.Form):
     count = forms.IntegerField(label=_("Count"), min_value=1, max_value=99)
-    effect = forms.CharField(label=_("Described effect"), max_length=200)
+    effect = forms.CharField(label=_("Described effect"), max_length=NOTE_MAX)
+
+
+class PotionUseForm(forms.Form):
+    """No input: it carries a refusal from the service next to the potions."""
+
+
+class ProposalDecisionForm(forms.Form):
+    decision = forms.ChoiceField(
+        label=_("GM's decision"),
+        choices=[("approve", _("Approve the changes")), ("reject", _("Reject the changes"))],
+    )
+    comment = forms.CharField(
+        label=_("Comment for the player (optional)"),
+        max_length=COMMENT_MAX,
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2}),
+    )

@@ -7,6 +7,12 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.systems import RuleSystem
 
+# Bounds on free text (issue 7.12): forms refuse more, next to the field.
+CHARACTER_DESCRIPTION_MAX = 5_000
+CATALOG_TEXT_MAX = 2_000
+NOTE_MAX = 200  # effect descriptions, freed notes, potion effects, revision notes
+COMMENT_MAX = 1_000  # a GM's comment on a sheet proposal
+
 # ---------------------------------------------------------------------------
 # Catalogs: what a system offers, edited in the admin, seeded by migrations.
 # ---------------------------------------------------------------------------
@@ -46,7 +52,7 @@ class Skill(models.Model):
     attribute = models.ForeignKey(
         Attribute, on_delete=models.PROTECT, related_name="skills", verbose_name=_("attribute")
     )
-    description = models.TextField(_("description"), blank=True)
+    description = models.TextField(_("description"), blank=True, max_length=CATALOG_TEXT_MAX)
     heals = models.CharField(
         _("heals"),
         max_length=10,
@@ -82,7 +88,7 @@ class Trait(models.Model):
         Attribute, on_delete=models.PROTECT, related_name="traits", verbose_name=_("attribute")
     )
     modifier = models.SmallIntegerField(_("modifier"))
-    description = models.TextField(_("description"), blank=True)
+    description = models.TextField(_("description"), blank=True, max_length=CATALOG_TEXT_MAX)
 
     class Meta:
         ordering = ["system", "kind", "name"]
@@ -101,7 +107,7 @@ class Item(models.Model):
 
     system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
     name = models.CharField(_("name"), max_length=80)
-    description = models.TextField(_("description"), blank=True)
+    description = models.TextField(_("description"), blank=True, max_length=CATALOG_TEXT_MAX)
     attribute = models.ForeignKey(
         Attribute,
         on_delete=models.PROTECT,
@@ -167,7 +173,9 @@ class Character(models.Model):
     )
     name = models.CharField(_("name"), max_length=80)
     system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
-    description = models.TextField(_("description"), blank=True)
+    description = models.TextField(
+        _("description"), blank=True, max_length=CHARACTER_DESCRIPTION_MAX
+    )
     hp_current = models.PositiveIntegerField(_("current HP"))
     hp_max = models.PositiveIntegerField(_("maximum HP"))
     traits = models.ManyToManyField(
@@ -275,10 +283,10 @@ class NegativeEffect(models.Model):
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="effects")
     kind = models.CharField(_("kind"), max_length=10, choices=HealingKind.choices)
-    description = models.CharField(_("description"), max_length=200)
+    description = models.CharField(_("description"), max_length=NOTE_MAX)
     created_at = models.DateTimeField(_("since"), auto_now_add=True)
     freed_at = models.DateTimeField(_("freed"), null=True, blank=True)
-    freed_note = models.CharField(_("how it was freed"), max_length=200, blank=True)
+    freed_note = models.CharField(_("how it was freed"), max_length=NOTE_MAX, blank=True)
 
     class Meta:
         ordering = ["created_at", "id"]
@@ -294,7 +302,7 @@ class HealingPotion(models.Model):
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="potions")
     count = models.PositiveSmallIntegerField(_("count"))
-    effect = models.CharField(_("effect"), max_length=200)
+    effect = models.CharField(_("effect"), max_length=NOTE_MAX)
 
     class Meta:
         ordering = ["id"]
@@ -305,9 +313,24 @@ class HealingPotion(models.Model):
         return f"{self.count}× {self.effect}"
 
 
+class SheetChangeKind(models.TextChoices):
+    """What a sheet revision records: the history says what happened, not only what changed."""
+
+    CREATED = "created", _("created")
+    EDITED = "edited", _("edited by the owner")
+    PROPOSAL = "proposal", _("proposal approved")
+    HP = "hp", _("current HP set")
+    EFFECT_ADDED = "effect_added", _("negative effect added")
+    EFFECT_FREED = "effect_freed", _("negative effect freed")
+    POTION_GRANTED = "potion_granted", _("healing potions granted")
+    POTION_USED = "potion_used", _("healing potion used")
+    HEALING = "healing", _("healing roll")
+    OTHER = "other", _("other change")
+
+
 class SheetRevision(models.Model):
-    """A snapshot of the sheet after each creation or edit, so GMs and moderators can see
-    what changed and when (values are names and numbers, not ids, to stay readable)."""
+    """A snapshot of the sheet after each change, so GMs and moderators can see what changed,
+    when, who did it and how (values are names and numbers, not ids, to stay readable)."""
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="revisions")
     edited_by = models.ForeignKey(
@@ -315,9 +338,63 @@ class SheetRevision(models.Model):
     )
     edited_at = models.DateTimeField(auto_now_add=True)
     snapshot = models.JSONField()
+    kind = models.CharField(
+        _("kind"), max_length=20, choices=SheetChangeKind.choices, default=SheetChangeKind.EDITED
+    )
+    note = models.CharField(_("revision note"), max_length=NOTE_MAX, blank=True)
+    proposal = models.ForeignKey(
+        "SheetProposal", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         ordering = ["-edited_at", "-id"]
 
     def __str__(self) -> str:
         return f"{self.character} @ {self.edited_at:%Y-%m-%d %H:%M}"
+
+
+class ProposalStatus(models.TextChoices):
+    PENDING = "pending", _("waiting for the GM")
+    APPROVED = "approved", _("approved by the GM")
+    REJECTED = "rejected", _("rejected by the GM")
+    SUPERSEDED = "superseded", _("replaced by a newer proposal")
+
+
+class SheetProposal(models.Model):
+    """The owner's edit of a sheet in play: it waits for the GM of the running session.
+
+    `values` holds catalog ids and numbers ({"name", "description", "hp_max",
+    "attributes": {id: value}, "skills": {id: level}, "traits": [id], "items": {id: qty}});
+    approval re-checks them against the catalog of that moment. Current HP is never
+    proposed: in play it is the GM's.
+    """
+
+    character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="proposals")
+    proposed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    proposed_at = models.DateTimeField(auto_now_add=True)
+    values = models.JSONField()
+    status = models.CharField(
+        _("status"), max_length=12, choices=ProposalStatus.choices, default=ProposalStatus.PENDING
+    )
+    decided_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, null=True, blank=True, related_name="+"
+    )
+    decided_at = models.DateTimeField(null=True, blank=True)
+    comment = models.TextField(_("GM's comment"), blank=True, max_length=COMMENT_MAX)
+
+    class Meta:
+        ordering = ["-proposed_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["character"],
+                condition=Q(status="pending"),
+                name="sheet_proposal_one_pending",
+            ),
+        ]
+        verbose_name = _("sheet change proposal")
+        verbose_name_plural = _("sheet change proposals")
+
+    def __str__(self) -> str:
+        return f"{self.character} ({self.get_status_display()})"

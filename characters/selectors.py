@@ -2,7 +2,17 @@
 
 from dataclasses import dataclass
 
-from characters.models import Character, Skill, Trait
+from django.utils.translation import gettext as _
+
+from characters.models import (
+    Attribute,
+    Character,
+    Item,
+    ProposalStatus,
+    SheetProposal,
+    Skill,
+    Trait,
+)
 from characters.systems import SPEED_ATTRIBUTE, RuleSystem
 
 
@@ -64,6 +74,21 @@ def sheet_for(character: Character) -> Sheet:
     )
 
 
+def sheet_snapshot(character: Character) -> dict:
+    """What a sheet revision keeps (names and numbers); `character` comes `with_sheet()`."""
+    return {
+        "name": character.name,
+        "description": character.description,
+        "hp": [character.hp_current, character.hp_max],
+        "attributes": {r.attribute.name: r.value for r in character.attribute_values.all()},
+        "skills": {r.skill.name: r.level for r in character.skill_levels.all()},
+        "traits": sorted(t.name for t in character.traits.all()),
+        "items": {h.item.name: h.quantity for h in character.item_holdings.all()},
+        "effects": [f"{e.get_kind_display()}: {e.description}" for e in character.active_effects()],
+        "potions": {p.effect: p.count for p in character.potions.all() if p.count},
+    }
+
+
 @dataclass(frozen=True)
 class SheetChange:
     revision: object  # SheetRevision
@@ -72,20 +97,129 @@ class SheetChange:
 
 def sheet_history(character: Character) -> list[SheetChange]:
     """Each saved version of the sheet with what it changed against the one before."""
-    revisions = list(character.revisions.select_related("edited_by").order_by("edited_at", "id"))
+    revisions = list(
+        character.revisions.select_related("edited_by", "proposal__proposed_by").order_by(
+            "edited_at", "id"
+        )
+    )
     history, previous = [], {}
     for revision in revisions:
         now = _flatten(revision.snapshot)
-        keys = sorted(set(previous) | set(now)) if previous else []
-        changes = [(k, previous.get(k), now.get(k)) for k in keys if previous.get(k) != now.get(k)]
-        history.append(SheetChange(revision, changes))
+        history.append(SheetChange(revision, _diff(previous, now) if previous else []))
         previous = now
     return list(reversed(history))
 
 
+def _diff(before: dict, after: dict) -> list[tuple[str, object, object]]:
+    keys = list(dict.fromkeys([*before, *after]))
+    return [(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k)]
+
+
 def _flatten(snapshot: dict) -> dict[str, object]:
-    flat: dict[str, object] = {"name": snapshot["name"], "HP": "/".join(map(str, snapshot["hp"]))}
+    # Older snapshots lack description, effects and potions: .get keeps them readable.
+    flat: dict[str, object] = {
+        _("Name"): snapshot["name"],
+        _("Description"): snapshot.get("description") or None,
+        "HP": "/".join(map(str, snapshot["hp"])),
+    }
     for group in ("attributes", "skills", "items"):
         flat.update(snapshot[group])
-    flat["traits"] = ", ".join(snapshot["traits"])
+    flat[_("Abilities and flaws")] = ", ".join(snapshot["traits"]) or None
+    if "effects" in snapshot:
+        flat[_("Negative effects")] = "; ".join(snapshot["effects"]) or None
+    for effect, count in snapshot.get("potions", {}).items():
+        flat[f"{_('Healing potions')}: {effect}"] = count
     return flat
+
+
+# ---------------------------------------------------------------------------
+# Proposals (the owner's edits in play, waiting for the GM)
+# ---------------------------------------------------------------------------
+
+
+def _proposable(character: Character) -> dict[str, object]:
+    """The part of the sheet an owner may propose to change, flat and readable."""
+    flat: dict[str, object] = {
+        _("Name"): character.name,
+        _("Description"): character.description or None,
+        _("Maximum HP"): character.hp_max,
+    }
+    flat.update({r.attribute.name: r.value for r in character.attribute_values.all()})
+    flat.update({r.skill.name: r.level for r in character.skill_levels.all()})
+    flat.update({h.item.name: h.quantity for h in character.item_holdings.all()})
+    flat[_("Abilities and flaws")] = (
+        ", ".join(sorted(t.name for t in character.traits.all())) or None
+    )
+    return flat
+
+
+def _proposed(system: str, values: dict) -> dict[str, object]:
+    """A proposal's ids as names; a row gone from the catalog shows as its id."""
+
+    def names(model, ids):
+        found = model.objects.filter(system=system, pk__in=[int(i) for i in ids]).in_bulk()
+        return {str(i): (found[int(i)].name if int(i) in found else f"#{i}") for i in ids}
+
+    attributes = names(Attribute, values["attributes"])
+    skills = names(Skill, values["skills"])
+    items = names(Item, values["items"])
+    traits = names(Trait, values["traits"])
+    flat: dict[str, object] = {
+        _("Name"): values["name"],
+        _("Description"): values["description"] or None,
+        _("Maximum HP"): values["hp_max"],
+    }
+    flat.update({attributes[k]: v for k, v in values["attributes"].items()})
+    flat.update({skills[k]: v for k, v in values["skills"].items() if v})
+    flat.update({items[k]: q for k, q in values["items"].items() if q})
+    flat[_("Abilities and flaws")] = (
+        ", ".join(sorted(traits[str(i)] for i in values["traits"])) or None
+    )
+    return flat
+
+
+def proposal_changes(character: Character, values: dict) -> list[tuple[str, object, object]]:
+    """(what, now, proposed) for each line a proposal would change; `character` comes
+    `with_values()`."""
+    return _diff(_proposable(character), _proposed(character.system, values))
+
+
+@dataclass(frozen=True)
+class PendingProposal:
+    proposal: SheetProposal
+    changes: list[tuple[str, object, object]]
+
+
+def pending_proposal(character: Character) -> PendingProposal | None:
+    proposal = (
+        character.proposals.filter(status=ProposalStatus.PENDING)
+        .select_related("proposed_by")
+        .first()
+    )
+    if proposal is None:
+        return None
+    return PendingProposal(proposal, proposal_changes(character, proposal.values))
+
+
+def last_decided_proposal(character: Character) -> SheetProposal | None:
+    """The owner's latest decided proposal, to show a rejection and the GM's comment."""
+    return (
+        character.proposals.filter(status__in=(ProposalStatus.APPROVED, ProposalStatus.REJECTED))
+        .select_related("decided_by")
+        .order_by("-decided_at", "-id")
+        .first()
+    )
+
+
+def proposals_waiting_for(user):
+    """Pending proposals of the characters the user tends as GM of a running session."""
+    from characters.access import tended_character_ids
+
+    ids = tended_character_ids(user)
+    if not ids:
+        return SheetProposal.objects.none()
+    return (
+        SheetProposal.objects.filter(status=ProposalStatus.PENDING, character_id__in=ids)
+        .select_related("character", "proposed_by")
+        .order_by("proposed_at", "id")
+    )

@@ -2,20 +2,40 @@
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from characters import access
+from characters import access, selectors
 from characters.models import (
+    NOTE_MAX,
+    Attribute,
     AttributeValue,
     Character,
     HealingPotion,
+    Item,
     ItemHolding,
     NegativeEffect,
+    ProposalStatus,
+    SheetChangeKind,
+    SheetProposal,
     SheetRevision,
+    Skill,
     SkillLevel,
+    Trait,
 )
-from characters.systems import ATTRIBUTE_RANGE
+from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE
+
+
+def _locked(pk: int, by, flag: str) -> access.CharacterAccess:
+    """The character's row, locked for this transaction, if `by` may do `flag` with it."""
+    try:
+        found = access.access_character(by, pk, lock=True)
+    except Http404:
+        raise PermissionDenied from None
+    if not getattr(found, flag):
+        raise PermissionDenied
+    return found
 
 
 def _write_sheet(character: Character, values: dict) -> None:
@@ -40,20 +60,26 @@ def _write_sheet(character: Character, values: dict) -> None:
     character.traits.set(values["traits"])
 
 
-def _record_revision(character: Character, by) -> None:
-    character = Character.objects.with_values().get(pk=character.pk)
-    SheetRevision.objects.create(
+def _record_revision(
+    character: Character, by, *, kind: str, note: str = "", proposal=None
+) -> SheetRevision:
+    character = Character.objects.with_sheet().get(pk=character.pk)
+    return SheetRevision.objects.create(
         character=character,
         edited_by=by,
-        snapshot={
-            "name": character.name,
-            "hp": [character.hp_current, character.hp_max],
-            "attributes": {r.attribute.name: r.value for r in character.attribute_values.all()},
-            "skills": {r.skill.name: r.level for r in character.skill_levels.all()},
-            "traits": sorted(t.name for t in character.traits.all()),
-            "items": {h.item.name: h.quantity for h in character.item_holdings.all()},
-        },
+        kind=kind,
+        note=note[:NOTE_MAX],
+        proposal=proposal,
+        snapshot=selectors.sheet_snapshot(character),
     )
+
+
+def sheet_record_change(
+    *, character: Character, by, note: str, kind: str = SheetChangeKind.OTHER
+) -> SheetRevision:
+    """Record a change another app made to the sheet (e.g. a healing roll's HP and freed
+    effect), in the caller's transaction, so the sheet's history has every change."""
+    return _record_revision(character, by, kind=kind, note=note)
 
 
 def _check_catalog(system: str, values: dict) -> None:
@@ -86,31 +112,148 @@ def character_create(*, owner, system: str, values: dict) -> Character:
         hp_current=values["hp_current"],
     )
     _write_sheet(character, values)
-    _record_revision(character, owner)
+    _record_revision(character, owner, kind=SheetChangeKind.CREATED)
     return character
 
 
 @transaction.atomic
 def character_update(*, character: Character, by, values: dict) -> Character:
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.can_edit_character(by, character):
-        raise PermissionDenied
+    """The owner's direct edit, out of play only (in play it is a proposal)."""
+    character = _locked(character.pk, by, "can_edit").character
     _check_catalog(character.system, values)
+    _apply_sheet(character, values)
+    # A proposal left from play (no GM decides it any more) gives way to the owner's edit.
+    _supersede_pending(character)
+    _record_revision(character, by, kind=SheetChangeKind.EDITED)
+    return character
+
+
+def _apply_sheet(character: Character, values: dict) -> None:
+    """The one sheet-writing path: direct edits and approved proposals both go through it."""
     character.name = values["name"]
     character.description = values["description"]
     character.hp_max = values["hp_max"]
     character.hp_current = values["hp_current"]
     character.save()
     _write_sheet(character, values)
-    _record_revision(character, by)
-    return character
+
+
+# ---------------------------------------------------------------------------
+# Proposals: the owner's edits while the character plays in a running session
+# ---------------------------------------------------------------------------
+
+
+def _proposal_values(values: dict) -> dict:
+    """Form values (catalog rows) as JSON: catalog ids and numbers."""
+    return {
+        "name": values["name"],
+        "description": values["description"],
+        "hp_max": values["hp_max"],
+        "attributes": {str(a.pk): v for a, v in values["attributes"].items()},
+        "skills": {str(s.pk): v for s, v in values["skills"].items()},
+        "traits": sorted(t.pk for t in values["traits"]),
+        "items": {str(i.pk): q for i, q in values["items"].items()},
+    }
+
+
+def _supersede_pending(character: Character) -> None:
+    SheetProposal.objects.filter(character=character, status=ProposalStatus.PENDING).update(
+        status=ProposalStatus.SUPERSEDED, decided_at=timezone.now()
+    )
+
+
+def _check_hp_max(character: Character, hp_max: int) -> None:
+    if hp_max < character.hp_current:
+        raise ValidationError(
+            {
+                "hp_max": _("The maximum HP (%(max)s) would be below the current HP (%(current)s).")
+                % {"max": hp_max, "current": character.hp_current}
+            }
+        )
+
+
+@transaction.atomic
+def sheet_proposal_create(*, character: Character, by, values: dict) -> SheetProposal:
+    """The owner proposes a new sheet; it replaces their pending proposal, if any."""
+    character = _locked(character.pk, by, "can_propose").character
+    _check_hp_max(character, values["hp_max"])
+    _check_catalog(character.system, {**values, "hp_current": character.hp_current})
+    proposed = _proposal_values(values)
+    current = Character.objects.with_values().get(pk=character.pk)
+    if not selectors.proposal_changes(current, proposed):
+        raise ValidationError(_("The proposal changes nothing on the sheet."))
+    _supersede_pending(character)
+    return SheetProposal.objects.create(character=character, proposed_by=by, values=proposed)
+
+
+def _resolve_proposal(character: Character, proposed: dict) -> dict:
+    """Back from ids to catalog rows, re-checked against today's catalog and ranges."""
+    system = character.system
+    stale = ValidationError(
+        _("The catalog has changed since this proposal was made; ask the player to send it again.")
+    )
+
+    def rows(model, ids):
+        found = model.objects.filter(system=system, pk__in=[int(i) for i in ids]).in_bulk()
+        if len(found) != len(set(ids)):
+            raise stale
+        return found
+
+    attributes = rows(Attribute, proposed["attributes"])
+    skills = rows(Skill, proposed["skills"])
+    items = rows(Item, proposed["items"])
+    traits = rows(Trait, proposed["traits"])
+    low, high = ATTRIBUTE_RANGE[system]
+    level_low, level_high = SKILL_LEVEL_RANGE[system]
+    values = {
+        "name": proposed["name"],
+        "description": proposed["description"],
+        "hp_max": proposed["hp_max"],
+        "hp_current": character.hp_current,  # in play, current HP stays the GM's
+        "attributes": {attributes[int(k)]: v for k, v in proposed["attributes"].items()},
+        "skills": {skills[int(k)]: v for k, v in proposed["skills"].items()},
+        "items": {items[int(k)]: q for k, q in proposed["items"].items()},
+        "traits": list(traits.values()),
+    }
+    if any(not low <= v <= high for v in values["attributes"].values()) or any(
+        not level_low <= v <= level_high for v in values["skills"].values()
+    ):
+        raise stale
+    _check_hp_max(character, values["hp_max"])
+    return values
+
+
+@transaction.atomic
+def sheet_proposal_decide(
+    *, proposal: SheetProposal, by, approve: bool, comment: str = ""
+) -> SheetProposal:
+    """The GM of the running session approves (the sheet changes, a revision says who
+    proposed and who approved) or rejects (nothing changes)."""
+    character = _locked(proposal.character_id, by, "can_decide_proposal").character
+    proposal = SheetProposal.objects.select_for_update().get(pk=proposal.pk)
+    if proposal.status != ProposalStatus.PENDING:
+        raise ValidationError(_("This proposal has already been decided or replaced."))
+    if approve:
+        _apply_sheet(character, _resolve_proposal(character, proposal.values))
+    proposal.status = ProposalStatus.APPROVED if approve else ProposalStatus.REJECTED
+    proposal.decided_by = by
+    proposal.decided_at = timezone.now()
+    proposal.comment = comment
+    proposal.save(update_fields=["status", "decided_by", "decided_at", "comment"])
+    if approve:
+        _record_revision(
+            character, by, kind=SheetChangeKind.PROPOSAL, note=comment, proposal=proposal
+        )
+    return proposal
+
+
+# ---------------------------------------------------------------------------
+# Tending: HP, negative effects, potions; each change lands in the history
+# ---------------------------------------------------------------------------
 
 
 def _locked_for_tending(character: Character, by) -> Character:
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.can_tend_character(by, character):
-        raise PermissionDenied
-    return character
+    return _locked(character.pk, by, "can_tend").character
 
 
 @transaction.atomic
@@ -120,43 +263,51 @@ def character_set_hp(*, character: Character, by, hp_current: int) -> Character:
         raise ValidationError({"hp_current": _("HP must be between 0 and the maximum.")})
     character.hp_current = hp_current
     character.save(update_fields=["hp_current", "updated_at"])
+    _record_revision(character, by, kind=SheetChangeKind.HP)
     return character
 
 
 @transaction.atomic
 def effect_add(*, character: Character, by, kind: str, description: str) -> NegativeEffect:
     character = _locked_for_tending(character, by)
-    return NegativeEffect.objects.create(character=character, kind=kind, description=description)
+    effect = NegativeEffect.objects.create(character=character, kind=kind, description=description)
+    _record_revision(character, by, kind=SheetChangeKind.EFFECT_ADDED, note=description)
+    return effect
 
 
 @transaction.atomic
 def effect_free(*, effect: NegativeEffect, by, note: str) -> NegativeEffect:
-    _locked_for_tending(effect.character, by)
+    character = _locked_for_tending(effect.character, by)
     effect = NegativeEffect.objects.select_for_update().get(pk=effect.pk)
     if effect.freed_at is not None:
         raise ValidationError(_("This effect is already gone."))
     effect.freed_at = timezone.now()
     effect.freed_note = note
     effect.save(update_fields=["freed_at", "freed_note"])
+    _record_revision(
+        character,
+        by,
+        kind=SheetChangeKind.EFFECT_FREED,
+        note=f"{effect.description}: {note}" if note else effect.description,
+    )
     return effect
 
 
 @transaction.atomic
 def potion_grant(*, character: Character, by, count: int, effect: str) -> HealingPotion:
-    character = Character.objects.select_for_update().get(pk=character.pk)
-    if not access.can_grant_potions(by, character):
-        raise PermissionDenied
-    return HealingPotion.objects.create(character=character, count=count, effect=effect)
+    character = _locked(character.pk, by, "can_grant_potions").character
+    potion = HealingPotion.objects.create(character=character, count=count, effect=effect)
+    _record_revision(character, by, kind=SheetChangeKind.POTION_GRANTED, note=f"{count}× {effect}")
+    return potion
 
 
 @transaction.atomic
 def potion_use(*, potion: HealingPotion, by) -> HealingPotion:
-    character = Character.objects.select_for_update().get(pk=potion.character_id)
-    if not access.can_use_potions(by, character):
-        raise PermissionDenied
+    character = _locked(potion.character_id, by, "can_use_potions").character
     potion = HealingPotion.objects.select_for_update().get(pk=potion.pk)
     if potion.count < 1:
         raise ValidationError(_("No potions of this kind are left."))
     potion.count -= 1
     potion.save(update_fields=["count"])
+    _record_revision(character, by, kind=SheetChangeKind.POTION_USED, note=potion.effect)
     return potion

@@ -15,4 +15,9 @@ urlpatterns = [
     path("<int:pk>/effects/<int:effect_pk>/free/", views.effect_free, name="effect_free"),
     path("<int:pk>/potions/", views.potion_grant, name="potion_grant"),
     path("<int:pk>/potions/<int:potion_pk>/use/", views.potion_use, name="potion_use"),
+    path(
+        "<int:pk>/proposals/<int:proposal_pk>/decide/",
+        views.proposal_decide,
+        name="proposal_decide",
+    ),
 ]

@@ -6,28 +6,22 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from characters import access, selectors, services
+from characters import selectors, services
+from characters.access import CharacterAccess, access_character
 from characters.forms import (
     CharacterForm,
     FreeEffectForm,
     HitPointsForm,
     NegativeEffectForm,
     PotionForm,
+    PotionUseForm,
+    ProposalDecisionForm,
     SystemChoiceForm,
     apply_service_errors,
+    initial_from_proposal,
 )
-from characters.models import Character, HealingPotion, NegativeEffect
+from characters.models import HealingPotion, NegativeEffect, SheetProposal
 from characters.systems import ATTRIBUTE_RANGE
-
-
-def _viewable_character(request, pk: int) -> Character:
-    try:
-        character = selectors.character_with_sheet(pk)
-    except Character.DoesNotExist:
-        raise Http404 from None
-    if not access.can_view_character(request.user, character):
-        raise Http404
-    return character
 
 
 @login_required
@@ -60,48 +54,74 @@ def character_create(request):
         else:
             messages.success(request, _("The character has been created."))
             return redirect("characters:detail", pk=character.pk)
-    return render(request, "characters/character_form.html", {"form": form, "character": None})
+    return render(
+        request,
+        "characters/character_form.html",
+        {"form": form, "character": None},
+        status=400 if form.is_bound else 200,  # a failed POST: errors next to the fields
+    )
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def character_edit(request, pk: int):
-    character = _viewable_character(request, pk)
-    if not access.can_edit_character(request.user, character):
+    """Out of play the owner saves the sheet; in play the same form sends a proposal."""
+    access = access_character(request.user, pk)
+    if not access.can_open_edit_form:
         raise PermissionDenied
+    character = access.character
     if character.system not in ATTRIBUTE_RANGE:
         raise Http404  # this system's sheets come with their own issue
+    pending = selectors.pending_proposal(character) if access.can_propose else None
     form = CharacterForm(
         request.POST or None,
         system=character.system,
-        initial=CharacterForm.initial_for(character),
+        propose=access.can_propose,
+        initial=initial_from_proposal(pending.proposal.values)
+        if pending
+        else CharacterForm.initial_for(character),
     )
     if request.method == "POST" and form.is_valid():
         try:
-            services.character_update(
-                character=character, by=request.user, values=form.sheet_values()
-            )
+            if access.can_propose:
+                services.sheet_proposal_create(
+                    character=character, by=request.user, values=form.sheet_values()
+                )
+            else:
+                services.character_update(
+                    character=character, by=request.user, values=form.sheet_values()
+                )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            messages.success(request, _("The character sheet has been saved."))
+            if access.can_propose:
+                messages.success(request, _("Your changes wait for the GM's approval."))
+            else:
+                messages.success(request, _("The character sheet has been saved."))
             return redirect("characters:detail", pk=character.pk)
-    return render(request, "characters/character_form.html", {"form": form, "character": character})
+    return render(
+        request,
+        "characters/character_form.html",
+        {"form": form, "character": character, "access": access},
+        status=400 if form.is_bound else 200,  # a failed POST: errors next to the fields
+    )
 
 
-def _render_sheet(request, character: Character, status: int = 200, **bound_forms):
-    """The sheet page; tending forms come bound (with errors) after a failed POST."""
-    user = request.user
-    tend = access.can_tend_character(user, character)
+def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_forms):
+    """The sheet page; forms come bound (with errors) after a failed POST."""
+    character = access.character
+    pending = selectors.pending_proposal(character) if access.can_see_proposal else None
     forms = {
         "hp_form": HitPointsForm(
             hp_max=character.hp_max, initial={"hp_current": character.hp_current}
         )
-        if tend
+        if access.can_tend
         else None,
-        "effect_form": NegativeEffectForm() if tend else None,
-        "free_form": FreeEffectForm() if tend else None,
-        "potion_form": PotionForm() if access.can_grant_potions(user, character) else None,
+        "effect_form": NegativeEffectForm() if access.can_tend else None,
+        "free_form": FreeEffectForm() if access.can_tend else None,
+        "potion_form": PotionForm() if access.can_grant_potions else None,
+        "potion_use_form": PotionUseForm(),
+        "decision_form": ProposalDecisionForm() if pending and access.can_decide_proposal else None,
     }
     forms.update(bound_forms)
     return render(
@@ -110,9 +130,11 @@ def _render_sheet(request, character: Character, status: int = 200, **bound_form
         {
             "sheet": selectors.sheet_for(character),
             "character": character,
-            "can_edit": access.can_edit_character(user, character),
-            "can_tend": tend,
-            "can_use_potions": access.can_use_potions(user, character),
+            "access": access,
+            "pending": pending,
+            "last_decided": selectors.last_decided_proposal(character)
+            if access.is_owner and not pending
+            else None,
             **forms,
         },
         status=status,
@@ -120,38 +142,50 @@ def _render_sheet(request, character: Character, status: int = 200, **bound_form
 
 
 @login_required
+@require_GET
 def character_detail(request, pk: int):
-    return _render_sheet(request, _viewable_character(request, pk))
+    return _render_sheet(request, access_character(request.user, pk))
 
 
 @login_required
 @require_GET
 def character_history(request, pk: int):
-    character = _viewable_character(request, pk)
+    access = access_character(request.user, pk)
     return render(
         request,
         "characters/character_history.html",
-        {"character": character, "history": selectors.sheet_history(character)},
+        {
+            "character": access.character,
+            "history": selectors.sheet_history(access.character),
+        },
     )
 
 
-def _tended_character(request, pk: int) -> Character:
-    character = _viewable_character(request, pk)
-    if not access.can_tend_character(request.user, character):
-        raise PermissionDenied
-    return character
+def _refused(request, access: CharacterAccess, form_name: str, form, error: ValidationError):
+    """A service's refusal (e.g. a concurrent change): next to the field, 400, nothing stored."""
+    apply_service_errors(form, error)
+    # Reload: the service's transaction rolled back, the page shows what is stored now.
+    fresh = access_character(request.user, access.character.pk)
+    return _render_sheet(request, fresh, status=400, **{form_name: form})
 
 
 @login_required
 @require_POST
 def character_hp(request, pk: int):
-    character = _tended_character(request, pk)
-    form = HitPointsForm(request.POST, hp_max=character.hp_max)
+    access = access_character(request.user, pk)
+    if not access.can_tend:
+        raise PermissionDenied
+    form = HitPointsForm(request.POST, hp_max=access.character.hp_max)
     if not form.is_valid():
-        return _render_sheet(request, character, status=400, hp_form=form)
-    services.character_set_hp(
-        character=character, by=request.user, hp_current=form.cleaned_data["hp_current"]
-    )
+        return _render_sheet(request, access, status=400, hp_form=form)
+    try:
+        services.character_set_hp(
+            character=access.character,
+            by=request.user,
+            hp_current=form.cleaned_data["hp_current"],
+        )
+    except ValidationError as error:
+        return _refused(request, access, "hp_form", form, error)
     messages.success(request, _("HP updated."))
     return redirect("characters:detail", pk=pk)
 
@@ -159,11 +193,16 @@ def character_hp(request, pk: int):
 @login_required
 @require_POST
 def effect_add(request, pk: int):
-    character = _tended_character(request, pk)
+    access = access_character(request.user, pk)
+    if not access.can_tend:
+        raise PermissionDenied
     form = NegativeEffectForm(request.POST)
     if not form.is_valid():
-        return _render_sheet(request, character, status=400, effect_form=form)
-    services.effect_add(character=character, by=request.user, **form.cleaned_data)
+        return _render_sheet(request, access, status=400, effect_form=form)
+    try:
+        services.effect_add(character=access.character, by=request.user, **form.cleaned_data)
+    except ValidationError as error:
+        return _refused(request, access, "effect_form", form, error)
     messages.success(request, _("Negative effect added."))
     return redirect("characters:detail", pk=pk)
 
@@ -171,30 +210,34 @@ def effect_add(request, pk: int):
 @login_required
 @require_POST
 def effect_free(request, pk: int, effect_pk: int):
-    character = _tended_character(request, pk)
-    effect = get_object_or_404(NegativeEffect, pk=effect_pk, character=character)
+    access = access_character(request.user, pk)
+    if not access.can_tend:
+        raise PermissionDenied
+    effect = get_object_or_404(NegativeEffect, pk=effect_pk, character=access.character)
     form = FreeEffectForm(request.POST)
     if not form.is_valid():
-        return _render_sheet(request, character, status=400, free_form=form)
+        return _render_sheet(request, access, status=400, free_form=form)
     try:
         services.effect_free(effect=effect, by=request.user, note=form.cleaned_data["note"])
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(request, _("The effect is gone."))
+        return _refused(request, access, "free_form", form, error)
+    messages.success(request, _("The effect is gone."))
     return redirect("characters:detail", pk=pk)
 
 
 @login_required
 @require_POST
 def potion_grant(request, pk: int):
-    character = _viewable_character(request, pk)
-    if not access.can_grant_potions(request.user, character):
+    access = access_character(request.user, pk)
+    if not access.can_grant_potions:
         raise PermissionDenied
     form = PotionForm(request.POST)
     if not form.is_valid():
-        return _render_sheet(request, character, status=400, potion_form=form)
-    services.potion_grant(character=character, by=request.user, **form.cleaned_data)
+        return _render_sheet(request, access, status=400, potion_form=form)
+    try:
+        services.potion_grant(character=access.character, by=request.user, **form.cleaned_data)
+    except ValidationError as error:
+        return _refused(request, access, "potion_form", form, error)
     messages.success(request, _("Healing potions granted."))
     return redirect("characters:detail", pk=pk)
 
@@ -202,14 +245,40 @@ def potion_grant(request, pk: int):
 @login_required
 @require_POST
 def potion_use(request, pk: int, potion_pk: int):
-    character = _viewable_character(request, pk)
-    if not access.can_use_potions(request.user, character):
+    access = access_character(request.user, pk)
+    if not access.can_use_potions:
         raise PermissionDenied
-    potion = get_object_or_404(HealingPotion, pk=potion_pk, character=character)
+    potion = get_object_or_404(HealingPotion, pk=potion_pk, character=access.character)
     try:
         services.potion_use(potion=potion, by=request.user)
     except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
+        return _refused(request, access, "potion_use_form", PotionUseForm({}), error)
+    messages.success(request, _("One potion used."))
+    return redirect("characters:detail", pk=pk)
+
+
+@login_required
+@require_POST
+def proposal_decide(request, pk: int, proposal_pk: int):
+    access = access_character(request.user, pk)
+    if not access.can_decide_proposal:
+        raise PermissionDenied
+    proposal = get_object_or_404(SheetProposal, pk=proposal_pk, character=access.character)
+    form = ProposalDecisionForm(request.POST)
+    if not form.is_valid():
+        return _render_sheet(request, access, status=400, decision_form=form)
+    approve = form.cleaned_data["decision"] == "approve"
+    try:
+        services.sheet_proposal_decide(
+            proposal=proposal,
+            by=request.user,
+            approve=approve,
+            comment=form.cleaned_data["comment"],
+        )
+    except ValidationError as error:
+        return _refused(request, access, "decision_form", form, error)
+    if approve:
+        messages.success(request, _("The proposal is approved and the sheet updated."))
     else:
-        messages.success(request, _("One potion used."))
+        messages.success(request, _("The proposal is rejected; the sheet stays as it was."))
     return redirect("characters:detail", pk=pk)

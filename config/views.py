@@ -9,7 +9,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
-from characters.selectors import characters_of
+from characters.selectors import characters_of, proposals_waiting_for
 from diary.selectors import pending_invitations, sessions_of_user
 
 
@@ -28,6 +28,7 @@ def home(request):
             "my_sessions": sessions_of_user(request.user),
             "characters": characters_of(request.user),
             "invitations": pending_invitations(request.user),
+            "waiting_proposals": proposals_waiting_for(request.user),
         }
     return render(request, "home.html", context)
 

@@ -4,6 +4,7 @@ GM and player are roles within a session: its GM, and the owners of its
 accepted characters. Moderators (a site-wide group) read everything.
 """
 
+from characters.models import Character
 from characters.roles import is_moderator
 from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
 
@@ -88,8 +89,20 @@ def shares_session_with_character(user, character) -> bool:
 def runs_session_of_character(user, character) -> bool:
     """The GM of a session the character plays in tends its HP, effects and potions."""
     return Participation.objects.filter(
-        character=character, status=ParticipationStatus.ACCEPTED, session__gm=user
+        character=character,
+        status=ParticipationStatus.ACCEPTED,
+        session__gm=user,
+        session__status=SessionStatus.RUNNING,  # not a finished session's GM (issue 7.6)
     ).exists()
+
+
+def characters_tended_by(user):
+    """The same rule as a query: characters accepted in a running session the user runs."""
+    return Character.objects.filter(
+        participations__status=ParticipationStatus.ACCEPTED,
+        participations__session__gm=user,
+        participations__session__status=SessionStatus.RUNNING,
+    ).distinct()
 
 
 def plays_in_running_session(character) -> bool:

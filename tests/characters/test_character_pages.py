@@ -48,7 +48,7 @@ def test_bad_sheet_input_is_refused_next_to_the_field(make_user, client_for, fie
 
     response = client_for(owner).post(reverse("characters:create"), sheet_post_data(**{key: value}))
 
-    assert response.status_code == 200
+    assert response.status_code == 400
     assert response.context["form"].errors[key]
     assert 'class="error"' in response.content.decode()
     assert not Character.objects.filter(owner=owner).exists()
@@ -108,17 +108,20 @@ def test_only_the_owner_edits_the_sheet(table, client_for, who):
     assert table.borys.name == "Borys"
 
 
-def test_owner_edits_the_sheet(table, client_for):
-    url = reverse("characters:edit", args=[table.borys.pk])
-    client = client_for(table.bob)
+def test_owner_edits_the_sheet_out_of_play(make_user, make_character, client_for):
+    # In play the same form sends a proposal (tests/characters/test_sheet_in_play.py).
+    owner = make_user()
+    borys = make_character(owner, "Borys", skills={"Otwieranie zamków": 3}, traits=["Precyzyjny"])
+    url = reverse("characters:edit", args=[borys.pk])
+    client = client_for(owner)
     assert client.get(url).status_code == 200
     response = client.post(url, sheet_post_data(name="Borys Srogi", hp_current="90"))
     assert response.status_code == 302
-    table.borys.refresh_from_db()
-    assert (table.borys.name, table.borys.hp_current) == ("Borys Srogi", 90)
+    borys.refresh_from_db()
+    assert (borys.name, borys.hp_current) == ("Borys Srogi", 90)
     # Unticked abilities and zeroed skills are gone from the sheet.
-    assert table.borys.traits.count() == 0
-    assert table.borys.skill_levels.count() == 0
+    assert borys.traits.count() == 0
+    assert borys.skill_levels.count() == 0
 
 
 def test_gm_tends_hp_and_effects_and_grants_potions(table, client_for):
@@ -197,14 +200,19 @@ def test_outside_play_the_owner_tends_their_character(make_user, make_character,
 
 
 def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):
-    client = client_for(table.bob)
-    client.post(
+    # Borys plays: the owner's edit is a proposal, the GM's approval saves it.
+    client_for(table.bob).post(
         reverse("characters:edit", args=[table.borys.pk]),
         sheet_post_data(
             name="Borys",
             hp_current="80",
             **{f"attr_{Attribute.objects.get(name='Siła').pk}": "900"},
         ),
+    )
+    proposal = table.borys.proposals.get()
+    client_for(table.gm).post(
+        reverse("characters:proposal_decide", args=[table.borys.pk, proposal.pk]),
+        {"decision": "approve"},
     )
     history = reverse("characters:history", args=[table.borys.pk])
     for who in (table.gm, table.moderator, table.bob):

@@ -1,0 +1,139 @@
+"""Issue 7 (6, 7, 12): who tends a character, service errors as 400s, bounded text."""
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from characters import services
+from characters.models import Character, HealingPotion, NegativeEffect
+from diary import services as diary_services
+from diary.models import SessionStatus
+from tests.characters.test_character_pages import sheet_post_data
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+
+# --- 6. Only the GM of a running session tends --------------------------------------------
+
+
+@pytest.fixture
+def moved_on(make_user, make_character, make_session):
+    """Character played in A (now finished), now plays in B (running) of another GM."""
+    gm_a, gm_b, owner = make_user("mg_a"), make_user("mg_b"), make_user("gracz")
+    hero = make_character(owner, "Wędrowiec", hp=(80, 100))
+    session_a = make_session(gm_a, [hero])
+    diary_services.session_transition(session=session_a, by=gm_a, to=SessionStatus.FINISHED)
+    make_session(gm_b, [hero])
+    return gm_a, gm_b, hero
+
+
+def test_gm_of_a_finished_session_no_longer_tends(moved_on, client_for):
+    gm_a, _, hero = moved_on
+    client = client_for(gm_a)
+    assert (
+        client.post(reverse("characters:hp", args=[hero.pk]), {"hp_current": "1"}).status_code
+        == 403
+    )
+    response = client.post(
+        reverse("characters:effect_add", args=[hero.pk]), {"kind": "wound", "description": "x"}
+    )
+    assert response.status_code == 403
+    response = client.post(
+        reverse("characters:potion_grant", args=[hero.pk]), {"count": "5", "effect": "x"}
+    )
+    assert response.status_code == 403
+    hero.refresh_from_db()
+    assert hero.hp_current == 80
+    assert not NegativeEffect.objects.exists() and not HealingPotion.objects.exists()
+
+
+def test_gm_of_the_running_session_tends(moved_on, client_for):
+    _, gm_b, hero = moved_on
+    client = client_for(gm_b)
+    assert (
+        client.post(reverse("characters:hp", args=[hero.pk]), {"hp_current": "1"}).status_code
+        == 302
+    )
+    response = client.post(
+        reverse("characters:potion_grant", args=[hero.pk]), {"count": "1", "effect": "x"}
+    )
+    assert response.status_code == 302
+    hero.refresh_from_db()
+    assert hero.hp_current == 1 and HealingPotion.objects.count() == 1
+
+
+# --- 7. A service's ValidationError is a 400 next to the field, never a 500 ---------------
+
+
+def test_a_concurrent_hp_max_change_is_a_400_not_a_500(table, client_for, monkeypatch):
+    real = services.character_set_hp
+
+    def racing(**kwargs):
+        # Someone lowers the maximum between the form's check and the service.
+        Character.objects.filter(pk=table.borys.pk).update(hp_max=60, hp_current=60)
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "character_set_hp", racing)
+    client = client_for(table.gm)
+    client.raise_request_exception = False
+    response = client.post(reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "90"})
+    assert response.status_code == 400
+    assert polish("HP must be between 0 and the maximum.") in response.content.decode()
+    assert Character.objects.get(pk=table.borys.pk).hp_current == 60
+
+
+def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch):
+    effect = services.effect_add(character=table.borys, by=table.gm, kind="wound", description="x")
+    real = services.effect_free
+
+    def racing(**kwargs):
+        # Another GM tab frees it first.
+        NegativeEffect.objects.filter(pk=effect.pk).update(
+            freed_at=timezone.now(), freed_note="pierwszy"
+        )
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "effect_free", racing)
+    client = client_for(table.gm)
+    client.raise_request_exception = False
+    response = client.post(
+        reverse("characters:effect_free", args=[table.borys.pk, effect.pk]), {"note": "drugi"}
+    )
+    assert response.status_code == 400
+    assert polish("This effect is already gone.") in response.content.decode()
+    effect.refresh_from_db()
+    assert effect.freed_note == "pierwszy"
+
+
+def test_a_concurrently_emptied_potion_is_a_400(table, client_for, monkeypatch):
+    potion = services.potion_grant(character=table.borys, by=table.gm, count=1, effect="+30 PŻ")
+    real = services.potion_use
+
+    def racing(**kwargs):
+        # The GM notes the last potion as drunk in another tab first.
+        HealingPotion.objects.filter(pk=potion.pk).update(count=0)
+        return real(**kwargs)
+
+    monkeypatch.setattr(services, "potion_use", racing)
+    client = client_for(table.bob)
+    client.raise_request_exception = False
+    response = client.post(reverse("characters:potion_use", args=[table.borys.pk, potion.pk]))
+    assert response.status_code == 400
+    assert polish("No potions of this kind are left.") in response.content.decode()
+    potion.refresh_from_db()
+    assert potion.count == 0
+
+
+# --- 12. Bounded text ---------------------------------------------------------------
+
+
+def test_a_huge_description_is_refused_next_to_the_field(make_user, client_for):
+    owner = make_user()
+    response = client_for(owner).post(
+        reverse("characters:create"), sheet_post_data(description="x" * 2_000_000)
+    )
+    assert response.status_code == 400
+    assert response.context["form"].errors["description"]
+    assert 'id="id_description_error"' in response.content.decode()
+    assert not Character.objects.exists()
