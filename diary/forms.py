@@ -76,10 +76,17 @@ class InviteForm(forms.Form):
         if user is None:
             self.add_error("username", _("There is no player with this username."))
             return cleaned
-        characters = Character.objects.filter(
-            owner=user, system=self.session.system, name__iexact=name.strip()
-        ).order_by("pk")
-        character = characters.filter(name=name.strip()).first() or characters.first()
+        # Compared in Python: SQLite folds only ASCII letters ("Gór" vs "GÓR"). One player's
+        # characters of one system are few.
+        wanted = name.strip().casefold()
+        characters = [
+            c
+            for c in Character.objects.filter(owner=user, system=self.session.system).order_by("pk")
+            if c.name.casefold() == wanted
+        ]
+        character = next((c for c in characters if c.name == name.strip()), None) or (
+            characters[0] if characters else None
+        )
         if character is None:
             self.add_error(
                 "name",
