@@ -334,8 +334,8 @@ def turn_open(request, pk: int):
             request,
             title=_("Open turn %(number)s?") % {"number": number},
             explanation=_(
-                "This cannot be undone: a turn is never closed again or reopened, and from "
-                "now on every post and roll goes to turn %(number)s."
+                "This cannot be undone: the current turn closes for good, and from now on "
+                "every post and roll goes to turn %(number)s."
             )
             % {"number": number},
             button=_("Yes, open turn %(number)s") % {"number": number},

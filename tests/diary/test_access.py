@@ -98,9 +98,7 @@ def test_a_players_diary_query_count_is_small_and_flat(
     table.session.save()
     client = client_for(table.alice)
     url = reverse("diary:session", args=[table.session.pk])
-    post_create(
-        session=table.session, author=table.bob, character=None, narration="0", nc_note=""
-    )
+    post_create(session=table.session, author=table.bob, character=None, narration="0", nc_note="")
     client.get(url)
     with CaptureQueriesContext(connection) as small:
         client.get(url)
