@@ -145,7 +145,7 @@ def test_a_request_or_acceptance_opens_the_sheet_to_the_gm(
 
 
 def test_the_invite_form_lists_no_characters(table, make_character, make_user, client_for):
-    stranger = make_character(make_user("ktos"), "Zupełnie Obca")
+    make_character(make_user("ktos"), "Zupełnie Obca")
     body = (
         client_for(table.gm)
         .get(reverse("diary:participants", args=[table.session.pk]))

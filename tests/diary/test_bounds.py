@@ -8,14 +8,13 @@ from django.urls import reverse
 from diary.forms import (
     DESCRIPTION_MAX_LENGTH,
     HIDE_REASON_MAX_LENGTH,
+    NAME_MAX_LENGTH,
     NARRATION_MAX_LENGTH,
     NC_NOTE_MAX_LENGTH,
-    NAME_MAX_LENGTH,
 )
 from diary.markdown import render_narration
 from diary.models import GameSession, Post
 from diary.services import post_create
-from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db
 
