@@ -382,15 +382,12 @@ def post_edit(request, pk: int):
     if not post_access.can_edit:
         raise PermissionDenied
     post = post_access.post
-    form = PostForm(
-        request.POST or None,
-        characters=access.my_characters,
-        initial={
-            "character": post.character_id,
-            "narration": post.narration,
-            "nc_note": post.nc_note,
-        },
-    )
+    initial = {"character": post.character_id, "narration": post.narration, "nc_note": post.nc_note}
+    if post.character_id is None and not post.narration and not post.nc_note:
+        # An empty post the roll panel made to hold rolls: the player writes it as their
+        # character, like a new post (PostForm's default), not as "no one".
+        del initial["character"]
+    form = PostForm(request.POST or None, characters=access.my_characters, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             services.post_edit(post=post, by=request.user, **form.cleaned_data)

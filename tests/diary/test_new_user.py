@@ -185,6 +185,20 @@ def test_a_player_with_one_character_posts_as_it_by_default(table, client_for):
     assert form["character"].value() == table.lirael.pk
 
 
+def test_writing_into_the_post_a_roll_made_starts_as_the_players_character(table, client_for):
+    """The roll panel makes an empty post to hold a player's roll; filling it in started
+    as "— no one —" although the player has one character."""
+    from diary.services import current_turn, post_create_for_rolls
+
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    post = post_create_for_rolls(
+        session=table.session, author=table.alice, turn=current_turn(table.session)
+    )
+    response = client_for(table.alice).get(reverse("diary:post_edit", args=[post.pk]))
+    assert response.context["form"]["character"].value() == table.lirael.pk
+
+
 def test_the_join_form_has_a_polish_empty_choice(
     make_user, make_character, make_session, client_for
 ):
