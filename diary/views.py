@@ -132,7 +132,7 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
         # The page that reaches the newest post follows the game live; older pages stay put.
         "live": before is None and page.newer_cursor is None,
         "live_after": after,
-        "participations": selectors.session_participations(session),
+        "roster": [access.participation(p) for p in selectors.session_participations(session)],
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,
         "is_gm": access.is_gm,

@@ -36,14 +36,20 @@ def links_on_page(body: str) -> set[str]:
     return {h.replace("&amp;", "&") for h in hrefs if not h.startswith(("/static/", "/accounts/"))}
 
 
-@pytest.mark.parametrize("who", ROLES)
-def test_every_link_the_diary_shows_answers_200(table, client_for, who):
-    """Finding 8: the versions link on hidden posts used to lead the author and GM to 403."""
+@pytest.mark.parametrize("who", [*ROLES, "invited"])
+def test_every_link_the_diary_shows_answers_200(table, client_for, make_character, who):
+    """Finding 8: the versions link on hidden posts used to lead the author and GM to 403
+    (and an invited reader's character links to 404)."""
     diary_with_every_kind_of_post(table)
+    if who == "invited":
+        table.invited = table.outsider
+        participation_invite(
+            session=table.session, by=table.gm, character=make_character(table.outsider)
+        )
     client = client_for(getattr(table, who))
     body = client.get(reverse("diary:session", args=[table.session.pk])).content.decode()
     links = links_on_page(body)
-    if who != "alice":  # alice's only edited post is hidden: no versions link for her
+    if who in ("bob", "gm", "moderator"):  # alice's edited post is hidden; invited: none
         assert any("/history/" in link for link in links)
     broken = {link: client.get(link, follow=True).status_code for link in links}
     assert {link: code for link, code in broken.items() if code != 200} == {}
