@@ -1,19 +1,37 @@
 """Session and diary forms: the only place their input is parsed."""
 
+import uuid
+
 from django import forms
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
+from diary.access import GONE_STATUSES
 from diary.models import GameSession, Participation, SessionStatus
+
+# Every text a person types into the diary has a bound (issue 7, finding 12); the
+# renderer's work is bounded too (diary/markdown.py).
+DESCRIPTION_MAX_LENGTH = 5_000
+NARRATION_MAX_LENGTH = 20_000
+NC_NOTE_MAX_LENGTH = 5_000
+HIDE_REASON_MAX_LENGTH = 200
+NAME_MAX_LENGTH = 150
 
 
 class SessionForm(forms.ModelForm):
+    description = forms.CharField(
+        label=_("description"),
+        required=False,
+        max_length=DESCRIPTION_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 5}),
+    )
+
     class Meta:
         model = GameSession
         fields = ["title", "description", "system", "criticals_enabled", "npc_mode", "roll_policy"]
         widgets = {
-            "description": forms.Textarea(attrs={"rows": 5}),
             "npc_mode": forms.RadioSelect,
             "roll_policy": forms.RadioSelect,
         }
@@ -35,30 +53,68 @@ class StatusForm(forms.Form):
 
 
 class InviteForm(forms.Form):
-    character = forms.ModelChoiceField(label=_("Character"), queryset=Character.objects.none())
+    """The GM names the character (its player's username and its name); the site never
+    lists every character to choose from."""
+
+    username = forms.CharField(label=_("Player's username"), max_length=NAME_MAX_LENGTH)
+    name = forms.CharField(label=_("Character's name"), max_length=NAME_MAX_LENGTH)
 
     def __init__(self, *args, session: GameSession, **kwargs):
         super().__init__(*args, **kwargs)
-        listed = Participation.objects.filter(session=session).exclude(
-            status__in=["declined", "withdrawn"]
+        self.session = session
+
+    def clean(self):
+        cleaned = super().clean()
+        username, name = cleaned.get("username"), cleaned.get("name")
+        if not username or not name:
+            return cleaned
+        users = get_user_model().objects.filter(username__iexact=username.strip())
+        # Usernames are unique as typed; prefer the exact spelling if two differ in case.
+        user = users.filter(username=username.strip()).first() or (
+            users.first() if len(users[:2]) == 1 else None
         )
-        self.fields["character"].queryset = (
-            Character.objects.filter(system=session.system)
-            .exclude(pk__in=listed.values("character"))
-            .select_related("owner")
-            .order_by("owner__username", "name")
+        if user is None:
+            self.add_error("username", _("There is no player with this username."))
+            return cleaned
+        # Compared in Python: SQLite folds only ASCII letters ("Gór" vs "GÓR"). One player's
+        # characters of one system are few.
+        wanted = name.strip().casefold()
+        characters = [
+            c
+            for c in Character.objects.filter(owner=user, system=self.session.system).order_by("pk")
+            if c.name.casefold() == wanted
+        ]
+        character = next((c for c in characters if c.name == name.strip()), None) or (
+            characters[0] if characters else None
         )
-        self.fields["character"].label_from_instance = lambda c: f"{c.name} ({c.owner})"
+        if character is None:
+            self.add_error(
+                "name",
+                _("This player has no character of this name in the session's rule system."),
+            )
+            return cleaned
+        listed = Participation.objects.filter(session=self.session, character=character)
+        if listed.exclude(status__in=GONE_STATUSES).exists():
+            self.add_error("name", _("This character is already on the session's list."))
+            return cleaned
+        cleaned["character"] = character
+        return cleaned
 
 
 class JoinForm(forms.Form):
-    character = forms.ModelChoiceField(label=_("Your character"), queryset=Character.objects.none())
+    character = forms.ModelChoiceField(
+        label=_("Your character"),
+        queryset=Character.objects.none(),
+        empty_label=_("— choose a character —"),
+    )
 
-    def __init__(self, *args, session: GameSession, user, **kwargs):
+    def __init__(self, *args, characters: list[Character], **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].queryset = Character.objects.filter(
-            owner=user, system=session.system
+            pk__in=[c.pk for c in characters]
         ).order_by("name")
+        if len(characters) == 1 and not self.is_bound:
+            self.initial["character"] = characters[0].pk
 
 
 class PostForm(forms.Form):
@@ -71,14 +127,14 @@ class PostForm(forms.Form):
     narration = forms.CharField(
         label=_("Narration"),
         required=False,
-        max_length=50_000,
+        max_length=NARRATION_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 8}),
         help_text=_("Markdown: *italics*, **bold**, > quotes, lists. No HTML."),
     )
     nc_note = forms.CharField(
         label=_("NC note"),
         required=False,
-        max_length=10_000,
+        max_length=NC_NOTE_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
         help_text=_("Out of character: e.g. which skill and abilities you ask a roll for."),
     )
@@ -101,5 +157,15 @@ class PostForm(forms.Form):
         return cleaned
 
 
+class NewPostForm(PostForm):
+    # One-time: the same form sent twice publishes one post (diary.services.post_create).
+    token = forms.UUIDField(widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if not self.is_bound and "token" not in self.initial:
+            self.initial["token"] = uuid.uuid4()
+
+
 class HideForm(forms.Form):
-    reason = forms.CharField(label=_("Reason"), max_length=200, required=False)
+    reason = forms.CharField(label=_("Reason"), max_length=HIDE_REASON_MAX_LENGTH, required=False)

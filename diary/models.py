@@ -3,7 +3,6 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
@@ -190,12 +189,18 @@ class Post(models.Model):
         blank=True,
     )
     hidden_reason = models.CharField(_("reason for hiding"), max_length=200, blank=True)
+    # The post form's one-time token: the same form sent twice (back, publish again)
+    # finds the first post instead of making a second one. Empty for posts made by rolls.
+    token = models.UUIDField(_("form token"), null=True, blank=True, editable=False)
 
     objects = PostQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
         indexes = [models.Index(fields=["session", "id"], name="post_session_keyset")]
+        constraints = [
+            models.UniqueConstraint(fields=["author", "token"], name="post_unique_token"),
+        ]
         verbose_name = _("post")
         verbose_name_plural = _("posts")
 
@@ -203,9 +208,12 @@ class Post(models.Model):
         return f"#{self.pk} ({self.session_id})"
 
     def get_absolute_url(self, anchor: str = "") -> str:
-        """The diary page that starts at this post, scrolled to it (or to an anchor in it)."""
-        diary = reverse("diary:session", args=[self.session_id])
-        return f"{diary}?after={self.pk - 1}#{anchor or f'post-{self.pk}'}"
+        """The live newest page at this post when it is there, else the page that starts
+        at it; scrolled to the post (or to an anchor in it)."""
+        from diary.selectors import post_url
+
+        url = post_url(self)
+        return f"{url.split('#')[0]}#{anchor}" if anchor else url
 
     @property
     def is_hidden(self) -> bool:

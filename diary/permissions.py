@@ -1,16 +1,14 @@
-"""Who may do what in a session. Pure checks: they read, never write.
+"""Session rules other apps ask about a user and a session or a character.
 
-GM and player are roles within a session: its GM, and the owners of its
-accepted characters. Moderators (a site-wide group) read everything.
+diary/access.py decides everything inside the diary (SessionAccess, PostAccess);
+these functions answer the same questions for the rolls and characters apps
+and read the same rules. The last three are registered with the characters
+app (diary/apps.py).
 """
 
 from characters.models import Character
-from characters.roles import is_moderator
-from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
-
-# Participations that let the owner read the diary: playing, or invited by the GM.
-# Asking to join does not open the diary; the GM's acceptance does.
-READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
+from diary.access import SHEET_OPENING_STATUSES, session_access
+from diary.models import GameSession, Participation, ParticipationStatus, SessionStatus
 
 
 def is_gm(user, session: GameSession) -> bool:
@@ -27,55 +25,15 @@ def is_player(user, session: GameSession) -> bool:
 
 
 def can_read_session(user, session: GameSession) -> bool:
-    if not user.is_authenticated:
-        return False
-    if is_gm(user, session) or is_moderator(user):
-        return True
-    return Participation.objects.filter(
-        session=session, character__owner=user, status__in=READING_STATUSES
-    ).exists()
-
-
-def can_see_session_card(user, session: GameSession) -> bool:
-    """The public card (title, GM, rules) of a session, e.g. to ask to join it."""
-    if not user.is_authenticated:
-        return False
-    return session.status != SessionStatus.DRAFT or is_gm(user, session) or is_moderator(user)
-
-
-def can_post(user, session: GameSession) -> bool:
-    return session.is_running and (is_gm(user, session) or is_player(user, session))
-
-
-def can_edit_post(user, post: Post) -> bool:
-    return user.is_authenticated and post.author_id == user.pk and not post.is_hidden
-
-
-def can_hide_post(user, post: Post) -> bool:
-    if not user.is_authenticated or post.is_hidden:
-        return False
-    return post.author_id == user.pk or post.session.gm_id == user.pk or is_moderator(user)
-
-
-def can_see_revisions(user, post: Post) -> bool:
-    if not user.is_authenticated:
-        return False
-    if post.is_hidden:
-        return is_moderator(user)
-    return post.author_id == user.pk or post.session.gm_id == user.pk or is_moderator(user)
-
-
-def can_see_hidden_content(user) -> bool:
-    return is_moderator(user)
+    return session_access(user, session).can_read
 
 
 def shares_session_with_character(user, character) -> bool:
-    """A sheet is open to the GM of a session it plays in, is invited to or asks to join
-    (the GM decides on it), and to the players of the sessions it plays in."""
+    """A sheet is open to the GM of a session it plays in or its owner asked to join
+    (an invitation alone opens nothing: the owner has not agreed), and to the players
+    of the sessions it plays in."""
     if Participation.objects.filter(
-        character=character,
-        session__gm=user,
-        status__in=(*READING_STATUSES, ParticipationStatus.REQUESTED),
+        character=character, session__gm=user, status__in=SHEET_OPENING_STATUSES
     ).exists():
         return True
     sessions = Participation.objects.filter(
@@ -87,12 +45,13 @@ def shares_session_with_character(user, character) -> bool:
 
 
 def runs_session_of_character(user, character) -> bool:
-    """The GM of a session the character plays in tends its HP, effects and potions."""
+    """The GM of a RUNNING session the character plays in tends its HP, effects and potions
+    (not the GM of a finished session it once played in)."""
     return Participation.objects.filter(
         character=character,
         status=ParticipationStatus.ACCEPTED,
         session__gm=user,
-        session__status=SessionStatus.RUNNING,  # not a finished session's GM (issue 7.6)
+        session__status=SessionStatus.RUNNING,
     ).exists()
 
 

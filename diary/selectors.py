@@ -1,8 +1,10 @@
 """Reads for the session pages, each with a fixed number of queries."""
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 
-from django.db.models import Prefetch, Q
+from django.db.models import Q
+from django.urls import reverse
 
 from characters.models import Character
 from diary.models import (
@@ -16,13 +18,30 @@ from diary.models import (
 
 DIARY_PAGE_SIZE = 20
 
-# Other apps (rolls) add what they show under each post, e.g. its rolls, as a
-# Prefetch; the diary stays ignorant of what those are.
-_post_prefetches: list = []
+
+@dataclass(frozen=True)
+class DiaryRolls:
+    """What the diary page shows of rolls, computed by the rolls app: each post's roll views
+    (for rolls/post_rolls.html) and the chain head (for rolls/chain_head.html)."""
+
+    by_post: dict[int, list] = field(default_factory=dict)
+    head: object | None = None
+    may_roll: bool = False
 
 
-def register_post_prefetch(prefetch: Prefetch | str) -> None:
-    _post_prefetches.append(prefetch)
+# The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
+# diary shows rolls without importing the rolls app: (posts, SessionAccess) -> DiaryRolls.
+_rolls_provider: list[Callable] = []
+
+
+def register_diary_rolls(provider: Callable) -> None:
+    _rolls_provider[:] = [provider]
+
+
+def diary_rolls(posts: list[Post], access) -> DiaryRolls | None:
+    if not _rolls_provider:
+        return None
+    return _rolls_provider[0](posts, access)
 
 
 @dataclass(frozen=True)
@@ -53,13 +72,14 @@ def diary_page(
     """A page of posts by keyset on the post id (posts only ever join the latest turn,
     so id order is turn order). Without a cursor: the newest page, where play is."""
     posts = Post.objects.filter(session=session).for_diary()
-    if _post_prefetches:
-        posts = posts.prefetch_related(*_post_prefetches)
     if after is not None:
         rows = list(posts.filter(id__gt=after).order_by("id")[: size + 1])
         has_more_newer = len(rows) > size
         rows = rows[:size]
-        has_more_older = True
+        # A permalink to the session's first post has nothing earlier to offer.
+        has_more_older = bool(rows) and (
+            Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
+        )
     else:
         if before is not None:
             posts = posts.filter(id__lt=before)
@@ -74,6 +94,16 @@ def diary_page(
         older_cursor=rows[0].pk if has_more_older else None,
         newer_cursor=rows[-1].pk if has_more_newer else None,
     )
+
+
+def post_url(post: Post) -> str:
+    """Where a post is read: the live newest page at the post when it is there (a new post
+    always is), else the page that starts at it."""
+    diary = reverse("diary:session", args=[post.session_id])
+    newer = Post.objects.filter(session_id=post.session_id, id__gt=post.pk)[:DIARY_PAGE_SIZE]
+    if newer.count() < DIARY_PAGE_SIZE:
+        return f"{diary}#post-{post.pk}"
+    return f"{diary}?after={post.pk - 1}#post-{post.pk}"
 
 
 def session_participations(session: GameSession) -> list[Participation]:
@@ -99,6 +129,10 @@ def user_characters_in_session(session: GameSession, user) -> list[Character]:
     if not user.is_authenticated:
         return []
     return [c for c in playing_characters(session) if c.owner_id == user.pk]
+
+
+def has_character_of_system(user, system: str) -> bool:
+    return Character.objects.filter(owner=user, system=system).exists()
 
 
 def sessions_listed_for(user):

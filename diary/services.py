@@ -4,15 +4,16 @@ Services check permissions and invariants themselves (they never trust a
 view) and raise PermissionDenied or ValidationError before writing anything.
 """
 
+import uuid
+
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Max
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
-from characters.roles import is_moderator
-from diary import permissions
+from diary.access import GONE_STATUSES, session_access
 from diary.markdown import render_narration
 from diary.models import (
     GameSession,
@@ -56,7 +57,7 @@ def session_create(
 @transaction.atomic
 def session_update(*, session: GameSession, by, **fields) -> GameSession:
     session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if not permissions.is_gm(by, session):
+    if not session_access(by, session).can_manage:
         raise PermissionDenied
     locked = {"system", "criticals_enabled", "npc_mode"}
     for name, value in fields.items():
@@ -81,13 +82,17 @@ TRANSITIONS: dict[tuple[str, str], str] = {
 
 def session_allowed_transitions(*, session: GameSession, user) -> list[str]:
     """The statuses this user may move the session to now."""
+    access = session_access(user, session)
+    return transitions_for(access)
+
+
+def transitions_for(access) -> list[str]:
+    """The statuses a SessionAccess's user may move its session to now."""
     allowed = []
     for (source, target), role in TRANSITIONS.items():
-        if source != session.status:
+        if source != access.session.status:
             continue
-        if (role == "gm" and permissions.is_gm(user, session)) or (
-            role == "moderator" and is_moderator(user)
-        ):
+        if (role == "gm" and access.is_gm) or (role == "moderator" and access.is_moderator):
             allowed.append(target)
     return allowed
 
@@ -152,7 +157,7 @@ def _reopen_or_create(session: GameSession, character: Character, status: str) -
 def participation_invite(*, session: GameSession, by, character: Character) -> Participation:
     # The session's row lock serialises two clicks on the same invitation.
     session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if not permissions.is_gm(by, session):
+    if not session_access(by, session).can_manage:
         raise PermissionDenied
     _check_character_fits(session, character)
     return _reopen_or_create(session, character, ParticipationStatus.INVITED)
@@ -161,7 +166,7 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
 @transaction.atomic
 def participation_request(*, session: GameSession, by, character: Character) -> Participation:
     session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if character.owner_id != by.pk or not permissions.can_see_session_card(by, session):
+    if character.owner_id != by.pk or not session_access(by, session).can_see_card:
         raise PermissionDenied
     _check_character_fits(session, character)
     return _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
@@ -201,7 +206,7 @@ def participation_withdraw(*, participation: Participation, by) -> Participation
     )
     if by.pk not in (participation.character.owner_id, participation.session.gm_id):
         raise PermissionDenied
-    if participation.status in (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN):
+    if participation.status in GONE_STATUSES:
         raise ValidationError(_("This character is not on the session's list any more."))
     participation.status = ParticipationStatus.WITHDRAWN
     participation.decided_at = timezone.now()
@@ -218,7 +223,7 @@ def participation_withdraw(*, participation: Participation, by) -> Participation
 def turn_open_next(*, session: GameSession, by) -> Turn:
     # The row lock makes two simultaneous clicks open two turns, one after the other.
     session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if not permissions.is_gm(by, session):
+    if not session_access(by, session).can_manage:
         raise PermissionDenied
     if not session.is_running:
         raise ValidationError(_("Turns are opened only while the session is running."))
@@ -257,25 +262,47 @@ def _check_not_empty(narration: str, nc_note: str) -> None:
 
 @transaction.atomic
 def post_create(
-    *, session: GameSession, author, character: Character | None, narration: str, nc_note: str
+    *,
+    session: GameSession,
+    author,
+    character: Character | None,
+    narration: str,
+    nc_note: str,
+    token: uuid.UUID | None = None,
 ) -> Post:
+    """A new post; with a token already used by this author, the post it made (nothing new
+    is stored: the same form sent twice publishes once)."""
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
-    # (and id order stays turn order, which the diary's keyset pages rely on).
+    # (and id order stays turn order, which the diary's keyset pages rely on). The lock
+    # also serialises two sends of the same form.
     session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if not permissions.can_post(author, session):
+    if token is not None:
+        existing = Post.objects.filter(author=author, token=token).first()
+        if existing is not None:
+            return existing
+    if not session_access(author, session).can_post:
         raise PermissionDenied
     _check_narrator(session, author, character)
     _check_not_empty(narration, nc_note)
     turn = current_turn(session)
-    post = Post.objects.create(
-        session=session,
-        turn=turn,
-        author=author,
-        character=character,
-        narration=narration,
-        narration_html=render_narration(narration),
-        nc_note=nc_note,
-    )
+    try:
+        # A savepoint: the same token sent to two sessions at once hits the constraint.
+        with transaction.atomic():
+            post = Post.objects.create(
+                session=session,
+                turn=turn,
+                author=author,
+                character=character,
+                narration=narration,
+                narration_html=render_narration(narration),
+                nc_note=nc_note,
+                token=token,
+            )
+    except IntegrityError:
+        existing = Post.objects.filter(author=author, token=token).first()
+        if existing is None:
+            raise
+        return existing
     PostRevision.objects.create(
         post=post,
         version=1,
@@ -291,7 +318,7 @@ def post_create(
 @transaction.atomic
 def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     """An empty post to hold rolls (the roll panel's target when the roller has none)."""
-    if not permissions.can_post(author, session):
+    if not session_access(author, session).can_post:
         raise PermissionDenied
     post = Post.objects.create(session=session, turn=turn, author=author)
     PostRevision.objects.create(post=post, version=1, written_by=author)
@@ -302,7 +329,7 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
 @transaction.atomic
 def post_edit(*, post: Post, by, character: Character | None, narration: str, nc_note: str) -> Post:
     post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
-    if not permissions.can_edit_post(by, post) or not post.session.is_running:
+    if not session_access(by, post.session).post(post).can_edit:
         raise PermissionDenied
     _check_narrator(post.session, by, character)
     _check_not_empty(narration, nc_note)
@@ -328,7 +355,7 @@ def post_edit(*, post: Post, by, character: Character | None, narration: str, nc
 @transaction.atomic
 def post_hide(*, post: Post, by, reason: str) -> Post:
     post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
-    if not permissions.can_hide_post(by, post):
+    if not session_access(by, post.session).post(post).can_hide:
         raise PermissionDenied
     post.hidden_at = timezone.now()
     post.hidden_by = by

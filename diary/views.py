@@ -3,24 +3,32 @@ import re
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
-from diary import permissions, selectors, services
-from diary.forms import HideForm, InviteForm, JoinForm, PostForm, SessionForm, StatusForm
-from diary.models import GameSession, Participation, Post
-
-
-def _readable_session(request, pk: int) -> GameSession:
-    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
-    if not permissions.can_read_session(request.user, session):
-        if permissions.can_see_session_card(request.user, session):
-            raise PermissionDenied
-        raise Http404
-    return session
+from diary import selectors, services
+from diary.access import (
+    SessionAccess,
+    access_post,
+    access_session,
+    joinable_characters,
+    session_access,
+    sessions_open_to_join,
+)
+from diary.forms import (
+    HideForm,
+    InviteForm,
+    JoinForm,
+    NewPostForm,
+    PostForm,
+    SessionForm,
+    StatusForm,
+)
+from diary.models import Participation, SessionStatus
 
 
 def _cursor(value: str | None) -> int | None:
@@ -28,13 +36,38 @@ def _cursor(value: str | None) -> int | None:
     return int(value) if value and re.fullmatch(r"[0-9]{1,18}", value) else None
 
 
+def _confirmed(request) -> bool:
+    return request.POST.get("confirm") == "yes"
+
+
+def _ask_to_confirm(request, *, title: str, explanation: str, button: str, back: str, fields=()):
+    """The page that asks again when an irreversible action came without confirm=yes:
+    nothing has changed, and the real button is here (it works without JavaScript)."""
+    return render(
+        request,
+        "diary/confirm.html",
+        {
+            "title": title,
+            "explanation": explanation,
+            "button": button,
+            "action": request.path,
+            "fields": fields,
+            "back": back,
+        },
+    )
+
+
 @login_required
 @require_GET
 def session_list(request):
+    sessions = list(selectors.sessions_listed_for(request.user))
     return render(
         request,
         "diary/session_list.html",
-        {"sessions": selectors.sessions_listed_for(request.user)},
+        {
+            "sessions": sessions,
+            "joinable": sessions_open_to_join(request.user, sessions),
+        },
     )
 
 
@@ -46,15 +79,20 @@ def session_create(request):
         session = services.session_create(gm=request.user, **form.cleaned_data)
         messages.success(request, _("The session has been created. Invite characters to it."))
         return redirect("diary:session", pk=session.pk)
-    return render(request, "diary/session_form.html", {"form": form, "session": None})
+    return render(
+        request,
+        "diary/session_form.html",
+        {"form": form, "session": None},
+    )
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def session_edit(request, pk: int):
-    session = _readable_session(request, pk)
-    if not permissions.is_gm(request.user, session):
+    access = access_session(request.user, pk)
+    if not access.can_manage:
         raise PermissionDenied
+    session = access.session
     form = SessionForm(request.POST or None, instance=session)
     if request.method == "POST" and form.is_valid():
         try:
@@ -64,31 +102,44 @@ def session_edit(request, pk: int):
         else:
             messages.success(request, _("Session settings saved."))
             return redirect("diary:session", pk=session.pk)
-    return render(request, "diary/session_form.html", {"form": form, "session": session})
-
-
-def _diary_context(request, session: GameSession, post_form: PostForm | None = None) -> dict:
-    user = request.user
-    page = selectors.diary_page(
-        session,
-        before=_cursor(request.GET.get("before")),
-        after=_cursor(request.GET.get("after")),
+    return render(
+        request,
+        "diary/session_form.html",
+        {"form": form, "session": session},
     )
-    can_post = permissions.can_post(user, session)
+
+
+def _diary_context(request, access: SessionAccess, post_form: PostForm | None = None) -> dict:
+    session = access.session
+    before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
+    page = selectors.diary_page(session, before=before, after=after)
+    # Every link and button on a post comes from its PostAccess (diary/access.py).
+    for post in page.posts:
+        post.access = access.post(post)
+    rolls = selectors.diary_rolls(page.posts, access)
+    if rolls is not None:
+        for post in page.posts:
+            post.roll_views = rolls.by_post.get(post.pk, [])
+    can_post = access.can_post
     if can_post and post_form is None:
-        post_form = PostForm(characters=selectors.user_characters_in_session(session, user))
+        post_form = NewPostForm(characters=access.my_characters)
+    current_turn = services.current_turn(session)
     return {
         "session": session,
+        "access": access,
         "page": page,
-        # Only the newest page follows the game live; older pages stay put.
-        "live": not request.GET.get("before") and not request.GET.get("after"),
-        "participations": selectors.session_participations(session),
-        "current_turn": services.current_turn(session),
-        "is_gm": permissions.is_gm(user, session),
+        "rolls": rolls,
+        # The page that reaches the newest post follows the game live; older pages stay put.
+        "live": before is None and page.newer_cursor is None,
+        "live_after": after,
+        "roster": [access.participation(p) for p in selectors.session_participations(session)],
+        "current_turn": current_turn,
+        "next_turn": (current_turn.number if current_turn else 0) + 1,
+        "is_gm": access.is_gm,
         "can_post": can_post,
         "post_form": post_form if can_post else None,
-        "see_hidden": permissions.can_see_hidden_content(user),
-        "transitions": services.session_allowed_transitions(session=session, user=user),
+        "see_hidden": access.can_see_hidden_content,
+        "transitions": services.transitions_for(access),
     }
 
 
@@ -96,34 +147,48 @@ def _diary_context(request, session: GameSession, post_form: PostForm | None = N
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    session = _readable_session(request, pk)
-    return render(request, "diary/session_detail.html", _diary_context(request, session))
+    access = access_session(request.user, pk)
+    return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
 @login_required
 @require_GET
 def session_live(request, pk: int):
     """Polled by an open diary: nothing (204) until something changes, then the fresh posts."""
-    session = _readable_session(request, pk)
-    if request.GET.get("seen") == session.activity_marker:
+    access = access_session(request.user, pk)
+    if request.GET.get("seen") == access.session.activity_marker:
         return HttpResponse(status=204)
-    return render(
-        request, "diary/session_detail.html#diary_posts", _diary_context(request, session)
-    )
+    return render(request, "diary/session_detail.html#diary_posts", _diary_context(request, access))
 
 
 @login_required
 @require_POST
 def session_status(request, pk: int):
-    session = _readable_session(request, pk)
+    access = access_session(request.user, pk)
     form = StatusForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Unknown session status."))
         return redirect("diary:session", pk=pk)
-    try:
-        services.session_transition(
-            session=session, by=request.user, to=form.cleaned_data["status"]
+    target = form.cleaned_data["status"]
+    # Ask before the step that cannot be undone (a step not allowed gets the service's error).
+    if (
+        target == SessionStatus.FINISHED
+        and not _confirmed(request)
+        and target in services.transitions_for(access)
+    ):
+        return _ask_to_confirm(
+            request,
+            title=_("Finish the session?"),
+            explanation=_(
+                "This cannot be undone: a finished session never runs again, and no one can "
+                "post or roll in it any more. The diary and the rolls stay readable."
+            ),
+            button=_("Yes, finish the session"),
+            back=reverse("diary:session", args=[pk]),
+            fields=[("status", target)],
         )
+    try:
+        services.session_transition(session=access.session, by=request.user, to=target)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -135,11 +200,11 @@ def session_status(request, pk: int):
 @require_http_methods(["GET", "POST"])
 def session_participants(request, pk: int):
     """The GM invites characters and answers requests; everyone listed sees the roster."""
-    session = _readable_session(request, pk)
-    is_gm = permissions.is_gm(request.user, session)
-    invite_form = InviteForm(request.POST or None, session=session) if is_gm else None
+    access = access_session(request.user, pk)
+    session = access.session
+    invite_form = InviteForm(request.POST or None, session=session) if access.can_manage else None
     if request.method == "POST":
-        if not is_gm:
+        if invite_form is None:
             raise PermissionDenied
         if invite_form.is_valid():
             try:
@@ -149,6 +214,9 @@ def session_participants(request, pk: int):
                     character=invite_form.cleaned_data["character"],
                 )
             except ValidationError as error:
+                # The service speaks of "character"; the form names it in the "name" field.
+                if hasattr(error, "error_dict") and "character" in error.error_dict:
+                    error = ValidationError({"name": error.error_dict.pop("character")})
                 apply_service_errors(invite_form, error)
             else:
                 messages.success(request, _("The character has been invited."))
@@ -158,9 +226,9 @@ def session_participants(request, pk: int):
         "diary/participants.html",
         {
             "session": session,
-            "is_gm": is_gm,
+            "is_gm": access.is_gm,
             "invite_form": invite_form,
-            "participations": selectors.session_participations(session),
+            "rows": [access.participation(p) for p in selectors.session_participations(session)],
         },
         status=400 if invite_form is not None and invite_form.errors else 200,
     )
@@ -169,10 +237,10 @@ def session_participants(request, pk: int):
 @login_required
 @require_http_methods(["GET", "POST"])
 def session_join(request, pk: int):
-    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
-    if not permissions.can_see_session_card(request.user, session):
-        raise Http404
-    form = JoinForm(request.POST or None, session=session, user=request.user)
+    access = access_session(request.user, pk, card_only=True)
+    session = access.session
+    characters = joinable_characters(request.user, session)
+    form = JoinForm(request.POST or None, characters=characters)
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
@@ -186,7 +254,13 @@ def session_join(request, pk: int):
     return render(
         request,
         "diary/session_join.html",
-        {"session": session, "form": form},
+        {
+            "session": session,
+            "form": form,
+            "characters": characters,
+            "has_any": bool(characters)
+            or selectors.has_character_of_system(request.user, session.system),
+        },
         status=400 if form.errors else 200,
     )
 
@@ -199,7 +273,7 @@ def participation_decide(request, pk: int, decision: str):
         participation=participation, by=request.user, accept=decision == "accept"
     )
     messages.success(request, _("Answer saved."))
-    if permissions.is_gm(request.user, participation.session):
+    if participation.session.gm_id == request.user.pk:
         return redirect("diary:participants", pk=participation.session_id)
     return redirect("home")
 
@@ -207,22 +281,68 @@ def participation_decide(request, pk: int, decision: str):
 @login_required
 @require_POST
 def participation_withdraw(request, pk: int):
-    participation = get_object_or_404(Participation.objects.select_related("session"), pk=pk)
+    participation = get_object_or_404(
+        Participation.objects.select_related("session", "character"), pk=pk
+    )
+    flags = session_access(request.user, participation.session).participation(participation)
+    if not flags.can_withdraw:
+        raise PermissionDenied
+    back = reverse("diary:participants", args=[participation.session_id])
+    if not _confirmed(request):
+        name = participation.character.name
+        by_gm = participation.session.gm_id == request.user.pk
+        return _ask_to_confirm(
+            request,
+            title=(
+                _("Remove %(name)s from the session?") % {"name": name}
+                if by_gm
+                else _("Leave the session with %(name)s?") % {"name": name}
+            ),
+            explanation=(
+                _(
+                    "This cannot be undone: the character leaves the session at once. You may "
+                    "invite it again later, and its player decides whether to come back."
+                )
+                if by_gm
+                else _(
+                    "This cannot be undone: your character leaves the session at once. To come "
+                    "back you have to ask again or be invited, and the GM decides."
+                )
+            ),
+            button=_("Yes, remove the character") if by_gm else _("Yes, leave the session"),
+            back=back,
+        )
     try:
         services.participation_withdraw(participation=participation, by=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, _("The character has left the session."))
-    return redirect("diary:participants", pk=participation.session_id)
+    return redirect(back)
 
 
 @login_required
 @require_POST
 def turn_open(request, pk: int):
-    session = _readable_session(request, pk)
+    access = access_session(request.user, pk)
+    if not access.can_open_turn:
+        raise PermissionDenied
+    if not _confirmed(request):
+        current = services.current_turn(access.session)
+        number = (current.number if current else 0) + 1
+        return _ask_to_confirm(
+            request,
+            title=_("Open turn %(number)s?") % {"number": number},
+            explanation=_(
+                "This cannot be undone: the current turn closes for good, and from now on "
+                "every post and roll goes to turn %(number)s."
+            )
+            % {"number": number},
+            button=_("Yes, open turn %(number)s") % {"number": number},
+            back=reverse("diary:session", args=[pk]),
+        )
     try:
-        turn = services.turn_open_next(session=session, by=request.user)
+        turn = services.turn_open_next(session=access.session, by=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -233,50 +353,41 @@ def turn_open(request, pk: int):
 @login_required
 @require_POST
 def post_create(request, pk: int):
-    session = _readable_session(request, pk)
-    if not permissions.can_post(request.user, session):
+    access = access_session(request.user, pk)
+    if not access.can_post:
         raise PermissionDenied
-    form = PostForm(
-        request.POST, characters=selectors.user_characters_in_session(session, request.user)
-    )
+    form = NewPostForm(request.POST, characters=access.my_characters)
     if form.is_valid():
         try:
-            post = services.post_create(session=session, author=request.user, **form.cleaned_data)
+            post = services.post_create(
+                session=access.session, author=request.user, **form.cleaned_data
+            )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
+            # The live newest page, at the new post.
             return redirect(post.get_absolute_url())
     return render(
         request,
         "diary/session_detail.html",
-        _diary_context(request, session, post_form=form),
+        _diary_context(request, access, post_form=form),
         status=400,
     )
-
-
-def _own_post(request, pk: int) -> Post:
-    post = get_object_or_404(Post.objects.select_related("session", "author"), pk=pk)
-    if not permissions.can_read_session(request.user, post.session):
-        raise Http404
-    return post
 
 
 @login_required
 @require_http_methods(["GET", "POST"])
 def post_edit(request, pk: int):
-    post = _own_post(request, pk)
-    if not permissions.can_edit_post(request.user, post) or not post.session.is_running:
+    access, post_access = access_post(request.user, pk)
+    if not post_access.can_edit:
         raise PermissionDenied
-    characters = selectors.user_characters_in_session(post.session, request.user)
-    form = PostForm(
-        request.POST or None,
-        characters=characters,
-        initial={
-            "character": post.character_id,
-            "narration": post.narration,
-            "nc_note": post.nc_note,
-        },
-    )
+    post = post_access.post
+    initial = {"character": post.character_id, "narration": post.narration, "nc_note": post.nc_note}
+    if post.character_id is None and not post.narration and not post.nc_note:
+        # An empty post the roll panel made to hold rolls: the player writes it as their
+        # character, like a new post (PostForm's default), not as "no one".
+        del initial["character"]
+    form = PostForm(request.POST or None, characters=access.my_characters, initial=initial)
     if request.method == "POST" and form.is_valid():
         try:
             services.post_edit(post=post, by=request.user, **form.cleaned_data)
@@ -296,23 +407,25 @@ def post_edit(request, pk: int):
 @login_required
 @require_POST
 def post_hide(request, pk: int):
-    post = _own_post(request, pk)
-    if not permissions.can_hide_post(request.user, post):
+    _access, post_access = access_post(request.user, pk)
+    if not post_access.can_hide:
         raise PermissionDenied
+    post = post_access.post
     form = HideForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("The reason is too long (at most 200 characters)."))
-        return redirect("diary:session", pk=post.session_id)
+        return redirect(post.get_absolute_url())
     services.post_hide(post=post, by=request.user, reason=form.cleaned_data["reason"])
     messages.success(request, _("The post is hidden. Moderators can still read it."))
-    return redirect("diary:session", pk=post.session_id)
+    return redirect(post.get_absolute_url())
 
 
 @login_required
 @require_GET
 def post_history(request, pk: int):
-    post = _own_post(request, pk)
-    if not permissions.can_see_revisions(request.user, post):
+    _access, post_access = access_post(request.user, pk)
+    if not post_access.can_see_revisions:
         raise PermissionDenied
+    post = post_access.post
     revisions = post.revisions.select_related("written_by", "character").order_by("-version")
     return render(request, "diary/post_history.html", {"post": post, "revisions": revisions})

@@ -8,7 +8,7 @@ class RollsConfig(AppConfig):
 
     def ready(self) -> None:
         from diary import selectors as diary_selectors
-        from rolls.selectors import rolls_prefetch
+        from rolls.selectors import diary_rolls
 
-        # The diary shows each post's rolls through the relation, in one extra query.
-        diary_selectors.register_post_prefetch(rolls_prefetch())
+        # The diary page gets what it shows of rolls precomputed, without importing rolls.
+        diary_selectors.register_diary_rolls(diary_rolls)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Prefetch
-
 from characters.models import Character
 from diary.models import ParticipationStatus
 from rolls.models import Roll
@@ -22,9 +20,21 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
-def rolls_prefetch() -> Prefetch:
-    """What the diary prefetches for each post: its rolls, in chain order (one query a page)."""
-    return Prefetch("rolls", queryset=Roll.objects.order_by("seq"))
+def diary_rolls(posts, access):
+    """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
+    views, the chain head and whether the user gets the panel. Two queries a page, and
+    the user's role comes from the page's SessionAccess (one participation check a request)."""
+    from diary.selectors import DiaryRolls
+    from rolls.presenters import roll_view
+    from rolls.services import may_roll_at_all
+
+    by_post: dict[int, list] = {}
+    rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
+    for roll in rolls:
+        by_post.setdefault(roll.post_id, []).append(roll_view(roll))
+    # Only the GM or a player may ever roll; may_roll_at_all decides the rest.
+    may_roll = (access.is_gm or access.is_player) and may_roll_at_all(access.user, access.session)
+    return DiaryRolls(by_post=by_post, head=chain_head(access.session), may_roll=may_roll)
 
 
 def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[Roll]:

@@ -105,3 +105,80 @@ def test_a_roll_appears_in_an_open_diary_without_reloading(page, table):
     line = page.locator("#roll-1").get_by_test_id("roll-line")
     expect(line).to_contain_text(f"({made.roll.record['result']['roll']}/600)", timeout=20_000)
     assert page.url.endswith(f"/sessions/{table.session.pk}/")  # no navigation happened
+
+
+def test_irreversible_steps_take_two_clicks(page, table):
+    """Issue 7, finding 20: one click opens the explanation; only the confirm button acts."""
+    from diary.models import Participation, SessionStatus, Turn
+    from tests.conftest import PASSWORD
+
+    session = table.session
+    log_in(page, table.gm.username, PASSWORD)
+    page.goto(f"/sessions/{session.pk}/")
+
+    # Open turn 2: the first click only unfolds what cannot be undone.
+    page.get_by_text("Otwórz turę 2", exact=True).click()
+    expect(page.get_by_text("Tego nie da się cofnąć: bieżąca tura")).to_be_visible()
+    assert Turn.objects.filter(session=session).count() == 1
+    page.get_by_role("button", name="Tak, otwórz turę 2").click()
+    expect(page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+    assert Turn.objects.filter(session=session).count() == 2
+
+    # Remove a participant: the same two steps.
+    borys = Participation.objects.get(session=session, character=table.borys)
+    page.goto(f"/sessions/{session.pk}/participants/")
+    row = page.locator("tr", has_text="Borys")
+    row.get_by_text("Usuń", exact=True).click()
+    expect(row.get_by_text("postać od razu opuszcza sesję")).to_be_visible()
+    borys.refresh_from_db()
+    assert borys.status == "accepted"
+    row.get_by_role("button", name="Tak, usuń postać").click()
+    page.wait_for_url(f"**/sessions/{session.pk}/participants/")
+    borys.refresh_from_db()
+    assert borys.status == "withdrawn"
+
+    # Finish the session.
+    page.goto(f"/sessions/{session.pk}/")
+    page.get_by_text("Zakończ sesję", exact=True).click()
+    expect(page.get_by_text("zakończona sesja już nigdy nie ruszy")).to_be_visible()
+    session.refresh_from_db()
+    assert session.status == SessionStatus.RUNNING
+    page.get_by_role("button", name="Tak, zakończ sesję").click()
+    page.wait_for_load_state()
+    session.refresh_from_db()
+    assert session.status == SessionStatus.FINISHED
+
+
+def test_after_posting_the_player_is_on_the_live_page_at_the_post(page, table):
+    """Issue 7, findings 21 and 22: the player lands on the live newest page at the new post,
+    with nothing "earlier" on a fresh session, and writes as their character by default."""
+    from tests.conftest import PASSWORD
+
+    log_in(page, table.alice.username, PASSWORD)
+    page.goto(f"/sessions/{table.session.pk}/")
+    expect(page.get_by_label("Piszesz jako")).to_have_value(str(table.lirael.pk))
+    page.get_by_label("Narracja").fill("Lirael rozgląda się po porcie.")
+    page.get_by_role("button", name="Opublikuj").click()
+
+    post = Post.objects.get()
+    page.wait_for_url(f"**/sessions/{table.session.pk}/#post-{post.pk}")
+    assert "after=" not in page.url
+    expect(page.locator(f"#post-{post.pk} .narrator")).to_have_text("Lirael")
+    expect(page.get_by_text("Wcześniejsze wpisy")).to_have_count(0)
+
+    # The page is live: a post by someone else appears without reloading.
+    from diary.services import post_create
+
+    post_create(
+        session=table.session,
+        author=table.bob,
+        character=table.borys,
+        narration="Borys macha.",
+        nc_note="",
+    )
+    expect(page.get_by_text("Borys macha.")).to_be_visible(timeout=20_000)
+
+    # The first post's permalink offers nothing earlier either.
+    page.locator(f"#post-{post.pk} a.permalink").click()
+    expect(page.get_by_text("Lirael rozgląda się po porcie.")).to_be_visible()
+    expect(page.get_by_text("Wcześniejsze wpisy")).to_have_count(0)

@@ -1,5 +1,7 @@
 """Posts: who writes, Markdown made safe, revisions kept, hiding without deleting."""
 
+import uuid
+
 import pytest
 from django.urls import reverse
 
@@ -12,6 +14,7 @@ pytestmark = pytest.mark.django_db
 
 
 def write(client, session, **data):
+    data.setdefault("token", str(uuid.uuid4()))  # the form's one-time token
     return client.post(reverse("diary:post_create", args=[session.pk]), data)
 
 

@@ -47,7 +47,7 @@ def test_status_path_and_who_may_take_each_step(make_user, make_session, client_
     url = reverse("diary:session_status", args=[session.pk])
 
     def step(user, status):
-        client_for(user).post(url, {"status": status})
+        client_for(user).post(url, {"status": status, "confirm": "yes"})
         session.refresh_from_db()
         return session.status
 
@@ -117,7 +117,8 @@ def test_invitation_accepted_by_owner(make_user, make_character, make_session, c
     character = make_character(player)
     session = make_session(gm, status=SessionStatus.DRAFT)
     response = client_for(gm).post(
-        reverse("diary:participants", args=[session.pk]), {"character": character.pk}
+        reverse("diary:participants", args=[session.pk]),
+        {"username": player.username, "name": character.name},
     )
     assert response.status_code == 302
     participation = Participation.objects.get()
@@ -172,7 +173,8 @@ def test_nobody_joins_with_someone_elses_character(table, client_for):
 
 def test_a_character_is_listed_once(table, client_for):
     response = client_for(table.gm).post(
-        reverse("diary:participants", args=[table.session.pk]), {"character": table.borys.pk}
+        reverse("diary:participants", args=[table.session.pk]),
+        {"username": table.bob.username, "name": table.borys.name},
     )
     assert response.status_code == 400
     assert Participation.objects.filter(session=table.session, character=table.borys).count() == 1
@@ -180,7 +182,9 @@ def test_a_character_is_listed_once(table, client_for):
 
 def test_gm_removes_a_character_and_the_row_stays(table, client_for):
     participation = Participation.objects.get(session=table.session, character=table.borys)
-    client_for(table.gm).post(reverse("diary:participation_withdraw", args=[participation.pk]))
+    client_for(table.gm).post(
+        reverse("diary:participation_withdraw", args=[participation.pk]), {"confirm": "yes"}
+    )
     participation.refresh_from_db()
     assert participation.status == "withdrawn"
     # Without an accepted character the player can no longer post.
@@ -192,8 +196,8 @@ def test_gm_removes_a_character_and_the_row_stays(table, client_for):
 
 def test_gm_opens_turns_in_sequence(table, client_for):
     url = reverse("diary:turn_open", args=[table.session.pk])
-    client_for(table.gm).post(url)
-    client_for(table.gm).post(url)
+    client_for(table.gm).post(url, {"confirm": "yes"})
+    client_for(table.gm).post(url, {"confirm": "yes"})
     assert list(Turn.objects.filter(session=table.session).values_list("number", flat=True)) == [
         1,
         2,
@@ -248,7 +252,8 @@ def test_a_declined_character_comes_back_only_by_invitation(
     participation.refresh_from_db()
     assert participation.status == "declined"
     client_for(gm).post(
-        reverse("diary:participants", args=[session.pk]), {"character": character.pk}
+        reverse("diary:participants", args=[session.pk]),
+        {"username": player.username, "name": character.name},
     )
     participation.refresh_from_db()
     assert participation.status == "invited"

@@ -1,0 +1,252 @@
+"""The one place that decides who may do what in a session and its diary.
+
+`access_session` and `access_post` look the object up (404 where the user may
+not know it exists, 403 where they may know it but not act on it), lock it
+when asked, and return it with typed flags. Views, services and templates read
+the flags; none of them re-derives a rule (Zulip's `access_message` model).
+
+GM and player are roles within a session: its GM, and the owners of its
+accepted characters. Moderators (a site-wide group) read everything.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+
+from characters.models import Character
+from characters.roles import is_moderator
+from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
+
+# Participations that let the owner read the diary: playing, or invited by the GM.
+# Asking to join does not open the diary; the GM's acceptance does.
+READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
+# Statuses that take a character off the session's list (it may be invited again).
+GONE_STATUSES = (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN)
+# A GM may read a sheet once its owner asked to join or accepted; an invitation alone,
+# which the owner never agreed to, opens nothing (issue 7, finding 10).
+SHEET_OPENING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.REQUESTED)
+
+
+@dataclass(frozen=True)
+class PostAccess:
+    post: Post
+    can_edit: bool
+    can_hide: bool
+    can_see_revisions: bool
+    can_see_hidden_content: bool
+
+    @property
+    def can_see_content(self) -> bool:
+        return not self.post.is_hidden or self.can_see_hidden_content
+
+    @property
+    def shows_versions_link(self) -> bool:
+        return self.can_see_revisions and self.post.version > 1
+
+
+@dataclass(frozen=True)
+class ParticipationFlags:
+    participation: Participation
+    can_decide: bool  # accept / decline
+    can_withdraw: bool  # the GM removes, the owner leaves
+    can_open_sheet: bool
+
+
+@dataclass(frozen=True)
+class SessionAccess:
+    """What one user may do in one session, computed once per request."""
+
+    session: GameSession
+    user: object
+    is_gm: bool
+    is_moderator: bool
+    # The user's own participations in this session, any status (one query).
+    my_participations: tuple[Participation, ...] = field(default=())
+
+    @property
+    def my_characters(self) -> list[Character]:
+        """The user's characters playing in the session (accepted), by name."""
+        return sorted(
+            (
+                p.character
+                for p in self.my_participations
+                if p.status == ParticipationStatus.ACCEPTED
+            ),
+            key=lambda c: c.name,
+        )
+
+    @property
+    def is_player(self) -> bool:
+        return any(p.status == ParticipationStatus.ACCEPTED for p in self.my_participations)
+
+    @property
+    def can_read(self) -> bool:
+        if not self.user.is_authenticated:
+            return False
+        if self.is_gm or self.is_moderator:
+            return True
+        return any(p.status in READING_STATUSES for p in self.my_participations)
+
+    @property
+    def can_see_card(self) -> bool:
+        """The public card (title, GM, rules) of a session, e.g. to ask to join it."""
+        if not self.user.is_authenticated:
+            return False
+        return self.session.status != SessionStatus.DRAFT or self.is_gm or self.is_moderator
+
+    @property
+    def can_post(self) -> bool:
+        return self.session.is_running and (self.is_gm or self.is_player)
+
+    @property
+    def can_manage(self) -> bool:
+        """Settings, invitations, turns: the GM's."""
+        return self.is_gm
+
+    @property
+    def can_open_turn(self) -> bool:
+        return self.is_gm and self.session.is_running
+
+    @property
+    def can_see_hidden_content(self) -> bool:
+        return self.is_moderator
+
+    @property
+    def can_audit(self) -> bool:
+        return self.is_moderator
+
+    def post(self, post: Post) -> PostAccess:
+        """The flags for one post of this session (no query)."""
+        user_id = self.user.pk if self.user.is_authenticated else None
+        mine = user_id is not None and post.author_id == user_id
+        moderates = self.is_gm or self.is_moderator
+        if post.is_hidden:
+            # What was hidden stays out of sight; only moderators read it and its versions.
+            can_see_revisions = self.is_moderator
+        else:
+            can_see_revisions = self.can_read and (mine or moderates)
+        return PostAccess(
+            post=post,
+            can_edit=mine and not post.is_hidden and self.session.is_running and self.can_read,
+            can_hide=not post.is_hidden and self.can_read and (mine or moderates),
+            can_see_revisions=can_see_revisions,
+            can_see_hidden_content=self.is_moderator,
+        )
+
+    def participation(self, participation: Participation) -> ParticipationFlags:
+        user_id = self.user.pk if self.user.is_authenticated else None
+        owns = participation.character.owner_id == user_id
+        status = participation.status
+        if status == ParticipationStatus.INVITED:
+            can_decide = owns
+        elif status == ParticipationStatus.REQUESTED:
+            can_decide = self.is_gm
+        else:
+            can_decide = False
+        return ParticipationFlags(
+            participation=participation,
+            can_decide=can_decide,
+            can_withdraw=status not in GONE_STATUSES and (self.is_gm or owns),
+            can_open_sheet=owns
+            or self.is_moderator
+            or (self.is_gm and status in SHEET_OPENING_STATUSES)
+            or (self.is_player and status == ParticipationStatus.ACCEPTED),
+        )
+
+
+def session_access(user, session: GameSession) -> SessionAccess:
+    """The flags for a session already in hand (one query for the user's participations)."""
+    if not user.is_authenticated:
+        return SessionAccess(session=session, user=user, is_gm=False, is_moderator=False)
+    mine = tuple(
+        Participation.objects.filter(session=session, character__owner=user).select_related(
+            "character"
+        )
+    )
+    return SessionAccess(
+        session=session,
+        user=user,
+        is_gm=session.gm_id == user.pk,
+        is_moderator=is_moderator(user),
+        my_participations=mine,
+    )
+
+
+def _get_or_404(queryset, pk: int):
+    try:
+        return queryset.get(pk=pk)
+    except queryset.model.DoesNotExist:
+        raise Http404 from None
+
+
+def access_session(user, pk: int, *, lock: bool = False, card_only: bool = False) -> SessionAccess:
+    """The session and what the user may do in it.
+
+    404 when the user may not know it exists, 403 when they may see its card but not
+    read it (`card_only=True` asks only for the card, e.g. to ask to join).
+    """
+    sessions = GameSession.objects.select_related("gm")
+    if lock:
+        sessions = sessions.select_for_update(of=("self",))
+    access = session_access(user, _get_or_404(sessions, pk))
+    if not access.can_read:
+        if not access.can_see_card:
+            raise Http404
+        if not card_only:
+            raise PermissionDenied
+    return access
+
+
+def access_post(user, pk: int, *, lock: bool = False) -> tuple[SessionAccess, PostAccess]:
+    """A post and what the user may do with it; 404 outside the sessions the user reads."""
+    posts = Post.objects.select_related("session__gm", "author")
+    if lock:
+        posts = posts.select_for_update(of=("self",))
+    post = _get_or_404(posts, pk)
+    access = session_access(user, post.session)
+    if not access.can_read:
+        raise Http404
+    return access, access.post(post)
+
+
+def joinable_characters(user, session: GameSession) -> list[Character]:
+    """The user's characters that could ask to join: of the session's system, not its GM's
+    own session, and not already on its list (a declined one only the GM can bring back)."""
+    if not user.is_authenticated or session.gm_id == user.pk:
+        return []
+    listed = Participation.objects.filter(session=session).exclude(
+        status=ParticipationStatus.WITHDRAWN
+    )
+    return list(
+        Character.objects.filter(owner=user, system=session.system)
+        .exclude(pk__in=listed.values("character"))
+        .order_by("name")
+    )
+
+
+def sessions_open_to_join(user, sessions) -> set[int]:
+    """Of these sessions, the ids where the user has a character that may ask to join
+    (two queries, whatever the number of sessions)."""
+    if not user.is_authenticated:
+        return set()
+    sessions = [s for s in sessions if s.gm_id != user.pk and s.status != SessionStatus.FINISHED]
+    characters = list(Character.objects.filter(owner=user).values_list("pk", "system"))
+    if not sessions or not characters:
+        return set()
+    listed: dict[int, set[int]] = {}
+    for session_id, character_id in (
+        Participation.objects.filter(session__in=[s.pk for s in sessions], character__owner=user)
+        .exclude(status=ParticipationStatus.WITHDRAWN)
+        .values_list("session_id", "character_id")
+    ):
+        listed.setdefault(session_id, set()).add(character_id)
+    return {
+        s.pk
+        for s in sessions
+        if any(
+            system == s.system and pk not in listed.get(s.pk, set()) for pk, system in characters
+        )
+    }
