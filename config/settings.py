@@ -154,9 +154,17 @@ if os.environ.get("SECURE_PROXY_SSL_HEADER"):
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 
+# LOG_LEVEL governs everything: the handler's level (records that Django's own
+# "django" logger propagates to the root bypass the root's level, not its handler's)
+# and Django's loggers, whose defaults would let every 403/404 through.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").strip().upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"level": LOG_LEVEL},
+        "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+    },
 }
