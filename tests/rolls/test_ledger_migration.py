@@ -26,9 +26,7 @@ def imported_modules(path: Path) -> set[str]:
 def test_the_trigger_migration_imports_nothing_from_the_project():
     modules = imported_modules(MIGRATION)
     assert modules, "the scan found no imports at all"
-    from_project = {
-        m for m in modules if m.startswith(".") or m.split(".")[0] in PROJECT_PACKAGES
-    }
+    from_project = {m for m in modules if m.startswith(".") or m.split(".")[0] in PROJECT_PACKAGES}
     assert from_project == set()
     # And nothing is loaded by name at run time either.
     assert "import_module" not in MIGRATION.read_text(encoding="utf-8")

@@ -5,8 +5,8 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from characters.models import Attribute, Character, SheetRevision
-from diary.models import GameSession, Participation, Post, Turn
 from diary import services as diary_services
+from diary.models import GameSession, Participation, Post, Turn
 
 pytestmark = pytest.mark.django_db
 
@@ -88,7 +88,9 @@ def test_posts_to_change_delete_and_add_are_refused(admin, table, post):
         "participations-0-id": participation.pk,
         "participations-0-DELETE": "on",
     }
-    assert admin.post(url(GameSession, "change", table.session.pk), inline_delete).status_code == 403
+    assert (
+        admin.post(url(GameSession, "change", table.session.pk), inline_delete).status_code == 403
+    )
     assert snapshot(table) == before
 
 

@@ -43,7 +43,10 @@ def test_mixed_script_look_alikes_are_refused(client, make_user, existing, look_
         ("gm", "GM"),
         ("Moderator", "moderator"),
         # Wholly Cyrillic "сор", so not mixed-script, yet it reads as the Latin "cop".
-        ("cop", "\N{CYRILLIC SMALL LETTER ES}\N{CYRILLIC SMALL LETTER O}\N{CYRILLIC SMALL LETTER ER}"),
+        (
+            "cop",
+            "\N{CYRILLIC SMALL LETTER ES}\N{CYRILLIC SMALL LETTER O}\N{CYRILLIC SMALL LETTER ER}",
+        ),
         ("straße", "STRASSE"),
     ],
 )
