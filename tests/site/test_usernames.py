@@ -9,6 +9,10 @@ from tests.conftest import polish
 pytestmark = pytest.mark.django_db
 
 PASSWORD = "Kostki-i-Mgła-77"
+MIXED = (
+    "Letters from different alphabets that look alike cannot be mixed in a name. Use one alphabet."
+)
+LOOK_ALIKE = "This name is taken or looks too much like another user's name."
 
 
 def sign_up(client, username):
@@ -32,7 +36,7 @@ def test_mixed_script_look_alikes_are_refused(client, make_user, existing, look_
     assert response.status_code == 200
     errors = response.context["form"].errors["username"]
     assert errors
-    assert polish("Letters from different alphabets that look alike") in errors[0]
+    assert polish(MIXED) in errors[0]
     assert errors[0] in response.content.decode()
     assert not get_user_model().objects.filter(username=look_alike).exists()
 
@@ -55,7 +59,8 @@ def test_names_that_fold_to_an_existing_one_are_refused(client, make_user, exist
     response = sign_up(client, look_alike)
     assert response.status_code == 200
     errors = response.context["form"].errors["username"]
-    assert polish("This name looks like the name of another user.") in errors[0]
+    assert polish(LOOK_ALIKE) in errors[0]
+    assert errors[0] in response.content.decode()
     assert not get_user_model().objects.filter(username=look_alike).exists()
 
 
