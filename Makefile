@@ -4,8 +4,9 @@
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
 	DEBUG=1 .venv/bin/python manage.py migrate --no-input
+	DEBUG=1 .venv/bin/python manage.py createcachetable
 	DEBUG=1 .venv/bin/python manage.py seed_demo
-	DEBUG=1 .venv/bin/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 LOG_LEVEL=$${LOG_LEVEL:-INFO} .venv/bin/python manage.py runserver 127.0.0.1:8000
 
 test:  ## everything CI checks: ruff, migrations, vectors, tests on PostgreSQL and SQLite
 	scripts/test

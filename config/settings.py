@@ -154,6 +154,28 @@ if os.environ.get("SECURE_PROXY_SSL_HEADER"):
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 
+# Rate limits ("count/period", period s, m, h or d): posts per user and per client
+# address, sign-ups per address. Refusals answer 429. The counters live in the
+# database (config/ratelimits.py) so every worker shares them; `make run`, `make
+# serve` and the test database create its table with `createcachetable`.
+DEFAULT_RATE_LIMITS = {"post_user": "10/m", "post_ip": "30/m", "signup_ip": "5/h"}
+RATE_LIMITS = {
+    name: os.environ.get(f"RATE_LIMIT_{name.upper()}", rate)
+    for name, rate in DEFAULT_RATE_LIMITS.items()
+}
+CACHES = {
+    "default": {
+        "BACKEND": "config.ratelimits.AtomicDatabaseCache",
+        "LOCATION": "codziennik_cache",
+        # Culling would drop live counters; rate-limit keys expire within the hour anyway.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+}
+RATELIMIT_USE_CACHE = "default"
+# Behind a proxy every request comes from the proxy's address: name the META key
+# that holds the client's (e.g. HTTP_X_REAL_IP, set by the proxy, never by clients).
+RATELIMIT_IP_META_KEY = os.environ.get("RATELIMIT_IP_META_KEY") or None
+
 # LOG_LEVEL governs everything: the handler's level (records that Django's own
 # "django" logger propagates to the root bypass the root's level, not its handler's)
 # and Django's loggers, whose defaults would let every 403/404 through.

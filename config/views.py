@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from characters.selectors import characters_of
 from config import usernames
+from config.ratelimits import rate_limited
 from diary.selectors import pending_invitations, sessions_of_user
 
 
@@ -52,6 +53,7 @@ def home(request):
 
 
 @require_http_methods(["GET", "POST"])
+@rate_limited("signup")
 def signup(request):
     if request.user.is_authenticated:
         return redirect("home")

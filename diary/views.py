@@ -9,6 +9,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
+from config.ratelimits import rate_limited
 from diary import permissions, selectors, services
 from diary.forms import HideForm, InviteForm, JoinForm, PostForm, SessionForm, StatusForm
 from diary.models import GameSession, Participation, Post
@@ -232,6 +233,7 @@ def turn_open(request, pk: int):
 
 @login_required
 @require_POST
+@rate_limited("post")
 def post_create(request, pk: int):
     session = _readable_session(request, pk)
     if not permissions.can_post(request.user, session):
