@@ -1,5 +1,6 @@
 # The README's two commands: `make run` and `make test`.
-.PHONY: run test ci lint format migrations-check messages demo bench
+# Production: `make serve` (README.md, docs/deploy.md).
+.PHONY: run serve verify test ci lint format migrations-check messages demo bench
 
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
@@ -7,6 +8,9 @@ run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	DEBUG=1 .venv/bin/python manage.py createcachetable
 	DEBUG=1 .venv/bin/python manage.py seed_demo
 	DEBUG=1 LOG_LEVEL=$${LOG_LEVEL:-INFO} .venv/bin/python manage.py runserver 127.0.0.1:8000
+
+serve:  ## production: migrate, collectstatic, gunicorn on $$BIND (settings from the environment)
+	scripts/serve
 
 test:  ## everything CI checks: ruff, migrations, vectors, tests on PostgreSQL and SQLite
 	scripts/test

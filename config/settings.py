@@ -1,9 +1,7 @@
 """Codziennik settings: one module, driven by the environment.
 
-DATABASE_URL   database (default: the embedded SQLite file var/db.sqlite3)
-SECRET_KEY     required when DEBUG is off
-DEBUG          "1"/"true"/"yes" to turn on (default off)
-ALLOWED_HOSTS  comma-separated host names (default: localhost names only)
+Every variable read here is listed, with its default, in README.md's
+"Configuration" table; docs/deploy.md says how production sets them.
 """
 
 import os
@@ -56,6 +54,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves collectstatic's output in production (before anything that needs a session).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.ChosenLanguageMiddleware",
@@ -94,6 +94,8 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{DEFAULT_SQLITE_PATH}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A persistent connection (make serve: CONN_MAX_AGE=60) is checked before reuse.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -124,7 +126,13 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# `collectstatic` writes content-hashed, pre-compressed copies; WhiteNoise serves them
+# with a one-year immutable Cache-Control. (With DEBUG on, the plain names are used.)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Django's built-in Content Security Policy: only our own origin, scripts by nonce.
 SECURE_CSP = {
