@@ -12,6 +12,9 @@ run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 serve:  ## production: migrate, collectstatic, gunicorn on $$BIND (settings from the environment)
 	scripts/serve
 
+verify:  ## verify every session's roll chain (exit 1 on any break)
+	scripts/manage verify_rolls
+
 test:  ## everything CI checks: ruff, migrations, vectors, tests on PostgreSQL and SQLite
 	scripts/test
 

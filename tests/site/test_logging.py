@@ -29,7 +29,13 @@ def forbidden(request):
 
 urlpatterns = [path("forbidden/", forbidden), path("", include("config.urls"))]
 
-with override_settings(ROOT_URLCONF=__name__):
+# No collectstatic here: plain static names instead of the production manifest.
+PLAIN_STATIC = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+
+with override_settings(ROOT_URLCONF=__name__, STORAGES=PLAIN_STATIC):
     assert Client().get("/no-such-page/").status_code == 404
     assert Client(enforce_csrf_checks=True).post("/accounts/login/").status_code == 403
     assert Client().get("/forbidden/").status_code == 403
@@ -46,6 +52,7 @@ def run_probe(log_level: str, tmp_path) -> subprocess.CompletedProcess:
         "ALLOWED_HOSTS": "testserver",
         "DATABASE_URL": f"sqlite:///{tmp_path / 'log.sqlite3'}",
         "DJANGO_SETTINGS_MODULE": "config.settings",
+        "STATIC_ROOT": str(tmp_path),
         "PYTHONPATH": str(ROOT),
     }
     result = subprocess.run(
