@@ -1,11 +1,19 @@
 # The README's two commands: `make run` and `make test`.
-.PHONY: run test ci lint format migrations-check messages demo bench
+# Production: `make serve` (README.md, docs/deploy.md).
+.PHONY: run serve verify test ci lint format migrations-check messages demo bench
 
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
 	DEBUG=1 .venv/bin/python manage.py migrate --no-input
+	DEBUG=1 .venv/bin/python manage.py createcachetable
 	DEBUG=1 .venv/bin/python manage.py seed_demo
-	DEBUG=1 .venv/bin/python manage.py runserver 127.0.0.1:8000
+	DEBUG=1 LOG_LEVEL=$${LOG_LEVEL:-INFO} .venv/bin/python manage.py runserver 127.0.0.1:8000
+
+serve:  ## production: migrate, collectstatic, gunicorn on $$BIND (settings from the environment)
+	scripts/serve
+
+verify:  ## verify every session's roll chain (exit 1 on any break)
+	scripts/manage verify_rolls
 
 test:  ## everything CI checks: ruff, migrations, vectors, tests on PostgreSQL and SQLite
 	scripts/test

@@ -12,6 +12,7 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
+from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 
 
 @admin.register(Attribute)
@@ -41,37 +42,33 @@ class ItemAdmin(admin.ModelAdmin):
     search_fields = ["name"]
 
 
-class AttributeValueInline(admin.TabularInline):
+class AttributeValueInline(ReadOnlyTabularInline):
     model = AttributeValue
-    extra = 0
 
 
-class SkillLevelInline(admin.TabularInline):
+class SkillLevelInline(ReadOnlyTabularInline):
     model = SkillLevel
-    extra = 0
 
 
-class ItemHoldingInline(admin.TabularInline):
+class ItemHoldingInline(ReadOnlyTabularInline):
     model = ItemHolding
-    extra = 0
 
 
-class NegativeEffectInline(admin.TabularInline):
+class NegativeEffectInline(ReadOnlyTabularInline):
     model = NegativeEffect
-    extra = 0
 
 
-class HealingPotionInline(admin.TabularInline):
+class HealingPotionInline(ReadOnlyTabularInline):
     model = HealingPotion
-    extra = 0
 
 
 @admin.register(Character)
-class CharacterAdmin(admin.ModelAdmin):
+class CharacterAdmin(ReadOnlyAdmin):
+    """Sheets change only on the site, which records each change in the sheet's history."""
+
     list_display = ["name", "owner", "system", "hp_current", "hp_max"]
     list_filter = ["system"]
     search_fields = ["name", "owner__username"]
-    filter_horizontal = ["traits"]
     inlines = [
         AttributeValueInline,
         SkillLevelInline,

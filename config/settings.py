@@ -1,9 +1,7 @@
 """Codziennik settings: one module, driven by the environment.
 
-DATABASE_URL   database (default: the embedded SQLite file var/db.sqlite3)
-SECRET_KEY     required when DEBUG is off
-DEBUG          "1"/"true"/"yes" to turn on (default off)
-ALLOWED_HOSTS  comma-separated host names (default: localhost names only)
+Every variable read here is listed, with its default, in README.md's
+"Configuration" table; docs/deploy.md says how production sets them.
 """
 
 import os
@@ -56,6 +54,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Serves collectstatic's output in production (before anything that needs a session).
+    "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "config.middleware.ChosenLanguageMiddleware",
@@ -94,6 +94,8 @@ DATABASES = {
     "default": dj_database_url.config(
         default=f"sqlite:///{DEFAULT_SQLITE_PATH}",
         conn_max_age=int(os.environ.get("CONN_MAX_AGE", "0")),
+        # A persistent connection (make serve: CONN_MAX_AGE=60) is checked before reuse.
+        conn_health_checks=True,
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
@@ -124,7 +126,13 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = BASE_DIR / "staticfiles"
+STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# `collectstatic` writes content-hashed, pre-compressed copies; WhiteNoise serves them
+# with a one-year immutable Cache-Control. (With DEBUG on, the plain names are used.)
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 
 # Django's built-in Content Security Policy: only our own origin, scripts by nonce.
 SECURE_CSP = {
@@ -154,9 +162,39 @@ if os.environ.get("SECURE_PROXY_SSL_HEADER"):
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 
+# Rate limits ("count/period", period s, m, h or d): posts per user and per client
+# address, sign-ups per address. Refusals answer 429. The counters live in the
+# database (config/ratelimits.py) so every worker shares them; `make run`, `make
+# serve` and the test database create its table with `createcachetable`.
+DEFAULT_RATE_LIMITS = {"post_user": "10/m", "post_ip": "30/m", "signup_ip": "5/h"}
+RATE_LIMITS = {
+    name: os.environ.get(f"RATE_LIMIT_{name.upper()}", rate)
+    for name, rate in DEFAULT_RATE_LIMITS.items()
+}
+CACHES = {
+    "default": {
+        "BACKEND": "config.ratelimits.AtomicDatabaseCache",
+        "LOCATION": "codziennik_cache",
+        # Culling would drop live counters; rate-limit keys expire within the hour anyway.
+        "OPTIONS": {"MAX_ENTRIES": 100_000},
+    }
+}
+RATELIMIT_USE_CACHE = "default"
+# Behind a proxy every request comes from the proxy's address: name the META key
+# that holds the client's (e.g. HTTP_X_REAL_IP, set by the proxy, never by clients).
+RATELIMIT_IP_META_KEY = os.environ.get("RATELIMIT_IP_META_KEY") or None
+
+# LOG_LEVEL governs everything: the handler's level (records that Django's own
+# "django" logger propagates to the root bypass the root's level, not its handler's)
+# and Django's loggers, whose defaults would let every 403/404 through.
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").strip().upper()
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "handlers": {"console": {"class": "logging.StreamHandler", "level": LOG_LEVEL}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        "django": {"level": LOG_LEVEL},
+        "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
+    },
 }

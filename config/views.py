@@ -4,12 +4,15 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
 from characters.selectors import characters_of, proposals_waiting_for
+from config import usernames
+from config.ratelimits import rate_limited
 from diary.selectors import pending_invitations, sessions_of_user
 
 
@@ -18,6 +21,23 @@ class SignUpForm(UserCreationForm):
 
     class Meta(UserCreationForm.Meta):
         fields = ["username", "email"]
+
+    def clean_username(self):
+        username = self.cleaned_data.get("username")
+        if username and usernames.mixes_look_alike_scripts(username):
+            raise ValidationError(
+                _(
+                    "Letters from different alphabets that look alike cannot be mixed in "
+                    "a name. Use one alphabet."
+                ),
+                code="mixed_script",
+            )
+        if username and usernames.look_alike_taken(username):
+            raise ValidationError(
+                _("This name is taken or looks too much like another user's name."),
+                code="look_alike",
+            )
+        return super().clean_username()
 
 
 @require_GET
@@ -34,6 +54,7 @@ def home(request):
 
 
 @require_http_methods(["GET", "POST"])
+@rate_limited("signup")
 def signup(request):
     if request.user.is_authenticated:
         return redirect("home")

@@ -1,50 +1,36 @@
 from django.contrib import admin
 
+from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 from diary.models import GameSession, Participation, Post, PostRevision, Turn
 
+# Everything here is read-only: the diary's services keep its rules (finding 14).
 
-class ParticipationInline(admin.TabularInline):
+
+class ParticipationInline(ReadOnlyTabularInline):
     model = Participation
-    extra = 0
-    raw_id_fields = ["character"]
 
 
 @admin.register(GameSession)
-class GameSessionAdmin(admin.ModelAdmin):
+class GameSessionAdmin(ReadOnlyAdmin):
     list_display = ["title", "gm", "system", "status", "criticals_enabled", "created_at"]
     list_filter = ["system", "status"]
     search_fields = ["title", "gm__username"]
-    raw_id_fields = ["gm"]
     inlines = [ParticipationInline]
 
 
 @admin.register(Turn)
-class TurnAdmin(admin.ModelAdmin):
+class TurnAdmin(ReadOnlyAdmin):
     list_display = ["session", "number", "opened_at", "opened_by"]
-    raw_id_fields = ["session", "opened_by"]
 
 
-class PostRevisionInline(admin.TabularInline):
+class PostRevisionInline(ReadOnlyTabularInline):
     model = PostRevision
-    extra = 0
-    can_delete = False
-    readonly_fields = ["version", "narration", "nc_note", "character", "written_by", "written_at"]
-
-    def has_add_permission(self, request, obj=None):
-        return False
 
 
 @admin.register(Post)
-class PostAdmin(admin.ModelAdmin):
+class PostAdmin(ReadOnlyAdmin):
     """Posts are read here; they change only through the diary (which keeps revisions)."""
 
     list_display = ["id", "session", "turn", "author", "character", "created_at", "hidden_at"]
     list_filter = ["session"]
-    readonly_fields = [f.name for f in Post._meta.fields]
     inlines = [PostRevisionInline]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

@@ -10,6 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
+from config.ratelimits import rate_limited
 from diary import selectors, services
 from diary.access import (
     SessionAccess,
@@ -352,6 +353,7 @@ def turn_open(request, pk: int):
 
 @login_required
 @require_POST
+@rate_limited("post")
 def post_create(request, pk: int):
     access = access_session(request.user, pk)
     if not access.can_post:

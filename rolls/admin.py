@@ -1,10 +1,11 @@
 from django.contrib import admin
 
+from config.admin_readonly import ReadOnlyAdmin
 from rolls.models import Roll
 
 
 @admin.register(Roll)
-class RollAdmin(admin.ModelAdmin):
+class RollAdmin(ReadOnlyAdmin):
     """Rolls are read here, never added, changed or deleted (RULES 1.8)."""
 
     list_display = ["session", "seq", "test", "character", "rolled_by", "created_at", "short_hash"]
@@ -15,12 +16,3 @@ class RollAdmin(admin.ModelAdmin):
     @admin.display(description="hash")
     def short_hash(self, roll: Roll) -> str:
         return roll.hash[:12]
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-    def has_delete_permission(self, request, obj=None):
-        return False

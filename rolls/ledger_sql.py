@@ -1,77 +1,21 @@
-"""Database triggers that make the roll table append-only, on PostgreSQL and SQLite.
+"""The ledger's append-only triggers, as the rest of the code sees them.
 
-The test suite empties its database between live-server tests with Django's
-`flush`, which the triggers refuse. The escape hatch is built only into a test
-database (the ROLL_LEDGER_TEST_FLUSH setting, which only the test suite turns
-on, AND a test database name): a permit table whose row the overridden `flush`
-command (rolls/management/commands/flush.py) inserts around the flush. Any other
-database gets the triggers without a hatch and without the table: it fails closed.
+The triggers' SQL and the test database's flush hatch live in the migration that
+installs them (rolls/migrations/0002_append_only_triggers.py), which imports
+nothing from the project so that it never changes once applied. This module
+only re-exports its names for the `flush` command and the tests, and adds what
+no migration needs: dropping the triggers (tamper tests) and finding the permit.
 """
 
-from django.conf import settings
+import importlib
 
-TABLE = "rolls_roll"
-PERMIT_TABLE = "rolls_ledger_test_flush_permit"
-MESSAGE = "rolls_roll is append-only: a roll is never changed or deleted"
+_migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
 
-
-def is_test_database(connection) -> bool:
-    if not getattr(settings, "ROLL_LEDGER_TEST_FLUSH", False):
-        return False
-    name = str(connection.settings_dict["NAME"])
-    if connection.vendor == "sqlite":
-        return connection.creation.is_in_memory_db(name) or name.startswith("test_")
-    return name.startswith("test_")
-
-
-def install_sql(vendor: str, test_flush_hatch: bool) -> list[str]:
-    if vendor == "postgresql":
-        return _postgresql(test_flush_hatch)
-    if vendor == "sqlite":
-        return _sqlite(test_flush_hatch)
-    raise NotImplementedError(f"no ledger triggers for {vendor}")
-
-
-def _postgresql(hatch: bool) -> list[str]:
-    statements = []
-    permit_check = ""
-    if hatch:
-        statements.append(f"CREATE TABLE {PERMIT_TABLE} (permit integer NOT NULL)")
-        permit_check = (
-            f"IF TG_OP IN ('DELETE', 'TRUNCATE') AND EXISTS (SELECT 1 FROM {PERMIT_TABLE}) THEN "
-            "RETURN OLD; END IF;"
-        )
-    statements += [
-        f"""
-        CREATE OR REPLACE FUNCTION rolls_ledger_refuse() RETURNS trigger AS $$
-        BEGIN
-            {permit_check}
-            RAISE EXCEPTION '{MESSAGE} (% refused)', TG_OP
-                USING ERRCODE = 'integrity_constraint_violation';
-        END;
-        $$ LANGUAGE plpgsql
-        """,
-        f"""CREATE TRIGGER rolls_roll_append_only BEFORE UPDATE OR DELETE ON {TABLE}
-            FOR EACH ROW EXECUTE FUNCTION rolls_ledger_refuse()""",
-        f"""CREATE TRIGGER rolls_roll_no_truncate BEFORE TRUNCATE ON {TABLE}
-            FOR EACH STATEMENT EXECUTE FUNCTION rolls_ledger_refuse()""",
-    ]
-    return statements
-
-
-def _sqlite(hatch: bool) -> list[str]:
-    statements = []
-    when = ""
-    if hatch:
-        statements.append(f"CREATE TABLE {PERMIT_TABLE} (permit integer NOT NULL)")
-        when = f"WHEN NOT EXISTS (SELECT 1 FROM {PERMIT_TABLE})"
-    statements += [
-        f"""CREATE TRIGGER rolls_roll_no_update BEFORE UPDATE ON {TABLE}
-            BEGIN SELECT RAISE(ABORT, '{MESSAGE} (UPDATE refused)'); END""",
-        f"""CREATE TRIGGER rolls_roll_no_delete BEFORE DELETE ON {TABLE} {when}
-            BEGIN SELECT RAISE(ABORT, '{MESSAGE} (DELETE refused)'); END""",
-    ]
-    return statements
+TABLE = _migration.TABLE
+PERMIT_TABLE = _migration.PERMIT_TABLE
+MESSAGE = _migration.MESSAGE
+is_test_database = _migration.is_test_database
+install_sql = _migration.install_sql
 
 
 def drop_sql(vendor: str) -> list[str]:

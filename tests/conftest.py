@@ -29,6 +29,16 @@ def pytest_configure(config):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     # The test database gets the ledger's flush permit (rolls/ledger_sql.py); nothing else does.
     settings.ROLL_LEDGER_TEST_FLUSH = True
+    # Tests post and sign up far faster than people; tests/site/test_rate_limits.py
+    # puts the real limits back to prove them.
+    settings.RATE_LIMITS = dict.fromkeys(settings.RATE_LIMITS, "100000/m")
+    # Tests run without `collectstatic`: plain static names, no manifest to look up
+    # (tests/browser/test_production.py checks the production storage end to end).
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    settings.WHITENOISE_AUTOREFRESH = True
 
 
 _names = itertools.count(1)

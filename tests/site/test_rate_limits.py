@@ -1,0 +1,142 @@
+"""Posting and signing up are rate-limited per user and per address (issue 7, finding 15).
+
+The suite raises the limits (tests/conftest.py); these tests put the real ones
+back and pin django-ratelimit's clock so that no window boundary falls inside a test.
+"""
+
+import django_ratelimit.core
+import pytest
+from django.conf import settings as django_settings
+from django.contrib.auth import get_user_model
+from django.urls import reverse
+
+from config import settings as project_settings
+from diary.models import Post
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+POST_REFUSAL = "Too many posts in a short time. Wait a moment and try again."
+SIGNUP_REFUSAL = "Too many sign-ups from this address. Try again later."
+
+
+class FrozenClock:
+    @staticmethod
+    def time():
+        return 1_800_000_000.0
+
+
+@pytest.fixture
+def real_limits(settings, monkeypatch):
+    settings.RATE_LIMITS = dict(project_settings.DEFAULT_RATE_LIMITS)
+    monkeypatch.setattr(django_ratelimit.core, "time", FrozenClock)
+    return settings.RATE_LIMITS
+
+
+def test_the_documented_limits_are_the_defaults():
+    assert project_settings.DEFAULT_RATE_LIMITS == {
+        "post_user": "10/m",
+        "post_ip": "30/m",
+        "signup_ip": "5/h",
+    }
+    # The suite's own raised limits are not what production gets.
+    assert django_settings.RATE_LIMITS != project_settings.DEFAULT_RATE_LIMITS
+
+
+def post(client, table, address="10.0.0.1"):
+    return client.post(
+        reverse("diary:post_create", args=[table.session.pk]),
+        {"character": "", "narration": "Mgła gęstnieje.", "nc_note": ""},
+        REMOTE_ADDR=address,
+    )
+
+
+def test_a_player_may_post_ten_times_a_minute(real_limits, table, client_for):
+    gm = client_for(table.gm)
+    for _ in range(10):
+        assert post(gm, table).status_code != 429
+    stored = Post.objects.count()
+    assert stored >= 10
+    refused = post(gm, table)
+    assert refused.status_code == 429
+    assert polish(POST_REFUSAL) in refused.content.decode()
+    assert Post.objects.count() == stored
+    # Another player from another address is not held back by the first one's pace.
+    assert post(client_for(table.alice), table, address="10.0.0.2").status_code != 429
+
+
+def test_an_address_may_post_thirty_times_a_minute(real_limits, table, client_for):
+    players = [client_for(user) for user in (table.gm, table.alice, table.bob)]
+    for client in players:
+        for _ in range(10):
+            assert post(client, table).status_code != 429
+    stored = Post.objects.count()
+    fourth = client_for(table.moderator)
+    refused = post(fourth, table)
+    assert refused.status_code == 429
+    assert Post.objects.count() == stored
+
+
+def sign_up(client, username, address):
+    password = "Kostki-i-Mgła-77"
+    return client.post(
+        reverse("signup"),
+        {"username": username, "email": "", "password1": password, "password2": password},
+        REMOTE_ADDR=address,
+    )
+
+
+def test_an_address_may_sign_up_five_times_an_hour(real_limits, client):
+    User = get_user_model()
+    for n in range(5):
+        assert sign_up(client, f"nowy{n}", "10.0.0.7").status_code == 302
+        client.logout()
+    refused = sign_up(client, "nowy5", "10.0.0.7")
+    assert refused.status_code == 429
+    assert polish(SIGNUP_REFUSAL) in refused.content.decode()
+    assert not User.objects.filter(username="nowy5").exists()
+    assert sign_up(client, "nowy6", "10.0.0.8").status_code == 302
+
+
+def test_a_new_minute_starts_afresh(real_limits, table, client_for, monkeypatch):
+    """A new window starts afresh: the limit is a rate, not a lifetime quota."""
+    gm = client_for(table.gm)
+    for _ in range(11):
+        post(gm, table)
+    assert post(gm, table).status_code == 429
+
+    class MinuteLater:
+        @staticmethod
+        def time():
+            return FrozenClock.time() + 61
+
+    monkeypatch.setattr(django_ratelimit.core, "time", MinuteLater)
+    assert post(gm, table).status_code != 429
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_concurrent_increments_are_not_lost():
+    """Workers share the counters; Django's plain DatabaseCache.incr would lose counts here."""
+    import threading
+
+    from django.core.cache import cache
+    from django.db import connection
+
+    cache.set("rl:race", 0, 60)
+    start = threading.Barrier(8)
+
+    def hammer():
+        try:
+            start.wait()
+            for _ in range(25):
+                cache.incr("rl:race")
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=hammer) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert cache.get("rl:race") == 200
