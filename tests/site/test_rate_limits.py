@@ -4,6 +4,8 @@ The suite raises the limits (tests/conftest.py); these tests put the real ones
 back and pin django-ratelimit's clock so that no window boundary falls inside a test.
 """
 
+import uuid
+
 import django_ratelimit.core
 import pytest
 from django.conf import settings as django_settings
@@ -46,7 +48,8 @@ def test_the_documented_limits_are_the_defaults():
 def post(client, table, address="10.0.0.1"):
     return client.post(
         reverse("diary:post_create", args=[table.session.pk]),
-        {"character": "", "narration": "Mgła gęstnieje.", "nc_note": ""},
+        # Each send is a new form: its own one-time token.
+        {"character": "", "narration": "Mgła gęstnieje.", "nc_note": "", "token": uuid.uuid4()},
         REMOTE_ADDR=address,
     )
 
