@@ -6,6 +6,8 @@ search for a closing "]" from every "[" is quadratic, gets a budget of character
 may scan per text; past it, a "[" is plain text.
 """
 
+import re
+
 import nh3
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import link as _link_rule
@@ -38,16 +40,38 @@ _markdown.inline.ruler.at("link", _bounded_link)
 
 ALLOWED_TAGS = {
     "p", "br", "strong", "em", "del", "s", "blockquote", "ul", "ol", "li",
-    "code", "pre", "hr", "a", "h3", "h4", "h5", "h6",
+    "code", "pre", "hr", "a", "h4", "h5", "h6",
 }  # fmt: skip
+
+# The diary's outline is: session (h1), turn (h2), post (h3). A narration's headings sit
+# below its post and never skip a level, whatever levels the player typed.
+POST_HEADING_LEVEL = 3
+_HEADING_TAG = re.compile(r"<(/?)h([1-6])>")
+
+
+def _nest_headings(html: str) -> str:
+    previous = POST_HEADING_LEVEL
+    opened: list[int] = []
+
+    def level(match: re.Match) -> str:
+        nonlocal previous
+        if match.group(1):  # a closing tag closes the heading it opened
+            return f"</h{opened.pop()}>"
+        wanted = min(int(match.group(2)) + POST_HEADING_LEVEL, 6)
+        previous = min(wanted, previous + 1)
+        opened.append(previous)
+        return f"<h{previous}>"
+
+    return _HEADING_TAG.sub(level, html)
+
+
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 
 
 def render_narration(text: str) -> str:
-    """Markdown → safe HTML. Headings 1–2 are demoted so a post never outshouts the page."""
-    html = _markdown.render(text, {})
-    html = html.replace("<h1>", "<h3>").replace("</h1>", "</h3>")
-    html = html.replace("<h2>", "<h4>").replace("</h2>", "</h4>")
+    """Markdown → safe HTML, its headings nested under the post's (so a post never
+    outshouts the page)."""
+    html = _nest_headings(_markdown.render(text, {}))
     return nh3.clean(
         html,
         tags=ALLOWED_TAGS,

@@ -1,5 +1,6 @@
 """Posts: who writes, Markdown made safe, revisions kept, hiding without deleting."""
 
+import re
 import uuid
 
 import pytest
@@ -85,10 +86,19 @@ def test_narration_html_is_escaped_and_sanitised(source, forbidden):
 
 def test_narration_keeps_safe_markdown():
     html = render_narration("# Tytuł\n\n**mocno** i [link](https://example.com)\n\n> cytat")
-    assert "<h3>Tytuł</h3>" in html
+    assert "<h4>Tytuł</h4>" in html
     assert "<strong>mocno</strong>" in html
     assert 'href="https://example.com"' in html and 'rel="nofollow noopener noreferrer"' in html
     assert "<blockquote>" in html
+
+
+def test_narration_headings_nest_under_the_post_without_skipping_a_level():
+    """The page's outline is session h1, turn h2, post h3: narration starts at h4 and
+    never jumps a level (axe's heading-order), whatever levels the player typed."""
+    html = render_narration("## Pierwszy\n\n#### Głębiej\n\n# Znowu\n\n`<h1>` w kodzie")
+    levels = [int(level) for level in re.findall(r"<h(\d)>", html)]
+    assert levels == [4, 5, 4]
+    assert "&lt;h1&gt;" in html  # code is text, not a heading
 
 
 def test_editing_keeps_every_version(table, client_for):
