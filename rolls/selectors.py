@@ -8,6 +8,7 @@ from django.db.models import Prefetch
 
 from characters.models import Character
 from diary.models import ParticipationStatus
+from rolls.engine import forum1000 as f1000
 from rolls.models import Roll
 
 
@@ -76,8 +77,8 @@ class CharacterStats:
         self.roll_total += result["roll"]
         self.successes += bool(result["success"])
         # Raw faces, counted even in simplified sessions: the audit looks at the dice.
-        self.critical_luck += result["roll"] <= 50
-        self.critical_bad_luck += result["roll"] >= 950
+        self.critical_luck += result["roll"] <= f1000.CRITICAL_LUCK_MAX
+        self.critical_bad_luck += result["roll"] >= f1000.CRITICAL_BAD_LUCK_MIN
 
 
 def _outcomes(record: dict):
