@@ -105,10 +105,8 @@ def _panel_get(request, access):
 def _refuse_mode(request, access):
     """A kind of roll this user may not make (or no kind at all): refused, nothing stored."""
     panel = Panel(access.session, request.user, "attribute", access=access)
-    panel.token_form.add_error(
-        None, _("This kind of roll is not open to you in this session; nothing was rolled.")
-    )
-    return _render_panel(request, panel, show_errors=True, status=403)
+    refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
+    return _render_panel(request, panel, refusal=refusal, status=403)
 
 
 def _panel_roll(request, access, mode: str):
@@ -144,7 +142,9 @@ def _panel_roll(request, access, mode: str):
     return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
 
 
-def _render_panel(request, panel, *, preview=None, show_errors=False, fresh_url=None, status=200):
+def _render_panel(
+    request, panel, *, preview=None, show_errors=False, fresh_url=None, refusal="", status=200
+):
     template = "rolls/panel.html#panel" if request.htmx else "rolls/panel.html"
     context = {
         "session": panel.session,
@@ -152,6 +152,7 @@ def _render_panel(request, panel, *, preview=None, show_errors=False, fresh_url=
         "preview": preview,
         "show_errors": show_errors,
         "fresh_url": fresh_url,
+        "refusal": refusal,
         # While the panel redraws as fields change, half-filled fields are not errors yet:
         # the preview says what is missing.
         "hide_errors": not show_errors,
