@@ -571,7 +571,7 @@ def test_enter_in_a_text_field_never_rolls_nor_navigates(gm, table):
     open_panel(page, table)
     sent = watch_requests(page)
     fresh = page.url
-    for name in ("a-action_reason", "a-gm_difficulty_reason", "a-action_value"):
+    for name in ("a-gm_difficulty_reason", "a-action_value", "a-action_reason"):
         press_enter_in(page, name)
         assert_nothing_submitted(page, fresh, sent)
 
