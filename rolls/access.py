@@ -35,6 +35,7 @@ class RollAccess:
     """What one user may do with one session's roll panel."""
 
     session: GameSession
+    user_id: int | None
     is_gm: bool
     may_roll: bool  # the panel is offered at all
     may_roll_modes: tuple[str, ...]  # the kinds of roll this user may make here
@@ -43,6 +44,10 @@ class RollAccess:
 
     def may_roll_mode(self, mode: str) -> bool:
         return mode in self.may_roll_modes
+
+    def may_roll_for(self, character) -> bool:
+        """The GM rolls for any playing character; a player for their own only."""
+        return self.may_roll and (self.is_gm or character.owner_id == self.user_id)
 
 
 def access_roll_panel(user, session: GameSession) -> RollAccess:
@@ -57,6 +62,7 @@ def access_roll_panel(user, session: GameSession) -> RollAccess:
         modes = tuple(m for m in PANEL_MODES if m not in GM_ONLY_KINDS)
     return RollAccess(
         session=session,
+        user_id=user.pk,
         is_gm=is_gm,
         may_roll=may_roll,
         may_roll_modes=modes,
@@ -90,7 +96,7 @@ def check_may_roll(user, session: GameSession, request: RollRequest, characters:
     if request.uses_gm_modifiers or request.uses_action_modifiers:
         raise PermissionDenied
     acting = characters.get(request.acting_character_id)
-    if acting is None or acting.owner_id != user.pk:
+    if acting is None or not access.may_roll_for(acting):
         raise PermissionDenied
 
 

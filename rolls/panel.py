@@ -87,17 +87,13 @@ class Panel:
         self.session = session
         self.user = user
         self.access = access or access_roll_panel(user, session)
-        self.gm = self.access.may_type_modifiers
+        self.gm = self.access.is_gm
         # Users see only the modes they may roll (rolls.access decides which).
         self.modes = [m for m in MODES if self.access.may_roll_mode(m)]
         self.mode = mode if mode in self.modes else "attribute"
         self.tab = MODES[self.mode]
         self.all_characters = list(playing_characters(session).values())
-        self.characters = (
-            self.all_characters
-            if self.gm
-            else [c for c in self.all_characters if c.owner_id == user.pk]
-        )
+        self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
         self.posts = (
             list(
@@ -121,7 +117,7 @@ class Panel:
                 data,
                 prefix="a",
                 characters=self.characters,
-                gm=self.gm,
+                gm=self.access.may_type_modifiers,
                 tests=tests,
                 healing_skills={"healing": True, "skill": False}.get(self.mode),
             )
@@ -130,7 +126,7 @@ class Panel:
                     data,
                     prefix="b",
                     characters=self.all_characters,
-                    gm=self.gm,
+                    gm=self.access.may_type_modifiers,
                     tests=tests,
                     default_character=1,
                 )
