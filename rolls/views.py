@@ -15,7 +15,7 @@ from rolls import ledger, selectors, services
 from rolls.engine.errors import RuleError
 from rolls.models import Roll
 from rolls.panel import Panel
-from rolls.presenters import roll_view
+from rolls.presenters import LEGEND, roll_view
 from rolls.requests import RequestError
 
 
@@ -196,6 +196,7 @@ def audit(request, pk: int):
             "report": ledger.verify_session(session.pk),
             "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
+            "legend": LEGEND,  # the engine's critical faces, for the table's headers
         },
     )
 

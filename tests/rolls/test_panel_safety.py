@@ -286,6 +286,8 @@ def test_the_diary_and_the_permalink_explain_how_to_read_a_roll(table, client_fo
         body = html.unescape(client.get(url).content.decode())
         assert 'data-testid="roll-legend"' in body
         assert polish("How to read a roll") in body
+        assert "Sukces albo porażka, a po nich jakość" in body  # {% translate %} doubles "%"
+        assert "Krytyczne szczęście: rzut ≤ 50; krytyczny pech: rzut ≥ 950" in body
 
 
 def test_the_stored_record_can_be_focused_and_is_named(table, client_for):
@@ -294,3 +296,11 @@ def test_the_stored_record_can_be_focused_and_is_named(table, client_for):
     body = client.get(reverse("rolls:detail", args=[table.session.pk, 1])).content.decode()
     pre = re.search(r"<pre[^>]*>", body).group(0)
     assert 'tabindex="0"' in pre and "aria-label=" in pre
+
+
+def test_the_audit_names_the_engines_critical_faces(table, client_for):
+    client_for(table.gm).post(panel_url(table), single(table.lirael))
+    moderator = client_for(table.moderator)
+    body = html.unescape(moderator.get(reverse("rolls:audit", args=[table.session.pk])).text)
+    assert "Wyniki ≤ 50" in body and "Wyniki ≥ 950" in body
+    assert "około 5% wyników to ≤ 50" in body
