@@ -196,7 +196,7 @@ def audit(request, pk: int):
             "report": ledger.verify_session(session.pk),
             "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
-            "legend": LEGEND,  # the engine's critical faces, for the table's headers
+            "legend": LEGEND,  # the engine's critical faces, for the legend
         },
     )
 

@@ -298,9 +298,9 @@ def test_the_stored_record_can_be_focused_and_is_named(table, client_for):
     assert 'tabindex="0"' in pre and "aria-label=" in pre
 
 
-def test_the_audit_names_the_engines_critical_faces(table, client_for):
+def test_the_audit_explains_how_to_read_its_rolls(table, client_for):
     client_for(table.gm).post(panel_url(table), single(table.lirael))
     moderator = client_for(table.moderator)
     body = html.unescape(moderator.get(reverse("rolls:audit", args=[table.session.pk])).text)
-    assert "Wyniki ≤ 50" in body and "Wyniki ≥ 950" in body
-    assert "około 5% wyników to ≤ 50" in body
+    assert 'data-testid="roll-legend"' in body
+    assert "Krytyczne szczęście: rzut ≤ 50; krytyczny pech: rzut ≥ 950" in body
