@@ -383,19 +383,18 @@ class InitiativeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.characters = characters
         for character in characters:
-            modifier = typed_modifier_field(character.name)
-            # The table's header names the columns; each input still needs its own name.
-            modifier.widget.attrs["aria-label"] = _("Initiative modifier: %(name)s") % {
-                "name": character.name
-            }
+            # The table's header names the columns; each input still needs its own name
+            # (the label, for the preview's messages; aria-label, as no <label> is drawn).
+            names = {"name": character.name}
+            modifier = typed_modifier_field(_("Initiative modifier: %(name)s") % names)
+            modifier.widget.attrs["aria-label"] = modifier.label
+            reason = _("Reason: %(name)s") % names
             self.fields[f"mod_{character.pk}"] = modifier
             self.fields[f"why_{character.pk}"] = forms.CharField(
-                label=_("Reason"),
+                label=reason,
                 required=False,
                 max_length=200,
-                widget=forms.TextInput(
-                    attrs={"aria-label": _("Reason: %(name)s") % {"name": character.name}}
-                ),
+                widget=forms.TextInput(attrs={"aria-label": reason}),
             )
 
     def clean(self):

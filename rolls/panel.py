@@ -49,6 +49,7 @@ SIDE_TESTS_BY_MODE = {
 }
 
 
+SIDE_TITLES = {"a": _("Initiator"), "b": _("Other side (defence)")}
 DEFENCE_MISMATCH = _(
     "The defence follows the initiator: a skill is answered by a skill (or by attribute ÷ 2 "
     "when none fits), an attribute roll by attribute rolls."
@@ -218,24 +219,29 @@ class Panel:
                 if isinstance(error, RequestError)
                 else rule_error_message(error)
             )
-            return Preview(problems=[self._problem(self._field_label(field_name), message)])
+            return Preview(problems=[self._problem_at(field_name, message)])
         return self._preview_of(request, test)
 
     def problems(self) -> list[str]:
-        """Every form error as "field: message", so the preview says why it cannot roll yet."""
+        """Every form error as "where — message", so the preview says why it cannot roll yet."""
         problems = []
         for form in self.forms:
             for name, errors in form.errors.items():
-                label = form.fields[name].label if name in form.fields else None
-                problems += [self._problem(label, message) for message in errors]
+                where = self._where(form, name)
+                problems += [f"{where} — {m}" if where else str(m) for m in errors]
         return problems
 
-    @staticmethod
-    def _problem(label, message: str) -> str:
-        return f"{label}: {message}" if label else str(message)
+    def _where(self, form, name: str) -> str:
+        """The field's label; in an opposed roll, with the side it is on."""
+        if name not in form.fields:
+            return ""
+        label = str(form.fields[name].label)
+        if self.side_b is not None and form.prefix in SIDE_TITLES:
+            return f"{SIDE_TITLES[form.prefix]}: {label}"
+        return label
 
-    def _field_label(self, field_name: str | None):
-        """The label of a field named as in the request ("b-sources", "patient")."""
+    def _problem_at(self, field_name: str | None, message: str) -> str:
+        """An engine or request refusal, placed like a form error ("b-sources", "patient")."""
         for form in self.forms:
             name = field_name or ""
             if form.prefix:
@@ -243,8 +249,8 @@ class Panel:
                     continue
                 name = name.removeprefix(f"{form.prefix}-")
             if name in form.fields:
-                return form.fields[name].label
-        return None
+                return f"{self._where(form, name)} — {message}"
+        return str(message)
 
     def _side(self, name: str, test, character_id: int | None) -> SidePreview:
         limit = f1000.threshold(test)

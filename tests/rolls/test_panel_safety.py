@@ -168,6 +168,13 @@ def test_preview_names_a_defence_that_does_not_follow_the_initiator(table, clien
     ) in preview_of(body)
 
 
+def test_preview_names_the_initiative_line_missing_its_reason(table, client_for):
+    data = {"token": str(uuid.uuid4()), "mode": "initiative", f"mod_{table.lirael.pk}": "50"}
+    body = client_for(table.gm).get(panel_url(table), data).content.decode()
+    where = polish("Reason: %(name)s", name="Lirael")
+    assert f"{where} — {polish(REASON_MESSAGE)}" in preview_of(body)
+
+
 # -- finding 11: tokens and links belong to their user ----------------------------------------
 
 
