@@ -1,11 +1,11 @@
 """Making a roll: the only write to the ledger.
 
-`roll_make` checks who may roll, builds the engine test (refusals happen here,
-before any die), then in ONE transaction: locks the session row (appends to a
-session's chain are serialised; other sessions never wait), answers a repeated
-one-time token with the roll it already made, finds or creates the post the
-roll lands in, rolls, applies healing to the patient, and appends the
-hash-chained row.
+`roll_make` works in ONE transaction, in steps: lock the session row (appends
+to a session's chain are serialised; other sessions never wait); check who may
+roll (rolls.access); answer a repeated one-time token with the roll it already
+made, for its own roller only; check the rules and build the engine test (every
+refusal before any die) and find or create the post the roll lands in; then
+roll, apply healing to the patient, and append the hash-chained row.
 """
 
 from __future__ import annotations
@@ -188,7 +188,8 @@ def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) ->
 
 
 def _check(session: GameSession, by, request: RollRequest, characters, post) -> _Checked:
-    """Every refusal, before any die: the rules, the healing effect, the turn, the post."""
+    """Every refusal before any die (the rules, the healing effect, the turn, the post),
+    then the post the roll lands in, created if the roller has none this turn."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
     test = build_test(request, characters, session.criticals_enabled)

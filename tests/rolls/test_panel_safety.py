@@ -311,3 +311,20 @@ def test_the_audit_explains_how_to_read_its_rolls(table, client_for):
     body = html.unescape(moderator.get(reverse("rolls:audit", args=[table.session.pk])).text)
     assert 'data-testid="roll-legend"' in body
     assert "Krytyczne szczęście: rzut ≤ 50; krytyczny pech: rzut ≥ 950" in body
+
+
+def test_the_service_answers_a_used_token_to_its_own_roller_only(table):
+    """Below the panel's signatures, roll_make itself never hands one user's roll to another."""
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import TokenReused, roll_make
+
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    request = RollRequest(
+        kind="attribute", a=SideRequest(table.lirael.pk, "attribute", (attr("Percepcja"),))
+    )
+    token = uuid.uuid4()
+    roll_make(session=table.session, by=table.alice, request=request, token=token)
+    with pytest.raises(TokenReused):
+        roll_make(session=table.session, by=table.gm, request=request, token=token)
+    assert Roll.objects.count() == 1
