@@ -6,6 +6,10 @@ The keys are the engine's (rolls/engine/<key>.py); labels are what people read.
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
+# forum1000 reads movement and initiative off this attribute (RULES 1.4, 1.5); the engine
+# owns the name, the sheets re-export it.
+from rolls.engine.forum1000 import SPEED_ATTRIBUTE  # noqa: F401
+
 
 class RuleSystem(models.TextChoices):
     FORUM1000 = "forum1000", _("forum1000 (d1000, the game's own system)")
@@ -18,6 +22,3 @@ class RuleSystem(models.TextChoices):
 # characters yet; the others get their sheets with their own issues.
 ATTRIBUTE_RANGE = {RuleSystem.FORUM1000: (0, 1000)}
 SKILL_LEVEL_RANGE = {RuleSystem.FORUM1000: (0, 25)}
-
-# forum1000 reads movement and initiative off this attribute (RULES 1.4, 1.5).
-SPEED_ATTRIBUTE = "Szybkość"

@@ -8,18 +8,45 @@ opposed rolls use two sides, prefixed "a-" and "b-".
 
 from __future__ import annotations
 
-import uuid
 from dataclasses import dataclass
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Attribute, Character, NegativeEffect, Skill
-from characters.systems import SPEED_ATTRIBUTE
+from rolls import access
+from rolls.engine import forum1000 as f1000
+from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
 from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 
-GM_DIFFICULTY_CHOICES = [(v, f"{v:+d}" if v else "0") for v in range(-500, 501, 50)]
-GM_BONUS_CHOICES = [(v, f"{v:+d}" if v else "0") for v in range(-300, 301, 50)]
+
+def signed_number(value: int) -> str:
+    """A number as the site shows it: a sign, and the one minus sign (U+2212)."""
+    return f"{value:+d}".replace("-", "\u2212") if value else "0"
+
+
+def _gm_choices(scope: f1000.Scope) -> list[tuple[int, str]]:
+    limit = f1000.GM_LIMITS[scope]
+    return [(v, signed_number(v)) for v in range(-limit, limit + 1, f1000.GM_STEP)]
+
+
+GM_DIFFICULTY_CHOICES = _gm_choices(f1000.Scope.GM_DIFFICULTY)
+GM_BONUS_CHOICES = _gm_choices(f1000.Scope.GM_BONUS)
+TYPED_LIMIT = f1000.TYPED_MODIFIER_LIMIT
+
+
+def typed_modifier_field(label) -> forms.IntegerField:
+    """An `action` or initiative modifier (RULES 1.2): bounded, in the site's words."""
+    range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_LIMIT}
+    return forms.IntegerField(
+        label=label,
+        required=False,
+        initial=0,
+        min_value=-TYPED_LIMIT,
+        max_value=TYPED_LIMIT,
+        error_messages={"min_value": range_error, "max_value": range_error},
+    )
+
 
 TEST_CHOICES = [
     ("attribute", _("single attribute")),
@@ -62,10 +89,8 @@ class SideForm(forms.Form):
     sources = forms.MultipleChoiceField(
         label=_("Abilities, flaws and items"), required=False, widget=forms.CheckboxSelectMultiple
     )
-    action_value = forms.IntegerField(
-        label=_("Action modifier"), required=False, min_value=-1000, max_value=1000, initial=0
-    )
-    action_label = forms.CharField(label=_("What for"), required=False, max_length=80)
+    action_value = typed_modifier_field(_("Action modifier"))
+    action_reason = forms.CharField(label=_("Reason"), required=False, max_length=200)
     gm_difficulty = _gm_field(GM_DIFFICULTY_CHOICES, _("GM difficulty modifier"))
     gm_difficulty_reason = forms.CharField(
         label=_("Reason for the difficulty"), required=False, max_length=200
@@ -128,7 +153,7 @@ class SideForm(forms.Form):
             # Modifiers are the GM's to give (RULES 1.2): a player rolls with the sheet's only.
             for name in (
                 "action_value",
-                "action_label",
+                "action_reason",
                 "gm_difficulty",
                 "gm_difficulty_reason",
                 "gm_bonus",
@@ -246,6 +271,8 @@ class SideForm(forms.Form):
                 self.add_error("attribute_2", _("A combined roll needs two different attributes."))
         if test == "skill" and not cleaned.get("skill"):
             self.add_error("skill", _("Choose the skill."))
+        if cleaned.get("action_value") and not (cleaned.get("action_reason") or "").strip():
+            self.add_error("action_reason", TYPED_MODIFIER_REASON_MESSAGE)
         for scope in ("gm_difficulty", "gm_bonus"):
             if cleaned.get(scope) and not (cleaned.get(f"{scope}_reason") or "").strip():
                 self.add_error(
@@ -273,7 +300,7 @@ class SideForm(forms.Form):
             ),
             item_ids=tuple(sorted(int(s.split(":")[1]) for s in sources if s.startswith("item:"))),
             action_value=data.get("action_value") or 0,
-            action_label=(data.get("action_label") or "").strip(),
+            action_reason=(data.get("action_reason") or "").strip(),
             gm_difficulty=GmModifier(
                 data.get("gm_difficulty") or 0, (data.get("gm_difficulty_reason") or "").strip()
             ),
@@ -283,32 +310,49 @@ class SideForm(forms.Form):
         )
 
 
-class TokenForm(forms.Form):
-    """Carried by every panel form: the one-time token, the mode, the target post."""
+MODE_LABELS = {
+    "attribute": _("single attribute"),
+    "combined": _("combined"),
+    "opposed": _("opposed"),
+    "skill": _("skill"),
+    "healing": _("healing"),
+    "initiative": _("initiative"),
+}
+FOREIGN_TOKEN = _(
+    "This roll form was not opened by you (or belongs to another session); open a new roll to roll."
+)
 
-    token = forms.UUIDField(widget=forms.HiddenInput)
+
+class TokenForm(forms.Form):
+    """Carried by every panel form: the one-time token, the mode, the target post.
+
+    The token is signed for the user and the session it was issued in (rolls.access):
+    `cleaned_data["token"]` is its UUID, and a token issued to anyone else is refused."""
+
+    token = forms.CharField(widget=forms.HiddenInput, required=False)
     mode = forms.ChoiceField(
-        label=_("Roll"),
-        choices=[
-            ("attribute", _("single attribute")),
-            ("combined", _("combined")),
-            ("opposed", _("opposed")),
-            ("skill", _("skill")),
-            ("healing", _("healing")),
-            ("initiative", _("initiative")),
-        ],
+        label=_("Roll"), choices=[(m, MODE_LABELS[m]) for m in access.PANEL_MODES]
     )
     post = forms.TypedChoiceField(
         label=_("Into the post"), coerce=int, required=False, empty_value=None
     )
 
-    def __init__(self, *args, posts=(), **kwargs):
+    def __init__(self, *args, user, session, posts=(), **kwargs):
         super().__init__(*args, **kwargs)
+        self.user, self.session = user, session
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
         if not self.is_bound and "token" not in self.initial:
-            self.initial["token"] = uuid.uuid4()
+            self.initial["token"] = access.issue_token(user, session)
+
+    def clean(self):
+        cleaned = super().clean()
+        token = access.read_token(self.user, self.session, cleaned.get("token"))
+        if token is None:
+            self.add_error(None, FOREIGN_TOKEN)
+        cleaned["token"] = token
+        return cleaned
 
 
 class HealingForm(forms.Form):
@@ -339,17 +383,34 @@ class InitiativeForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.characters = characters
         for character in characters:
-            self.fields[f"mod_{character.pk}"] = forms.IntegerField(
-                label=character.name, required=False, initial=0, min_value=-1000, max_value=1000
-            )
+            # The table's header names the columns; each input still needs its own name
+            # (the label, for the preview's messages; aria-label, as no <label> is drawn).
+            names = {"name": character.name}
+            modifier = typed_modifier_field(_("Initiative modifier: %(name)s") % names)
+            modifier.widget.attrs["aria-label"] = modifier.label
+            reason = _("Reason: %(name)s") % names
+            self.fields[f"mod_{character.pk}"] = modifier
             self.fields[f"why_{character.pk}"] = forms.CharField(
-                label=_("What for"), required=False, max_length=80
+                label=reason,
+                required=False,
+                max_length=200,
+                widget=forms.TextInput(attrs={"aria-label": reason}),
             )
+
+    def clean(self):
+        cleaned = super().clean()
+        for character in self.characters:
+            if (
+                cleaned.get(f"mod_{character.pk}")
+                and not (cleaned.get(f"why_{character.pk}") or "").strip()
+            ):
+                self.add_error(f"why_{character.pk}", TYPED_MODIFIER_REASON_MESSAGE)
+        return cleaned
 
     def rows(self):
         """(character, Szybkość, modifier field, reason field) for the template."""
         return [
-            (c, c.value_of(SPEED_ATTRIBUTE), self[f"mod_{c.pk}"], self[f"why_{c.pk}"])
+            (c, c.value_of(f1000.SPEED_ATTRIBUTE), self[f"mod_{c.pk}"], self[f"why_{c.pk}"])
             for c in self.characters
         ]
 

@@ -1,11 +1,19 @@
 """Engine and request refusals as Polish (or English) messages, placed next to a field."""
 
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
+from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
 from rolls.requests import RequestError
 
 SCOPE_NAMES = {"gm_difficulty": "gm_difficulty", "gm_bonus": "gm_bonus"}
+TYPED_MODIFIER_RANGE_MESSAGE = gettext_lazy(
+    "A modifier you type lies between −%(limit)s and +%(limit)s."
+)
+TYPED_MODIFIER_REASON_MESSAGE = gettext_lazy(
+    "A modifier you type needs a reason: the roll shows it to everyone."
+)
 
 
 def rule_error_message(error: RuleError) -> tuple[str | None, str]:
@@ -19,7 +27,8 @@ def rule_error_message(error: RuleError) -> tuple[str | None, str]:
             "(an ability, flaw or item counts only for its own attribute)."
         ) % {"modifier": p["modifier_attribute"], "tested": ", ".join(p["tested_attributes"])}
     if code in ("gm_modifier_step", "gm_modifier_range", "gm_modifier_total_range"):
-        limit = 500 if p.get("scope") == "gm_difficulty" else 300
+        scope = p.get("scope")
+        limit = f1000.GM_LIMITS.get(scope, f1000.GM_LIMITS[f1000.Scope.GM_BONUS])
         return f"{prefix}{p.get('scope', 'gm_bonus')}", _(
             "A GM modifier is a multiple of 50 between −%(limit)s and +%(limit)s."
         ) % {"limit": limit}
@@ -50,6 +59,8 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
         "no_characters": _("The session has no characters to roll for."),
         "not_a_healing_skill": _("Healing needs a healing skill (Leczenie ran, Leczenie chorób)."),
         "wrong_effect_kind": _("This skill cannot free an effect of this kind (%(kind)s)."),
+        "typed_modifier_range": TYPED_MODIFIER_RANGE_MESSAGE,
+        "typed_modifier_reason": TYPED_MODIFIER_REASON_MESSAGE,
     }
-    message = messages.get(error.code, _("This roll cannot be made."))
+    message = str(messages.get(error.code, _("This roll cannot be made.")))
     return error.field, message % error.params if error.params else message

@@ -14,10 +14,10 @@ from django.http import QueryDict
 from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 
-from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import selectors
+from rolls.access import RollAccess, access_roll_panel
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
 from rolls.forms import (
@@ -29,10 +29,10 @@ from rolls.forms import (
     request_from_forms,
 )
 from rolls.messages import request_error_message, rule_error_message
-from rolls.presenters import threshold_terms
+from rolls.presenters import polish_minus, threshold_terms
 from rolls.requests import RequestError, RollRequest
 from rolls.selectors import playing_characters
-from rolls.services import GM_ONLY_KINDS, prepare
+from rolls.services import prepare
 
 TABS = [
     ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
@@ -49,6 +49,7 @@ SIDE_TESTS_BY_MODE = {
 }
 
 
+SIDE_TITLES = {"a": _("Initiator"), "b": _("Other side (defence)")}
 DEFENCE_MISMATCH = _(
     "The defence follows the initiator: a skill is answered by a skill (or by attribute ÷ 2 "
     "when none fits), an attribute roll by attribute rolls."
@@ -59,7 +60,8 @@ DEFENCE_MISMATCH = _(
 class SidePreview:
     name: str
     threshold: int
-    exact: str
+    exact: str  # as shown: U+2212 for a minus
+    threshold_text: str  # the threshold as shown
     chance: str  # percent, e.g. "37,5"
     terms: list = field(default_factory=list)
     action_warning: str = ""
@@ -69,7 +71,8 @@ class SidePreview:
 class Preview:
     sides: list[SidePreview] = field(default_factory=list)
     odds: dict[str, str] | None = None  # opposed: a / draw / b / none, as percents
-    error: str = ""
+    # Why there is no chance to show yet: every refusal, each with the field it concerns.
+    problems: list[str] = field(default_factory=list)
 
 
 def percent_text(chance: Fraction) -> str:
@@ -79,20 +82,19 @@ def percent_text(chance: Fraction) -> str:
 
 
 class Panel:
-    def __init__(self, session: GameSession, user, mode: str, data=None):
+    def __init__(
+        self, session: GameSession, user, mode: str, data=None, access: RollAccess | None = None
+    ):
         self.session = session
         self.user = user
-        self.gm = diary_permissions.is_gm(user, session)
-        # Players see only the modes they may roll (rolls.services.GM_ONLY_KINDS).
-        self.modes = [m for m in MODES if self.gm or m not in GM_ONLY_KINDS]
+        self.access = access or access_roll_panel(user, session)
+        self.gm = self.access.is_gm
+        # Users see only the modes they may roll (rolls.access decides which).
+        self.modes = [m for m in MODES if self.access.may_roll_mode(m)]
         self.mode = mode if mode in self.modes else "attribute"
         self.tab = MODES[self.mode]
         self.all_characters = list(playing_characters(session).values())
-        self.characters = (
-            self.all_characters
-            if self.gm
-            else [c for c in self.all_characters if c.owner_id == user.pk]
-        )
+        self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
         self.posts = (
             list(
@@ -104,7 +106,9 @@ class Panel:
             else []
         )
         self.bound = data is not None
-        self.token_form = TokenForm(data, posts=self.posts, initial={"mode": self.mode})
+        self.token_form = TokenForm(
+            data, user=user, session=session, posts=self.posts, initial={"mode": self.mode}
+        )
         self.side_a = self.side_b = self.healing = self.initiative = None
         if self.mode == "initiative":
             self.initiative = InitiativeForm(data, characters=self.all_characters)
@@ -114,7 +118,7 @@ class Panel:
                 data,
                 prefix="a",
                 characters=self.characters,
-                gm=self.gm,
+                gm=self.access.may_type_modifiers,
                 tests=tests,
                 healing_skills={"healing": True, "skill": False}.get(self.mode),
             )
@@ -123,7 +127,7 @@ class Panel:
                     data,
                     prefix="b",
                     characters=self.all_characters,
-                    gm=self.gm,
+                    gm=self.access.may_type_modifiers,
                     tests=tests,
                     default_character=1,
                 )
@@ -202,19 +206,51 @@ class Panel:
     # -- the preview: threshold, breakdown, exact chance ------------------
 
     def preview(self) -> Preview | None:
-        if not self.bound or not self.is_valid():
+        if not self.bound:
             return None
+        if not self.is_valid():
+            return Preview(problems=self.problems())
         try:
             request = self.request()
             test = prepare(self.session, request)
         except (RuleError, RequestError) as error:
-            _field, message = (
+            field_name, message = (
                 request_error_message(error)
                 if isinstance(error, RequestError)
                 else rule_error_message(error)
             )
-            return Preview(error=message)
+            return Preview(problems=[self._problem_at(field_name, message)])
         return self._preview_of(request, test)
+
+    def problems(self) -> list[str]:
+        """Every form error as "where — message", so the preview says why it cannot roll yet."""
+        problems = []
+        for form in self.forms:
+            for name, errors in form.errors.items():
+                where = self._where(form, name)
+                problems += [f"{where} — {m}" if where else str(m) for m in errors]
+        return problems
+
+    def _where(self, form, name: str) -> str:
+        """The field's label; in an opposed roll, with the side it is on."""
+        if name not in form.fields:
+            return ""
+        label = str(form.fields[name].label)
+        if self.side_b is not None and form.prefix in SIDE_TITLES:
+            return f"{SIDE_TITLES[form.prefix]}: {label}"
+        return label
+
+    def _problem_at(self, field_name: str | None, message: str) -> str:
+        """An engine or request refusal, placed like a form error ("b-sources", "patient")."""
+        for form in self.forms:
+            name = field_name or ""
+            if form.prefix:
+                if not name.startswith(f"{form.prefix}-"):
+                    continue
+                name = name.removeprefix(f"{form.prefix}-")
+            if name in form.fields:
+                return f"{self._where(form, name)} — {message}"
+        return str(message)
 
     def _side(self, name: str, test, character_id: int | None) -> SidePreview:
         limit = f1000.threshold(test)
@@ -230,7 +266,8 @@ class Panel:
         return SidePreview(
             name=name,
             threshold=limit.value,
-            exact=limit.to_dict()["exact"],
+            threshold_text=polish_minus(str(limit.value)),
+            exact=polish_minus(limit.to_dict()["exact"]),
             chance=percent_text(chance),
             terms=threshold_terms([t.to_dict() for t in limit.terms]),
             action_warning=str(warning),

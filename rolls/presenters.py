@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from rolls.engine import forum1000 as f1000
+
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
 CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}
 WINNERS = {
@@ -61,6 +63,20 @@ class TestLine:
     distance: int
     critical: str
     terms: list[Term] = field(default_factory=list)
+
+    # RULES 1.1's numbers as shown, each with the one minus sign (U+2212).
+    @property
+    def threshold_text(self) -> str:
+        return polish_minus(str(self.threshold))
+
+    @property
+    def distance_text(self) -> str:
+        return polish_minus(signed(self.distance))
+
+    @property
+    def comparison(self) -> str:
+        """Success is roll ≤ threshold (RULES 1.1)."""
+        return "≤" if self.roll <= self.threshold else ">"
 
 
 def _what(result: dict) -> str:
@@ -127,6 +143,17 @@ def test_line(who: str, result: dict) -> TestLine:
     )
 
 
+@dataclass(frozen=True)
+class Legend:
+    """What the legend under a roll needs from the engine (its numbers, not typed again)."""
+
+    critical_luck_max: int = f1000.CRITICAL_LUCK_MAX
+    critical_bad_luck_min: int = f1000.CRITICAL_BAD_LUCK_MIN
+
+
+LEGEND = Legend()
+
+
 @dataclass
 class RollView:
     seq: int
@@ -134,9 +161,10 @@ class RollView:
     rolled_by: str
     lines: list[TestLine]
     verdict: str = ""
-    initiative: list[tuple[int, str, int]] = field(default_factory=list)  # (place, name, score)
+    initiative: list[tuple[int, str, str]] = field(default_factory=list)  # (place, name, score)
     healing: str = ""
     hash: str = ""
+    legend: Legend = LEGEND
 
 
 def roll_view(roll) -> RollView:
@@ -173,7 +201,8 @@ def _roll_view(roll) -> RollView:
     elif kind == "initiative":
         scores = result["scores"]
         view.initiative = [
-            (place, name, scores[name]) for place, name in enumerate(result["order"], start=1)
+            (place, name, polish_minus(str(scores[name])))
+            for place, name in enumerate(result["order"], start=1)
         ]
         view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
     else:

@@ -37,7 +37,7 @@ class SideRequest:
     trait_ids: tuple[int, ...] = ()
     item_ids: tuple[int, ...] = ()
     action_value: int = 0
-    action_label: str = ""
+    action_reason: str = ""
     gm_difficulty: GmModifier = field(default_factory=GmModifier)
     gm_bonus: GmModifier = field(default_factory=GmModifier)
 
@@ -50,7 +50,7 @@ class SideRequest:
 class InitiativeLine:
     character_id: int
     modifier: int = 0
-    label: str = ""
+    reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -152,11 +152,26 @@ def _source_modifiers(character: Character, side: SideRequest, prefix: str) -> l
     return modifiers
 
 
-def _typed_modifiers(side: SideRequest) -> list[f1000.Modifier]:
+def typed_modifier(value: int, reason: str, fields: tuple[str, str]) -> f1000.Modifier:
+    """A modifier a person typed (RULES 1.2): within the site's range, with a reason.
+
+    `fields` name the panel's value and reason fields, where a refusal is shown."""
+    if not -f1000.TYPED_MODIFIER_LIMIT <= value <= f1000.TYPED_MODIFIER_LIMIT:
+        raise RequestError(fields[0], "typed_modifier_range", limit=f1000.TYPED_MODIFIER_LIMIT)
+    if not reason.strip():
+        raise RequestError(fields[1], "typed_modifier_reason")
+    return f1000.Modifier(value, "action", reason=reason.strip())
+
+
+def _typed_modifiers(side: SideRequest, prefix: str) -> list[f1000.Modifier]:
     modifiers = []
     if side.action_value:
         modifiers.append(
-            f1000.Modifier(side.action_value, "action", label=side.action_label or None)
+            typed_modifier(
+                side.action_value,
+                side.action_reason,
+                (f"{prefix}action_value", f"{prefix}action_reason"),
+            )
         )
     if side.gm_difficulty.value:
         modifiers.append(
@@ -186,7 +201,7 @@ def _build_side(side: SideRequest, characters: dict[int, Character], criticals: 
     character = characters.get(side.character_id)
     if character is None:
         raise RequestError(f"{prefix}character", "not_in_session")
-    modifiers = tuple(_source_modifiers(character, side, prefix) + _typed_modifiers(side))
+    modifiers = tuple(_source_modifiers(character, side, prefix) + _typed_modifiers(side, prefix))
     if side.test == "attribute":
         if len(side.attribute_ids) != 1:
             raise RequestError(f"{prefix}attribute", "required")
@@ -253,7 +268,13 @@ def build_test(request: RollRequest, characters: dict[int, Character], criticals
                 raise RequestError("initiative", "not_in_session")
             speed = _speed(character)
             modifiers = (
-                (f1000.Modifier(line.modifier, "action", label=line.label or None),)
+                (
+                    typed_modifier(
+                        line.modifier,
+                        line.reason,
+                        (f"mod_{line.character_id}", f"why_{line.character_id}"),
+                    ),
+                )
                 if line.modifier
                 else ()
             )

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from characters.models import Character
 from diary.models import ParticipationStatus
+from rolls.engine import forum1000 as f1000
 from rolls.models import Roll
 
 
@@ -25,16 +26,16 @@ def diary_rolls(posts, access):
     views, the chain head and whether the user gets the panel. Two queries a page, and
     the user's role comes from the page's SessionAccess (one participation check a request)."""
     from diary.selectors import DiaryRolls
+    from rolls.access import may_roll_in_diary
     from rolls.presenters import roll_view
-    from rolls.services import may_roll_at_all
 
     by_post: dict[int, list] = {}
     rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
     for roll in rolls:
         by_post.setdefault(roll.post_id, []).append(roll_view(roll))
-    # Only the GM or a player may ever roll; may_roll_at_all decides the rest.
-    may_roll = (access.is_gm or access.is_player) and may_roll_at_all(access.user, access.session)
-    return DiaryRolls(by_post=by_post, head=chain_head(access.session), may_roll=may_roll)
+    return DiaryRolls(
+        by_post=by_post, head=chain_head(access.session), may_roll=may_roll_in_diary(access)
+    )
 
 
 def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[Roll]:
@@ -86,8 +87,8 @@ class CharacterStats:
         self.roll_total += result["roll"]
         self.successes += bool(result["success"])
         # Raw faces, counted even in simplified sessions: the audit looks at the dice.
-        self.critical_luck += result["roll"] <= 50
-        self.critical_bad_luck += result["roll"] >= 950
+        self.critical_luck += result["roll"] <= f1000.CRITICAL_LUCK_MAX
+        self.critical_bad_luck += result["roll"] >= f1000.CRITICAL_BAD_LUCK_MIN
 
 
 def _outcomes(record: dict):

@@ -1,11 +1,11 @@
 """Making a roll: the only write to the ledger.
 
-`roll_make` checks who may roll, builds the engine test (refusals happen here,
-before any die), then in ONE transaction: locks the session row (appends to a
-session's chain are serialised; other sessions never wait), answers a repeated
-one-time token with the roll it already made, finds or creates the post the
-roll lands in, rolls, applies healing to the patient, and appends the
-hash-chained row.
+`roll_make` works in ONE transaction, in steps: lock the session row (appends
+to a session's chain are serialised; other sessions never wait); check who may
+roll (rolls.access); answer a repeated one-time token with the roll it already
+made, for its own roller only; check the rules and build the engine test (every
+refusal before any die) and find or create the post the roll lands in; then
+roll, apply healing to the patient, and append the hash-chained row.
 """
 
 from __future__ import annotations
@@ -18,22 +18,17 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from characters.models import Character, HealingKind, NegativeEffect, Skill
-from diary import permissions as diary_permissions
-from diary.models import GameSession, Post, RollPolicy
+from characters.models import Character, HealingKind, NegativeEffect, SheetChangeKind, Skill
+from characters.services import sheet_record_change
+from diary.models import GameSession, Post
 from diary.services import current_turn, post_create_for_rolls
+from rolls.access import check_may_roll
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
 from rolls.requests import RequestError, RollRequest, build_test
 from rolls.selectors import playing_characters
-
-# Tests that only the GM rolls: they involve other players' characters, or (healing)
-# the GM's choice of which effect goes (RULES 1.6).
-GM_ONLY_KINDS = {"opposed", "initiative", "healing"}
-# Systems the panel rolls for today; the others get their panels with their own issues.
-PANEL_SYSTEMS = {"forum1000"}
 
 
 @dataclass(frozen=True)
@@ -48,33 +43,6 @@ class TokenReused(Exception):
 
 # ---------------------------------------------------------------------------
 # Checks (they read, never write)
-
-
-def check_may_roll(user, session: GameSession, request: RollRequest, characters: dict) -> None:
-    """RULES 1.x and the session's policy: GM for anyone; players for their own, if allowed."""
-    if not may_roll_at_all(user, session):
-        raise PermissionDenied
-    if diary_permissions.is_gm(user, session):
-        return
-    if request.kind in GM_ONLY_KINDS:
-        raise PermissionDenied
-    # Modifiers are the GM's to give (RULES 1.2); a player's roll carries only the sheet's.
-    if request.uses_gm_modifiers or request.uses_action_modifiers:
-        raise PermissionDenied
-    acting = characters.get(request.acting_character_id)
-    if acting is None or acting.owner_id != user.pk:
-        raise PermissionDenied
-
-
-def may_roll_at_all(user, session: GameSession) -> bool:
-    """Whether the panel is offered to this user."""
-    if not session.is_running or not user.is_authenticated or session.system not in PANEL_SYSTEMS:
-        return False
-    if diary_permissions.is_gm(user, session):
-        return True
-    return session.roll_policy == RollPolicy.PLAYERS_OWN and diary_permissions.is_player(
-        user, session
-    )
 
 
 def prepare(session: GameSession, request: RollRequest):
@@ -125,8 +93,9 @@ def _participants_record(request: RollRequest, characters: dict) -> dict:
     return record
 
 
-def _apply_healing(request: RollRequest, result, seq: int) -> dict:
-    """RULES 1.6, in the roll's transaction: the patient's HP, and one freed effect."""
+def _apply_healing(request: RollRequest, result, seq: int, by) -> dict:
+    """RULES 1.6, in the roll's transaction: the patient's HP, and one freed effect, both
+    written to the sheet's history too."""
     patient = Character.objects.select_for_update().get(pk=request.patient_id)
     hp_before = patient.hp_current
     freed = None
@@ -138,6 +107,13 @@ def _apply_healing(request: RollRequest, result, seq: int) -> dict:
         freed = {"id": effect.pk, "kind": effect.kind, "description": effect.description}
     patient.hp_current = result.effect.hp_after
     patient.save(update_fields=["hp_current", "updated_at"])
+    sheet_record_change(
+        character=patient,
+        by=by,
+        kind=SheetChangeKind.HEALING,
+        note=_("Healing roll #%(seq)s: HP %(before)s → %(after)s")
+        % {"seq": seq, "before": hp_before, "after": patient.hp_current},
+    )
     return {"hp_before": hp_before, "hp_after": patient.hp_current, "freed_effect": freed}
 
 
@@ -174,60 +150,98 @@ def roll_make(
     with transaction.atomic():
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
-        locked = GameSession.objects.select_for_update().get(pk=session.pk)
-        if request.patient_id:
-            # HP is tended outside sessions too (the sheet): hold the patient still.
-            list(Character.objects.select_for_update().filter(pk=request.patient_id))
-        characters = playing_characters(locked, ids=request.character_ids)
+        locked, characters = _lock(session, request)
         check_may_roll(by, locked, request, characters)
-        digest = request.digest()
-        existing = Roll.objects.filter(session=locked, token=token).first()
-        if existing is not None:
-            if existing.request_digest != digest:
-                raise TokenReused
-            return RollMade(existing, created=False)
-        if request.kind == "healing":
-            _check_healing_effect(request, healing_skill_kind(request))
-        test = build_test(request, characters, locked.criticals_enabled)  # refusals: no die
-        turn = current_turn(locked)
-        if turn is None:
-            raise PermissionDenied
-        target = _target_post(locked, by, turn, post)
-        last = Roll.objects.filter(session=locked).order_by("-seq").only("seq", "hash").first()
-        seq = last.seq + 1 if last else 1
-        prev_hash = last.hash if last else GENESIS_HASH
-        result = f1000.roll(test, dice or SystemDice())
-        healing = _apply_healing(request, result, seq) if request.kind == "healing" else None
-        now = timezone.now()
-        record = {
-            "format": 1,
-            "session": locked.pk,
-            "seq": seq,
-            "turn": turn.number,
-            "post": target.pk,
-            "rolled_by": {"id": by.pk, "username": by.get_username()},
-            "rolled_at": now.isoformat(),
-            "kind": request.kind,
-            "characters": _participants_record(request, characters),
-            "result": result.to_dict(),
-            "healing": healing,
-        }
-        roll = Roll.objects.create(
-            session=locked,
-            seq=seq,
-            post=target,
-            rolled_by=by,
-            character_id=request.acting_character_id,
-            system=locked.system,
-            test=request.kind,
-            turn_number=turn.number,
-            is_action=request.kind != "initiative",
-            record=record,
-            prev_hash=prev_hash,
-            hash=chain_hash(prev_hash, record),
-            token=token,
-            request_digest=digest,
-            created_at=now,
-        )
-        locked.touch()
+        replayed = _replay(locked, by, token, request)
+        if replayed is not None:
+            return replayed
+        checked = _check(locked, by, request, characters, post)
+        roll = _append(locked, by, request, token, checked, dice or SystemDice())
     return RollMade(roll, created=True)
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A roll that may be made: its engine test, its turn and the post it lands in."""
+
+    test: object
+    turn: object
+    post: Post
+    characters: dict
+
+
+def _lock(session: GameSession, request: RollRequest):
+    """The session row locked (one chain at a time), and the sheets the roll reads."""
+    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    if request.patient_id:
+        # HP is tended outside sessions too (the sheet): hold the patient still.
+        list(Character.objects.select_for_update().filter(pk=request.patient_id))
+    return locked, playing_characters(locked, ids=request.character_ids)
+
+
+def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) -> RollMade | None:
+    """A token already used answers with its roll, for the same user and inputs only."""
+    existing = Roll.objects.filter(session=session, token=token).first()
+    if existing is None:
+        return None
+    if existing.rolled_by_id != by.pk or existing.request_digest != request.digest():
+        raise TokenReused
+    return RollMade(existing, created=False)
+
+
+def _check(session: GameSession, by, request: RollRequest, characters, post) -> _Checked:
+    """Every refusal before any die (the rules, the healing effect, the turn, the post),
+    then the post the roll lands in, created if the roller has none this turn."""
+    if request.kind == "healing":
+        _check_healing_effect(request, healing_skill_kind(request))
+    test = build_test(request, characters, session.criticals_enabled)
+    turn = current_turn(session)
+    if turn is None:
+        raise PermissionDenied
+    return _Checked(test, turn, _target_post(session, by, turn, post), characters)
+
+
+def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
+    """Roll, apply healing, and append the hash-chained row (the record says it all)."""
+    last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
+    seq = last.seq + 1 if last else 1
+    prev_hash = last.hash if last else GENESIS_HASH
+    result = f1000.roll(checked.test, dice)
+    healing = _apply_healing(request, result, seq, by) if request.kind == "healing" else None
+    now = timezone.now()
+    record = _record(session, by, request, checked, seq, result, healing, now)
+    roll = Roll.objects.create(
+        session=session,
+        seq=seq,
+        post=checked.post,
+        rolled_by=by,
+        character_id=request.acting_character_id,
+        system=session.system,
+        test=request.kind,
+        turn_number=checked.turn.number,
+        is_action=request.kind != "initiative",
+        record=record,
+        prev_hash=prev_hash,
+        hash=chain_hash(prev_hash, record),
+        token=token,
+        request_digest=request.digest(),
+        created_at=now,
+    )
+    session.touch()
+    return roll
+
+
+def _record(session, by, request, checked: _Checked, seq, result, healing, now) -> dict:
+    return {
+        "format": 1,
+        "session": session.pk,
+        "seq": seq,
+        "turn": checked.turn.number,
+        "post": checked.post.pk,
+        "rolled_by": {"id": by.pk, "username": by.get_username()},
+        "rolled_at": now.isoformat(),
+        "kind": request.kind,
+        "characters": _participants_record(request, checked.characters),
+        "result": result.to_dict(),
+        "healing": healing,
+    }

@@ -1,9 +1,8 @@
 import json
-import uuid
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.http import Http404, JsonResponse
+from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods
@@ -11,11 +10,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from characters.roles import is_moderator
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
+from rolls import access as rolls_access
 from rolls import ledger, selectors, services
 from rolls.engine.errors import RuleError
 from rolls.models import Roll
 from rolls.panel import Panel
-from rolls.presenters import roll_view
+from rolls.presenters import LEGEND, roll_view
 from rolls.requests import RequestError
 
 
@@ -26,12 +26,43 @@ def _session_for_reader(request, pk: int) -> GameSession:
     return session
 
 
-def _with_fresh_token(request, fields) -> str:
-    """The panel's URL with these fields and a new one-time token."""
+# The fields a link may prefill in anyone's panel: what is tested, never a modifier, a
+# reason or a token (modifiers are the GM's to type, in their own panel: RULES 1.2).
+LINK_SAFE_FIELDS = {"mode", "post", "patient", "effect"} | {
+    f"{side}-{name}"
+    for side in "ab"
+    for name in ("character", "test", "attribute", "attribute_2", "skill", "sources")
+}
+
+
+def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
+    """The panel's URL with these fields, signed for this user; a fresh token where asked
+    or where the one given was not issued to this user."""
+    user, session = request.user, access.session
     query = fields.copy()
-    query.pop("csrfmiddlewaretoken", None)
-    query["token"] = str(uuid.uuid4())
-    return f"{request.path}?{query.urlencode()}"
+    for key in ("csrfmiddlewaretoken", "preview", rolls_access.LINK_SIGNATURE):
+        query.pop(key, None)
+    if fresh_token or rolls_access.read_token(user, session, query.get("token")) is None:
+        query["token"] = rolls_access.issue_token(user, session)
+    return f"{request.path}?{rolls_access.signed_query(user, session, query)}"
+
+
+def _clean_panel_url(request, access) -> str:
+    """A link's panel: its safe fields over a complete default panel, and a new token."""
+    mode = request.GET.get("mode") or "attribute"
+    fields = Panel(access.session, request.user, mode, access=access).initial_query()
+    for key in LINK_SAFE_FIELDS & set(request.GET):
+        fields.setlist(key, request.GET.getlist(key))
+    return _panel_url(request, access, fields, fresh_token=True)
+
+
+def _is_own_panel(request, access) -> bool:
+    """A GET showing fields this user chose: a URL the panel signed for them, or an htmx
+    redraw of their own panel (a header no link can set) with a token issued to them."""
+    user, session = request.user, access.session
+    if request.htmx:
+        return rolls_access.read_token(user, session, request.GET.get("token")) is not None
+    return rolls_access.query_is_signed(user, session, request.GET)
 
 
 @login_required
@@ -39,21 +70,50 @@ def _with_fresh_token(request, fields) -> str:
 def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
     session = _session_for_reader(request, pk)
-    if not services.may_roll_at_all(request.user, session):
+    access = rolls_access.access_roll_panel(request.user, session)
+    if not access.may_roll:
         raise PermissionDenied
-    if request.method == "GET" and "token" not in request.GET:
-        # The token and every field live in the URL (the redraws keep it current), so
-        # going Back to this panel after a roll brings the same token: no second roll.
-        fields = Panel(
-            session, request.user, request.GET.get("mode") or "attribute"
-        ).initial_query()
-        for key in request.GET:
-            fields.setlist(key, request.GET.getlist(key))
-        return redirect(_with_fresh_token(request, fields))
-    data = request.POST if request.method == "POST" else request.GET
-    panel = Panel(session, request.user, data.get("mode") or "attribute", data=data)
-    fresh_url = None  # offered when the token was already spent on another roll
-    if request.method == "POST" and panel.is_valid():
+    if request.method == "GET":
+        return _panel_get(request, access)
+    mode = request.POST.get("mode") or ""
+    if not access.may_roll_mode(mode):
+        return _refuse_mode(request, access)
+    if "preview" in request.POST:
+        # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
+        # CSRF token, so the address the browser shows (and keeps in history) has none.
+        return redirect(_panel_url(request, access, request.POST), status=303)
+    return _panel_roll(request, access, mode)
+
+
+def _panel_get(request, access):
+    if not _is_own_panel(request, access):
+        # A link (or a tab): its fields may be anyone's, so this user gets a clean panel.
+        if request.htmx:
+            response = HttpResponse(status=204)
+            response["HX-Redirect"] = _clean_panel_url(request, access)
+            return response
+        return redirect(_clean_panel_url(request, access))
+    mode = request.GET.get("mode") or "attribute"
+    panel = Panel(access.session, request.user, mode, request.GET, access)
+    response = _render_panel(request, panel, preview=panel.preview())
+    if request.htmx:
+        # The address bar follows the redraws, signed, so Back brings this same panel.
+        response["HX-Replace-Url"] = _panel_url(request, access, request.GET)
+    return response
+
+
+def _refuse_mode(request, access):
+    """A kind of roll this user may not make (or no kind at all): refused, nothing stored."""
+    panel = Panel(access.session, request.user, "attribute", access=access)
+    refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
+    return _render_panel(request, panel, refusal=refusal, status=403)
+
+
+def _panel_roll(request, access, mode: str):
+    session = access.session
+    panel = Panel(session, request.user, mode, request.POST, access)
+    fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
+    if panel.is_valid():
         target = None
         if post_id := panel.token_form.cleaned_data.get("post"):
             target = Post.objects.filter(pk=post_id, session=session).first()
@@ -74,24 +134,30 @@ def panel(request, pk: int):
                 None,
                 _("This form has already made another roll; open a new roll to roll again."),
             )
-            fresh_url = _with_fresh_token(request, request.POST)
+            fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
         else:
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    elif panel.token_form.cleaned_data.get("token") is None:
+        fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
+    return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
+
+
+def _render_panel(
+    request, panel, *, preview=None, show_errors=False, fresh_url=None, refusal="", status=200
+):
     template = "rolls/panel.html#panel" if request.htmx else "rolls/panel.html"
-    return render(
-        request,
-        template,
-        {
-            "session": session,
-            "panel": panel,
-            "preview": panel.preview() if request.method == "GET" else None,
-            "show_errors": request.method == "POST",
-            "fresh_url": fresh_url,
-            # While the panel redraws as fields change, half-filled fields are not errors yet.
-            "hide_errors": request.method == "GET",
-        },
-        status=400 if request.method == "POST" else 200,
-    )
+    context = {
+        "session": panel.session,
+        "panel": panel,
+        "preview": preview,
+        "show_errors": show_errors,
+        "fresh_url": fresh_url,
+        "refusal": refusal,
+        # While the panel redraws as fields change, half-filled fields are not errors yet:
+        # the preview says what is missing.
+        "hide_errors": not show_errors,
+    }
+    return render(request, template, context, status=status)
 
 
 @login_required
@@ -130,6 +196,7 @@ def audit(request, pk: int):
             "report": ledger.verify_session(session.pk),
             "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
+            "legend": LEGEND,  # the engine's critical faces, for the legend
         },
     )
 

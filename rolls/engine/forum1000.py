@@ -53,6 +53,9 @@ class Scope(StrEnum):
 
 # The largest absolute value of each GM scope (RULES 1.2).
 GM_LIMITS = {Scope.GM_DIFFICULTY: 500, Scope.GM_BONUS: 300}
+# The largest absolute value of a modifier a person types in (an `action` modifier,
+# an initiative modifier; RULES 1.2). The engine takes any integer: the site enforces it.
+TYPED_MODIFIER_LIMIT = 500
 
 
 class Critical(StrEnum):

@@ -103,7 +103,8 @@ def test_a_roll_appears_in_an_open_diary_without_reloading(page, table):
         token=uuid.uuid4(),
     )
     line = page.locator("#roll-1").get_by_test_id("roll-line")
-    expect(line).to_contain_text(f"({made.roll.record['result']['roll']}/600)", timeout=20_000)
+    face = made.roll.record["result"]["roll"]
+    expect(line).to_contain_text(re.compile(rf"\b{face} [≤>] \S+ 600\b"), timeout=20_000)
     assert page.url.endswith(f"/sessions/{table.session.pk}/")  # no navigation happened
 
 

@@ -10,18 +10,20 @@ recomputed here with the engine from the characters' stored values.
 
 import re
 import time
+import uuid
 from decimal import Decimal
 from fractions import Fraction
 
 import pytest
 from playwright.sync_api import expect
 
-from characters.models import AttributeValue, Character, NegativeEffect, Skill, Trait
+from characters.models import Attribute, AttributeValue, Character, NegativeEffect, Skill, Trait
 from characters.services import effect_add
 from rolls import services
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
+from rolls.requests import RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
 
@@ -114,6 +116,18 @@ def line_in_order(line: str, parts: list[str]) -> None:
 
 def outcome_text(result: dict) -> str:
     return polish("Success") if result["success"] else polish("Failure")  # Sukces / Porażka
+
+
+def roll_against_threshold(result: dict) -> str:
+    """The line's "rzut 61 ≤ próg 500" (issue 7, finding 23)."""
+    comparison = "≤" if result["success"] else ">"
+    threshold = str(result["threshold"]).replace("-", "\u2212")
+    return f"{polish('roll')} {result['roll']} {comparison} {polish('threshold')} {threshold}"
+
+
+def distance_text(result: dict) -> str:
+    """The distance with its sign, and the one minus sign (U+2212)."""
+    return f"{polish('distance')} {result['distance']:+d}".replace("-", "\u2212")
 
 
 def expected_winner(a: dict, b: dict) -> str:
@@ -209,8 +223,8 @@ def test_single_attribute_chance_is_the_engines_and_the_roll_lands_in_the_diary(
         [
             outcome_text(result),
             f"{result['percent']}%",
-            f"({result['roll']}/{limit})",
-            str(result["distance"]),
+            roll_against_threshold(result),
+            distance_text(result),
             "Precyzyjny",
             "śliska klamka",
             "dobry plan",
@@ -248,7 +262,7 @@ def test_combined_roll_averages_two_attributes(gm, table):
             "Siła",
             outcome_text(result),
             f"{result['percent']}%",
-            f"({result['roll']}/{limit})",
+            roll_against_threshold(result),
         ],
     )
 
@@ -295,7 +309,7 @@ def test_opposed_roll_shows_the_odds_then_both_lines_and_the_verdict(gm, table):
     for line, name, side in zip(
         lines.all_inner_texts(), ["Lirael", "Borys"], [result["a"], result["b"]], strict=True
     ):
-        line_in_order(line, [name, outcome_text(side), f"({side['roll']}/{side['threshold']})"])
+        line_in_order(line, [name, outcome_text(side), roll_against_threshold(side)])
     verdict = post.get_by_test_id("verdict")
     expect(verdict).to_be_visible()
     winner = result["winner"]
@@ -352,7 +366,7 @@ def test_skill_roll_with_a_matching_ability_ticked(gm, table):
             "Borys",
             "Otwieranie zamków",
             outcome_text(result),
-            f"({result['roll']}/{limit})",
+            roll_against_threshold(result),
             "Precyzyjny",
         ],
     )
@@ -528,3 +542,132 @@ def test_gm_modifier_without_a_reason_shows_a_polish_error_and_stores_nothing(gm
     field = page.locator(".field", has=page.locator('[name="a-gm_difficulty_reason"]'))
     expect(field.locator(".error")).to_have_count(1)
     assert not Roll.objects.exists()
+
+
+# -- issue 7: only "Roll" rolls; a link is never someone else's roll ---------------------------
+
+
+def watch_requests(page) -> list[tuple[str, str]]:
+    sent: list[tuple[str, str]] = []
+    page.on("request", lambda request: sent.append((request.method, request.url)))
+    return sent
+
+
+def press_enter_in(page, name: str) -> None:
+    page.locator(f'[name="{name}"]').press("Enter")
+    page.wait_for_timeout(700)  # long enough for a submission to have left
+
+
+def assert_nothing_submitted(page, url: str, sent) -> None:
+    assert page.url == url, "Enter navigated away from the panel"
+    assert not [request for request in sent if request[0] == "POST"], sent
+    assert not [request for request in sent if "csrfmiddlewaretoken" in request[1]], sent
+    assert not Roll.objects.exists()
+
+
+def test_enter_in_a_text_field_never_rolls_nor_navigates(gm, table):
+    """Finding 1: on a fresh panel, and again after htmx has redrawn it."""
+    page = gm
+    open_panel(page, table)
+    sent = watch_requests(page)
+    fresh = page.url
+    for name in ("a-gm_difficulty_reason", "a-action_value", "a-action_reason"):
+        press_enter_in(page, name)
+        assert_nothing_submitted(page, fresh, sent)
+
+    type_in(page, "a-action_reason", "skok przez płot")  # a redraw: the fragment is new
+    choose(page, "a-attribute", label="Siła")
+    redrawn = page.url
+    assert "csrfmiddlewaretoken" not in redrawn
+    for name in ("a-action_reason", "a-gm_bonus_reason"):
+        press_enter_in(page, name)
+        assert_nothing_submitted(page, redrawn, sent)
+
+    roll_and_land_in_the_diary(page)  # the button still rolls
+    assert Roll.objects.count() == 1
+
+
+def test_without_javascript_show_the_chance_rolls_nothing_and_keeps_the_csrf_token_out(
+    browser, live_server, table
+):
+    context = browser.new_context(
+        locale="pl-PL", base_url=live_server.url, java_script_enabled=False
+    )
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        log_in(page, table.gm.username, PASSWORD)
+        page.goto(f"/sessions/{table.session.pk}/rolls/panel/")
+        page.locator('[name="a-character"]').select_option(str(table.borys.pk))
+        page.locator('[name="a-attribute"]').select_option(label="Zręczność")
+        page.get_by_role("button", name=polish("Show the chance")).click()
+        page.wait_for_load_state()
+        assert "csrfmiddlewaretoken" not in page.url
+        expect(page.get_by_test_id("threshold")).to_have_text(
+            str(value_of(table.borys, "Zręczność"))
+        )
+        assert not Roll.objects.exists()
+
+        shown = page.url
+        page.locator('[name="a-gm_difficulty_reason"]').press("Enter")
+        page.wait_for_timeout(700)
+        assert page.url == shown and not Roll.objects.exists()
+
+        page.get_by_role("button", name=polish("Roll"), exact=True).click()
+        page.wait_for_url(re.compile(r"#roll-1$"))
+        assert Roll.objects.get().character_id == table.borys.pk
+    finally:
+        context.close()
+
+
+def test_a_players_panel_link_with_gm_modifiers_opens_clean_for_the_gm(gm, table):
+    """Finding 11: the player's token and the modifiers they slipped in are not the GM's."""
+    page = gm
+    table.session.roll_policy = "players_own"
+    table.session.save()
+    player_token = services.roll_make(
+        session=table.session,
+        by=table.alice,
+        request=RollRequest(
+            kind="attribute",
+            a=SideRequest(table.lirael.pk, "attribute", (attribute_id("Percepcja"),)),
+        ),
+        token=uuid.uuid4(),
+    ).roll.token
+    link = (
+        f"/sessions/{table.session.pk}/rolls/panel/?mode=attribute&token={player_token}"
+        f"&a-character={table.lirael.pk}&a-gm_bonus=300&a-gm_bonus_reason=zas%C5%82u%C5%BCy%C5%82"
+    )
+    page.goto(link)
+    first_redraw(page)
+    assert str(player_token) not in page.url and "gm_bonus=300" not in page.url
+    expect(page.locator('[name="a-gm_bonus"]')).to_have_value("0")
+    expect(page.get_by_test_id("preview")).not_to_contain_text("zasłużył")
+    roll = roll_and_land_in_the_diary(page)
+    assert (roll.seq, roll.rolled_by) == (2, table.gm)
+    assert roll.record["result"]["threshold"] == value_of(table.lirael, "Percepcja")
+
+
+# -- issue 7, finding 25: every input has a name; the record can be focused ---------------------
+
+
+def attribute_id(name: str) -> int:
+    return Attribute.objects.get(system="forum1000", name=name).pk
+
+
+def test_initiative_inputs_are_labelled_and_the_record_can_be_focused(gm, table):
+    page = gm
+    open_panel(page, table)
+    open_tab(page, "Initiative")
+    for character in (table.lirael, table.borys):
+        modifier = page.get_by_label(polish("Initiative modifier: %(name)s", name=character.name))
+        expect(modifier).to_have_attribute("name", f"mod_{character.pk}")
+        reason = page.get_by_label(polish("Reason: %(name)s", name=character.name))
+        expect(reason).to_have_attribute("name", f"why_{character.pk}")
+
+    roll = roll_and_land_in_the_diary(page)
+    page.goto(f"/sessions/{table.session.pk}/rolls/{roll.seq}/")
+    record = page.get_by_test_id("record")
+    record.focus()  # only a focusable element (tabindex) takes the focus
+    expect(record).to_be_focused()
+    expect(record).to_have_attribute("aria-label", polish("Stored record (JSON)"))

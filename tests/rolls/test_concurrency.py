@@ -11,6 +11,7 @@ from django.test import Client
 
 from characters.models import Attribute
 from diary.models import GameSession
+from rolls.access import sign_token
 from rolls.ledger import verify_session
 from rolls.models import Roll
 from rolls.requests import RollRequest, SideRequest
@@ -35,7 +36,8 @@ def test_eight_concurrent_identical_posts_make_exactly_one_roll(table):
     assert connection.vendor == "postgresql"
     percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
     data = {
-        "token": str(uuid.uuid4()),
+        # The panel's tokens are issued to their user (rolls.access).
+        "token": sign_token(table.gm, table.session, uuid.uuid4()),
         "mode": "attribute",
         "a-character": table.lirael.pk,
         "a-attribute": percepcja,

@@ -203,7 +203,7 @@ def test_editing_or_hiding_a_post_keeps_its_rolls(table, client_for):
     post_hide(post=post, by=table.gm, reason="porządki")
     body = client_for(table.bob).get(f"/sessions/{table.session.pk}/").content.decode()
     assert "Nowa treść" not in body
-    assert 'id="roll-1"' in body and "(412/600)" in body
+    assert 'id="roll-1"' in body and "412 ≤ próg 600" in body
     assert Roll.objects.get(pk=roll.pk).post_id == post.pk
 
 

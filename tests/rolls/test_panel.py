@@ -4,6 +4,7 @@ import html
 import re
 import uuid
 from fractions import Fraction
+from urllib.parse import unquote
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -108,7 +109,7 @@ def test_opening_the_panel_puts_a_fresh_token_in_its_url(table, client_for):
     assert "mode=skill" in first.url and "token=" in first.url
     assert first.url != second.url
     # Coming back to that URL (the Back button) shows the same token again.
-    token = re.search(r"token=([0-9a-f-]+)", first.url).group(1)
+    token = unquote(re.search(r"token=([^&]+)", first.url).group(1))  # signed: uuid:signature
     assert f'value="{token}"' in client.get(first.url).content.decode()
 
 
@@ -194,6 +195,7 @@ def test_opposed_preview_shows_all_four_odds(table, client_for):
 
 
 def test_the_roll_line_follows_rules_1_1(table, client_for):
+    """Issue 7, finding 23: each number says what it is, in RULES 1.1's order."""
     client = client_for(table.gm)
     client.post(
         panel_url(table),
@@ -204,16 +206,20 @@ def test_the_roll_line_follows_rules_1_1(table, client_for):
     assert result["threshold"] == 550
     body = client.get(roll.post.get_absolute_url()).content.decode()
     line = re.sub(r"\s+", " ", re.search(r'data-testid="roll-line">(.*?)</p>', body, re.S).group(1))
+    line = re.sub(r"<[^>]+>", "", html.unescape(line))
     outcome = polish("Success") if result["success"] else polish("Failure")
+    comparison = "≤" if result["success"] else ">"
+    distance = f"{result['distance']:+d}".replace("-", "\u2212")
     order = [
-        outcome,
-        f"{result['percent']}%",
-        f"({result['roll']}/550)",
-        str(result["distance"]),
+        f"{outcome}, {polish('quality')} {result['percent']}%",
+        f"{polish('roll')} {result['roll']} {comparison} {polish('threshold')} 550",
+        f"{polish('distance')} {distance}",
+        "\u221250",  # the GM's −50, with the one minus sign
         "pośpiech",
     ]
     positions = [line.index(part) for part in order]
     assert positions == sorted(positions)
+    assert not re.search(r"-\d", line), line  # no hyphen-minus before any number
 
 
 # -- refusals -----------------------------------------------------------------
@@ -295,6 +301,11 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
     illness.refresh_from_db()
     assert wound.freed_at is not None and illness.freed_at is None
     assert roll.record["healing"]["freed_effect"]["id"] == wound.pk
+    # The sheet's history has the roll's change, by whom and which roll (issue 7, finding 5).
+    revision = table.borys.revisions.order_by("-id").first()
+    assert (revision.kind, revision.edited_by) == ("healing", table.gm)
+    assert f"#{roll.seq}" in revision.note and "40" in revision.note and "100" in revision.note
+    assert revision.snapshot["hp"] == [100, 100]
 
 
 def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):

@@ -12,7 +12,7 @@ FIELDS = [
     "token", "mode", "post", "patient", "effect",
     *(f"{side}-{name}" for side in "ab" for name in (
         "character", "test", "attribute", "attribute_2", "skill", "sources", "action_value",
-        "action_label", "gm_difficulty", "gm_difficulty_reason", "gm_bonus", "gm_bonus_reason",
+        "action_reason", "gm_difficulty", "gm_difficulty_reason", "gm_bonus", "gm_bonus_reason",
     )),
 ]  # fmt: skip
 

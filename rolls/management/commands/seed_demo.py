@@ -241,7 +241,7 @@ class Command(BaseCommand):
                     "combined",
                     (attribute["Zręczność"], attribute["Szybkość"]),
                     action_value=50,
-                    action_label="skok przez burtę",
+                    action_reason="skok przez burtę",
                 ),
             ),
             RollRequest(

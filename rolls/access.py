@@ -1,0 +1,166 @@
+"""Who may roll what: the one place the rolls app decides it (DESIGN.md, "Access").
+
+Views, services and the panel read `RollAccess`; none of them re-derives a rule.
+The panel's one-time tokens and its links are tied to the user here too:
+a token is signed for the user and the game session it was issued in, and a
+panel URL carries a signature (`sig`) of its fields for that user, so a link
+someone else wrote opens a clean panel (views.panel).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.core import signing
+from django.core.exceptions import PermissionDenied
+from django.http import QueryDict
+from django.utils.crypto import constant_time_compare
+
+from diary import permissions as diary_permissions
+from diary.models import GameSession, RollPolicy
+from rolls.requests import RollRequest
+
+# Systems the panel rolls for today; the others get their panels with their own issues.
+PANEL_SYSTEMS = frozenset({"forum1000"})
+# Every kind of roll the panel makes, in the order of its tabs.
+PANEL_MODES = ("attribute", "combined", "opposed", "skill", "healing", "initiative")
+# Tests that only the GM rolls: they involve other players' characters, or (healing)
+# the GM's choice of which effect goes (RULES 1.6).
+GM_ONLY_KINDS = frozenset({"opposed", "initiative", "healing"})
+
+
+@dataclass(frozen=True)
+class RollAccess:
+    """What one user may do with one session's roll panel."""
+
+    session: GameSession
+    user_id: int | None
+    is_gm: bool
+    may_roll: bool  # the panel is offered at all
+    may_roll_modes: tuple[str, ...]  # the kinds of roll this user may make here
+    # Modifiers a person types (GM difficulty/bonus, action, initiative) are the GM's (RULES 1.2).
+    may_type_modifiers: bool
+
+    def may_roll_mode(self, mode: str) -> bool:
+        return mode in self.may_roll_modes
+
+    def may_roll_for(self, character) -> bool:
+        """The GM rolls for any playing character; a player for their own only."""
+        return self.may_roll and (self.is_gm or character.owner_id == self.user_id)
+
+
+def access_roll_panel(user, session: GameSession) -> RollAccess:
+    """The user's rights at this session's roll panel (GM: everything; players: their own)."""
+    is_gm = diary_permissions.is_gm(user, session)
+    may_roll = _may_roll_at_all(user, session, is_gm)
+    if not may_roll:
+        modes: tuple[str, ...] = ()
+    elif is_gm:
+        modes = PANEL_MODES
+    else:
+        modes = tuple(m for m in PANEL_MODES if m not in GM_ONLY_KINDS)
+    return RollAccess(
+        session=session,
+        user_id=user.pk,
+        is_gm=is_gm,
+        may_roll=may_roll,
+        may_roll_modes=modes,
+        may_type_modifiers=may_roll and is_gm,
+    )
+
+
+def may_roll_at_all(user, session: GameSession) -> bool:
+    """Whether the panel is offered to this user."""
+    return _may_roll_at_all(user, session, diary_permissions.is_gm(user, session))
+
+
+def may_roll_in_diary(session_access) -> bool:
+    """The same, from the diary page's SessionAccess: no query of its own."""
+    return _may_roll_at_all(
+        session_access.user,
+        session_access.session,
+        session_access.is_gm,
+        is_player=session_access.is_player,
+    )
+
+
+def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) -> bool:
+    if not session.is_running or not user.is_authenticated or session.system not in PANEL_SYSTEMS:
+        return False
+    if is_gm:
+        return True
+    if session.roll_policy != RollPolicy.PLAYERS_OWN:
+        return False
+    return diary_permissions.is_player(user, session) if is_player is None else is_player
+
+
+def check_may_roll(user, session: GameSession, request: RollRequest, characters: dict) -> None:
+    """RULES 1.x and the session's policy, for the service: PermissionDenied if not allowed."""
+    access = access_roll_panel(user, session)
+    if not access.may_roll_mode(request.kind):
+        raise PermissionDenied
+    if access.is_gm:
+        return
+    # A player's roll carries only the sheet's modifiers.
+    if request.uses_gm_modifiers or request.uses_action_modifiers:
+        raise PermissionDenied
+    acting = characters.get(request.acting_character_id)
+    if acting is None or not access.may_roll_for(acting):
+        raise PermissionDenied
+
+
+# ---------------------------------------------------------------------------
+# Tokens and links belong to the user they were issued to
+
+
+def _salt(kind: str, user, session: GameSession) -> str:
+    return f"rolls.panel.{kind}:{user.pk}:{session.pk}"
+
+
+def sign_token(user, session: GameSession, token: uuid.UUID) -> str:
+    """The form value of a one-time token issued to this user in this session."""
+    return signing.Signer(salt=_salt("token", user, session)).sign(str(token))
+
+
+def issue_token(user, session: GameSession) -> str:
+    return sign_token(user, session, uuid.uuid4())
+
+
+def read_token(user, session: GameSession, value) -> uuid.UUID | None:
+    """The token, if this value was issued to this user in this session; else None."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return uuid.UUID(signing.Signer(salt=_salt("token", user, session)).unsign(value))
+    except (signing.BadSignature, ValueError):
+        return None
+
+
+LINK_SIGNATURE = "sig"
+
+
+def _canonical(query: QueryDict) -> str:
+    pairs = sorted(
+        (key, value) for key, values in query.lists() if key != LINK_SIGNATURE for value in values
+    )
+    canonical = QueryDict(mutable=True)
+    for key, value in pairs:
+        canonical.appendlist(key, value)
+    return canonical.urlencode()
+
+
+def signed_query(user, session: GameSession, query: QueryDict) -> str:
+    """The panel's query string with its fields in a fixed order and signed for this user."""
+    canonical = _canonical(query)
+    signature = signing.Signer(salt=_salt("link", user, session)).signature(canonical)
+    return f"{canonical}&{LINK_SIGNATURE}={signature}" if canonical else ""
+
+
+def query_is_signed(user, session: GameSession, query: QueryDict) -> bool:
+    """Whether this panel URL was written by the panel for this very user."""
+    given = query.get(LINK_SIGNATURE)
+    if not given:
+        return False
+    expected = signing.Signer(salt=_salt("link", user, session)).signature(_canonical(query))
+    return constant_time_compare(given, expected)

@@ -1,0 +1,64 @@
+"""Clients for the roll panel's tests.
+
+The tests build the panel's form by hand, with a plain UUID as its one-time token.
+The panel issues tokens signed for the user (rolls.access), so these clients sign a
+plain token for their own user, and sign a GET's fields as the panel's own links
+are: exactly what the panel would have given that user. A token or a link that is
+already signed (e.g. one issued to someone else) is sent as it is.
+"""
+
+import re
+import uuid
+
+import pytest
+from django.http import QueryDict
+from django.test import Client
+
+from diary.models import GameSession
+from rolls import access
+
+PANEL_PATH = re.compile(r"^/sessions/(\d+)/rolls/panel/$")
+
+
+def _is_plain_uuid(value) -> bool:
+    try:
+        uuid.UUID(str(value))
+    except ValueError:
+        return False
+    return True
+
+
+class PanelClient(Client):
+    def __init__(self, user, **kwargs):
+        super().__init__(**kwargs)
+        self.user = user
+        self.force_login(user)
+
+    def _signed(self, path, data):
+        match = PANEL_PATH.match(path)
+        if not match or not isinstance(data, dict) or not _is_plain_uuid(data.get("token")):
+            return None, data
+        session = GameSession.objects.get(pk=match.group(1))
+        data = {**data, "token": access.sign_token(self.user, session, uuid.UUID(data["token"]))}
+        return session, data
+
+    def post(self, path, data=None, *args, **kwargs):
+        _session, data = self._signed(path, data)
+        return super().post(path, data, *args, **kwargs)
+
+    def get(self, path, data=None, *args, **kwargs):
+        session, data = self._signed(path, data)
+        if session is None:
+            return super().get(path, data, *args, **kwargs)
+        query = QueryDict(mutable=True)
+        for key, value in data.items():
+            query.setlist(key, [str(v) for v in value] if isinstance(value, list) else [str(value)])
+        return super().get(f"{path}?{access.signed_query(self.user, session, query)}", **kwargs)
+
+
+@pytest.fixture
+def client_for():
+    def make(user) -> Client:
+        return PanelClient(user)
+
+    return make
