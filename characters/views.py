@@ -25,6 +25,7 @@ from characters.systems import ATTRIBUTE_RANGE
 
 
 @login_required
+@require_GET
 def character_list(request):
     return render(
         request,

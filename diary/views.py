@@ -166,6 +166,9 @@ def session_live(request, pk: int):
 @require_POST
 def session_status(request, pk: int):
     access = access_session(request.user, pk)
+    # Only the GM and moderators ever move a session along (diary.services.TRANSITIONS).
+    if not (access.is_gm or access.is_moderator):
+        raise PermissionDenied
     form = StatusForm(request.POST)
     if not form.is_valid():
         messages.error(request, _("Unknown session status."))

@@ -103,10 +103,14 @@ def _panel_get(request, access):
 
 
 def _refuse_mode(request, access):
-    """A kind of roll this user may not make (or no kind at all): refused, nothing stored."""
+    """A kind of roll this user may not make (403), or no known kind at all (400, bad
+    input): refused, nothing stored."""
     panel = Panel(access.session, request.user, "attribute", access=access)
-    refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
-    return _render_panel(request, panel, refusal=refusal, status=403)
+    if request.POST.get("mode") in rolls_access.PANEL_MODES:
+        refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
+        return _render_panel(request, panel, refusal=refusal, status=403)
+    refusal = _("Unknown kind of roll; nothing was rolled. Choose a tab of the panel.")
+    return _render_panel(request, panel, refusal=refusal, status=400)
 
 
 def _panel_roll(request, access, mode: str):

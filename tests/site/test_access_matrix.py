@@ -25,7 +25,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 
-from characters.services import effect_add, potion_grant
+from characters.services import effect_add, potion_grant, sheet_proposal_create
 from diary import services as diary_services
 from diary.models import Participation
 from rolls import services as roll_services
@@ -90,6 +90,21 @@ class World:
             character=self.character, by=self.gm, kind="wound", description="rana"
         )
         self.potion = potion_grant(character=self.character, by=self.gm, count=2, effect="+20 PŻ")
+        self.proposal = sheet_proposal_create(
+            character=self.character,
+            by=self.player,
+            values={
+                "name": "Cyra Odważna",
+                "description": "",
+                "hp_max": self.character.hp_max,
+                "attributes": {
+                    row.attribute: row.value for row in self.character.attribute_values.all()
+                },
+                "skills": {row.skill: row.level for row in self.character.skill_levels.all()},
+                "traits": [],
+                "items": {},
+            },
+        )
         attribute = self.character.attribute_values.select_related("attribute").first()
         self.roll = roll_services.roll_make(
             session=self.session,
@@ -116,6 +131,7 @@ class World:
             "characters:effect_free": {"pk": character, "effect_pk": self.effect.pk},
             "characters:potion_grant": {"pk": character},
             "characters:potion_use": {"pk": character, "potion_pk": self.potion.pk},
+            "characters:proposal_decide": {"pk": character, "proposal_pk": self.proposal.pk},
             "diary:participation_accept": {"pk": self.invitation.pk},
             "diary:participation_decline": {"pk": self.invitation.pk},
             "diary:participation_withdraw": {"pk": self.participation.pk},
