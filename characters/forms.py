@@ -14,6 +14,7 @@ from characters.models import (
     Skill,
     Trait,
 )
+from characters.numbers import signed_number
 from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, RuleSystem
 
 
@@ -145,7 +146,7 @@ def initial_from_proposal(values: dict) -> dict:
 
 
 def _trait_label(trait: Trait) -> str:
-    return f"{trait.name} ({trait.modifier:+d} {trait.attribute.name})"
+    return f"{trait.name} ({signed_number(trait.modifier)} {trait.attribute.name})"
 
 
 class HitPointsForm(forms.Form):

@@ -118,6 +118,12 @@ class SessionAccess:
     def can_audit(self) -> bool:
         return self.is_moderator
 
+    @property
+    def may_change_status(self) -> bool:
+        """The GM's steps and the moderators' (accepting a plan); which steps, now, is
+        diary.services.transitions_for."""
+        return self.is_gm or self.is_moderator
+
     def post(self, post: Post) -> PostAccess:
         """The flags for one post of this session (no query)."""
         user_id = self.user.pk if self.user.is_authenticated else None
@@ -210,6 +216,20 @@ def access_post(user, pk: int, *, lock: bool = False) -> tuple[SessionAccess, Po
     if not access.can_read:
         raise Http404
     return access, access.post(post)
+
+
+def access_participation(user, pk: int, *, lock: bool = False) -> ParticipationFlags:
+    """A character's place in a session and what the user may do with it; 404 unless the
+    user reads the session or owns the character (e.g. a request still waiting)."""
+    participations = Participation.objects.select_related("session__gm", "character")
+    if lock:
+        participations = participations.select_for_update(of=("self",))
+    participation = _get_or_404(participations, pk)
+    access = session_access(user, participation.session)
+    owns = user.is_authenticated and participation.character.owner_id == user.pk
+    if not (access.can_read or owns):
+        raise Http404
+    return access.participation(participation)
 
 
 def joinable_characters(user, session: GameSession) -> list[Character]:

@@ -13,7 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
-from diary.access import GONE_STATUSES, session_access
+from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
 from diary.models import (
     GameSession,
@@ -172,23 +172,12 @@ def participation_request(*, session: GameSession, by, character: Character) -> 
     return _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
 
 
-def _decider(participation: Participation, user) -> bool:
-    """An invitation is answered by the owner, a request by the GM."""
-    if participation.status == ParticipationStatus.INVITED:
-        return participation.character.owner_id == user.pk
-    if participation.status == ParticipationStatus.REQUESTED:
-        return participation.session.gm_id == user.pk
-    return False
-
-
 @transaction.atomic
 def participation_decide(*, participation: Participation, by, accept: bool) -> Participation:
-    participation = (
-        Participation.objects.select_for_update()
-        .select_related("session", "character")
-        .get(pk=participation.pk)
-    )
-    if not _decider(participation, by):
+    """An invitation is answered by the owner, a request by the GM (diary.access)."""
+    flags = access_participation(by, participation.pk, lock=True)
+    participation = flags.participation
+    if not flags.can_decide:
         raise PermissionDenied
     participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
@@ -199,15 +188,12 @@ def participation_decide(*, participation: Participation, by, accept: bool) -> P
 @transaction.atomic
 def participation_withdraw(*, participation: Participation, by) -> Participation:
     """The owner leaves, or the GM removes a character; the row stays as history."""
-    participation = (
-        Participation.objects.select_for_update()
-        .select_related("session", "character")
-        .get(pk=participation.pk)
-    )
-    if by.pk not in (participation.character.owner_id, participation.session.gm_id):
-        raise PermissionDenied
+    flags = access_participation(by, participation.pk, lock=True)
+    participation = flags.participation
     if participation.status in GONE_STATUSES:
         raise ValidationError(_("This character is not on the session's list any more."))
+    if not flags.can_withdraw:
+        raise PermissionDenied
     participation.status = ParticipationStatus.WITHDRAWN
     participation.decided_at = timezone.now()
     participation.save(update_fields=["status", "decided_at"])

@@ -4,7 +4,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -14,10 +14,10 @@ from config.ratelimits import rate_limited
 from diary import selectors, services
 from diary.access import (
     SessionAccess,
+    access_participation,
     access_post,
     access_session,
     joinable_characters,
-    session_access,
     sessions_open_to_join,
 )
 from diary.forms import (
@@ -29,7 +29,7 @@ from diary.forms import (
     SessionForm,
     StatusForm,
 )
-from diary.models import Participation, SessionStatus
+from diary.models import SessionStatus
 
 
 def _cursor(value: str | None) -> int | None:
@@ -166,8 +166,7 @@ def session_live(request, pk: int):
 @require_POST
 def session_status(request, pk: int):
     access = access_session(request.user, pk)
-    # Only the GM and moderators ever move a session along (diary.services.TRANSITIONS).
-    if not (access.is_gm or access.is_moderator):
+    if not access.may_change_status:
         raise PermissionDenied
     form = StatusForm(request.POST)
     if not form.is_valid():
@@ -272,7 +271,10 @@ def session_join(request, pk: int):
 @login_required
 @require_POST
 def participation_decide(request, pk: int, decision: str):
-    participation = get_object_or_404(Participation.objects.select_related("session"), pk=pk)
+    flags = access_participation(request.user, pk)
+    if not flags.can_decide:
+        raise PermissionDenied
+    participation = flags.participation
     services.participation_decide(
         participation=participation, by=request.user, accept=decision == "accept"
     )
@@ -285,10 +287,8 @@ def participation_decide(request, pk: int, decision: str):
 @login_required
 @require_POST
 def participation_withdraw(request, pk: int):
-    participation = get_object_or_404(
-        Participation.objects.select_related("session", "character"), pk=pk
-    )
-    flags = session_access(request.user, participation.session).participation(participation)
+    flags = access_participation(request.user, pk)
+    participation = flags.participation
     if not flags.can_withdraw:
         raise PermissionDenied
     back = reverse("diary:participants", args=[participation.session_id])

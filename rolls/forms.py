@@ -14,15 +14,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Attribute, Character, NegativeEffect, Skill
+from characters.numbers import signed_number
 from rolls import access
 from rolls.engine import forum1000 as f1000
 from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
 from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
-
-
-def signed_number(value: int) -> str:
-    """A number as the site shows it: a sign, and the one minus sign (U+2212)."""
-    return f"{value:+d}".replace("-", "\u2212") if value else "0"
 
 
 def _gm_choices(scope: f1000.Scope) -> list[tuple[int, str]]:
@@ -69,7 +65,7 @@ class SourceOption:
 
     @property
     def label(self) -> str:
-        return f"{self.name} {self.modifier:+d} ({self.attribute})"
+        return f"{self.name} {signed_number(self.modifier)} ({self.attribute})"
 
 
 def _gm_field(choices, label):

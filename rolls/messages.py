@@ -30,8 +30,8 @@ def rule_error_message(error: RuleError) -> tuple[str | None, str]:
         scope = p.get("scope")
         limit = f1000.GM_LIMITS.get(scope, f1000.GM_LIMITS[f1000.Scope.GM_BONUS])
         return f"{prefix}{p.get('scope', 'gm_bonus')}", _(
-            "A GM modifier is a multiple of 50 between −%(limit)s and +%(limit)s."
-        ) % {"limit": limit}
+            "A GM modifier is a multiple of %(step)s between −%(limit)s and +%(limit)s."
+        ) % {"step": f1000.GM_STEP, "limit": limit}
     if code == "same_attribute_twice":
         return f"{prefix}attribute_2", _("A combined roll needs two different attributes.")
     if code == "negative_level":
@@ -46,7 +46,10 @@ def rule_error_message(error: RuleError) -> tuple[str | None, str]:
             "name": p["name"]
         }
     if code == "no_speed":
-        return "initiative", _("%(name)s has no Szybkość on the sheet.") % {"name": p["name"]}
+        return "initiative", _("%(name)s has no %(attribute)s on the sheet.") % {
+            "name": p["name"],
+            "attribute": f1000.SPEED_ATTRIBUTE,
+        }
     return None, _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
 
 
@@ -61,6 +64,7 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
         "wrong_effect_kind": _("This skill cannot free an effect of this kind (%(kind)s)."),
         "typed_modifier_range": TYPED_MODIFIER_RANGE_MESSAGE,
         "typed_modifier_reason": TYPED_MODIFIER_REASON_MESSAGE,
+        "gm_modifier_reason": _("A GM modifier needs a reason: the roll shows it to everyone."),
     }
     message = str(messages.get(error.code, _("This roll cannot be made.")))
     return error.field, message % error.params if error.params else message

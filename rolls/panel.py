@@ -134,6 +134,9 @@ class Panel:
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)
 
+    # The initiative tab's column: the attribute the engine rolls initiative on.
+    speed_attribute = f1000.SPEED_ATTRIBUTE
+
     @property
     def tabs(self):
         """(key, label, the tab's modes this user may roll) for the tabs that have any."""

@@ -7,7 +7,9 @@ rolled, forever.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from decimal import Decimal
 
+from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
@@ -149,6 +151,33 @@ class Legend:
 
     critical_luck_max: int = f1000.CRITICAL_LUCK_MAX
     critical_bad_luck_min: int = f1000.CRITICAL_BAD_LUCK_MIN
+
+    @property
+    def faces(self) -> int:
+        low, high = f1000.DIE_FACES
+        return high - low + 1
+
+    @property
+    def fair_mean(self) -> str:
+        """What a fair die averages, e.g. "500,5" (the audit compares with it)."""
+        low, high = f1000.DIE_FACES
+        return formats.number_format(Decimal(low + high) / 2, decimal_pos=1, use_l10n=True)
+
+    @property
+    def luck_share(self) -> str:
+        """The percent of faces that are critical luck on a fair die."""
+        low, _high = f1000.DIE_FACES
+        return _share(self.critical_luck_max - low + 1, self.faces)
+
+    @property
+    def bad_luck_share(self) -> str:
+        _low, high = f1000.DIE_FACES
+        return _share(high - self.critical_bad_luck_min + 1, self.faces)
+
+
+def _share(count: int, faces: int) -> str:
+    percent = (Decimal(count) * 100 / faces).normalize()
+    return formats.number_format(percent, use_l10n=True)
 
 
 LEGEND = Legend()

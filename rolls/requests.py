@@ -173,16 +173,14 @@ def _typed_modifiers(side: SideRequest, prefix: str) -> list[f1000.Modifier]:
                 (f"{prefix}action_value", f"{prefix}action_reason"),
             )
         )
-    if side.gm_difficulty.value:
-        modifiers.append(
-            f1000.Modifier(
-                side.gm_difficulty.value, "gm_difficulty", reason=side.gm_difficulty.reason
-            )
-        )
-    if side.gm_bonus.value:
-        modifiers.append(
-            f1000.Modifier(side.gm_bonus.value, "gm_bonus", reason=side.gm_bonus.reason)
-        )
+    for scope in ("gm_difficulty", "gm_bonus"):
+        gm = getattr(side, scope)
+        if not gm.value:
+            continue
+        # The form asks for it too; this holds for any other caller of roll_make (RULES 1.2).
+        if not gm.reason.strip():
+            raise RequestError(f"{prefix}{scope}_reason", "gm_modifier_reason")
+        modifiers.append(f1000.Modifier(gm.value, scope, reason=gm.reason.strip()))
     return modifiers
 
 

@@ -220,3 +220,20 @@ def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):
         assert "Siła" in body and "900" in body
     assert table.borys.revisions.count() == 2
     assert client_for(table.outsider).get(history).status_code == 404
+
+
+def test_the_sheet_writes_negative_modifiers_with_the_one_minus_sign(table, client_for):
+    """Issue 7, finding 23: one minus sign (U+2212) everywhere, the sheet included."""
+    from characters.models import Attribute, Trait
+
+    flaw = Trait.objects.create(
+        system="forum1000",
+        kind="flaw",
+        name="Niezdarny",
+        attribute=Attribute.objects.get(system="forum1000", name="Zręczność"),
+        modifier=-50,
+    )
+    table.lirael.traits.add(flaw)
+    body = client_for(table.alice).get(f"/characters/{table.lirael.pk}/").content.decode()
+    assert f"\u2212{abs(flaw.modifier)} {flaw.attribute.name}" in body
+    assert f"-{abs(flaw.modifier)} {flaw.attribute.name}" not in body

@@ -193,3 +193,22 @@ def test_inviting_a_missing_character_says_so_next_to_the_field(
     assert response.context["invite_form"].errors[field] == [polish(message)]
     assert polish(message) in response.content.decode()
     assert Participation.objects.filter(session=table.session).count() == 2
+
+
+@pytest.mark.parametrize("action", ["accept", "decline", "withdraw"])
+def test_a_participation_is_not_disclosed_to_who_cannot_read_its_session(
+    table, client_for, make_character, action
+):
+    """Participations are looked up through diary.access like posts and sessions: someone
+    outside the session gets 404 (its ids cannot be probed), and nothing changes."""
+    invited = participation_invite(
+        session=table.session, by=table.gm, character=make_character(table.bob, "Trzecia")
+    )
+    playing = Participation.objects.get(session=table.session, character=table.lirael)
+    target = playing if action == "withdraw" else invited
+    before = {p.pk: p.status for p in Participation.objects.all()}
+    response = client_for(table.outsider).post(
+        reverse(f"diary:participation_{action}", args=[target.pk]), {"confirm": "yes"}
+    )
+    assert response.status_code == 404
+    assert {p.pk: p.status for p in Participation.objects.all()} == before

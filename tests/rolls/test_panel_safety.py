@@ -7,6 +7,7 @@ inputs and record (25).
 """
 
 import ast
+import dataclasses
 import html
 import inspect
 import re
@@ -268,6 +269,24 @@ def test_engine_numbers_are_not_typed_again(path):
     assert not typed & ENGINE_NUMBERS[path], f"{path} types the engine's numbers again"
 
 
+def test_rolls_templates_and_messages_take_the_rules_numbers_from_the_engine():
+    """The audit's critical faces, the GM step and the speed attribute are the engine's,
+    not typed out again in a template or a message text."""
+    from rolls.engine import forum1000 as f1000
+
+    typed_again = re.compile(
+        rf"(?:≤|≥)\s*(?:{f1000.CRITICAL_LUCK_MAX}|{f1000.CRITICAL_BAD_LUCK_MIN})\b"
+        rf"|multiple of {f1000.GM_STEP}\b|{f1000.SPEED_ATTRIBUTE}"
+    )
+    sources = [*sorted((ROOT / "templates" / "rolls").glob("*.html")), ROOT / "rolls/messages.py"]
+    found = {
+        str(path.relative_to(ROOT)): typed_again.findall(path.read_text())
+        for path in sources
+        if typed_again.search(path.read_text())
+    }
+    assert found == {}
+
+
 def test_the_speed_attribute_is_named_by_the_engine_only():
     from characters import systems
     from rolls.engine import forum1000 as f1000
@@ -331,3 +350,19 @@ def test_the_service_answers_a_used_token_to_its_own_roller_only(table):
     with pytest.raises(TokenReused):
         roll_make(session=table.session, by=table.gm, request=request, token=token)
     assert Roll.objects.count() == 1
+
+
+@pytest.mark.parametrize("scope", ["gm_difficulty", "gm_bonus"])
+def test_the_service_refuses_a_gm_modifier_without_a_reason(table, scope):
+    """Below the panel's form, roll_make itself refuses a GM modifier nobody explained."""
+    from rolls.requests import GmModifier, RequestError, RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    side = SideRequest(table.lirael.pk, "attribute", (attr("Percepcja"),))
+    request = RollRequest(
+        kind="attribute", a=dataclasses.replace(side, **{scope: GmModifier(-100, "  ")})
+    )
+    with pytest.raises(RequestError) as refused:
+        roll_make(session=table.session, by=table.gm, request=request, token=uuid.uuid4())
+    assert refused.value.field == f"a-{scope}_reason"
+    assert not Roll.objects.exists()
