@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.utils.translation import gettext as _
 
 from characters.models import (
     Attribute,
@@ -12,34 +13,75 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
+from characters.selectors import catalog_entry_in_use
 from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 
 
+class CatalogAdmin(admin.ModelAdmin):
+    """A catalog row stays editable until a sheet holds it (issue 7, finding 14).
+
+    Then its rule-bearing fields are read-only and it cannot be deleted: either
+    would change every holder's sheet (thresholds, abilities, initiative) with no
+    sheet revision. New rows and descriptions stay editable.
+    """
+
+    rule_fields: tuple[str, ...] = ()
+
+    def get_readonly_fields(self, request, obj=None):
+        fields = list(super().get_readonly_fields(request, obj))
+        if obj is not None and catalog_entry_in_use(obj):
+            fields += [name for name in self.rule_fields if name not in fields]
+        return fields
+
+    def has_delete_permission(self, request, obj=None):
+        if obj is not None and catalog_entry_in_use(obj):
+            return False
+        return super().has_delete_permission(request, obj)
+
+    def get_deleted_objects(self, objs, request):
+        # The changelist's bulk delete: rows in use fail has_delete_permission, which
+        # Django reports as a missing permission. Name them as protected instead, which
+        # refuses the deletion just the same and says why.
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        in_use = [
+            _("%(entry)s: in use on a character sheet") % {"entry": entry}
+            for entry in objs
+            if catalog_entry_in_use(entry)
+        ]
+        if in_use:
+            return deleted, counts, set(), [*protected, *in_use]
+        return deleted, counts, perms_needed, protected
+
+
 @admin.register(Attribute)
-class AttributeAdmin(admin.ModelAdmin):
+class AttributeAdmin(CatalogAdmin):
     list_display = ["name", "system", "position"]
     list_filter = ["system"]
+    rule_fields = ("system", "name", "position")
 
 
 @admin.register(Skill)
-class SkillAdmin(admin.ModelAdmin):
+class SkillAdmin(CatalogAdmin):
     list_display = ["name", "system", "attribute", "heals"]
     list_filter = ["system", "attribute"]
     search_fields = ["name"]
+    rule_fields = ("system", "name", "attribute", "heals")
 
 
 @admin.register(Trait)
-class TraitAdmin(admin.ModelAdmin):
+class TraitAdmin(CatalogAdmin):
     list_display = ["name", "kind", "system", "attribute", "modifier"]
     list_filter = ["system", "kind", "attribute"]
     search_fields = ["name"]
+    rule_fields = ("system", "kind", "name", "attribute", "modifier")
 
 
 @admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
+class ItemAdmin(CatalogAdmin):
     list_display = ["name", "system", "attribute", "modifier"]
     list_filter = ["system"]
     search_fields = ["name"]
+    rule_fields = ("system", "name", "attribute", "modifier")
 
 
 class AttributeValueInline(ReadOnlyTabularInline):

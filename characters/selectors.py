@@ -6,11 +6,14 @@ from django.utils.translation import gettext as _
 
 from characters.models import (
     Attribute,
+    AttributeValue,
     Character,
     Item,
+    ItemHolding,
     ProposalStatus,
     SheetProposal,
     Skill,
+    SkillLevel,
     Trait,
 )
 from characters.systems import SPEED_ATTRIBUTE, RuleSystem
@@ -223,3 +226,27 @@ def proposals_waiting_for(user):
         .select_related("character", "proposed_by")
         .order_by("proposed_at", "id")
     )
+
+
+def catalog_entry_in_use(entry: Attribute | Skill | Trait | Item) -> bool:
+    """Does a character's sheet hold this catalog row, so that changing it changes the sheet?
+
+    An attribute is also in use when a held skill, ability, flaw or item is tied to it
+    (its name and place are what those rows point at). The speed attribute is always
+    in use: the engine finds initiative's attribute by its name.
+    """
+    if isinstance(entry, Attribute):
+        return (
+            entry.name == SPEED_ATTRIBUTE
+            or AttributeValue.objects.filter(attribute=entry).exists()
+            or SkillLevel.objects.filter(skill__attribute=entry).exists()
+            or Trait.objects.filter(attribute=entry, characters__isnull=False).exists()
+            or ItemHolding.objects.filter(item__attribute=entry).exists()
+        )
+    if isinstance(entry, Skill):
+        return SkillLevel.objects.filter(skill=entry).exists()
+    if isinstance(entry, Trait):
+        return entry.characters.exists()
+    if isinstance(entry, Item):
+        return ItemHolding.objects.filter(item=entry).exists()
+    raise TypeError(f"not a catalog row: {entry!r}")

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from config import admin as _user_admin  # noqa: F401  (registers the checked UserAdmin)
 from config import views
 
 urlpatterns = [

@@ -9,6 +9,9 @@ Two checks, built on the Unicode confusables data of `confusable_homoglyphs`:
   Latin look-alike, so "GM" ≈ "gm", a wholly Cyrillic "сор" ≈ "cop", and
   "STRASSE" ≈ "straße". Polish letters are Latin and stay themselves, so
   "Łucja" and "Lucja" are two different names.
+
+`check_username` raises the error both checks give; sign-up and the admin's
+user forms call it.
 """
 
 import unicodedata
@@ -16,6 +19,8 @@ from functools import lru_cache
 
 from confusable_homoglyphs import categories, confusables
 from django.contrib.auth import get_user_model
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
 
 SAFE_ALIASES = {"LATIN", "COMMON"}
 
@@ -40,8 +45,31 @@ def skeleton(name: str) -> str:
     return "".join(_latin_look_alike(char) for char in folded).casefold()
 
 
-def look_alike_taken(name: str) -> bool:
-    """Does an existing user's name have the same skeleton? (Reads every name: a small site.)"""
+def look_alike_taken(name: str, *, exclude_pk=None) -> bool:
+    """Does another user's name have the same skeleton? (Reads every name: a small site.)"""
     wanted = skeleton(name)
-    usernames = get_user_model().objects.values_list("username", flat=True).iterator()
+    users = get_user_model().objects.all()
+    if exclude_pk is not None:
+        users = users.exclude(pk=exclude_pk)
+    usernames = users.values_list("username", flat=True).iterator()
     return any(skeleton(existing) == wanted for existing in usernames)
+
+
+def check_username(name: str, *, exclude_pk=None) -> None:
+    """Refuse a name that mixes look-alike scripts or passes for another user's.
+
+    `exclude_pk` is the user being renamed: their own name is no look-alike of itself.
+    """
+    if mixes_look_alike_scripts(name):
+        raise ValidationError(
+            _(
+                "Letters from different alphabets that look alike cannot be mixed in "
+                "a name. Use one alphabet."
+            ),
+            code="mixed_script",
+        )
+    if look_alike_taken(name, exclude_pk=exclude_pk):
+        raise ValidationError(
+            _("This name is taken or looks too much like another user's name."),
+            code="look_alike",
+        )

@@ -4,7 +4,6 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
-from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -24,19 +23,8 @@ class SignUpForm(UserCreationForm):
 
     def clean_username(self):
         username = self.cleaned_data.get("username")
-        if username and usernames.mixes_look_alike_scripts(username):
-            raise ValidationError(
-                _(
-                    "Letters from different alphabets that look alike cannot be mixed in "
-                    "a name. Use one alphabet."
-                ),
-                code="mixed_script",
-            )
-        if username and usernames.look_alike_taken(username):
-            raise ValidationError(
-                _("This name is taken or looks too much like another user's name."),
-                code="look_alike",
-            )
+        if username:
+            usernames.check_username(username)
         return super().clean_username()
 
 

@@ -2,11 +2,22 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.forms.models import model_to_dict
 from django.urls import reverse
 
-from characters.models import Attribute, Character, SheetRevision
+from characters.models import (
+    Attribute,
+    Character,
+    Item,
+    ItemHolding,
+    SheetRevision,
+    Skill,
+    Trait,
+)
 from diary import services as diary_services
 from diary.models import GameSession, Participation, Post, Turn
+from rolls.engine.forum1000 import SPEED_ATTRIBUTE
+from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db
 
@@ -100,3 +111,120 @@ def test_catalogs_stay_editable(admin):
     assert page.status_code == 200
     assert 'name="_save"' in page.content.decode()
     assert admin.get(url(Attribute, "add")).status_code == 200
+
+
+# --- Catalog rows in use keep their rules (finding 14, second pass) --------------------------
+
+
+def change_data(trait, **changes):
+    data = {
+        "system": trait.system,
+        "kind": trait.kind,
+        "name": trait.name,
+        "attribute": trait.attribute_id,
+        "modifier": trait.modifier,
+        "description": trait.description,
+    }
+    return {**data, **changes}
+
+
+def trait_state(trait):
+    trait.refresh_from_db()
+    return (trait.system, trait.kind, trait.name, trait.attribute_id, trait.modifier)
+
+
+def test_a_trait_in_use_keeps_its_rules_but_not_its_description(admin, table):
+    trait = Trait.objects.get(name="Seksapil")  # on Lirael's sheet
+    before = trait_state(trait)
+    other_attribute = Attribute.objects.exclude(pk=trait.attribute_id).first()
+    response = admin.post(
+        url(Trait, "change", trait.pk),
+        change_data(
+            trait,
+            name="Urok",
+            kind="flaw",
+            modifier=trait.modifier + 300,
+            attribute=other_attribute.pk,
+            description="Opis poprawiony.",
+        ),
+    )
+    assert response.status_code == 302
+    assert trait_state(trait) == before
+    assert trait.description == "Opis poprawiony."
+    # The change page shows the rules as text, not as inputs.
+    body = admin.get(url(Trait, "change", trait.pk)).content.decode()
+    assert 'name="modifier"' not in body
+    assert 'name="name"' not in body
+    assert 'name="description"' in body
+
+
+def test_a_trait_in_use_cannot_be_deleted(admin, table):
+    trait = Trait.objects.get(name="Seksapil")
+    assert admin.post(url(Trait, "delete", trait.pk), {"post": "yes"}).status_code == 403
+    # Nor through the changelist's bulk action, which names the row in use.
+    bulk = admin.post(
+        url(Trait, "changelist"),
+        {"action": "delete_selected", "_selected_action": [trait.pk], "post": "yes"},
+    )
+    assert polish("%(entry)s: in use on a character sheet", entry=trait.name) in (
+        bulk.content.decode()
+    )
+    assert Trait.objects.filter(pk=trait.pk).exists()
+    assert table.lirael.traits.filter(pk=trait.pk).exists()
+
+
+def test_an_unused_trait_can_be_edited_and_deleted(admin, table):
+    unused = Trait.objects.exclude(characters__isnull=False).first()
+    response = admin.post(url(Trait, "change", unused.pk), change_data(unused, modifier=-70))
+    assert response.status_code == 302
+    unused.refresh_from_db()
+    assert unused.modifier == -70
+    assert admin.post(url(Trait, "delete", unused.pk), {"post": "yes"}).status_code == 302
+    assert not Trait.objects.filter(pk=unused.pk).exists()
+
+
+def test_a_new_trait_can_be_added(admin, table):
+    attribute = Attribute.objects.get(name="Siła")
+    response = admin.post(
+        url(Trait, "add"),
+        {
+            "system": attribute.system,
+            "kind": "ability",
+            "name": "Żelazny uchwyt",
+            "attribute": attribute.pk,
+            "modifier": 50,
+            "description": "",
+        },
+    )
+    assert response.status_code == 302
+    assert Trait.objects.get(name="Żelazny uchwyt").modifier == 50
+
+
+def test_other_catalog_rows_in_use_keep_their_rules(admin, table):
+    speed = Attribute.objects.get(name=SPEED_ATTRIBUTE)
+    skill = Skill.objects.get(name="Uwodzenie")  # Lirael's
+    item = Item.objects.create(
+        system=speed.system, name="Buty wiatru", attribute=speed, modifier=30
+    )
+    ItemHolding.objects.create(character=table.borys, item=item)
+    posts = [
+        (speed, {"system": speed.system, "name": "Prędkość", "position": 99}),
+        (
+            skill,
+            {"system": skill.system, "name": "Flirt", "attribute": speed.pk, "heals": "wound"},
+        ),
+        (
+            item,
+            {"system": item.system, "name": "Buty", "attribute": speed.pk, "modifier": 900},
+        ),
+    ]
+    for row, data in posts:
+        before = model_to_dict(row)
+        response = admin.post(url(type(row), "change", row.pk), {**data, "description": "Nowy."})
+        assert response.status_code == 302, response.content.decode()[:2000]
+        row.refresh_from_db()
+        assert {k: v for k, v in model_to_dict(row).items() if k != "description"} == {
+            k: v for k, v in before.items() if k != "description"
+        }
+        assert admin.post(url(type(row), "delete", row.pk), {"post": "yes"}).status_code == 403
+    assert table.borys.value_of(SPEED_ATTRIBUTE) is not None

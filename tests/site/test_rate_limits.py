@@ -45,12 +45,13 @@ def test_the_documented_limits_are_the_defaults():
     assert django_settings.RATE_LIMITS != project_settings.DEFAULT_RATE_LIMITS
 
 
-def post(client, table, address="10.0.0.1"):
+def post(client, table, address="10.0.0.1", **headers):
     return client.post(
         reverse("diary:post_create", args=[table.session.pk]),
         # Each send is a new form: its own one-time token.
         {"character": "", "narration": "Mgła gęstnieje.", "nc_note": "", "token": uuid.uuid4()},
         REMOTE_ADDR=address,
+        **headers,
     )
 
 
@@ -80,12 +81,13 @@ def test_an_address_may_post_thirty_times_a_minute(real_limits, table, client_fo
     assert Post.objects.count() == stored
 
 
-def sign_up(client, username, address):
+def sign_up(client, username, address, **headers):
     password = "Kostki-i-Mgła-77"
     return client.post(
         reverse("signup"),
         {"username": username, "email": "", "password1": password, "password2": password},
         REMOTE_ADDR=address,
+        **headers,
     )
 
 
@@ -99,6 +101,38 @@ def test_an_address_may_sign_up_five_times_an_hour(real_limits, client):
     assert polish(SIGNUP_REFUSAL) in refused.content.decode()
     assert not User.objects.filter(username="nowy5").exists()
     assert sign_up(client, "nowy6", "10.0.0.8").status_code == 302
+
+
+def forged(n):
+    """A client-chosen X-Forwarded-For, different on every request."""
+    return {"HTTP_X_FORWARDED_FOR": f"203.0.113.{n}, 198.51.100.{n}"}
+
+
+def test_a_forged_forwarded_for_does_not_reset_the_sign_up_limit(real_limits, client):
+    # RATELIMIT_IP_META_KEY unset (the default): the address is REMOTE_ADDR, never a header.
+    assert django_settings.RATELIMIT_IP_META_KEY is None
+    for n in range(5):
+        assert sign_up(client, f"nowy{n}", "10.0.0.7", **forged(n)).status_code == 302
+        client.logout()
+    refused = sign_up(client, "nowy5", "10.0.0.7", **forged(99))
+    assert refused.status_code == 429
+    assert not get_user_model().objects.filter(username="nowy5").exists()
+
+
+def test_a_forged_forwarded_for_does_not_reset_the_posting_limits(real_limits, table, client_for):
+    assert django_settings.RATELIMIT_IP_META_KEY is None
+    gm = client_for(table.gm)
+    for n in range(10):
+        assert post(gm, table, **forged(n)).status_code != 429
+    # The player's own limit holds whatever address the header claims...
+    assert post(gm, table, **forged(50)).status_code == 429
+    # ...and so does the address's: 30 posts from one REMOTE_ADDR, whatever the header.
+    for client in (client_for(table.alice), client_for(table.bob)):
+        for n in range(10):
+            assert post(client, table, **forged(100 + n)).status_code != 429
+    stored = Post.objects.count()
+    assert post(client_for(table.moderator), table, **forged(200)).status_code == 429
+    assert Post.objects.count() == stored
 
 
 def test_a_new_minute_starts_afresh(real_limits, table, client_for, monkeypatch):

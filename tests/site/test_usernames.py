@@ -71,3 +71,74 @@ def test_polish_names_with_diacritics_sign_up(client, make_user, username):
     response = sign_up(client, username)
     assert response.status_code == 302, response.context["form"].errors
     assert get_user_model().objects.filter(username=username).exists()
+
+
+# --- The admin's user forms run the same check (finding 13, second pass) ---------------------
+
+
+@pytest.fixture
+def admin(client):
+    superuser = get_user_model().objects.create_superuser("szef", password="x-Sekret-1000")
+    client.force_login(superuser)
+    return client
+
+
+def admin_add(admin, username):
+    return admin.post(
+        reverse("admin:auth_user_add"),
+        {
+            "username": username,
+            "password1": PASSWORD,
+            "password2": PASSWORD,
+            "usable_password": "true",
+        },
+    )
+
+
+def admin_change(admin, user, username):
+    return admin.post(
+        reverse("admin:auth_user_change", args=[user.pk]),
+        {
+            "username": username,
+            "first_name": "",
+            "last_name": "",
+            "email": "",
+            "is_active": "on",
+            "date_joined_0": "2026-01-01",
+            "date_joined_1": "12:00:00",
+        },
+    )
+
+
+@pytest.mark.parametrize(
+    ("look_alike", "message"),
+    [("gm\N{CYRILLIC CAPITAL LETTER A}", MIXED), ("GM", LOOK_ALIKE)],
+)
+def test_the_admin_cannot_add_a_look_alike(admin, make_user, look_alike, message):
+    make_user("gm")
+    response = admin_add(admin, look_alike)
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors["username"]
+    assert polish(message) in errors[0]
+    assert errors[0] in response.content.decode()
+    assert not get_user_model().objects.filter(username=look_alike).exists()
+    # A name unlike any other is still added.
+    assert admin_add(admin, "nowy_gracz").status_code == 302
+    assert get_user_model().objects.filter(username="nowy_gracz").exists()
+
+
+def test_the_admin_cannot_rename_a_user_to_a_look_alike(admin, make_user):
+    make_user("gm")
+    player = make_user("gracz")
+    look_alike = "gm\N{CYRILLIC CAPITAL LETTER A}"
+    response = admin_change(admin, player, look_alike)
+    assert response.status_code == 200
+    assert polish(MIXED) in response.context["adminform"].form.errors["username"][0]
+    response = admin_change(admin, player, "Gm")
+    assert polish(LOOK_ALIKE) in response.context["adminform"].form.errors["username"][0]
+    player.refresh_from_db()
+    assert player.username == "gracz"
+    # A user's own name is not a look-alike of itself: a change of case, or any other edit, saves.
+    assert admin_change(admin, player, "Gracz").status_code == 302
+    player.refresh_from_db()
+    assert player.username == "Gracz"
