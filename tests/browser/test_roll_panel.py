@@ -457,7 +457,8 @@ def test_initiative_rolls_for_every_character_at_once(gm, table):
     order = page.locator(f"#roll-{roll.seq}").get_by_test_id("initiative-order").locator("li")
     expect(order).to_have_count(2)
     for item, name in zip(order.all_inner_texts(), result["order"], strict=True):
-        assert item.split()[0] == name and f"({scores[name]})" in item
+        score = str(scores[name]).replace("-", "\u2212")  # the one minus sign
+        assert item.split()[0] == name and f"({score})" in item
     lirael_entry = next(e for e in result["entries"] if e["name"] == "Lirael")
     assert lirael_entry["result"]["threshold"] == value_of(lirael, "Szybkość") + 50
 
