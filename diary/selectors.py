@@ -27,6 +27,11 @@ class DiaryRolls:
     by_post: dict[int, list] = field(default_factory=dict)
     head: object | None = None
     may_roll: bool = False
+    # Players' requests for rolls: those on each post of the page, those still open in the
+    # whole session (the GM answers them), and whether this user may ask.
+    asks_by_post: dict[int, list] = field(default_factory=dict)
+    open_asks: list = field(default_factory=list)
+    may_ask: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the

@@ -121,6 +121,7 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
     if rolls is not None:
         for post in page.posts:
             post.roll_views = rolls.by_post.get(post.pk, [])
+            post.ask_views = rolls.asks_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:
         post_form = NewPostForm(characters=access.my_characters)

@@ -95,6 +95,18 @@ def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) ->
     return diary_permissions.is_player(user, session) if is_player is None else is_player
 
 
+def may_ask(user, session: GameSession) -> bool:
+    """Players of a running session ask the GM for rolls, whoever may roll there (the GM
+    answers; seed 000: the player names the skill and what applies, the GM rolls)."""
+    return (
+        session.is_running
+        and session.system in PANEL_SYSTEMS
+        and user.is_authenticated
+        and not diary_permissions.is_gm(user, session)
+        and diary_permissions.is_player(user, session)
+    )
+
+
 def check_may_roll(user, session: GameSession, request: RollRequest, characters: dict) -> None:
     """RULES 1.x and the session's policy, for the service: PermissionDenied if not allowed."""
     access = access_roll_panel(user, session)

@@ -332,6 +332,8 @@ class TokenForm(forms.Form):
     post = forms.TypedChoiceField(
         label=_("Into the post"), coerce=int, required=False, empty_value=None
     )
+    # The player's request this roll answers (the GM's one click from the diary).
+    ask = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
 
     def __init__(self, *args, user, session, posts=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -437,3 +439,17 @@ def request_from_forms(
             effect_id=healing.cleaned_data.get("effect"),
         )
     return RollRequest(kind=a.test, a=a)
+
+
+class AskTargetForm(forms.Form):
+    """Which of the player's posts of this turn the request belongs to."""
+
+    post = forms.TypedChoiceField(
+        label=_("For the post"), coerce=int, required=False, empty_value=None
+    )
+
+    def __init__(self, *args, posts=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["post"].choices = [("", _("my latest post of this turn"))] + [
+            (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
+        ]

@@ -95,3 +95,64 @@ class Roll(models.Model):
 
     def delete(self, *args, **kwargs):
         raise LedgerError("Rolls are append-only: a roll is never deleted.")
+
+
+class AskStatus(models.TextChoices):
+    OPEN = "open", _("waiting for the GM")
+    ANSWERED = "answered", _("answered")
+    WITHDRAWN = "withdrawn", _("withdrawn")
+
+
+class RollAsk(models.Model):
+    """A player's request for a roll, attached to the post that describes the action: which
+    test (a skill, one attribute, or two for a combined roll) with which abilities, flaws and
+    items of their own sheet. Checked against RULES 1.2 when made; the GM answers it with one
+    roll, which lands in a new post placed as the answer (seed 000: the player says what
+    applies, the GM rolls)."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="roll_asks")
+    post = models.ForeignKey(Post, on_delete=models.PROTECT, related_name="roll_asks")
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="roll_asks"
+    )
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="roll_asks")
+    test = models.CharField(_("test"), max_length=20)  # attribute | combined | skill
+    # Catalog ids, as the panel names them (rolls.requests.SideRequest).
+    attribute_ids = models.JSONField(default=list)
+    skill_id = models.PositiveBigIntegerField(null=True, blank=True)
+    trait_ids = models.JSONField(default=list)
+    item_ids = models.JSONField(default=list)
+    # The request in words, as checked when it was made (the sheet may change later).
+    summary = models.CharField(_("request"), max_length=300)
+    status = models.CharField(
+        _("status"), max_length=10, choices=AskStatus.choices, default=AskStatus.OPEN
+    )
+    created_at = models.DateTimeField(_("asked at"), auto_now_add=True)
+    closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    answer = models.OneToOneField(
+        Roll,
+        on_delete=models.PROTECT,
+        related_name="answers_ask",
+        null=True,
+        blank=True,
+        verbose_name=_("answering roll"),
+    )
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(status="answered", answer__isnull=False)
+                | (~models.Q(status="answered") & models.Q(answer__isnull=True)),
+                name="roll_ask_answered_has_roll",
+            ),
+        ]
+        verbose_name = _("roll request")
+        verbose_name_plural = _("roll requests")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} {self.summary}"
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == AskStatus.OPEN

@@ -134,6 +134,20 @@ class Panel:
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)
 
+    @property
+    def answering(self):
+        """The open request of this session the panel answers, if it was opened for one."""
+        from rolls.models import AskStatus, RollAsk
+
+        raw = self.token_form.data.get("ask") if self.bound else None
+        if not raw or not str(raw).isdigit() or not self.gm:
+            return None
+        return (
+            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
+            .select_related("post")
+            .first()
+        )
+
     # The initiative tab's column: the attribute the engine rolls initiative on.
     speed_attribute = f1000.SPEED_ATTRIBUTE
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from characters.models import Character
 from diary.models import ParticipationStatus
 from rolls.engine import forum1000 as f1000
-from rolls.models import Roll
+from rolls.models import AskStatus, Roll, RollAsk
 
 
 def playing_characters(session, ids=None) -> dict[int, Character]:
@@ -33,9 +33,72 @@ def diary_rolls(posts, access):
     rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
     for roll in rolls:
         by_post.setdefault(roll.post_id, []).append(roll_view(roll))
-    return DiaryRolls(
-        by_post=by_post, head=chain_head(access.session), may_roll=may_roll_in_diary(access)
+    asks_by_post: dict[int, list] = {}
+    for ask in RollAsk.objects.filter(post__in=[p.pk for p in posts]).select_related("answer"):
+        asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, access))
+    open_asks = (
+        [ask_view(a, access) for a in open_roll_asks(access.session)] if access.is_gm else []
     )
+    return DiaryRolls(
+        by_post=by_post,
+        head=chain_head(access.session),
+        may_roll=may_roll_in_diary(access),
+        asks_by_post=asks_by_post,
+        open_asks=open_asks,
+        may_ask=access.is_player and not access.is_gm and access.session.is_running,
+    )
+
+
+def open_roll_asks(session) -> list[RollAsk]:
+    """The session's requests still waiting for the GM, oldest first."""
+    return list(
+        RollAsk.objects.filter(session=session, status=AskStatus.OPEN)
+        .select_related("character", "post")
+        .order_by("id")
+    )
+
+
+@dataclass(frozen=True)
+class AskView:
+    """A request as the diary shows it, with what this user may do with it."""
+
+    ask: RollAsk
+    answer_url: str  # the GM's one click: the panel, prefilled; "" for anyone else
+    may_withdraw: bool
+
+
+def ask_view(ask: RollAsk, access) -> AskView:
+    from django.urls import reverse
+
+    open_for_gm = ask.is_open and access.is_gm
+    answer_url = ""
+    if open_for_gm:
+        panel = reverse("rolls:panel", args=[ask.session_id])
+        answer_url = f"{panel}?{ask_answer_query(ask).urlencode()}"
+    mine = access.user.is_authenticated and ask.asked_by_id == access.user.pk
+    return AskView(ask=ask, answer_url=answer_url, may_withdraw=ask.is_open and mine)
+
+
+def ask_answer_query(ask: RollAsk):
+    """The panel's fields for this request: what is tested and with what, and the request
+    itself (a link may prefill these, never a modifier: rolls.views.LINK_SAFE_FIELDS)."""
+    from django.http import QueryDict
+
+    query = QueryDict(mutable=True)
+    query["mode"] = ask.test
+    query["a-character"] = str(ask.character_id)
+    if ask.test == "skill":
+        query["a-skill"] = str(ask.skill_id)
+    else:
+        query["a-attribute"] = str(ask.attribute_ids[0])
+        if ask.test == "combined":
+            query["a-attribute_2"] = str(ask.attribute_ids[1])
+    query.setlist(
+        "a-sources",
+        [f"trait:{pk}" for pk in ask.trait_ids] + [f"item:{pk}" for pk in ask.item_ids],
+    )
+    query["ask"] = str(ask.pk)
+    return query
 
 
 def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[Roll]:

@@ -17,17 +17,27 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 
 from characters.models import Character, HealingKind, NegativeEffect, SheetChangeKind, Skill
 from characters.services import sheet_record_change
+from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.services import current_turn, post_create_for_rolls
-from rolls.access import check_may_roll
+from rolls.access import check_may_roll, may_ask
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
-from rolls.models import Roll
-from rolls.requests import RequestError, RollRequest, build_test
+from rolls.models import AskStatus, Roll, RollAsk
+from rolls.presenters import ask_summary
+from rolls.requests import (
+    SIDE_TESTS,
+    RequestError,
+    RollRequest,
+    SideRequest,
+    build_side,
+    build_test,
+)
 from rolls.selectors import playing_characters
 
 
@@ -145,8 +155,10 @@ def roll_make(
     request: RollRequest,
     token: uuid.UUID,
     post: Post | None = None,
+    answers: RollAsk | None = None,
     dice: DiceSource | None = None,
 ) -> RollMade:
+    """`answers`: the player's request this roll answers (the GM's one click)."""
     with transaction.atomic():
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
@@ -155,8 +167,10 @@ def roll_make(
         replayed = _replay(locked, by, token, request)
         if replayed is not None:
             return replayed
-        checked = _check(locked, by, request, characters, post)
+        checked = _check(locked, by, request, characters, post, answers)
         roll = _append(locked, by, request, token, checked, dice or SystemDice())
+        if checked.ask is not None:
+            _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
     return RollMade(roll, created=True)
 
 
@@ -168,6 +182,7 @@ class _Checked:
     turn: object
     post: Post
     characters: dict
+    ask: RollAsk | None = None  # the request this roll answers, locked
 
 
 def _lock(session: GameSession, request: RollRequest):
@@ -189,16 +204,41 @@ def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) ->
     return RollMade(existing, created=False)
 
 
-def _check(session: GameSession, by, request: RollRequest, characters, post) -> _Checked:
-    """Every refusal before any die (the rules, the healing effect, the turn, the post),
-    then the post the roll lands in, created if the roller has none this turn."""
+def _check(
+    session: GameSession, by, request: RollRequest, characters, post, answers=None
+) -> _Checked:
+    """Every refusal before any die (the rules, the healing effect, the turn, the post,
+    the request answered), then the post the roll lands in, created if needed."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
     test = build_test(request, characters, session.criticals_enabled)
     turn = current_turn(session)
     if turn is None:
         raise PermissionDenied
-    return _Checked(test, turn, _target_post(session, by, turn, post), characters)
+    ask = _open_ask(session, by, answers) if answers is not None else None
+    if ask is not None and post is None:
+        # The answer gets its own post, after the request: the diary reads in order.
+        target = post_create_for_rolls(session=session, author=by, turn=turn)
+    else:
+        target = _target_post(session, by, turn, post)
+    return _Checked(test, turn, target, characters, ask)
+
+
+def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
+    """The request this roll answers: the session's, still open; only its GM answers."""
+    if not diary_permissions.is_gm(by, session):
+        raise PermissionDenied
+    ask = RollAsk.objects.select_for_update().filter(pk=ask.pk, session=session).first()
+    if ask is None or not ask.is_open:
+        raise ValidationError({"ask": _("This request is no longer open.")})
+    return ask
+
+
+def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None:
+    ask.status = status
+    ask.answer = answer
+    ask.closed_at = timezone.now()
+    ask.save(update_fields=["status", "answer", "closed_at"])
 
 
 def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
@@ -244,4 +284,83 @@ def _record(session, by, request, checked: _Checked, seq, result, healing, now) 
         "characters": _participants_record(request, checked.characters),
         "result": result.to_dict(),
         "healing": healing,
-    }
+    } | _answer_record(checked.ask)
+
+
+def _answer_record(ask: RollAsk | None) -> dict:
+    """A roll that answers a request names it (and its post) in the hashed record."""
+    if ask is None:
+        return {}
+    return {"answers": {"ask": ask.pk, "post": ask.post_id, "summary": ask.summary}}
+
+
+# ---------------------------------------------------------------------------
+# A player's request for a roll (RollAsk): made, withdrawn; answered by roll_make.
+
+
+@transaction.atomic
+def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post | None) -> RollAsk:
+    """Checked now against RULES 1.2 (seed 000 examples 2 and 3 are refused), before the GM
+    sees it: the sources must be on the character's sheet and tied to the tested attribute."""
+    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    characters = playing_characters(locked, ids=[side.character_id])
+    character = characters.get(side.character_id)
+    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
+        raise PermissionDenied
+    # A request names what the sheet gives; modifiers are the GM's to add (RULES 1.2).
+    if side.uses_gm_modifiers or side.action_value:
+        raise PermissionDenied
+    if side.test not in SIDE_TESTS:
+        raise RequestError("a-test", "required")
+    build_side(side, characters, locked.criticals_enabled, "a-")  # refusals, no die
+    turn = current_turn(locked)
+    ask = RollAsk.objects.create(
+        session=locked,
+        post=_ask_post(locked, by, turn, post),
+        asked_by=by,
+        character=character,
+        test=side.test,
+        attribute_ids=list(side.attribute_ids),
+        skill_id=side.skill_id if side.test == "skill" else None,
+        trait_ids=list(side.trait_ids),
+        item_ids=list(side.item_ids),
+        summary=ask_summary(character, side),
+    )
+    locked.touch()
+    return ask
+
+
+NO_POST_TO_ASK_IN = _lazy(
+    "Describe the action in a post of this turn first; the request is attached to it."
+)
+ASK_IN_OWN_POST = _lazy("A request belongs to your own post of the current turn.")
+
+
+def _ask_post(session: GameSession, by, turn, post: Post | None) -> Post:
+    """The request belongs to the post that describes the action: the one chosen, else the
+    player's latest post of this turn."""
+    if post is None:
+        post = (
+            Post.objects.filter(session=session, author=by, turn=turn, hidden_at__isnull=True)
+            .order_by("-id")
+            .first()
+        )
+        if post is None:
+            raise ValidationError({"post": NO_POST_TO_ASK_IN})
+    elif post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
+        raise ValidationError({"post": ASK_IN_OWN_POST})
+    elif post.is_hidden:
+        raise ValidationError({"post": _("This post is hidden; choose another one.")})
+    return post
+
+
+@transaction.atomic
+def roll_ask_withdraw(*, ask: RollAsk, by) -> RollAsk:
+    ask = RollAsk.objects.select_for_update().get(pk=ask.pk)
+    if ask.asked_by_id != by.pk:
+        raise PermissionDenied
+    if not ask.is_open:
+        raise ValidationError(_("This request is no longer open."))
+    _close_ask(ask, AskStatus.WITHDRAWN)
+    ask.session.touch()
+    return ask

@@ -1,22 +1,28 @@
 import json
 
+from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from characters.forms import apply_service_errors
 from characters.roles import is_moderator
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
+from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import ledger, selectors, services
 from rolls.engine.errors import RuleError
-from rolls.models import Roll
+from rolls.forms import AskTargetForm, SideForm
+from rolls.messages import request_error_message, rule_error_message
+from rolls.models import Roll, RollAsk
 from rolls.panel import Panel
 from rolls.presenters import LEGEND, roll_view
 from rolls.requests import RequestError
+from rolls.selectors import playing_characters
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
@@ -28,7 +34,7 @@ def _session_for_reader(request, pk: int) -> GameSession:
 
 # The fields a link may prefill in anyone's panel: what is tested, never a modifier, a
 # reason or a token (modifiers are the GM's to type, in their own panel: RULES 1.2).
-LINK_SAFE_FIELDS = {"mode", "post", "patient", "effect"} | {
+LINK_SAFE_FIELDS = {"mode", "post", "patient", "effect", "ask"} | {
     f"{side}-{name}"
     for side in "ab"
     for name in ("character", "test", "attribute", "attribute_2", "skill", "sources")
@@ -121,18 +127,25 @@ def _panel_roll(request, access, mode: str):
         target = None
         if post_id := panel.token_form.cleaned_data.get("post"):
             target = Post.objects.filter(pk=post_id, session=session).first()
+        answers = None
+        if ask_id := panel.token_form.cleaned_data.get("ask"):
+            answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
         try:
+            if ask_id and answers is None:
+                raise ValidationError({"ask": _("This request is no longer open.")})
             made = services.roll_make(
                 session=session,
                 by=request.user,
                 request=panel.request(),
                 token=panel.token_form.cleaned_data["token"],
                 post=target,
+                answers=answers,
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)
-        except ValidationError as error:  # e.g. the chosen post left the current turn
-            panel.add_error("post", " ".join(error.messages))
+        except ValidationError as error:  # the chosen post left the turn, the request closed
+            about_post = hasattr(error, "error_dict") and "post" in error.error_dict
+            panel.add_error("post" if about_post else None, " ".join(error.messages))
         except services.TokenReused:
             panel.add_error(
                 None,
@@ -225,3 +238,73 @@ def export(request, pk: int):
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
     return response
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def ask_create(request, pk: int):
+    """A player asks the GM for a roll: the test and what of their sheet applies, checked
+    against the rules now (RULES 1.2), shown in their post, answered by the GM."""
+    session = _session_for_reader(request, pk)
+    if not rolls_access.may_ask(request.user, session):
+        raise PermissionDenied
+    mine = [c for c in playing_characters(session).values() if c.owner_id == request.user.pk]
+    turn = current_turn(session)
+    posts = list(
+        Post.objects.filter(
+            session=session, author=request.user, turn=turn, hidden_at__isnull=True
+        ).order_by("-id")
+    )
+    data = request.POST if request.method == "POST" else (request.GET or None)
+    side = SideForm(data, prefix="a", characters=mine, gm=False)
+    target = AskTargetForm(data, posts=posts)
+    if request.method == "POST" and side.is_valid() and target.is_valid():
+        post_id = target.cleaned_data["post"]
+        try:
+            ask = services.roll_ask_create(
+                session=session,
+                by=request.user,
+                side=side.side_request(),
+                post=next((p for p in posts if p.pk == post_id), None) if post_id else None,
+            )
+        except (RuleError, RequestError) as error:
+            field, message = (
+                request_error_message(error)
+                if isinstance(error, RequestError)
+                else rule_error_message(error)
+            )
+            field = (field or "").removeprefix("a-")
+            side.add_error(field if field in side.fields else None, message)
+        except ValidationError as error:
+            apply_service_errors(target, error)
+        else:
+            messages.success(request, _("Your request is in your post; the GM will answer it."))
+            return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+    template = "rolls/ask.html#ask" if request.htmx else "rolls/ask.html"
+    posted = request.method == "POST"
+    return render(
+        request,
+        template,
+        {
+            "session": session,
+            "side": side,
+            "target": target,
+            "show_errors": posted,
+            "hide_errors": not posted,
+        },
+        status=400 if posted else 200,
+    )
+
+
+@login_required
+@require_POST
+def ask_withdraw(request, pk: int, ask_pk: int):
+    session = _session_for_reader(request, pk)
+    ask = get_object_or_404(RollAsk, pk=ask_pk, session=session)
+    try:
+        services.roll_ask_withdraw(ask=ask, by=request.user)
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, _("Your request is withdrawn."))
+    return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))

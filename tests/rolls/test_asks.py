@@ -1,0 +1,158 @@
+"""A player's request for a roll (issue 8, "Roll requests"): checked against RULES 1.2 when
+made, shown in the post, answered by the GM with one click into the panel, the roll landing
+in a new post placed as the answer, linked both ways; withdrawn by its player."""
+
+import html
+import uuid
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.test import Client
+from django.urls import reverse
+
+from diary.models import Post
+from diary.services import post_create
+from rolls.models import AskStatus, Roll, RollAsk
+from tests.conftest import polish
+from tests.rolls.test_panel import skill, trait
+
+pytestmark = pytest.mark.django_db
+
+
+def ask_url(table):
+    return reverse("rolls:ask", args=[table.session.pk])
+
+
+def narrate(table, user, character, text="Borys próbuje otworzyć zamek."):
+    return post_create(
+        session=table.session, author=user, character=character, narration=text, nc_note=""
+    )
+
+
+def ask_data(character, skill_name, *sources, **extra):
+    data = {"a-character": character.pk, "a-test": "skill", "a-skill": skill(skill_name)}
+    data["a-sources"] = [trait(name) for name in sources]
+    data.update(extra)
+    return data
+
+
+def plain_client(user) -> Client:
+    """A browser following a link as it is written (no signing of the panel's fields)."""
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def test_a_player_asks_for_a_skill_roll_and_it_shows_in_the_post(table, client_for):
+    post = narrate(table, table.bob, table.borys)
+    response = client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
+    )
+    assert response.status_code == 302
+    ask = RollAsk.objects.get()
+    assert (ask.post, ask.character, ask.status) == (post, table.borys, AskStatus.OPEN)
+    assert "Otwieranie zamków" in ask.summary and "Precyzyjny +50" in ask.summary
+    page = html.unescape(client_for(table.bob).get(response.url.split("#")[0]).content.decode())
+    assert ask.summary in page
+    assert polish("Withdraw the request") in page
+    gm_page = html.unescape(client_for(table.gm).get(response.url.split("#")[0]).content.decode())
+    assert polish("Answer with a roll") in gm_page
+
+
+def test_a_source_of_another_attribute_is_refused_next_to_the_field(table, client_for):
+    """Seed 000, examples 2 and 3: an ability counts only for its own attribute."""
+    narrate(table, table.bob, table.borys)
+    response = client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Uwodzenie", "Precyzyjny")
+    )
+    assert response.status_code == 400
+    assert "id_a-sources_error" in response.content.decode()
+    assert not RollAsk.objects.exists()
+
+
+def test_a_request_needs_the_post_describing_the_action(table, client_for):
+    response = client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Otwieranie zamków")
+    )
+    assert response.status_code == 400
+    assert polish(
+        "Describe the action in a post of this turn first; the request is attached to it."
+    ) in html.unescape(response.content.decode())
+    assert not RollAsk.objects.exists()
+
+
+def test_only_players_of_the_session_ask_and_only_for_their_own_character(table, client_for):
+    narrate(table, table.bob, table.borys)
+    for who in (table.gm, table.moderator):
+        assert client_for(who).get(ask_url(table)).status_code == 403
+    assert client_for(table.outsider).get(ask_url(table)).status_code in (403, 404)
+    # Alicja cannot ask in Borys's name: he is not among her characters.
+    response = client_for(table.alice).post(ask_url(table), ask_data(table.borys, "Uwodzenie"))
+    assert response.status_code == 400
+    assert not RollAsk.objects.exists()
+
+
+def test_the_gm_answers_in_one_click_and_the_roll_lands_after_the_request(table, client_for):
+    post = narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
+    )
+    ask = RollAsk.objects.get()
+    page = client_for(table.gm).get(post.get_absolute_url().split("#")[0])
+    answer_url = next(view.answer_url for view in page.context["rolls"].open_asks)
+    # The one click: a plain link, opened as a clean panel with the request's test prefilled.
+    gm = plain_client(table.gm)
+    panel = gm.get(answer_url, follow=True)
+    body = html.unescape(panel.content.decode())
+    assert panel.status_code == 200 and str(ask.summary) in body
+    form = panel.context["panel"]
+    fields = {
+        "token": form.token_form.initial.get("token") or form.token_form.data.get("token"),
+        **{key: form.token_form.data.get(key) for key in ("mode", "ask")},
+    }
+    data = {**panel.context["panel"].token_form.data.dict(), **fields}
+    data.update(
+        {
+            "a-character": table.borys.pk,
+            "a-skill": skill("Otwieranie zamków"),
+            "a-sources": [trait("Precyzyjny")],
+            "a-gm_difficulty": "-100",
+            "a-gm_difficulty_reason": "zardzewiały zamek",
+            "a-gm_bonus": "0",
+            "a-action_value": "0",
+        }
+    )
+    response = gm.post(reverse("rolls:panel", args=[table.session.pk]), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    roll = Roll.objects.get()
+    ask.refresh_from_db()
+    assert (ask.status, ask.answer) == (AskStatus.ANSWERED, roll)
+    # A new post of the GM's, placed after the request's post, holds the answer.
+    assert roll.post.author == table.gm and roll.post.pk > post.pk
+    assert roll.record["answers"] == {"ask": ask.pk, "post": post.pk, "summary": ask.summary}
+    diary = html.unescape(client_for(table.bob).get(post.get_absolute_url()).content.decode())
+    assert polish("answered by roll #%(seq)s", seq=roll.seq) in diary
+
+
+def test_a_withdrawn_request_cannot_be_answered(table, client_for):
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    withdraw = reverse("rolls:ask_withdraw", args=[table.session.pk, ask.pk])
+    assert client_for(table.alice).post(withdraw).status_code == 403
+    assert client_for(table.bob).post(withdraw).status_code == 302
+    ask.refresh_from_db()
+    assert ask.status == AskStatus.WITHDRAWN
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    request = RollRequest(
+        kind="skill", a=SideRequest(table.borys.pk, "skill", skill_id=skill("Otwieranie zamków"))
+    )
+    with pytest.raises(ValidationError) as refused:
+        roll_make(
+            session=table.session, by=table.gm, request=request, token=uuid.uuid4(), answers=ask
+        )
+    assert "ask" in getattr(refused.value, "error_dict", {})
+    assert not Roll.objects.exists()
+    assert Post.objects.filter(author=table.gm).count() == 0
