@@ -105,6 +105,16 @@ class World:
                 "items": {},
             },
         )
+        self.ask = roll_services.roll_ask_create(
+            session=self.session,
+            by=self.player,
+            side=SideRequest(
+                character_id=self.character.pk,
+                test="attribute",
+                attribute_ids=(self.character.attribute_values.first().attribute_id,),
+            ),
+            post=self.post,
+        )
         attribute = self.character.attribute_values.select_related("attribute").first()
         self.roll = roll_services.roll_make(
             session=self.session,
@@ -139,6 +149,7 @@ class World:
             "diary:post_hide": {"pk": self.post.pk},
             "diary:post_history": {"pk": self.post.pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
+            "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
         }
         if name in by_name:
             return by_name[name]
