@@ -148,6 +148,16 @@ class Panel:
             .first()
         )
 
+    @property
+    def open_asks(self) -> list:
+        """The GM's view of the session's requests still waiting (answer one from here)."""
+        if not self.gm:
+            return []
+        return [
+            selectors.ask_view(ask, is_gm=True, user_id=self.user.pk)
+            for ask in selectors.open_roll_asks(self.session)
+        ]
+
     # The initiative tab's column: the attribute the engine rolls initiative on.
     speed_attribute = f1000.SPEED_ATTRIBUTE
 

@@ -33,12 +33,11 @@ def diary_rolls(posts, access):
     rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
     for roll in rolls:
         by_post.setdefault(roll.post_id, []).append(roll_view(roll))
+    who = {"is_gm": access.is_gm, "user_id": access.user.pk}
     asks_by_post: dict[int, list] = {}
     for ask in RollAsk.objects.filter(post__in=[p.pk for p in posts]).select_related("answer"):
-        asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, access))
-    open_asks = (
-        [ask_view(a, access) for a in open_roll_asks(access.session)] if access.is_gm else []
-    )
+        asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
+    open_asks = [ask_view(a, **who) for a in open_roll_asks(access.session)] if access.is_gm else []
     return DiaryRolls(
         by_post=by_post,
         head=chain_head(access.session),
@@ -67,15 +66,14 @@ class AskView:
     may_withdraw: bool
 
 
-def ask_view(ask: RollAsk, access) -> AskView:
+def ask_view(ask: RollAsk, *, is_gm: bool, user_id: int | None) -> AskView:
     from django.urls import reverse
 
-    open_for_gm = ask.is_open and access.is_gm
     answer_url = ""
-    if open_for_gm:
+    if ask.is_open and is_gm:
         panel = reverse("rolls:panel", args=[ask.session_id])
         answer_url = f"{panel}?{ask_answer_query(ask).urlencode()}"
-    mine = access.user.is_authenticated and ask.asked_by_id == access.user.pk
+    mine = user_id is not None and ask.asked_by_id == user_id
     return AskView(ask=ask, answer_url=answer_url, may_withdraw=ask.is_open and mine)
 
 

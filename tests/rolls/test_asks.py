@@ -156,3 +156,12 @@ def test_a_withdrawn_request_cannot_be_answered(table, client_for):
     assert "ask" in getattr(refused.value, "error_dict", {})
     assert not Roll.objects.exists()
     assert Post.objects.filter(author=table.gm).count() == 0
+
+
+def test_the_panel_lists_the_open_requests_for_the_gm(table, client_for):
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    panel = client_for(table.gm).get(reverse("rolls:panel", args=[table.session.pk]), follow=True)
+    body = html.unescape(panel.content.decode())
+    assert ask.summary in body and f"ask={ask.pk}" in body

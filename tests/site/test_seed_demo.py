@@ -23,3 +23,15 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     User = get_user_model()
     assert User.objects.get(username="moderator").groups.filter(name="Moderator").exists()
     assert User.objects.get(username="gm").check_password("kostka-gm-1000")
+
+
+def test_seed_demo_has_an_open_request_and_an_answered_one():
+    """A new user meets roll requests in the demo: one waiting, one answered by a roll."""
+    from rolls.models import AskStatus, RollAsk
+
+    call_command("seed_demo")
+    statuses = sorted(RollAsk.objects.values_list("status", flat=True))
+    assert statuses == sorted([AskStatus.OPEN, AskStatus.ANSWERED])
+    answered = RollAsk.objects.get(status=AskStatus.ANSWERED)
+    assert answered.answer.record["answers"]["ask"] == answered.pk
+    assert answered.answer.post.pk > answered.post.pk

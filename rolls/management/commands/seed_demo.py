@@ -4,6 +4,7 @@ Everything goes through the same services the pages use. Running it again
 changes nothing and prints the credentials again.
 """
 
+import dataclasses
 import uuid
 
 from django.contrib.auth import get_user_model
@@ -18,7 +19,7 @@ from characters.systems import RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
 from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
-from rolls.services import roll_make
+from rolls.services import roll_ask_create, roll_make
 
 # Development passwords only: printed at the end so a developer can log in.
 DEMO_USERS = {
@@ -195,7 +196,58 @@ class Command(BaseCommand):
                 nc_note=nc_note,
             )
         self._rolls(session, gm, characters)
+        self._asks(session, users, characters)
         return session
+
+    def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
+        """Two players ask for rolls in the current turn; the GM answers one in one click,
+        the other waits in the diary's side panel."""
+        attribute = {a.name: a.pk for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
+        skill = {s.name: s.pk for s in Skill.objects.filter(system=RuleSystem.FORUM1000)}
+        trait = {t.name: t.pk for t in Trait.objects.filter(system=RuleSystem.FORUM1000)}
+        lirael, borys = characters["Lirael"], characters["Borys"]
+        asks = [
+            (
+                "gracz",
+                lirael,
+                "Lirael wypatruje w mgle, kto zamknął bramę.",
+                SideRequest(
+                    lirael.pk,
+                    "attribute",
+                    (attribute["Percepcja"],),
+                    trait_ids=(trait["Dobry Wzrok"],),
+                ),
+            ),
+            (
+                "gracz2",
+                borys,
+                "Borys przygważdża strażnika do ściany i warczy mu prosto w twarz.",
+                SideRequest(borys.pk, "skill", skill_id=skill["Zastraszanie"]),
+            ),
+        ]
+        made = []
+        for username, character, narration, side in asks:
+            post = diary_services.post_create(
+                session=session,
+                author=users[username],
+                character=character,
+                narration=narration,
+                nc_note="",
+            )
+            made.append(roll_ask_create(session=session, by=users[username], side=side, post=post))
+        answered = made[0]
+        roll_make(
+            session=session,
+            by=users["gm"],
+            request=RollRequest(
+                kind="attribute",
+                a=dataclasses.replace(
+                    asks[0][3], gm_difficulty=GmModifier(-50, "Gęsta mgła przy bramie")
+                ),
+            ),
+            token=uuid.uuid4(),
+            answers=answered,
+        )
 
     def _rolls(self, session: GameSession, gm, characters: dict) -> None:
         """A roll of every tab, through the same service the panel uses."""
