@@ -375,9 +375,7 @@ def _plan_record_transition(*, session: GameSession, by, source: str, to: str) -
     submitted; accepting or taking it back closes that submission."""
     if to == SessionStatus.PLAN_SUBMITTED:
         plan = SessionPlan.objects.filter(session=session).first()
-        number = (
-            PlanSubmission.objects.filter(session=session).aggregate(n=Max("number"))["n"] or 0
-        )
+        number = PlanSubmission.objects.filter(session=session).aggregate(n=Max("number"))["n"] or 0
         PlanSubmission.objects.create(
             session=session,
             number=number + 1,
