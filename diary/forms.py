@@ -46,6 +46,10 @@ class SessionForm(forms.ModelForm):
             if self.instance.rules_locked:
                 self.fields["criticals_enabled"].disabled = True
                 self.fields["npc_mode"].disabled = True
+            if self.instance.status == SessionStatus.PLAN_SUBMITTED:
+                # Under review: the settings are part of the plan (issue 8).
+                for name in ("criticals_enabled", "npc_mode", "roll_policy"):
+                    self.fields[name].disabled = True
 
 
 class StatusForm(forms.Form):

@@ -68,9 +68,22 @@ def session_update(*, session: GameSession, by, **fields) -> GameSession:
             raise ValidationError(
                 {name: _("This setting is fixed once the session plan is accepted.")}
             )
+        if (
+            name in PLAN_SETTINGS
+            and session.status == SessionStatus.PLAN_SUBMITTED
+            and getattr(session, name) != value
+        ):
+            # What the moderators review is what will run (issue 8).
+            raise ValidationError(
+                {name: _("The plan is with the moderators: take it back to draft to change this.")}
+            )
         setattr(session, name, value)
     session.save()
     return session
+
+
+# The session's settings that are part of its plan, snapshotted with each submission.
+PLAN_SETTINGS = ("criticals_enabled", "npc_mode", "roll_policy")
 
 
 # Who may move a session from one status to the next: "gm" or "moderator".

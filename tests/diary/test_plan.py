@@ -239,3 +239,37 @@ def test_gm_home_lists_join_requests(make_user, make_character, make_session, cl
     assert polish("Characters asking to join") in page
     assert reverse("diary:participants", args=[session.pk]) in page
     assert client_for(player).get(reverse("home")).context["join_requests"] == []
+
+
+def test_plan_settings_are_fixed_while_the_plan_is_reviewed(planned):
+    from django.core.exceptions import ValidationError
+
+    services.session_transition(session=planned.session, by=planned.gm, to="plan_submitted")
+    with pytest.raises(ValidationError) as error:
+        services.session_update(session=planned.session, by=planned.gm, roll_policy="players_own")
+    assert "roll_policy" in error.value.error_dict
+    planned.session.refresh_from_db()
+    assert planned.session.roll_policy == "gm_only"
+    # The title is not part of the plan.
+    services.session_update(session=planned.session, by=planned.gm, title="Nowy tytuł")
+
+
+def test_settings_form_disables_plan_settings_under_review(planned, client_for):
+    client = client_for(planned.gm)
+    _submit(client, planned)
+    url = reverse("diary:session_edit", args=[planned.session.pk])
+    response = client.post(
+        url,
+        {
+            "title": "Bród",
+            "description": "",
+            "criticals_enabled": "",
+            "npc_mode": "fixed_modifiers",
+            "roll_policy": "players_own",
+        },
+    )
+    assert response.status_code == 302
+    planned.session.refresh_from_db()
+    assert planned.session.title == "Bród"
+    assert (planned.session.criticals_enabled, planned.session.npc_mode) == (True, "gm_character")
+    assert planned.session.roll_policy == "gm_only"
