@@ -273,3 +273,32 @@ def test_settings_form_disables_plan_settings_under_review(planned, client_for):
     assert planned.session.title == "Bród"
     assert (planned.session.criticals_enabled, planned.session.npc_mode) == (True, "gm_character")
     assert planned.session.roll_policy == "gm_only"
+
+
+def test_seed_demo_plan_was_returned_once_then_accepted():
+    from django.core.management import call_command
+
+    from diary.models import GameSession
+
+    call_command("seed_demo")
+    session = GameSession.objects.get()
+    assert "kupiec" in session.plan.scenario.lower()
+    returned, accepted = session.plan_submissions.order_by("number")
+    assert returned.decision == PlanDecision.RETURNED and returned.comment
+    assert returned.reviewed_by.username == "moderator"
+    assert accepted.decision == PlanDecision.ACCEPTED
+    assert accepted.scenario == session.plan.scenario != returned.scenario
+
+
+def test_admin_shows_submissions_read_only(planned, client):
+    from django.contrib.auth import get_user_model
+
+    services.session_transition(session=planned.session, by=planned.gm, to="plan_submitted")
+    superuser = get_user_model().objects.create_superuser("szef", password="x-Sekret-1000")
+    client.force_login(superuser)
+    submission = PlanSubmission.objects.get()
+    url = reverse("admin:diary_plansubmission_change", args=[submission.pk])
+    assert client.get(url).status_code == 200
+    client.post(url, {"comment": "zmiana", "decision": "accepted"})
+    submission.refresh_from_db()
+    assert submission.decision == PlanDecision.PENDING and submission.comment == ""
