@@ -428,7 +428,9 @@ def session_plan_update(*, session: GameSession, by, scenario: str) -> SessionPl
 
 
 @transaction.atomic
-def session_plan_review(*, session: GameSession, by, accept: bool, comment: str) -> PlanSubmission:
+def session_plan_review(
+    *, session: GameSession, by, accept: bool, comment: str
+) -> PlanSubmission | None:
     """A moderator accepts the submitted plan (the session may then start) or returns it to
     the GM with a comment, which is required (the session goes back to draft)."""
     session = GameSession.objects.select_for_update().get(pk=session.pk)
