@@ -12,7 +12,12 @@ from django.views.decorators.http import require_GET, require_http_methods
 from characters.selectors import characters_of, proposals_waiting_for
 from config import usernames
 from config.ratelimits import rate_limited
-from diary.selectors import pending_invitations, sessions_of_user
+from diary.selectors import (
+    join_requests_waiting_for,
+    pending_invitations,
+    plans_to_review,
+    sessions_of_user,
+)
 
 
 class SignUpForm(UserCreationForm):
@@ -37,6 +42,8 @@ def home(request):
             "characters": characters_of(request.user),
             "invitations": pending_invitations(request.user),
             "waiting_proposals": proposals_waiting_for(request.user),
+            "plans_to_review": plans_to_review(request.user),
+            "join_requests": join_requests_waiting_for(request.user),
         }
     return render(request, "home.html", context)
 

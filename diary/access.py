@@ -124,6 +124,23 @@ class SessionAccess:
         diary.services.transitions_for."""
         return self.is_gm or self.is_moderator
 
+    # --- The session plan and its review (issue 8) ---
+
+    @property
+    def can_see_plan(self) -> bool:
+        """The plan page: its scenario, every submission and every review comment."""
+        return self.is_gm or self.is_moderator
+
+    @property
+    def can_edit_plan(self) -> bool:
+        """The GM writes the plan while it is a draft (new, or returned by a moderator)."""
+        return self.is_gm and self.session.status == SessionStatus.DRAFT
+
+    @property
+    def can_review_plan(self) -> bool:
+        """A moderator accepts or returns a plan that waits for review."""
+        return self.is_moderator and self.session.status == SessionStatus.PLAN_SUBMITTED
+
     def post(self, post: Post) -> PostAccess:
         """The flags for one post of this session (no query)."""
         user_id = self.user.pk if self.user.is_authenticated else None

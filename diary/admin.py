@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
-from diary.models import GameSession, Participation, Post, PostRevision, Turn
+from diary.models import GameSession, Participation, PlanSubmission, Post, PostRevision, Turn
 
 # Everything here is read-only: the diary's services keep its rules (finding 14).
 
@@ -34,3 +34,10 @@ class PostAdmin(ReadOnlyAdmin):
     list_display = ["id", "session", "turn", "author", "character", "created_at", "hidden_at"]
     list_filter = ["session"]
     inlines = [PostRevisionInline]
+
+
+# The session plan (issue 8): read-only like the rest; reviews happen on the plan page.
+@admin.register(PlanSubmission)
+class PlanSubmissionAdmin(ReadOnlyAdmin):
+    list_display = ["session", "number", "submitted_by", "submitted_at", "decision", "reviewed_by"]
+    list_filter = ["decision"]

@@ -46,6 +46,10 @@ class SessionForm(forms.ModelForm):
             if self.instance.rules_locked:
                 self.fields["criticals_enabled"].disabled = True
                 self.fields["npc_mode"].disabled = True
+            if self.instance.status == SessionStatus.PLAN_SUBMITTED:
+                # Under review: the settings are part of the plan (issue 8).
+                for name in ("criticals_enabled", "npc_mode", "roll_policy"):
+                    self.fields[name].disabled = True
 
 
 class StatusForm(forms.Form):
@@ -169,3 +173,39 @@ class NewPostForm(PostForm):
 
 class HideForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=HIDE_REASON_MAX_LENGTH, required=False)
+
+
+# The session plan and its review (issue 8).
+SCENARIO_MAX_LENGTH = 20_000
+REVIEW_COMMENT_MAX_LENGTH = 5_000
+
+
+class PlanForm(forms.Form):
+    scenario = forms.CharField(
+        label=_("Scenario"),
+        required=False,
+        max_length=SCENARIO_MAX_LENGTH,
+        help_text=_("What the session is about, its scenes and threats. Markdown, like posts."),
+        widget=forms.Textarea(attrs={"rows": 12}),
+    )
+
+
+class PlanReviewForm(forms.Form):
+    decision = forms.ChoiceField(
+        label=_("Decision"),
+        choices=[("accept", _("Accept the plan")), ("return", _("Return it to the GM"))],
+        widget=forms.RadioSelect,
+    )
+    comment = forms.CharField(
+        label=_("Comment for the GM"),
+        required=False,
+        max_length=REVIEW_COMMENT_MAX_LENGTH,
+        help_text=_("Required when you return the plan."),
+        widget=forms.Textarea(attrs={"rows": 4}),
+    )
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("decision") == "return" and not (cleaned.get("comment") or "").strip():
+            self.add_error("comment", _("Say what the GM should change in the plan."))
+        return cleaned

@@ -243,3 +243,76 @@ class PostRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.post} v{self.version}"
+
+
+# ---------------------------------------------------------------------------
+# The session plan (Plan Sesji) and its review by moderators
+# ---------------------------------------------------------------------------
+
+
+class SessionPlan(models.Model):
+    """The plan's own content; its rule settings live on the session (criticals, NPC mode,
+    who may roll). Made on first save; a session without one has an empty scenario."""
+
+    session = models.OneToOneField(GameSession, on_delete=models.CASCADE, related_name="plan")
+    scenario = models.TextField(_("scenario"), blank=True)
+    # Markdown rendered once on write, already sanitised (diary/markdown.py).
+    scenario_html = models.TextField(editable=False, blank=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("session plan")
+        verbose_name_plural = _("session plans")
+
+    def __str__(self) -> str:
+        return str(self.session)
+
+
+class PlanDecision(models.TextChoices):
+    PENDING = "pending", _("waiting for review")
+    ACCEPTED = "accepted", _("accepted")
+    RETURNED = "returned", _("returned for changes")
+    WITHDRAWN = "withdrawn", _("taken back by the GM")
+
+
+class PlanSubmission(models.Model):
+    """The plan as the GM submitted it, and what the review said. Rows are kept."""
+
+    session = models.ForeignKey(
+        GameSession, on_delete=models.PROTECT, related_name="plan_submissions"
+    )
+    number = models.PositiveIntegerField(_("number"))
+    scenario = models.TextField(_("scenario"), blank=True)
+    scenario_html = models.TextField(editable=False, blank=True)
+    criticals_enabled = models.BooleanField(_("criticals"))
+    npc_mode = models.CharField(_("NPC mode"), max_length=20, choices=NpcMode.choices)
+    roll_policy = models.CharField(_("who may roll"), max_length=20, choices=RollPolicy.choices)
+    submitted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    submitted_at = models.DateTimeField(_("submitted"), auto_now_add=True)
+    decision = models.CharField(
+        _("decision"), max_length=20, choices=PlanDecision.choices, default=PlanDecision.PENDING
+    )
+    reviewed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+    )
+    reviewed_at = models.DateTimeField(_("reviewed"), null=True, blank=True)
+    comment = models.TextField(_("review comment"), blank=True)
+
+    class Meta:
+        ordering = ["session", "-number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "number"], name="plan_submission_unique_number"
+            ),
+        ]
+        verbose_name = _("plan submission")
+        verbose_name_plural = _("plan submissions")
+
+    def __str__(self) -> str:
+        return f"{self.session} plan #{self.number}"

@@ -3,15 +3,18 @@
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import Q
+from django.db.models import F, Max, Q
 from django.urls import reverse
 
 from characters.models import Character
+from characters.roles import is_moderator
 from diary.models import (
     GameSession,
     Participation,
     ParticipationStatus,
+    PlanSubmission,
     Post,
+    SessionPlan,
     SessionStatus,
     Turn,
 )
@@ -184,4 +187,71 @@ def pending_invitations(user) -> list[Participation]:
         Participation.objects.filter(
             character__owner=user, status=ParticipationStatus.INVITED
         ).select_related("session__gm", "character")
+    )
+
+
+# ---------------------------------------------------------------------------
+# The session plan and its review (issue 8)
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PlanPage:
+    plan: SessionPlan | None
+    # Newest first: every submission with its review.
+    submissions: list[PlanSubmission]
+
+    @property
+    def last(self) -> PlanSubmission | None:
+        return self.submissions[0] if self.submissions else None
+
+
+def plan_page(session: GameSession) -> PlanPage:
+    return PlanPage(
+        plan=SessionPlan.objects.filter(session=session).first(),
+        submissions=list(
+            PlanSubmission.objects.filter(session=session)
+            .select_related("submitted_by", "reviewed_by")
+            .order_by("-number")
+        ),
+    )
+
+
+def plan_last_review(access) -> PlanSubmission | None:
+    """The session page's plan notice: the latest submission, for those who see the plan,
+    while the plan is not accepted yet."""
+    if not access.can_see_plan or access.session.status not in (
+        SessionStatus.DRAFT,
+        SessionStatus.PLAN_SUBMITTED,
+    ):
+        return None
+    return (
+        PlanSubmission.objects.filter(session=access.session)
+        .select_related("reviewed_by")
+        .order_by("-number")
+        .first()
+    )
+
+
+def plans_to_review(user) -> list[GameSession]:
+    """A moderator's home: submitted plans, the longest waiting first."""
+    if not user.is_authenticated or not is_moderator(user):
+        return []
+    return list(
+        GameSession.objects.filter(status=SessionStatus.PLAN_SUBMITTED)
+        .select_related("gm")
+        .annotate(submitted_at=Max("plan_submissions__submitted_at"))
+        .order_by(F("submitted_at").asc(nulls_first=True), "pk")
+    )
+
+
+def join_requests_waiting_for(user) -> list[Participation]:
+    """A GM's home: characters asking to join the sessions they run, oldest first."""
+    if not user.is_authenticated:
+        return []
+    return list(
+        Participation.objects.filter(session__gm=user, status=ParticipationStatus.REQUESTED)
+        .exclude(session__status=SessionStatus.FINISHED)
+        .select_related("session", "character__owner")
+        .order_by("created_at", "pk")
     )

@@ -19,8 +19,11 @@ from diary.models import (
     GameSession,
     Participation,
     ParticipationStatus,
+    PlanDecision,
+    PlanSubmission,
     Post,
     PostRevision,
+    SessionPlan,
     SessionStatus,
     Turn,
 )
@@ -65,9 +68,22 @@ def session_update(*, session: GameSession, by, **fields) -> GameSession:
             raise ValidationError(
                 {name: _("This setting is fixed once the session plan is accepted.")}
             )
+        if (
+            name in PLAN_SETTINGS
+            and session.status == SessionStatus.PLAN_SUBMITTED
+            and getattr(session, name) != value
+        ):
+            # What the moderators review is what will run (issue 8).
+            raise ValidationError(
+                {name: _("The plan is with the moderators: take it back to draft to change this.")}
+            )
         setattr(session, name, value)
     session.save()
     return session
+
+
+# The session's settings that are part of its plan, snapshotted with each submission.
+PLAN_SETTINGS = ("criticals_enabled", "npc_mode", "roll_policy")
 
 
 # Who may move a session from one status to the next: "gm" or "moderator".
@@ -110,8 +126,10 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
         )
     if to not in session_allowed_transitions(session=session, user=by):
         raise PermissionDenied
+    source = session.status
     session.status = to
     session.save(update_fields=["status", "updated_at"])
+    _plan_record_transition(session=session, by=by, source=source, to=to)
     if to == SessionStatus.RUNNING and not session.turns.exists():
         Turn.objects.create(session=session, number=1, opened_by=by)
     return session
@@ -349,3 +367,93 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
     post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
     post.session.touch()
     return post
+
+
+# ---------------------------------------------------------------------------
+# The session plan and its review (issue 8)
+# ---------------------------------------------------------------------------
+
+
+def _pending_submission(session: GameSession) -> PlanSubmission | None:
+    return (
+        PlanSubmission.objects.select_for_update()
+        .filter(session=session, decision=PlanDecision.PENDING)
+        .order_by("-number")
+        .first()
+    )
+
+
+def _plan_record_transition(*, session: GameSession, by, source: str, to: str) -> None:
+    """Every status step of the plan leaves its trace: a submission keeps the plan as
+    submitted; accepting or taking it back closes that submission."""
+    if to == SessionStatus.PLAN_SUBMITTED:
+        plan = SessionPlan.objects.filter(session=session).first()
+        number = PlanSubmission.objects.filter(session=session).aggregate(n=Max("number"))["n"] or 0
+        PlanSubmission.objects.create(
+            session=session,
+            number=number + 1,
+            scenario=plan.scenario if plan else "",
+            scenario_html=plan.scenario_html if plan else "",
+            criticals_enabled=session.criticals_enabled,
+            npc_mode=session.npc_mode,
+            roll_policy=session.roll_policy,
+            submitted_by=by,
+        )
+        return
+    if source != SessionStatus.PLAN_SUBMITTED:
+        return
+    submission = _pending_submission(session)
+    if submission is None:  # submitted before plans were kept
+        return
+    if to == SessionStatus.ACCEPTED:
+        submission.decision = PlanDecision.ACCEPTED
+        submission.reviewed_by = by
+    elif to == SessionStatus.DRAFT:
+        submission.decision = PlanDecision.WITHDRAWN
+    submission.reviewed_at = timezone.now()
+    submission.save(update_fields=["decision", "reviewed_by", "reviewed_at"])
+
+
+@transaction.atomic
+def session_plan_update(*, session: GameSession, by, scenario: str) -> SessionPlan:
+    """The GM writes the plan's scenario while the plan is a draft."""
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not session_access(by, session).can_edit_plan:
+        raise PermissionDenied
+    plan, _created = SessionPlan.objects.get_or_create(session=session)
+    plan.scenario = scenario
+    plan.scenario_html = render_narration(scenario)
+    plan.save()
+    return plan
+
+
+@transaction.atomic
+def session_plan_review(
+    *, session: GameSession, by, accept: bool, comment: str
+) -> PlanSubmission | None:
+    """A moderator accepts the submitted plan (the session may then start) or returns it to
+    the GM with a comment, which is required (the session goes back to draft)."""
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not session_access(by, session).can_review_plan:
+        raise PermissionDenied
+    comment = comment.strip()
+    if not accept and not comment:
+        raise ValidationError({"comment": _("Say what the GM should change in the plan.")})
+    if accept:
+        session_transition(session=session, by=by, to=SessionStatus.ACCEPTED)
+        submission = PlanSubmission.objects.filter(session=session).order_by("-number").first()
+    else:
+        # Returning is the moderators' own way back to draft (TRANSITIONS gives the plain
+        # step back to the GM, who takes a submission back without a comment).
+        submission = _pending_submission(session)
+        session.status = SessionStatus.DRAFT
+        session.save(update_fields=["status", "updated_at"])
+        if submission is None:
+            return None
+        submission.decision = PlanDecision.RETURNED
+        submission.reviewed_by = by
+        submission.reviewed_at = timezone.now()
+    if submission is not None:
+        submission.comment = comment
+        submission.save(update_fields=["decision", "reviewed_by", "reviewed_at", "comment"])
+    return submission

@@ -25,6 +25,8 @@ from diary.forms import (
     InviteForm,
     JoinForm,
     NewPostForm,
+    PlanForm,
+    PlanReviewForm,
     PostForm,
     SessionForm,
     StatusForm,
@@ -142,6 +144,7 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
         "post_form": post_form if can_post else None,
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
+        "plan_last": selectors.plan_last_review(access),
     }
 
 
@@ -435,3 +438,85 @@ def post_history(request, pk: int):
     post = post_access.post
     revisions = post.revisions.select_related("written_by", "character").order_by("-version")
     return render(request, "diary/post_history.html", {"post": post, "revisions": revisions})
+
+
+# ---------------------------------------------------------------------------
+# The session plan and its review (issue 8)
+# ---------------------------------------------------------------------------
+
+
+def _plan_render(request, access: SessionAccess, *, plan_form=None, review_form=None, status=200):
+    page = selectors.plan_page(access.session)
+    if access.can_edit_plan and plan_form is None:
+        plan_form = PlanForm(initial={"scenario": page.plan.scenario if page.plan else ""})
+    if access.can_review_plan and review_form is None:
+        review_form = PlanReviewForm()
+    return render(
+        request,
+        "diary/plan.html",
+        {
+            "session": access.session,
+            "access": access,
+            "page": page,
+            "plan_form": plan_form if access.can_edit_plan else None,
+            "review_form": review_form if access.can_review_plan else None,
+            "transitions": services.transitions_for(access),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def session_plan(request, pk: int):
+    """The plan page (GM and moderators): the plan now, every submission and review; the GM
+    writes the scenario here while the plan is a draft."""
+    access = access_session(request.user, pk)
+    if not access.can_see_plan:
+        raise PermissionDenied
+    if request.method == "GET":
+        return _plan_render(request, access)
+    if not access.can_edit_plan:
+        raise PermissionDenied
+    form = PlanForm(request.POST)
+    if form.is_valid():
+        try:
+            services.session_plan_update(
+                session=access.session, by=request.user, **form.cleaned_data
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The plan has been saved."))
+            return redirect("diary:session_plan", pk=pk)
+    return _plan_render(request, access, plan_form=form, status=400)
+
+
+@login_required
+@require_POST
+def session_plan_review(request, pk: int):
+    """A moderator accepts the submitted plan or returns it with a comment."""
+    access = access_session(request.user, pk)
+    if not access.is_moderator:
+        raise PermissionDenied
+    if not access.can_review_plan:
+        messages.error(request, _("This plan is not waiting for review."))
+        return redirect("diary:session_plan", pk=pk)
+    form = PlanReviewForm(request.POST)
+    if form.is_valid():
+        try:
+            services.session_plan_review(
+                session=access.session,
+                by=request.user,
+                accept=form.cleaned_data["decision"] == "accept",
+                comment=form.cleaned_data["comment"],
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            if form.cleaned_data["decision"] == "accept":
+                messages.success(request, _("The plan has been accepted."))
+            else:
+                messages.success(request, _("The plan has been returned to the GM."))
+            return redirect("diary:session_plan", pk=pk)
+    return _plan_render(request, access, review_form=form, status=400)

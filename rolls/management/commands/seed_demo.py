@@ -179,6 +179,7 @@ class Command(BaseCommand):
             diary_services.participation_decide(
                 participation=participation, by=character.owner, accept=True
             )
+        self._plan_returned_once(session, users)
         for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
             by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
             session = diary_services.session_transition(session=session, by=by, to=status)
@@ -329,3 +330,33 @@ class Command(BaseCommand):
             )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+    def _plan_returned_once(self, session: GameSession, users: dict) -> None:
+        """The plan's story before the session starts: written, returned by the moderator
+        with a comment, revised (the caller's steps then submit it again and accept it)."""
+        gm, moderator = users["gm"], users["moderator"]
+        diary_services.session_plan_update(session=session, by=gm, scenario=PLAN_FIRST)
+        diary_services.session_transition(session=session, by=gm, to=SessionStatus.PLAN_SUBMITTED)
+        diary_services.session_plan_review(
+            session=session, by=moderator, accept=False, comment=PLAN_REVIEW_COMMENT
+        )
+        diary_services.session_plan_update(session=session, by=gm, scenario=PLAN_REVISED)
+
+
+PLAN_FIRST = """\
+Drużyna eskortuje wóz **starego kupca** przez bród na Czarnej Rzece. We mgle czekają wilki.
+
+1. Targi z kupcem o zapłatę.
+2. Przeprawa przez bród i atak wilków.
+"""
+PLAN_REVIEW_COMMENT = (
+    "Brakuje opisu NPC: jak łatwowierny jest kupiec i ilu jest wilków? "
+    "Dopisz też, co się dzieje, jeśli drużyna zawróci."
+)
+PLAN_REVISED = """\
+Drużyna eskortuje wóz **starego kupca** przez bród na Czarnej Rzece. We mgle czekają wilki.
+
+1. Targi z kupcem o zapłatę: kupiec jest łatwowierny (perswazja +100).
+2. Przeprawa przez bród: trzy wilki, przewodnik stada walczy do końca.
+3. Jeśli drużyna zawróci, kupiec jedzie sam, a rano wóz stoi pusty przy brodzie.
+"""
