@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count
+
 from characters.models import Character
 from diary.models import ParticipationStatus
 from rolls.engine import forum1000 as f1000
@@ -45,6 +47,26 @@ def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[R
             session=session, character_id=character_id, turn_number=turn_number, is_action=True
         ).order_by("seq")
     )
+
+
+def in_combat(session) -> bool:
+    """Whether an initiative event is running in the session (RULES 1.5: outside combat a
+    second action roll in a turn is refused; in combat actions are counted, not refused).
+
+    There is no initiative event yet (issue 9 builds it): every turn is outside combat.
+    Issue 9 replaces this body; every caller asks here and nowhere else."""
+    return False
+
+
+def action_roll_counts(session, turn_number: int) -> dict[int, int]:
+    """RULES 1.5: action rolls per acting character in this turn (one query)."""
+    rows = (
+        Roll.objects.filter(session=session, turn_number=turn_number, is_action=True)
+        .exclude(character_id=None)
+        .values("character_id")
+        .annotate(count=Count("id"))
+    )
+    return {row["character_id"]: row["count"] for row in rows}
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
 from rolls.requests import RequestError, RollRequest, build_test
-from rolls.selectors import playing_characters
+from rolls.selectors import action_rolls_in_turn, in_combat, playing_characters
 
 
 @dataclass(frozen=True)
@@ -49,6 +49,29 @@ def prepare(session: GameSession, request: RollRequest):
     """The engine test for a request, or RequestError/RuleError: the panel's preview."""
     characters = playing_characters(session, ids=request.character_ids)
     return build_test(request, characters, session.criticals_enabled)
+
+
+def check_action_limit(
+    session: GameSession, request: RollRequest, turn, name: str, extra_action_reason: str = ""
+) -> dict | None:
+    """RULES 1.5 outside combat: one action roll per character per turn. A second one is
+    refused (RequestError on the reason field) unless the GM gives a reason; then this
+    returns what the roll's record keeps of it. Initiative, defence (side b) and rolls in
+    combat (rolls.selectors.in_combat) are never refused here."""
+    character_id = request.acting_character_id
+    if request.kind == "initiative" or character_id is None or turn is None:
+        return None
+    if in_combat(session):
+        return None
+    earlier = action_rolls_in_turn(session, character_id, turn.number)
+    if not earlier:
+        return None
+    reason = extra_action_reason.strip()
+    if not reason:
+        raise RequestError(
+            "extra_action_reason", "second_action_roll", name=name, seq=earlier[0].seq
+        )
+    return {"reason": reason, "earlier_seq": earlier[0].seq}
 
 
 # ---------------------------------------------------------------------------
@@ -146,16 +169,17 @@ def roll_make(
     token: uuid.UUID,
     post: Post | None = None,
     dice: DiceSource | None = None,
+    extra_action_reason: str = "",
 ) -> RollMade:
     with transaction.atomic():
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
         locked, characters = _lock(session, request)
-        check_may_roll(by, locked, request, characters)
+        check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
         replayed = _replay(locked, by, token, request)
         if replayed is not None:
             return replayed
-        checked = _check(locked, by, request, characters, post)
+        checked = _check(locked, by, request, characters, post, extra_action_reason)
         roll = _append(locked, by, request, token, checked, dice or SystemDice())
     return RollMade(roll, created=True)
 
@@ -168,6 +192,7 @@ class _Checked:
     turn: object
     post: Post
     characters: dict
+    extra_action: dict | None = None  # a second action roll the GM allowed (RULES 1.5)
 
 
 def _lock(session: GameSession, request: RollRequest):
@@ -189,16 +214,23 @@ def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) ->
     return RollMade(existing, created=False)
 
 
-def _check(session: GameSession, by, request: RollRequest, characters, post) -> _Checked:
-    """Every refusal before any die (the rules, the healing effect, the turn, the post),
-    then the post the roll lands in, created if the roller has none this turn."""
+def _check(
+    session: GameSession, by, request: RollRequest, characters, post, extra_action_reason=""
+) -> _Checked:
+    """Every refusal before any die (the rules, the healing effect, the turn, the action
+    limit, the post), then the post the roll lands in, created if the roller has none this
+    turn."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
     test = build_test(request, characters, session.criticals_enabled)
     turn = current_turn(session)
     if turn is None:
         raise PermissionDenied
-    return _Checked(test, turn, _target_post(session, by, turn, post), characters)
+    acting = characters.get(request.acting_character_id)
+    extra = check_action_limit(
+        session, request, turn, acting.name if acting else "", extra_action_reason
+    )
+    return _Checked(test, turn, _target_post(session, by, turn, post), characters, extra)
 
 
 def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
@@ -244,4 +276,4 @@ def _record(session, by, request, checked: _Checked, seq, result, healing, now) 
         "characters": _participants_record(request, checked.characters),
         "result": result.to_dict(),
         "healing": healing,
-    }
+    } | ({"extra_action": checked.extra_action} if checked.extra_action else {})

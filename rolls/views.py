@@ -128,6 +128,7 @@ def _panel_roll(request, access, mode: str):
                 request=panel.request(),
                 token=panel.token_form.cleaned_data["token"],
                 post=target,
+                extra_action_reason=panel.extra_action_reason,
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)
