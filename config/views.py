@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 from characters.selectors import characters_of, proposals_waiting_for
 from config import usernames
 from config.ratelimits import rate_limited
-from diary.selectors import pending_invitations, sessions_of_user
+from diary.selectors import home_turns, pending_invitations, sessions_of_user
 
 
 class SignUpForm(UserCreationForm):
@@ -37,6 +37,7 @@ def home(request):
             "characters": characters_of(request.user),
             "invitations": pending_invitations(request.user),
             "waiting_proposals": proposals_waiting_for(request.user),
+            "turn_waits": home_turns(request.user),
         }
     return render(request, "home.html", context)
 

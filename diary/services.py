@@ -349,3 +349,26 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
     post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
     post.session.touch()
     return post
+
+
+# ---------------------------------------------------------------------------
+# The turn's deadline (issue 8)
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def turn_set_deadline(*, session: GameSession, by, deadline) -> Turn:
+    """The GM sets (or clears, with None) the current turn's deadline; a set one lies in
+    the future. Open diaries refresh to show it."""
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not session_access(by, session).can_set_turn_deadline:
+        raise PermissionDenied
+    turn = current_turn(session)
+    if turn is None:
+        raise ValidationError(_("There is no turn to set a deadline for."))
+    if deadline is not None and deadline <= timezone.now():
+        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    turn.deadline = deadline
+    turn.save(update_fields=["deadline"])
+    session.touch()
+    return turn

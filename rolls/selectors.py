@@ -23,7 +23,7 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
-def diary_rolls(posts, access):
+def diary_rolls(posts, access, turn=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
     views, the chain head and whether the user gets the panel. Two queries a page, and
     the user's role comes from the page's SessionAccess (one participation check a request)."""
@@ -36,7 +36,11 @@ def diary_rolls(posts, access):
     for roll in rolls:
         by_post.setdefault(roll.post_id, []).append(roll_view(roll))
     return DiaryRolls(
-        by_post=by_post, head=chain_head(access.session), may_roll=may_roll_in_diary(access)
+        by_post=by_post,
+        head=chain_head(access.session),
+        may_roll=may_roll_in_diary(access),
+        action_counts=action_roll_counts(access.session, turn.number) if turn else {},
+        action_limit=None if in_combat(access.session) else 1,
     )
 
 
