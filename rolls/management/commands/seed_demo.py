@@ -5,11 +5,14 @@ changes nothing and prints the credentials again.
 """
 
 import uuid
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from characters import services as character_services
 from characters.models import Attribute, Character, Skill, Trait
@@ -195,6 +198,7 @@ class Command(BaseCommand):
                 nc_note=nc_note,
             )
         self._rolls(session, gm, characters)
+        self._turn_deadline(session, gm)
         return session
 
     def _rolls(self, session: GameSession, gm, characters: dict) -> None:
@@ -277,3 +281,10 @@ class Command(BaseCommand):
             )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+    def _turn_deadline(self, session: GameSession, gm) -> None:
+        """Issue 8: the current turn ends in two days, at 20:00 Polish time."""
+        warsaw = ZoneInfo("Europe/Warsaw")
+        day = (timezone.now() + timedelta(days=2)).astimezone(warsaw)
+        deadline = day.replace(hour=20, minute=0, second=0, microsecond=0)
+        diary_services.turn_set_deadline(session=session, by=gm, deadline=deadline)
