@@ -13,6 +13,7 @@ from characters.selectors import characters_of, proposals_waiting_for
 from config import usernames
 from config.ratelimits import rate_limited
 from diary.selectors import (
+    home_turns,
     join_requests_waiting_for,
     pending_invitations,
     plans_to_review,
@@ -44,6 +45,7 @@ def home(request):
             "waiting_proposals": proposals_waiting_for(request.user),
             "plans_to_review": plans_to_review(request.user),
             "join_requests": join_requests_waiting_for(request.user),
+            "turn_waits": home_turns(request.user),
         }
     return render(request, "home.html", context)
 

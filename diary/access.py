@@ -111,6 +111,11 @@ class SessionAccess:
         return self.is_gm and self.session.is_running
 
     @property
+    def can_set_turn_deadline(self) -> bool:
+        """The current turn's deadline (issue 8): the GM's, while the session runs."""
+        return self.is_gm and self.session.is_running
+
+    @property
     def can_see_hidden_content(self) -> bool:
         return self.is_moderator
 

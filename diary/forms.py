@@ -4,6 +4,7 @@ import uuid
 
 from django import forms
 from django.contrib.auth import get_user_model
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
@@ -209,3 +210,22 @@ class PlanReviewForm(forms.Form):
         if cleaned.get("decision") == "return" and not (cleaned.get("comment") or "").strip():
             self.add_error("comment", _("Say what the GM should change in the plan."))
         return cleaned
+
+
+class TurnDeadlineForm(forms.Form):
+    """The current turn's deadline, in the site's time zone (Europe/Warsaw); empty clears it."""
+
+    deadline = forms.DateTimeField(
+        label=_("Turn deadline"),
+        required=False,
+        input_formats=["%Y-%m-%dT%H:%M", "%Y-%m-%d %H:%M"],
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format="%Y-%m-%dT%H:%M"),
+        help_text=_("Polish time. Leave empty for no deadline."),
+        error_messages={"invalid": _("Enter a date and time, e.g. 2026-12-24 18:00.")},
+    )
+
+    def clean_deadline(self):
+        deadline = self.cleaned_data.get("deadline")
+        if deadline is not None and deadline <= timezone.now():
+            raise forms.ValidationError(_("The deadline must be in the future."))
+        return deadline

@@ -139,6 +139,8 @@ class Turn(models.Model):
     opened_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )
+    # Set by the GM for the current turn (in the future when set); shown with the time left.
+    deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
 
     class Meta:
         ordering = ["session", "number"]

@@ -1,10 +1,13 @@
 """Reads for the session pages, each with a fixed number of queries."""
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import F, Max, Q
+from django.db.models import F, Max, OuterRef, Q, Subquery
 from django.urls import reverse
+from django.utils import timezone
+from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
 from characters.roles import is_moderator
@@ -35,6 +38,10 @@ class DiaryRolls:
     asks_by_post: dict[int, list] = field(default_factory=dict)
     open_asks: list = field(default_factory=list)
     may_ask: bool = False
+    # RULES 1.5, the current turn: action rolls per character id, and the limit outside
+    # combat (None in combat: counted and shown, not refused).
+    action_counts: dict[int, int] = field(default_factory=dict)
+    action_limit: int | None = 1
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
@@ -46,10 +53,10 @@ def register_diary_rolls(provider: Callable) -> None:
     _rolls_provider[:] = [provider]
 
 
-def diary_rolls(posts: list[Post], access) -> DiaryRolls | None:
+def diary_rolls(posts: list[Post], access, turn: Turn | None = None) -> DiaryRolls | None:
     if not _rolls_provider:
         return None
-    return _rolls_provider[0](posts, access)
+    return _rolls_provider[0](posts, access, turn=turn)
 
 
 @dataclass(frozen=True)
@@ -255,3 +262,145 @@ def join_requests_waiting_for(user) -> list[Participation]:
         .select_related("session", "character__owner")
         .order_by("created_at", "pk")
     )
+
+
+# The turn: whose move it is (issue 8, RULES 1.5)
+
+
+def turn_posts(turns) -> set[tuple[int, int | None, int]]:
+    """(turn id, narrating character id or None, author id) of the visible posts of these
+    turns, in one query. A hidden post is no move; a post holding only rolls is one."""
+    return set(
+        Post.objects.filter(turn__in=turns, hidden_at__isnull=True)
+        .values_list("turn_id", "character_id", "author_id")
+        .distinct()
+    )
+
+
+def awaited_characters(playing: list[Character], posted) -> list[Character]:
+    """The playing characters with no post in the turn. `posted` holds (character id or
+    None, author id) pairs. A post counts for a character when it narrates as it, or when
+    its owner wrote it as no one and plays only this one character in the session."""
+    per_owner = Counter(c.owner_id for c in playing)
+    narrated = {character_id for character_id, _author in posted if character_id}
+    plain_authors = {author for character_id, author in posted if character_id is None}
+    return [
+        c
+        for c in playing
+        if c.pk not in narrated and not (per_owner[c.owner_id] == 1 and c.owner_id in plain_authors)
+    ]
+
+
+def time_left_text(deadline, now=None) -> str:
+    """ "2 days 3 h left" (Polish: "zostało 2 dni 3 godz."), or that the deadline passed."""
+    seconds = int((deadline - (now or timezone.now())).total_seconds())
+    if seconds <= 0:
+        return gettext("deadline passed")
+    days, rest = divmod(seconds, 86400)
+    hours, rest = divmod(rest, 3600)
+    minutes = max(rest // 60, 1) if not days and not hours else rest // 60
+    parts = []
+    if days:
+        parts.append(ngettext("%(count)s day", "%(count)s days", days) % {"count": days})
+    if hours:
+        parts.append(gettext("%(count)s h") % {"count": hours})
+    if not days and minutes:
+        parts.append(gettext("%(count)s min") % {"count": minutes})
+    return gettext("%(left)s left") % {"left": " ".join(parts)}
+
+
+@dataclass(frozen=True)
+class CharacterTurn:
+    character: Character
+    awaited: bool
+    action_rolls: int
+
+
+@dataclass(frozen=True)
+class TurnStatus:
+    """The current turn as the diary shows it: who is awaited, each character's action
+    rolls (RULES 1.5), the deadline and the time left."""
+
+    turn: Turn
+    characters: list[CharacterTurn]
+    action_limit: int | None
+    deadline_text: str = ""
+    deadline_passed: bool = False
+
+    @property
+    def awaited(self) -> list[Character]:
+        return [row.character for row in self.characters if row.awaited]
+
+
+def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> TurnStatus | None:
+    """One query (the turn's posts); `rolls` is the page's DiaryRolls (action counts)."""
+    if turn is None:
+        return None
+    posted = {(c, a) for _turn, c, a in turn_posts([turn])}
+    awaited = {c.pk for c in awaited_characters(playing, posted)}
+    counts = rolls.action_counts if rolls is not None else {}
+    deadline_text = time_left_text(turn.deadline) if turn.deadline else ""
+    return TurnStatus(
+        turn=turn,
+        characters=[CharacterTurn(c, c.pk in awaited, counts.get(c.pk, 0)) for c in playing],
+        action_limit=rolls.action_limit if rolls is not None else None,
+        deadline_text=deadline_text,
+        deadline_passed=bool(turn.deadline and turn.deadline <= timezone.now()),
+    )
+
+
+@dataclass(frozen=True)
+class HomeTurns:
+    my_move: list[tuple[GameSession, list[Character]]]  # my characters still awaited
+    all_posted: list[GameSession]  # sessions I run where everyone has posted this turn
+
+
+def home_turns(user) -> HomeTurns:
+    """The home page: running sessions where my characters have not posted this turn, and
+    sessions I run where every playing character has. Four queries, however many sessions."""
+    if not user.is_authenticated:
+        return HomeTurns([], [])
+    sessions = list(
+        GameSession.objects.filter(status=SessionStatus.RUNNING)
+        .filter(
+            Q(gm=user)
+            | Q(
+                participations__character__owner=user,
+                participations__status=ParticipationStatus.ACCEPTED,
+            )
+        )
+        .select_related("gm")
+        .distinct()
+        .order_by("title", "id")
+    )
+    if not sessions:
+        return HomeTurns([], [])
+    playing: dict[int, list[Character]] = {}
+    for p in (
+        Participation.objects.filter(session__in=sessions, status=ParticipationStatus.ACCEPTED)
+        .select_related("character")
+        .order_by("character__name")
+    ):
+        playing.setdefault(p.session_id, []).append(p.character)
+    latest = Turn.objects.filter(session=OuterRef("session")).order_by("-number").values("number")
+    turns = {
+        t.session_id: t
+        for t in Turn.objects.filter(session__in=sessions, number=Subquery(latest[:1]))
+    }
+    posted: dict[int, set] = {}
+    for turn_id, character_id, author_id in turn_posts(list(turns.values())):
+        posted.setdefault(turn_id, set()).add((character_id, author_id))
+    my_move, all_posted = [], []
+    for session in sessions:
+        turn = turns.get(session.pk)
+        characters = playing.get(session.pk, [])
+        if turn is None or not characters:
+            continue
+        awaited = awaited_characters(characters, posted.get(turn.pk, set()))
+        mine = [c for c in awaited if c.owner_id == user.pk]
+        if session.gm_id == user.pk:
+            if not awaited:
+                all_posted.append(session)
+        elif mine:
+            my_move.append((session, mine))
+    return HomeTurns(my_move, all_posted)

@@ -457,3 +457,25 @@ def session_plan_review(
         submission.comment = comment
         submission.save(update_fields=["decision", "reviewed_by", "reviewed_at", "comment"])
     return submission
+
+
+# The turn's deadline (issue 8)
+# ---------------------------------------------------------------------------
+
+
+@transaction.atomic
+def turn_set_deadline(*, session: GameSession, by, deadline) -> Turn:
+    """The GM sets (or clears, with None) the current turn's deadline; a set one lies in
+    the future. Open diaries refresh to show it."""
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not session_access(by, session).can_set_turn_deadline:
+        raise PermissionDenied
+    turn = current_turn(session)
+    if turn is None:
+        raise ValidationError(_("There is no turn to set a deadline for."))
+    if deadline is not None and deadline <= timezone.now():
+        raise ValidationError({"deadline": _("The deadline must be in the future.")})
+    turn.deadline = deadline
+    turn.save(update_fields=["deadline"])
+    session.touch()
+    return turn

@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/participants/", views.session_participants, name="participants"),
     path("<int:pk>/join/", views.session_join, name="session_join"),
     path("<int:pk>/turns/", views.turn_open, name="turn_open"),
+    path("<int:pk>/turns/deadline/", views.turn_deadline, name="turn_deadline"),
     path("<int:pk>/posts/", views.post_create, name="post_create"),
     path(
         "participations/<int:pk>/accept/",

@@ -30,8 +30,9 @@ from diary.forms import (
     PostForm,
     SessionForm,
     StatusForm,
+    TurnDeadlineForm,
 )
-from diary.models import SessionStatus
+from diary.models import ParticipationStatus, SessionStatus
 
 
 def _cursor(value: str | None) -> int | None:
@@ -112,14 +113,20 @@ def session_edit(request, pk: int):
     )
 
 
-def _diary_context(request, access: SessionAccess, post_form: PostForm | None = None) -> dict:
+def _diary_context(
+    request,
+    access: SessionAccess,
+    post_form: PostForm | None = None,
+    deadline_form: TurnDeadlineForm | None = None,
+) -> dict:
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
     page = selectors.diary_page(session, before=before, after=after)
     # Every link and button on a post comes from its PostAccess (diary/access.py).
     for post in page.posts:
         post.access = access.post(post)
-    rolls = selectors.diary_rolls(page.posts, access)
+    current_turn = services.current_turn(session)
+    rolls = selectors.diary_rolls(page.posts, access, turn=current_turn)
     if rolls is not None:
         for post in page.posts:
             post.roll_views = rolls.by_post.get(post.pk, [])
@@ -127,7 +134,10 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
     can_post = access.can_post
     if can_post and post_form is None:
         post_form = NewPostForm(characters=access.my_characters)
-    current_turn = services.current_turn(session)
+    participations = selectors.session_participations(session)
+    playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
+    if access.can_set_turn_deadline and current_turn and deadline_form is None:
+        deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
     return {
         "session": session,
         "access": access,
@@ -136,7 +146,10 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
         # The page that reaches the newest post follows the game live; older pages stay put.
         "live": before is None and page.newer_cursor is None,
         "live_after": after,
-        "roster": [access.participation(p) for p in selectors.session_participations(session)],
+        "roster": [access.participation(p) for p in participations],
+        # Issue 8: who is awaited this turn, action rolls per character, the deadline.
+        "turn_status": selectors.turn_status(current_turn, playing, rolls),
+        "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,
         "is_gm": access.is_gm,
@@ -520,3 +533,29 @@ def session_plan_review(request, pk: int):
                 messages.success(request, _("The plan has been returned to the GM."))
             return redirect("diary:session_plan", pk=pk)
     return _plan_render(request, access, review_form=form, status=400)
+
+
+@login_required
+@require_POST
+def turn_deadline(request, pk: int):
+    """The GM sets or clears the current turn's deadline (Europe/Warsaw time)."""
+    access = access_session(request.user, pk)
+    if not access.can_set_turn_deadline:
+        raise PermissionDenied
+    form = TurnDeadlineForm(request.POST)
+    if form.is_valid():
+        try:
+            services.turn_set_deadline(
+                session=access.session, by=request.user, deadline=form.cleaned_data["deadline"]
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The turn's deadline has been saved."))
+            return redirect("diary:session", pk=pk)
+    return render(
+        request,
+        "diary/session_detail.html",
+        _diary_context(request, access, deadline_form=form),
+        status=400,
+    )

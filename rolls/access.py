@@ -42,6 +42,11 @@ class RollAccess:
     # Modifiers a person types (GM difficulty/bonus, action, initiative) are the GM's (RULES 1.2).
     may_type_modifiers: bool
 
+    @property
+    def may_allow_extra_action(self) -> bool:
+        """RULES 1.5: only the GM allows a second action roll in a turn (with a reason)."""
+        return self.may_roll and self.is_gm
+
     def may_roll_mode(self, mode: str) -> bool:
         return mode in self.may_roll_modes
 
@@ -107,10 +112,14 @@ def may_ask(user, session: GameSession) -> bool:
     )
 
 
-def check_may_roll(user, session: GameSession, request: RollRequest, characters: dict) -> None:
+def check_may_roll(
+    user, session: GameSession, request: RollRequest, characters: dict, extra_action_reason=""
+) -> None:
     """RULES 1.x and the session's policy, for the service: PermissionDenied if not allowed."""
     access = access_roll_panel(user, session)
     if not access.may_roll_mode(request.kind):
+        raise PermissionDenied
+    if extra_action_reason.strip() and not access.may_allow_extra_action:
         raise PermissionDenied
     if access.is_gm:
         return

@@ -334,10 +334,22 @@ class TokenForm(forms.Form):
     )
     # The player's request this roll answers (the GM's one click from the diary).
     ask = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    # RULES 1.5: the GM's only (the field is removed for everyone else).
+    extra_action_reason = forms.CharField(
+        label=_("Allow a second action roll this turn — reason"),
+        required=False,
+        max_length=200,
+        help_text=_(
+            "Outside combat a character has one action roll per turn. Fill this in only to "
+            "allow another one; the roll shows the reason."
+        ),
+    )
 
-    def __init__(self, *args, user, session, posts=(), **kwargs):
+    def __init__(self, *args, user, session, posts=(), may_allow_extra_action=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.user, self.session = user, session
+        if not may_allow_extra_action:
+            del self.fields["extra_action_reason"]
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
@@ -350,6 +362,7 @@ class TokenForm(forms.Form):
         if token is None:
             self.add_error(None, FOREIGN_TOKEN)
         cleaned["token"] = token
+        cleaned["extra_action_reason"] = (cleaned.get("extra_action_reason") or "").strip()
         return cleaned
 
 

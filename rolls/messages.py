@@ -65,6 +65,11 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
         "typed_modifier_range": TYPED_MODIFIER_RANGE_MESSAGE,
         "typed_modifier_reason": TYPED_MODIFIER_REASON_MESSAGE,
         "gm_modifier_reason": _("A GM modifier needs a reason: the roll shows it to everyone."),
+        "second_action_roll": _(
+            "%(name)s already has an action roll in this turn (#%(seq)s). Outside combat one "
+            "action per turn may have a roll: a second one only if the GM allows it, with a "
+            "reason."
+        ),
     }
     message = str(messages.get(error.code, _("This roll cannot be made.")))
     return error.field, message % error.params if error.params else message

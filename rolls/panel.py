@@ -32,7 +32,7 @@ from rolls.messages import request_error_message, rule_error_message
 from rolls.presenters import polish_minus, threshold_terms
 from rolls.requests import RequestError, RollRequest
 from rolls.selectors import playing_characters
-from rolls.services import prepare
+from rolls.services import check_action_limit, prepare
 
 TABS = [
     ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
@@ -107,7 +107,12 @@ class Panel:
         )
         self.bound = data is not None
         self.token_form = TokenForm(
-            data, user=user, session=session, posts=self.posts, initial={"mode": self.mode}
+            data,
+            user=user,
+            session=session,
+            posts=self.posts,
+            initial={"mode": self.mode},
+            may_allow_extra_action=self.access.may_allow_extra_action,
         )
         self.side_a = self.side_b = self.healing = self.initiative = None
         if self.mode == "initiative":
@@ -209,6 +214,11 @@ class Panel:
             self.mode, self.side_a, self.side_b, self.healing, self.initiative
         )
 
+    @property
+    def extra_action_reason(self) -> str:
+        """The GM's reason to allow a second action roll (RULES 1.5), once the forms are valid."""
+        return self.token_form.cleaned_data.get("extra_action_reason", "")
+
     def add_error(self, field_name: str | None, message: str) -> None:
         """Put a refusal next to its field: "a-sources" goes to side a's "sources"."""
         for form in self.forms:
@@ -240,6 +250,14 @@ class Panel:
         try:
             request = self.request()
             test = prepare(self.session, request)
+            names = {c.pk: c.name for c in self.all_characters}
+            check_action_limit(
+                self.session,
+                request,
+                self.turn,
+                names.get(request.acting_character_id, ""),
+                self.extra_action_reason,
+            )
         except (RuleError, RequestError) as error:
             field_name, message = (
                 request_error_message(error)

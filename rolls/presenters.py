@@ -194,6 +194,8 @@ class RollView:
     healing: str = ""
     hash: str = ""
     legend: Legend = LEGEND
+    # RULES 1.5: a second action roll in a turn, allowed by the GM with this reason.
+    extra_action: str = ""
 
 
 def roll_view(roll) -> RollView:
@@ -248,6 +250,11 @@ def _roll_view(roll) -> RollView:
                 "effect": healing["freed_effect"]["description"]
             }
         view.healing = text
+    extra = record.get("extra_action")
+    if extra:
+        view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
+            "reason": extra["reason"]
+        }
     return view
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count
+
 from characters.models import Character
 from diary.models import ParticipationStatus
 from rolls.engine import forum1000 as f1000
@@ -21,7 +23,7 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
-def diary_rolls(posts, access):
+def diary_rolls(posts, access, turn=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
     views, the chain head and whether the user gets the panel. Two queries a page, and
     the user's role comes from the page's SessionAccess (one participation check a request)."""
@@ -45,6 +47,8 @@ def diary_rolls(posts, access):
         asks_by_post=asks_by_post,
         open_asks=open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
+        action_counts=action_roll_counts(access.session, turn.number) if turn else {},
+        action_limit=None if in_combat(access.session) else 1,
     )
 
 
@@ -106,6 +110,26 @@ def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[R
             session=session, character_id=character_id, turn_number=turn_number, is_action=True
         ).order_by("seq")
     )
+
+
+def in_combat(session) -> bool:
+    """Whether an initiative event is running in the session (RULES 1.5: outside combat a
+    second action roll in a turn is refused; in combat actions are counted, not refused).
+
+    There is no initiative event yet (issue 9 builds it): every turn is outside combat.
+    Issue 9 replaces this body; every caller asks here and nowhere else."""
+    return False
+
+
+def action_roll_counts(session, turn_number: int) -> dict[int, int]:
+    """RULES 1.5: action rolls per acting character in this turn (one query)."""
+    rows = (
+        Roll.objects.filter(session=session, turn_number=turn_number, is_action=True)
+        .exclude(character_id=None)
+        .values("character_id")
+        .annotate(count=Count("id"))
+    )
+    return {row["character_id"]: row["count"] for row in rows}
 
 
 @dataclass(frozen=True)

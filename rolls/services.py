@@ -38,7 +38,7 @@ from rolls.requests import (
     build_side,
     build_test,
 )
-from rolls.selectors import playing_characters
+from rolls.selectors import action_rolls_in_turn, in_combat, playing_characters
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,29 @@ def prepare(session: GameSession, request: RollRequest):
     """The engine test for a request, or RequestError/RuleError: the panel's preview."""
     characters = playing_characters(session, ids=request.character_ids)
     return build_test(request, characters, session.criticals_enabled)
+
+
+def check_action_limit(
+    session: GameSession, request: RollRequest, turn, name: str, extra_action_reason: str = ""
+) -> dict | None:
+    """RULES 1.5 outside combat: one action roll per character per turn. A second one is
+    refused (RequestError on the reason field) unless the GM gives a reason; then this
+    returns what the roll's record keeps of it. Initiative, defence (side b) and rolls in
+    combat (rolls.selectors.in_combat) are never refused here."""
+    character_id = request.acting_character_id
+    if request.kind == "initiative" or character_id is None or turn is None:
+        return None
+    if in_combat(session):
+        return None
+    earlier = action_rolls_in_turn(session, character_id, turn.number)
+    if not earlier:
+        return None
+    reason = extra_action_reason.strip()
+    if not reason:
+        raise RequestError(
+            "extra_action_reason", "second_action_roll", name=name, seq=earlier[0].seq
+        )
+    return {"reason": reason, "earlier_seq": earlier[0].seq}
 
 
 # ---------------------------------------------------------------------------
@@ -157,17 +180,18 @@ def roll_make(
     post: Post | None = None,
     answers: RollAsk | None = None,
     dice: DiceSource | None = None,
+    extra_action_reason: str = "",
 ) -> RollMade:
     """`answers`: the player's request this roll answers (the GM's one click)."""
     with transaction.atomic():
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
         locked, characters = _lock(session, request)
-        check_may_roll(by, locked, request, characters)
+        check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
         replayed = _replay(locked, by, token, request)
         if replayed is not None:
             return replayed
-        checked = _check(locked, by, request, characters, post, answers)
+        checked = _check(locked, by, request, characters, post, extra_action_reason, answers)
         roll = _append(locked, by, request, token, checked, dice or SystemDice())
         if checked.ask is not None:
             _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
@@ -183,6 +207,7 @@ class _Checked:
     post: Post
     characters: dict
     ask: RollAsk | None = None  # the request this roll answers, locked
+    extra_action: dict | None = None  # a second action roll the GM allowed (RULES 1.5)
 
 
 def _lock(session: GameSession, request: RollRequest):
@@ -205,23 +230,34 @@ def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) ->
 
 
 def _check(
-    session: GameSession, by, request: RollRequest, characters, post, answers=None
+    session: GameSession,
+    by,
+    request: RollRequest,
+    characters,
+    post,
+    extra_action_reason="",
+    answers=None,
 ) -> _Checked:
-    """Every refusal before any die (the rules, the healing effect, the turn, the post,
-    the request answered), then the post the roll lands in, created if needed."""
+    """Every refusal before any die (the rules, the healing effect, the turn, the action
+    limit, the post, the request answered), then the post the roll lands in, created if
+    needed."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
     test = build_test(request, characters, session.criticals_enabled)
     turn = current_turn(session)
     if turn is None:
         raise PermissionDenied
+    acting = characters.get(request.acting_character_id)
+    extra = check_action_limit(
+        session, request, turn, acting.name if acting else "", extra_action_reason
+    )
     ask = _open_ask(session, by, answers) if answers is not None else None
     if ask is not None and post is None:
         # The answer gets its own post, after the request: the diary reads in order.
         target = post_create_for_rolls(session=session, author=by, turn=turn)
     else:
         target = _target_post(session, by, turn, post)
-    return _Checked(test, turn, target, characters, ask)
+    return _Checked(test, turn, target, characters, extra_action=extra, ask=ask)
 
 
 def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
@@ -272,19 +308,23 @@ def _append(session, by, request, token, checked: _Checked, dice: DiceSource) ->
 
 
 def _record(session, by, request, checked: _Checked, seq, result, healing, now) -> dict:
-    return {
-        "format": 1,
-        "session": session.pk,
-        "seq": seq,
-        "turn": checked.turn.number,
-        "post": checked.post.pk,
-        "rolled_by": {"id": by.pk, "username": by.get_username()},
-        "rolled_at": now.isoformat(),
-        "kind": request.kind,
-        "characters": _participants_record(request, checked.characters),
-        "result": result.to_dict(),
-        "healing": healing,
-    } | _answer_record(checked.ask)
+    return (
+        {
+            "format": 1,
+            "session": session.pk,
+            "seq": seq,
+            "turn": checked.turn.number,
+            "post": checked.post.pk,
+            "rolled_by": {"id": by.pk, "username": by.get_username()},
+            "rolled_at": now.isoformat(),
+            "kind": request.kind,
+            "characters": _participants_record(request, checked.characters),
+            "result": result.to_dict(),
+            "healing": healing,
+        }
+        | ({"extra_action": checked.extra_action} if checked.extra_action else {})
+        | _answer_record(checked.ask)
+    )
 
 
 def _answer_record(ask: RollAsk | None) -> dict:

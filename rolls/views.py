@@ -140,6 +140,7 @@ def _panel_roll(request, access, mode: str):
                 token=panel.token_form.cleaned_data["token"],
                 post=target,
                 answers=answers,
+                extra_action_reason=panel.extra_action_reason,
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)

@@ -38,6 +38,8 @@ def make_rolls(table, faces):
             request=percepcja_request(table.lirael),
             token=uuid.uuid4(),
             dice=ScriptedDice([face]),
+            # RULES 1.5: the GM allows every roll after the first (one action roll a turn).
+            extra_action_reason="kolejny rzut testowy",
         ).roll
         for face in faces
     ]

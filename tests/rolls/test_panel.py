@@ -338,15 +338,6 @@ def test_initiative_rolls_for_everyone_at_once(table, client_for):
     assert 'data-testid="initiative-order"' in body
 
 
-def test_panel_warns_about_a_second_action_roll_in_the_turn(table, client_for):
-    client = client_for(table.gm)
-    client.post(panel_url(table), single(table.lirael))
-    body = client.get(panel_url(table), single(table.lirael)).content.decode()
-    assert 'data-testid="action-warning"' in body
-    other = client.get(panel_url(table), single(table.borys)).content.decode()
-    assert 'data-testid="action-warning"' not in other
-
-
 class _Fixed:
     def __init__(self, face):
         self.face = face

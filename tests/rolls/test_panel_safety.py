@@ -220,7 +220,8 @@ def test_a_players_link_with_gm_modifiers_opens_a_clean_panel_for_the_gm(table, 
     page = gm.get(response.url)
     assert page.status_code == 200
     token = html.unescape(re.search(r'name="token" value="([^"]+)"', page.content.decode())[1])
-    assert gm.post(panel_url(table), single(table.lirael, token=token)).status_code == 302
+    second = single(table.lirael, token=token, extra_action_reason="drugi rzut za zgodą MG")
+    assert gm.post(panel_url(table), second).status_code == 302
     rolls = list(Roll.objects.order_by("seq").values_list("rolled_by", "record__result__threshold"))
     assert rolls == [(table.alice.pk, 600), (table.gm.pk, 600)]
 

@@ -3,6 +3,7 @@
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.utils import timezone
 
 from characters.models import Character
 from diary.models import GameSession, Post
@@ -20,6 +21,8 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     assert session.participations.filter(status="accepted").count() == 3
     assert Character.objects.count() == 3
     assert Post.objects.filter(session=session).count() >= 4
+    # Issue 8: the current turn has a deadline in the future.
+    assert session.turns.order_by("-number").first().deadline > timezone.now()
     User = get_user_model()
     assert User.objects.get(username="moderator").groups.filter(name="Moderator").exists()
     assert User.objects.get(username="gm").check_password("kostka-gm-1000")

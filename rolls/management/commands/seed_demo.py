@@ -6,11 +6,14 @@ changes nothing and prints the credentials again.
 
 import dataclasses
 import uuid
+from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
 from django.core.management.base import BaseCommand
 from django.db import transaction
+from django.utils import timezone
 
 from characters import services as character_services
 from characters.models import Attribute, Character, Skill, Trait
@@ -198,6 +201,7 @@ class Command(BaseCommand):
             )
         self._rolls(session, gm, characters)
         self._asks(session, users, characters)
+        self._turn_deadline(session, gm)
         return session
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
@@ -330,6 +334,13 @@ class Command(BaseCommand):
             )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+    def _turn_deadline(self, session: GameSession, gm) -> None:
+        """Issue 8: the current turn ends in two days, at 20:00 Polish time."""
+        warsaw = ZoneInfo("Europe/Warsaw")
+        day = (timezone.now() + timedelta(days=2)).astimezone(warsaw)
+        deadline = day.replace(hour=20, minute=0, second=0, microsecond=0)
+        diary_services.turn_set_deadline(session=session, by=gm, deadline=deadline)
 
     def _plan_returned_once(self, session: GameSession, users: dict) -> None:
         """The plan's story before the session starts: written, returned by the moderator
