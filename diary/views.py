@@ -141,7 +141,16 @@ def _diary_context(request, access: SessionAccess, post_form: PostForm | None = 
         "post_form": post_form if can_post else None,
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
+        **_npc_context(access),
     }
+
+
+def _npc_context(access: SessionAccess) -> dict:
+    """The diary sidebar's NPCs (issue 8)."""
+    from diary.access import npc_access
+
+    flags = npc_access(access)
+    return {"npc_access": flags, "npcs": selectors.npc_roster_for(flags)}
 
 
 @login_required

@@ -65,6 +65,15 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
         "typed_modifier_range": TYPED_MODIFIER_RANGE_MESSAGE,
         "typed_modifier_reason": TYPED_MODIFIER_REASON_MESSAGE,
         "gm_modifier_reason": _("A GM modifier needs a reason: the roll shows it to everyone."),
+        "npc_mode": _(
+            "This session plays NPCs through the GM's stand-in characters: "
+            "there are no fixed NPC modifiers to apply."
+        ),
+        "npc_unknown": _("This NPC modifier is not on the session's roster."),
+        "npc_kind": _(
+            "An NPC's fixed modifier applies to a single, combined or skill roll only "
+            "(no defence roll for the NPC)."
+        ),
     }
     message = str(messages.get(error.code, _("This roll cannot be made.")))
     return error.field, message % error.params if error.params else message

@@ -114,3 +114,15 @@ def character_stats(session) -> list[CharacterStats]:
         except (KeyError, TypeError, ValueError, AttributeError):
             continue  # a damaged record; the chain report above names it
     return sorted(stats.values(), key=lambda s: s.name)
+
+
+def npc_modifiers(session) -> list:
+    """The session's NPC fixed modifiers the GM may target in the panel (issue 8), hidden
+    NPCs included: the GM knows them."""
+    from diary.models import NpcModifier
+
+    return list(
+        NpcModifier.objects.filter(npc__session=session)
+        .select_related("npc")
+        .order_by("npc__name", "interaction", "pk")
+    )

@@ -27,7 +27,14 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
-from rolls.requests import RequestError, RollRequest, build_test
+from rolls.requests import (
+    SIDE_TESTS,
+    NpcTarget,
+    RequestError,
+    RollRequest,
+    build_test,
+    npc_target,
+)
 from rolls.selectors import playing_characters
 
 
@@ -48,7 +55,7 @@ class TokenReused(Exception):
 def prepare(session: GameSession, request: RollRequest):
     """The engine test for a request, or RequestError/RuleError: the panel's preview."""
     characters = playing_characters(session, ids=request.character_ids)
-    return build_test(request, characters, session.criticals_enabled)
+    return build_test(request, characters, session.criticals_enabled, session)
 
 
 # ---------------------------------------------------------------------------
@@ -168,6 +175,7 @@ class _Checked:
     turn: object
     post: Post
     characters: dict
+    npc: NpcTarget | None = None
 
 
 def _lock(session: GameSession, request: RollRequest):
@@ -194,11 +202,12 @@ def _check(session: GameSession, by, request: RollRequest, characters, post) -> 
     then the post the roll lands in, created if the roller has none this turn."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
-    test = build_test(request, characters, session.criticals_enabled)
+    test = build_test(request, characters, session.criticals_enabled, session)
     turn = current_turn(session)
     if turn is None:
         raise PermissionDenied
-    return _Checked(test, turn, _target_post(session, by, turn, post), characters)
+    npc = npc_target(request.a, session) if request.kind in SIDE_TESTS else None
+    return _Checked(test, turn, _target_post(session, by, turn, post), characters, npc)
 
 
 def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
@@ -244,4 +253,6 @@ def _record(session, by, request, checked: _Checked, seq, result, healing, now) 
         "characters": _participants_record(request, checked.characters),
         "result": result.to_dict(),
         "healing": healing,
+        # The NPC the roll targeted (issue 8), as it was at the roll; no key without one.
+        **({"npc": checked.npc.to_record()} if checked.npc else {}),
     }
