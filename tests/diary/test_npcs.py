@@ -84,9 +84,10 @@ def test_modifier_without_a_reason_is_refused(table, merchant, client_for):
         modifier_url(merchant), {"interaction": "perswazja", "value": "100", "reason": "   "}
     )
     assert response.status_code == 400
-    assert polish(
-        "An NPC modifier needs a reason: the roll shows it to everyone."
-    ) in response.content.decode()
+    assert (
+        polish("An NPC modifier needs a reason: the roll shows it to everyone.")
+        in response.content.decode()
+    )
     assert not NpcModifier.objects.exists()
 
 
@@ -175,9 +176,7 @@ def test_modifier_removed_rolls_keep_it(table, merchant, client_for):
     modifier = npc_services.npc_modifier_create(
         npc=merchant, interaction="perswazja", value=100, reason="łatwowierny"
     )
-    url = reverse(
-        "diary:npc_modifier_delete", args=[table.session.pk, merchant.pk, modifier.pk]
-    )
+    url = reverse("diary:npc_modifier_delete", args=[table.session.pk, merchant.pk, modifier.pk])
     assert client_for(table.alice).post(url).status_code == 403
     assert client_for(table.gm).post(url).status_code == 302
     assert not NpcModifier.objects.exists()

@@ -76,11 +76,14 @@ def test_npc_and_gm_difficulty_sum_stays_in_range(table, merchant, client_for):
     )
     response = client.post(panel_url(table.session), data)
     assert response.status_code == 400
-    assert polish(
-        "A GM modifier is a multiple of %(step)s between −%(limit)s and +%(limit)s.",
-        step=50,
-        limit=500,
-    ) in response.content.decode()
+    assert (
+        polish(
+            "A GM modifier is a multiple of %(step)s between −%(limit)s and +%(limit)s.",
+            step=50,
+            limit=500,
+        )
+        in response.content.decode()
+    )
     assert not Roll.objects.exists()
     # +400 and +100 together are still within the range.
     data.update({"a-gm_difficulty": "400", "token": str(uuid.uuid4())})
@@ -142,7 +145,9 @@ def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
 
 def test_npc_of_another_session_is_refused(table, merchant, make_session, client_for):
     other = make_session(table.gm, [])
-    npc = npc_services.npc_create(session=other, name="Obcy", description="", visible_to_players=True)
+    npc = npc_services.npc_create(
+        session=other, name="Obcy", description="", visible_to_players=True
+    )
     foreign = npc_services.npc_modifier_create(
         npc=npc, interaction="groźba", value=50, reason="tchórz"
     )
@@ -160,9 +165,7 @@ def test_no_npc_target_in_an_opposed_roll(table, merchant):
 
     request = RollRequest(
         kind="opposed",
-        a=SideRequest(
-            table.lirael.pk, "attribute", (attr("Siła"),), npc_modifier_id=merchant.pk
-        ),
+        a=SideRequest(table.lirael.pk, "attribute", (attr("Siła"),), npc_modifier_id=merchant.pk),
         b=SideRequest(table.borys.pk, "attribute", (attr("Siła"),)),
     )
     with pytest.raises(RequestError) as error:
