@@ -195,6 +195,7 @@ class Command(BaseCommand):
                 nc_note=nc_note,
             )
         self._rolls(session, gm, characters)
+        seed_npcs(session, gm, characters)
         return session
 
     def _rolls(self, session: GameSession, gm, characters: dict) -> None:
@@ -277,3 +278,53 @@ class Command(BaseCommand):
             )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+
+# Issue 8: the demo session's NPCs (mode fixed_modifiers, seed 000 line 51): name,
+# description, visible to players, and (interaction, modifier, reason) rows.
+DEMO_NPCS = [
+    (
+        "Stary kupiec",
+        "Handluje solą i plotkami przy brodzie; wierzy w każdą dobrze opowiedzianą historię.",
+        True,
+        [("perswazja", 100, "łatwowierny"), ("targowanie", -100, "skąpy")],
+    ),
+    (
+        "Wilki znad brodu",
+        "Wataha krążąca we mgle; głodna, ale ostrożna.",
+        True,
+        [("zastraszanie", 50, "płoszą się od ognia")],
+    ),
+    (
+        "Przewoźnik",
+        "Zniknął przed świtem. Gracze jeszcze go nie spotkali.",
+        False,
+        [("perswazja", -200, "mistrz manipulacji")],
+    ),
+]
+
+
+def seed_npcs(session: GameSession, gm, characters: dict) -> None:
+    """The roster, and one roll against the merchant's fixed modifier in the current turn."""
+    from diary import npc_services
+
+    modifiers = {}
+    for name, description, visible, rows in DEMO_NPCS:
+        npc = npc_services.npc_create(
+            session=session, name=name, description=description, visible_to_players=visible
+        )
+        for interaction, value, reason in rows:
+            modifiers[(name, interaction)] = npc_services.npc_modifier_create(
+                npc=npc, interaction=interaction, value=value, reason=reason
+            )
+    skill = Skill.objects.get(system=RuleSystem.FORUM1000, name="Przekupstwo")
+    request = RollRequest(
+        kind="skill",
+        a=SideRequest(
+            characters["Lirael"].pk,
+            "skill",
+            skill_id=skill.pk,
+            npc_modifier_id=modifiers[("Stary kupiec", "perswazja")].pk,
+        ),
+    )
+    roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
