@@ -45,6 +45,8 @@ def _pages(session: GameSession) -> list[str]:
         "/sessions/",
         f"/sessions/{session.pk}/",
         f"/sessions/{session.pk}/participants/",
+        f"/sessions/{session.pk}/npcs/",
+        *[f"/sessions/{session.pk}/npcs/{npc.pk}/" for npc in session.npcs.all()[:1]],
         f"{panel}?mode=attribute",
         f"{panel}?mode=opposed",
         f"{panel}?mode=skill",
