@@ -241,7 +241,7 @@ def joinable_characters(user, session: GameSession) -> list[Character]:
         status=ParticipationStatus.WITHDRAWN
     )
     return list(
-        Character.objects.filter(owner=user, system=session.system)
+        Character.objects.filter(owner=user, system=session.system, is_stand_in=False)
         .exclude(pk__in=listed.values("character"))
         .order_by("name")
     )

@@ -261,6 +261,15 @@ class Npc(models.Model):
     name = models.CharField(_("name"), max_length=NPC_NAME_MAX)
     description = models.TextField(_("description"), blank=True, max_length=NPC_DESCRIPTION_MAX)
     visible_to_players = models.BooleanField(_("visible to players"), default=True)
+    # Mode gm_character (seed lines 49, 182): the GM's sheet this NPC is played through.
+    stand_in = models.OneToOneField(
+        Character,
+        on_delete=models.PROTECT,
+        related_name="npc_role",
+        null=True,
+        blank=True,
+        verbose_name=_("stand-in sheet"),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

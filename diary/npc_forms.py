@@ -77,3 +77,15 @@ class NpcModifierForm(forms.ModelForm):
         if value == 0 or abs(value) > NPC_LIMIT or value % f1000.GM_STEP:
             raise forms.ValidationError(npc_value_error())
         return value
+
+
+class StandInForm(forms.Form):
+    character = forms.TypedChoiceField(label=_("The GM's sheet"), coerce=int)
+
+    def __init__(self, *args, candidates=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.candidates = {c.pk: c for c in candidates}
+        self.fields["character"].choices = [(c.pk, c.name) for c in candidates]
+
+    def clean_character(self):
+        return self.candidates[self.cleaned_data["character"]]

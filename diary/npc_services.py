@@ -78,3 +78,57 @@ def npc_modifier_delete(*, modifier: NpcModifier) -> None:
     session = modifier.npc.session
     modifier.delete()
     session.touch()
+
+
+def stand_in_candidates(session: GameSession):
+    """The GM's own sheets that could become a stand-in of this session's NPC."""
+    from characters.models import Character
+
+    return Character.objects.filter(
+        owner_id=session.gm_id, system=session.system, npc_role__isnull=True
+    ).order_by("name", "pk")
+
+
+def npc_stand_in_set(*, npc: Npc, character) -> Npc:
+    """Mode gm_character (seed lines 49, 182): the NPC is played through the GM's sheet,
+    which becomes a stand-in: no items, never a participant, playing through its NPC."""
+    from characters.models import Character
+    from diary.access import GONE_STATUSES
+    from diary.models import NpcMode
+
+    session = npc.session
+    with transaction.atomic():
+        character = Character.objects.select_for_update().get(pk=character.pk)
+        if session.npc_mode != NpcMode.GM_CHARACTER:
+            raise ValidationError(
+                _(
+                    "This session gives NPCs fixed modifiers; "
+                    "stand-in sheets are for the other mode."
+                )
+            )
+        if npc.stand_in_id:
+            raise ValidationError(_("This NPC already has its stand-in sheet."))
+        if character.owner_id != session.gm_id or character.system != session.system:
+            raise ValidationError(
+                {
+                    "character": _(
+                        "A stand-in is one of the GM's own sheets, of the session's system."
+                    )
+                }
+            )
+        if Npc.objects.filter(stand_in=character).exists():
+            raise ValidationError({"character": _("This sheet already stands in for an NPC.")})
+        if character.item_holdings.exists():
+            raise ValidationError(
+                {"character": _("An NPC's stand-in sheet carries no items: remove them first.")}
+            )
+        if character.participations.exclude(status__in=GONE_STATUSES).exists():
+            raise ValidationError(
+                {"character": _("This sheet is on a session's list: a stand-in never is.")}
+            )
+        character.is_stand_in = True
+        character.save(update_fields=["is_stand_in", "updated_at"])
+        npc.stand_in = character
+        npc.save(update_fields=["stand_in", "updated_at"])
+    session.touch()
+    return npc

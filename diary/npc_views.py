@@ -11,7 +11,7 @@ from characters.forms import apply_service_errors
 from diary import npc_services
 from diary.access import access_npc, access_npc_page
 from diary.models import NpcModifier
-from diary.npc_forms import NpcForm, NpcModifierForm
+from diary.npc_forms import NpcForm, NpcModifierForm, StandInForm
 
 
 def _roster(session):
@@ -46,7 +46,14 @@ def npc_list(request, pk: int):
     )
 
 
-def _npc_page(request, access, npc, form, modifier_form, status=200):
+def _stand_in_form(access, npc, data=None):
+    """Mode gm_character: the GM picks one of their sheets as the NPC's stand-in."""
+    if not access.can_manage or access.uses_fixed_modifiers or npc.stand_in_id:
+        return None
+    return StandInForm(data, candidates=npc_services.stand_in_candidates(access.session))
+
+
+def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_form=None):
     return render(
         request,
         "diary/npc_edit.html",
@@ -57,6 +64,7 @@ def _npc_page(request, access, npc, form, modifier_form, status=200):
             "modifiers": list(npc.modifiers.all()),
             "form": form,
             "modifier_form": modifier_form,
+            "stand_in_form": stand_in_form or _stand_in_form(access, npc),
         },
         status=status,
     )
@@ -113,3 +121,23 @@ def npc_modifier_delete(request, pk: int, npc_pk: int, modifier_pk: int):
     npc_services.npc_modifier_delete(modifier=modifier)
     messages.success(request, _("Modifier removed; rolls already made keep it."))
     return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+
+
+@login_required
+@require_POST
+def npc_stand_in(request, pk: int, npc_pk: int):
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    form = StandInForm(request.POST, candidates=npc_services.stand_in_candidates(access.session))
+    if form.is_valid():
+        try:
+            npc_services.npc_stand_in_set(npc=npc, character=form.cleaned_data["character"])
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The stand-in sheet is set."))
+            return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+    return _npc_page(
+        request, access, npc, NpcForm(instance=npc), None, status=400, stand_in_form=form
+    )

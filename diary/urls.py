@@ -17,6 +17,7 @@ urlpatterns = [
     path("<int:pk>/posts/", views.post_create, name="post_create"),
     path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
+    path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),
     path(
         "<int:pk>/npcs/<int:npc_pk>/modifiers/",
         npc_views.npc_modifier_add,

@@ -68,6 +68,11 @@ class SourceOption:
         return f"{self.name} {signed_number(self.modifier)} ({self.attribute})"
 
 
+def character_label(character: Character) -> str:
+    """A stand-in is named as the NPC it plays (issue 8)."""
+    return f"{character.name} (NPC)" if character.is_stand_in else character.name
+
+
 def npc_modifier_label(modifier) -> str:
     """As the panel lists it: "Stary kupiec — perswazja +100 (łatwowierny)"."""
     return (
@@ -129,7 +134,7 @@ class SideForm(forms.Form):
                 help_text=_("Its fixed modifier is added as a GM difficulty modifier."),
             )
         self.gm = gm
-        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             # The other side of an opposed roll starts on another character.
             self.fields["character"].initial = characters[

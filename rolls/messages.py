@@ -69,6 +69,7 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
             "This session plays NPCs through the GM's stand-in characters: "
             "there are no fixed NPC modifiers to apply."
         ),
+        "stand_in_items": _("An NPC's stand-in sheet carries no items: roll without them."),
         "npc_unknown": _("This NPC modifier is not on the session's roster."),
         "npc_kind": _(
             "An NPC's fixed modifier applies to a single, combined or skill roll only "

@@ -139,6 +139,8 @@ def _source_modifiers(character: Character, side: SideRequest, prefix: str) -> l
                 source=trait.kind,
             )
         )
+    if side.item_ids and character.is_stand_in:
+        raise RequestError(f"{prefix}sources", "stand_in_items")
     for item_id in side.item_ids:
         item = own_items.get(item_id)
         if item is None or item.attribute is None:

@@ -11,11 +11,19 @@ from rolls.models import Roll
 
 
 def playing_characters(session, ids=None) -> dict[int, Character]:
-    """The session's accepted characters (or those of them with these ids), by id, with the
-    values a roll reads off their sheets."""
-    characters = Character.objects.with_values().filter(
-        participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+    """The session's accepted characters and its NPCs' stand-ins (or those of them with these
+    ids), by id, with the values a roll reads off their sheets."""
+    from django.db.models import Q
+
+    playing = Q(
+        pk__in=Character.objects.filter(
+            participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+        ).values("pk")
     )
+    # Issue 8, mode gm_character: the NPCs' stand-in sheets play in the panel too (the other
+    # side of an opposed roll, initiative), though they are never participants.
+    stand_ins = Q(is_stand_in=True, npc_role__session=session)
+    characters = Character.objects.with_values().filter(playing | stand_ins)
     if ids is not None:
         characters = characters.filter(pk__in=ids)
     return {c.pk: c for c in characters}
