@@ -143,6 +143,7 @@ class World:
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_delete": {
                 "pk": session,
                 "npc_pk": self.npc.pk,
