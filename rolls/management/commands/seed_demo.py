@@ -109,6 +109,7 @@ class Command(BaseCommand):
             present = GameSession.objects.filter(title=SESSION_TITLE, gm=users["gm"]).exists()
             if not present:
                 self._session(users)
+                seed_stand_in_session(users)
         if present:
             self.stdout.write("Demo data already present.")
         else:
@@ -328,3 +329,75 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
         ),
     )
     roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+
+# Issue 8: the other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
+# a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
+STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
+
+
+def seed_stand_in_session(users: dict) -> GameSession:
+    from diary import npc_services
+
+    gm = users["gm"]
+    session = diary_services.session_create(
+        gm=gm,
+        title=STAND_IN_SESSION_TITLE,
+        description="Druga sesja pokazowa: NPC grają kartami zastępczymi MG (bez przedmiotów).",
+        system=RuleSystem.FORUM1000,
+        criticals_enabled=True,
+        npc_mode=NpcMode.GM_CHARACTER,
+        roll_policy=RollPolicy.GM_ONLY,
+    )
+    borys = Character.objects.get(owner=users["gracz2"], name="Borys")
+    participation = diary_services.participation_invite(session=session, by=gm, character=borys)
+    diary_services.participation_decide(participation=participation, by=borys.owner, accept=True)
+    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
+        session = diary_services.session_transition(session=session, by=by, to=status)
+    system = RuleSystem.FORUM1000
+    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
+    values = [520, 560, 700, 600, 450, 200, 150, 400]
+    sheet = character_services.character_create(
+        owner=gm,
+        system=system,
+        values={
+            "name": "Basior",
+            "description": "Przewodnik watahy. Karta zastępcza MG: bez przedmiotów.",
+            "hp_current": 60,
+            "hp_max": 60,
+            "attributes": {
+                attributes[name]: value for name, value in zip(ATTRIBUTE_ORDER, values, strict=True)
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    npc = npc_services.npc_create(
+        session=session,
+        name="Basior",
+        description="Wielki szary wilk prowadzący watahę znad brodu.",
+        visible_to_players=True,
+    )
+    npc_services.npc_stand_in_set(npc=npc, character=sheet)
+    diary_services.post_create(
+        session=session,
+        author=gm,
+        character=None,
+        narration="Z mgły wychodzi **Basior**, a za nim wataha. Borys dobywa broni.",
+        nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
+    )
+    strength = attributes["Siła"].pk
+    for request in (
+        RollRequest(
+            kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
+        ),
+        RollRequest(
+            kind="opposed",
+            a=SideRequest(sheet.pk, "attribute", (strength,)),
+            b=SideRequest(borys.pk, "attribute", (strength,)),
+        ),
+    ):
+        roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+    return session
