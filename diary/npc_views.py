@@ -15,7 +15,7 @@ from diary.npc_forms import NpcForm, NpcModifierForm, StandInForm
 
 
 def _roster(session):
-    return list(session.npcs.prefetch_related("modifiers"))
+    return list(session.npcs.select_related("stand_in").prefetch_related("modifiers"))
 
 
 @login_required

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from characters.models import Character
-from diary.models import ParticipationStatus
+from diary.models import NpcMode, ParticipationStatus
 from rolls.engine import forum1000 as f1000
 from rolls.models import Roll
 
@@ -22,7 +22,12 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     )
     # Issue 8, mode gm_character: the NPCs' stand-in sheets play in the panel too (the other
     # side of an opposed roll, initiative), though they are never participants.
-    stand_ins = Q(is_stand_in=True, npc_role__session=session)
+    # Only while the session plays NPCs that way (the mode may change until the plan is accepted).
+    stand_ins = Q(
+        is_stand_in=True,
+        npc_role__session=session,
+        npc_role__session__npc_mode=NpcMode.GM_CHARACTER,
+    )
     characters = Character.objects.with_values().filter(playing | stand_ins)
     if ids is not None:
         characters = characters.filter(pk__in=ids)

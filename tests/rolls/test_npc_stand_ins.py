@@ -173,3 +173,19 @@ def test_panel_refuses_items_on_a_stand_in(wolves, client_for):
     assert response.status_code == 400
     assert not Roll.objects.exists()
     assert Skill.objects.exists()
+
+
+def test_stand_in_plays_only_while_the_session_is_in_gm_character_mode(wolves):
+    from diary.models import GameSession
+
+    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    GameSession.objects.filter(pk=wolves.session.pk).update(npc_mode="fixed_modifiers")
+    wolves.session.refresh_from_db()
+    assert wolves.sheet.pk not in playing_characters(wolves.session)
+
+
+def test_roster_page_shows_the_stand_in(wolves, client_for):
+    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    page = client_for(wolves.gm).get(reverse("diary:npcs", args=[wolves.session.pk]))
+    assert page.status_code == 200
+    assert polish("Stand-in sheet") in page.content.decode()
