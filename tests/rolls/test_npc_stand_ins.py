@@ -189,3 +189,26 @@ def test_roster_page_shows_the_stand_in(wolves, client_for):
     page = client_for(wolves.gm).get(reverse("diary:npcs", args=[wolves.session.pk]))
     assert page.status_code == 200
     assert polish("Stand-in sheet") in page.content.decode()
+
+
+def test_gm_sets_the_stand_in_as_the_other_side_in_the_panel(wolves, client_for):
+    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    data = {
+        "token": str(uuid.uuid4()),
+        "mode": "opposed",
+        "a-character": wolves.lirael.pk,
+        "a-test": "attribute",
+        "a-attribute": attr("Siła"),
+        "b-character": wolves.sheet.pk,
+        "b-test": "attribute",
+        "b-attribute": attr("Siła"),
+    }
+    for side in "ab":
+        data.update({f"{side}-action_value": "0", f"{side}-gm_difficulty": "0"})
+        data[f"{side}-gm_bonus"] = "0"
+    response = client_for(wolves.gm).post(reverse("rolls:panel", args=[wolves.session.pk]), data)
+    assert response.status_code == 302
+    roll = Roll.objects.get(session=wolves.session)
+    assert roll.record["characters"]["b"]["name"] == "Wilk"
+    # Side a acts; the stand-in defends.
+    assert roll.character_id == wolves.lirael.pk
