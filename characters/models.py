@@ -181,6 +181,9 @@ class Character(models.Model):
     traits = models.ManyToManyField(
         Trait, blank=True, related_name="characters", verbose_name=_("abilities and flaws")
     )
+    # Issue 8, NPC mode gm_character: the GM's stand-in sheet for an NPC. It carries no
+    # items, never joins a session as a participant, and plays only through its NPC.
+    is_stand_in = models.BooleanField(_("NPC stand-in"), default=False, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

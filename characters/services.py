@@ -128,8 +128,19 @@ def character_update(*, character: Character, by, values: dict) -> Character:
     return character
 
 
+def check_stand_in_items(character: Character, items) -> None:
+    """Issue 8, mode gm_character: a stand-in sheet carries no items (seed line 182)."""
+    held = sorted(item.name for item, quantity in items if quantity)
+    if character.is_stand_in and held:
+        raise ValidationError(
+            _("An NPC's stand-in sheet carries no items (equipment): remove %(items)s.")
+            % {"items": ", ".join(held)}
+        )
+
+
 def _apply_sheet(character: Character, values: dict) -> None:
     """The one sheet-writing path: direct edits and approved proposals both go through it."""
+    check_stand_in_items(character, values["items"].items())
     character.name = values["name"]
     character.description = values["description"]
     character.hp_max = values["hp_max"]

@@ -263,7 +263,7 @@ def joinable_characters(user, session: GameSession) -> list[Character]:
         status=ParticipationStatus.WITHDRAWN
     )
     return list(
-        Character.objects.filter(owner=user, system=session.system)
+        Character.objects.filter(owner=user, system=session.system, is_stand_in=False)
         .exclude(pk__in=listed.values("character"))
         .order_by("name")
     )
@@ -292,3 +292,60 @@ def sessions_open_to_join(user, sessions) -> set[int]:
             system == s.system and pk not in listed.get(s.pk, set()) for pk, system in characters
         )
     }
+
+
+# ---------------------------------------------------------------------------
+# NPCs (issue 8): the GM keeps the roster; moderators read it; players see the
+# visible NPCs' names and descriptions in the diary only.
+
+
+@dataclass(frozen=True)
+class NpcAccess:
+    session_access: SessionAccess
+
+    @property
+    def session(self) -> GameSession:
+        return self.session_access.session
+
+    @property
+    def can_open_page(self) -> bool:
+        """The session's NPC page: its GM and the moderators who review the plan."""
+        return self.session_access.is_gm or self.session_access.is_moderator
+
+    @property
+    def can_manage(self) -> bool:
+        """Add and edit NPCs and their modifiers: the GM, until the session is finished."""
+        return self.session_access.is_gm and self.session.status != SessionStatus.FINISHED
+
+    @property
+    def sees_hidden(self) -> bool:
+        return self.can_open_page
+
+    @property
+    def uses_fixed_modifiers(self) -> bool:
+        from diary.models import NpcMode
+
+        return self.session.npc_mode == NpcMode.FIXED_MODIFIERS
+
+
+def npc_access(session_access: SessionAccess) -> NpcAccess:
+    return NpcAccess(session_access)
+
+
+def access_npc_page(user, pk: int, *, lock: bool = False) -> NpcAccess:
+    """The session's NPC page: 404/403 as for the session, then 403 for players."""
+    access = NpcAccess(access_session(user, pk, lock=lock))
+    if not access.can_open_page:
+        raise PermissionDenied
+    return access
+
+
+def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
+    """(NpcAccess, the session's NPC); 404 for an NPC of another session."""
+    from diary.models import Npc
+
+    access = access_npc_page(user, pk, lock=lock)
+    npcs = Npc.objects.filter(session=access.session)
+    if lock:
+        npcs = npcs.select_for_update()
+    return access, _get_or_404(npcs, npc_pk)

@@ -318,3 +318,65 @@ class PlanSubmission(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session} plan #{self.number}"
+
+
+# NPCs (issue 8; RULES 1.7, seed 000 lines 43–53, 180–188)
+
+NPC_NAME_MAX = 80
+NPC_DESCRIPTION_MAX = 2000
+NPC_INTERACTION_MAX = 40
+NPC_REASON_MAX = 200
+
+
+class Npc(models.Model):
+    """A session's NPC, on the GM's roster; players see it only while it is visible."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="npcs")
+    name = models.CharField(_("name"), max_length=NPC_NAME_MAX)
+    description = models.TextField(_("description"), blank=True, max_length=NPC_DESCRIPTION_MAX)
+    visible_to_players = models.BooleanField(_("visible to players"), default=True)
+    # Mode gm_character (seed lines 49, 182): the GM's sheet this NPC is played through.
+    stand_in = models.OneToOneField(
+        Character,
+        on_delete=models.PROTECT,
+        related_name="npc_role",
+        null=True,
+        blank=True,
+        verbose_name=_("stand-in sheet"),
+    )
+    created_at = models.DateTimeField(_("created"), auto_now_add=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+
+    class Meta:
+        ordering = ["session", "name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "name"], name="npc_unique_name"),
+        ]
+        verbose_name = _("NPC")
+        verbose_name_plural = _("NPCs")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class NpcModifier(models.Model):
+    """Mode fixed_modifiers (seed line 51): the same modifier for every character who
+    interacts with this NPC this way; the panel applies it as a GM difficulty modifier."""
+
+    npc = models.ForeignKey(Npc, on_delete=models.CASCADE, related_name="modifiers")
+    interaction = models.CharField(_("interaction"), max_length=NPC_INTERACTION_MAX)
+    value = models.IntegerField(_("modifier"))
+    reason = models.CharField(_("reason"), max_length=NPC_REASON_MAX)
+
+    class Meta:
+        ordering = ["npc", "interaction", "id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["npc", "interaction"], name="npc_modifier_unique_interaction"
+            ),
+        ]
+        verbose_name = _("NPC modifier")
+        verbose_name_plural = _("NPC modifiers")
+
+    def __str__(self) -> str:
+        return f"{self.npc} · {self.interaction} {self.value:+d}"

@@ -404,3 +404,14 @@ def home_turns(user) -> HomeTurns:
         elif mine:
             my_move.append((session, mine))
     return HomeTurns(my_move, all_posted)
+
+
+def npc_roster_for(npc_access) -> list:
+    """The NPCs this user sees in the diary: all for the GM and moderators, the visible
+    ones (names and descriptions) for everyone else who reads the session."""
+    from diary.models import Npc
+
+    npcs = Npc.objects.filter(session=npc_access.session)
+    if not npc_access.sees_hidden:
+        npcs = npcs.filter(visible_to_players=True)
+    return list(npcs.only("pk", "name", "description", "visible_to_players", "session_id"))

@@ -147,6 +147,11 @@ def _check_character_fits(session: GameSession, character: Character) -> None:
         )
     if session.status == SessionStatus.FINISHED:
         raise ValidationError(_("The session is finished."))
+    if character.is_stand_in:
+        # Issue 8: a stand-in plays only through its NPC, never as a participant.
+        raise ValidationError(
+            {"character": _("This sheet is an NPC's stand-in: it never joins as a participant.")}
+        )
 
 
 def _reopen_or_create(session: GameSession, character: Character, status: str) -> Participation:

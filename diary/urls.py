@@ -1,6 +1,6 @@
 from django.urls import path
 
-from diary import views
+from diary import npc_views, views
 
 app_name = "diary"
 
@@ -18,6 +18,19 @@ urlpatterns = [
     path("<int:pk>/turns/", views.turn_open, name="turn_open"),
     path("<int:pk>/turns/deadline/", views.turn_deadline, name="turn_deadline"),
     path("<int:pk>/posts/", views.post_create, name="post_create"),
+    path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
+    path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
+    path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),
+    path(
+        "<int:pk>/npcs/<int:npc_pk>/modifiers/",
+        npc_views.npc_modifier_add,
+        name="npc_modifier_add",
+    ),
+    path(
+        "<int:pk>/npcs/<int:npc_pk>/modifiers/<int:modifier_pk>/delete/",
+        npc_views.npc_modifier_delete,
+        name="npc_modifier_delete",
+    ),
     path(
         "participations/<int:pk>/accept/",
         views.participation_decide,

@@ -158,7 +158,16 @@ def _diary_context(
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
+        **_npc_context(access),
     }
+
+
+def _npc_context(access: SessionAccess) -> dict:
+    """The diary sidebar's NPCs (issue 8)."""
+    from diary.access import npc_access
+
+    flags = npc_access(access)
+    return {"npc_access": flags, "npcs": selectors.npc_roster_for(flags)}
 
 
 @login_required

@@ -50,6 +50,13 @@ class RollAccess:
     def may_roll_mode(self, mode: str) -> bool:
         return mode in self.may_roll_modes
 
+    @property
+    def may_target_npcs(self) -> bool:
+        """Mode fixed_modifiers (issue 8): the GM applies an NPC's fixed modifier."""
+        from diary.models import NpcMode
+
+        return self.may_type_modifiers and self.session.npc_mode == NpcMode.FIXED_MODIFIERS
+
     def may_roll_for(self, character) -> bool:
         """The GM rolls for any playing character; a player for their own only."""
         return self.may_roll and (self.is_gm or character.owner_id == self.user_id)

@@ -68,6 +68,19 @@ class SourceOption:
         return f"{self.name} {signed_number(self.modifier)} ({self.attribute})"
 
 
+def character_label(character: Character) -> str:
+    """A stand-in is named as the NPC it plays (issue 8)."""
+    return f"{character.name} (NPC)" if character.is_stand_in else character.name
+
+
+def npc_modifier_label(modifier) -> str:
+    """As the panel lists it: "Stary kupiec — perswazja +100 (łatwowierny)"."""
+    return (
+        f"{modifier.npc.name} — {modifier.interaction} "
+        f"{signed_number(modifier.value)} ({modifier.reason})"
+    )
+
+
 def _gm_field(choices, label):
     return forms.TypedChoiceField(
         label=label, choices=choices, coerce=int, initial=0, required=False, empty_value=0
@@ -104,12 +117,24 @@ class SideForm(forms.Form):
         tests: tuple[str, ...] = ("attribute", "combined", "skill"),
         healing_skills: bool | None = None,
         default_character: int = 0,
+        npc_modifiers=None,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in characters}
+        if npc_modifiers:
+            # The GM's target NPC and interaction (issue 8), before the typed modifiers.
+            self.fields["npc_modifier"] = forms.TypedChoiceField(
+                label=_("Target NPC"),
+                coerce=int,
+                required=False,
+                empty_value=None,
+                choices=[("", _("— no NPC —"))]
+                + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers],
+                help_text=_("Its fixed modifier is added as a GM difficulty modifier."),
+            )
         self.gm = gm
-        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             # The other side of an opposed roll starts on another character.
             self.fields["character"].initial = characters[
@@ -303,6 +328,7 @@ class SideForm(forms.Form):
             gm_bonus=GmModifier(
                 data.get("gm_bonus") or 0, (data.get("gm_bonus_reason") or "").strip()
             ),
+            npc_modifier_id=data.get("npc_modifier") or None,
         )
 
 

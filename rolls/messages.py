@@ -70,6 +70,16 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
             "action per turn may have a roll: a second one only if the GM allows it, with a "
             "reason."
         ),
+        "npc_mode": _(
+            "This session plays NPCs through the GM's stand-in characters: "
+            "there are no fixed NPC modifiers to apply."
+        ),
+        "stand_in_items": _("An NPC's stand-in sheet carries no items: roll without them."),
+        "npc_unknown": _("This NPC modifier is not on the session's roster."),
+        "npc_kind": _(
+            "An NPC's fixed modifier applies to a single, combined or skill roll only "
+            "(no defence roll for the NPC)."
+        ),
     }
     message = str(messages.get(error.code, _("This roll cannot be made.")))
     return error.field, message % error.params if error.params else message

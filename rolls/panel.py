@@ -48,6 +48,8 @@ SIDE_TESTS_BY_MODE = {
     "healing": ("skill",),
 }
 
+# The modes in which the GM may target an NPC's fixed modifier (PvE: no defence roll).
+NPC_TARGET_MODES = ("attribute", "combined", "skill")
 
 SIDE_TITLES = {"a": _("Initiator"), "b": _("Other side (defence)")}
 DEFENCE_MISMATCH = _(
@@ -119,6 +121,11 @@ class Panel:
             self.initiative = InitiativeForm(data, characters=self.all_characters)
         else:
             tests = SIDE_TESTS_BY_MODE[self.mode]
+            npc_modifiers = (
+                selectors.npc_modifiers(session)
+                if self.mode in NPC_TARGET_MODES and self.access.may_target_npcs
+                else None
+            )
             self.side_a = SideForm(
                 data,
                 prefix="a",
@@ -126,6 +133,7 @@ class Panel:
                 gm=self.access.may_type_modifiers,
                 tests=tests,
                 healing_skills={"healing": True, "skill": False}.get(self.mode),
+                npc_modifiers=npc_modifiers,
             )
             if self.mode == "opposed":
                 self.side_b = SideForm(

@@ -192,6 +192,7 @@ class RollView:
     verdict: str = ""
     initiative: list[tuple[int, str, str]] = field(default_factory=list)  # (place, name, score)
     healing: str = ""
+    npc: str = ""  # the NPC targeted (issue 8), e.g. "NPC Stary kupiec, perswazja: +100"
     hash: str = ""
     legend: Legend = LEGEND
     # RULES 1.5: a second action roll in a turn, allowed by the GM with this reason.
@@ -238,6 +239,8 @@ def _roll_view(roll) -> RollView:
         view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
     else:
         view.lines = [test_line(people["a"]["name"], result)]
+    if record.get("npc"):
+        view.npc = npc_text(record["npc"])
     if kind == "healing":
         healing = record["healing"]
         text = _("%(patient)s: HP %(before)s → %(after)s") % {
@@ -276,3 +279,9 @@ def ask_summary(character, side) -> str:
         f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
     ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
     return f"{character.name}: " + " · ".join([what, *sources])
+
+
+def npc_text(npc: dict) -> str:
+    """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
+    value = polish_minus(signed(npc["value"]))
+    return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"

@@ -40,10 +40,13 @@ class SideRequest:
     action_reason: str = ""
     gm_difficulty: GmModifier = field(default_factory=GmModifier)
     gm_bonus: GmModifier = field(default_factory=GmModifier)
+    # Mode fixed_modifiers (issue 8): the targeted NPC's modifier for one interaction.
+    npc_modifier_id: int | None = None
 
     @property
     def uses_gm_modifiers(self) -> bool:
-        return bool(self.gm_difficulty.value or self.gm_bonus.value)
+        # An NPC's fixed modifier is a GM difficulty modifier too: the GM's to apply.
+        return bool(self.gm_difficulty.value or self.gm_bonus.value or self.npc_modifier_id)
 
 
 @dataclass(frozen=True)
@@ -136,6 +139,8 @@ def _source_modifiers(character: Character, side: SideRequest, prefix: str) -> l
                 source=trait.kind,
             )
         )
+    if side.item_ids and character.is_stand_in:
+        raise RequestError(f"{prefix}sources", "stand_in_items")
     for item_id in side.item_ids:
         item = own_items.get(item_id)
         if item is None or item.attribute is None:
@@ -184,22 +189,78 @@ def _typed_modifiers(side: SideRequest, prefix: str) -> list[f1000.Modifier]:
     return modifiers
 
 
+@dataclass(frozen=True)
+class NpcTarget:
+    """The NPC a roll targets and its fixed modifier, as the roll record keeps them."""
+
+    id: int
+    name: str
+    interaction: str
+    value: int
+    reason: str
+
+    def modifier(self) -> f1000.Modifier:
+        # A GM difficulty modifier, so RULES 1.2's range holds for its sum with the GM's own.
+        return f1000.Modifier(
+            self.value,
+            f1000.Scope.GM_DIFFICULTY,
+            reason=f"NPC {self.name}, {self.interaction}: {self.reason}",
+        )
+
+    def to_record(self) -> dict:
+        return asdict(self)
+
+
+def npc_target(side: SideRequest | None, session, prefix: str = "a-") -> NpcTarget | None:
+    """The side's NPC target in this session (mode fixed_modifiers only), or a refusal."""
+    if side is None or not side.npc_modifier_id:
+        return None
+    from diary.models import NpcMode, NpcModifier
+
+    field_name = f"{prefix}npc_modifier"
+    if session is None or session.npc_mode != NpcMode.FIXED_MODIFIERS:
+        raise RequestError(field_name, "npc_mode")
+    modifier = (
+        NpcModifier.objects.select_related("npc")
+        .filter(pk=side.npc_modifier_id, npc__session_id=session.pk)
+        .first()
+    )
+    if modifier is None:
+        raise RequestError(field_name, "npc_unknown")
+    return NpcTarget(
+        id=modifier.npc_id,
+        name=modifier.npc.name,
+        interaction=modifier.interaction,
+        value=modifier.value,
+        reason=modifier.reason,
+    )
+
+
 def build_side(
-    side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str = ""
+    side: SideRequest,
+    characters: dict[int, Character],
+    criticals: bool,
+    prefix: str = "",
+    session=None,
 ):
     """The engine's single test for one side of the panel; a refusal names its side."""
     try:
-        return _build_side(side, characters, criticals, prefix)
+        return _build_side(side, characters, criticals, prefix, session)
     except RuleError as error:
         error.field_prefix = prefix  # so the panel puts it next to that side's field
         raise
 
 
-def _build_side(side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str):
+def _build_side(
+    side: SideRequest, characters: dict[int, Character], criticals: bool, prefix: str, session
+):
     character = characters.get(side.character_id)
     if character is None:
         raise RequestError(f"{prefix}character", "not_in_session")
     modifiers = tuple(_source_modifiers(character, side, prefix) + _typed_modifiers(side, prefix))
+    target = npc_target(side, session, prefix)
+    if target is not None:
+        modifiers += (target.modifier(),)
     if side.test == "attribute":
         if len(side.attribute_ids) != 1:
             raise RequestError(f"{prefix}attribute", "required")
@@ -243,10 +304,18 @@ def _skill(skill_id: int | None, system: str, prefix: str) -> Skill:
     return skill
 
 
-def build_test(request: RollRequest, characters: dict[int, Character], criticals: bool):
-    """The engine test for a whole request; RequestError or RuleError if it cannot be made."""
+def build_test(
+    request: RollRequest, characters: dict[int, Character], criticals: bool, session=None
+):
+    """The engine test for a whole request; RequestError or RuleError if it cannot be made.
+
+    `session` is needed only for an NPC target (issue 8)."""
     if request.kind in SIDE_TESTS:
-        return build_side(request.a, characters, criticals, "a-")
+        return build_side(request.a, characters, criticals, "a-", session)
+    for prefix, side in (("a-", request.a), ("b-", request.b)):
+        # An NPC's fixed modifier targets a single, combined or skill roll (PvE: no defence).
+        if side is not None and side.npc_modifier_id:
+            raise RequestError(f"{prefix}npc_modifier", "npc_kind")
     if request.kind == "opposed":
         return f1000.OpposedTest(
             build_side(request.a, characters, criticals, "a-"),

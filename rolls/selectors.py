@@ -7,17 +7,30 @@ from dataclasses import dataclass
 from django.db.models import Count
 
 from characters.models import Character
-from diary.models import ParticipationStatus
+from diary.models import NpcMode, ParticipationStatus
 from rolls.engine import forum1000 as f1000
 from rolls.models import AskStatus, Roll, RollAsk
 
 
 def playing_characters(session, ids=None) -> dict[int, Character]:
-    """The session's accepted characters (or those of them with these ids), by id, with the
-    values a roll reads off their sheets."""
-    characters = Character.objects.with_values().filter(
-        participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+    """The session's accepted characters and its NPCs' stand-ins (or those of them with these
+    ids), by id, with the values a roll reads off their sheets."""
+    from django.db.models import Q
+
+    playing = Q(
+        pk__in=Character.objects.filter(
+            participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+        ).values("pk")
     )
+    # Issue 8, mode gm_character: the NPCs' stand-in sheets play in the panel too (the other
+    # side of an opposed roll, initiative), though they are never participants.
+    # Only while the session plays NPCs that way (the mode may change until the plan is accepted).
+    stand_ins = Q(
+        is_stand_in=True,
+        npc_role__session=session,
+        npc_role__session__npc_mode=NpcMode.GM_CHARACTER,
+    )
+    characters = Character.objects.with_values().filter(playing | stand_ins)
     if ids is not None:
         characters = characters.filter(pk__in=ids)
     return {c.pk: c for c in characters}
@@ -199,3 +212,15 @@ def character_stats(session) -> list[CharacterStats]:
         except (KeyError, TypeError, ValueError, AttributeError):
             continue  # a damaged record; the chain report above names it
     return sorted(stats.values(), key=lambda s: s.name)
+
+
+def npc_modifiers(session) -> list:
+    """The session's NPC fixed modifiers the GM may target in the panel (issue 8), hidden
+    NPCs included: the GM knows them."""
+    from diary.models import NpcModifier
+
+    return list(
+        NpcModifier.objects.filter(npc__session=session)
+        .select_related("npc")
+        .order_by("npc__name", "interaction", "pk")
+    )

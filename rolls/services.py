@@ -32,11 +32,13 @@ from rolls.models import AskStatus, Roll, RollAsk
 from rolls.presenters import ask_summary
 from rolls.requests import (
     SIDE_TESTS,
+    NpcTarget,
     RequestError,
     RollRequest,
     SideRequest,
     build_side,
     build_test,
+    npc_target,
 )
 from rolls.selectors import action_rolls_in_turn, in_combat, playing_characters
 
@@ -58,7 +60,7 @@ class TokenReused(Exception):
 def prepare(session: GameSession, request: RollRequest):
     """The engine test for a request, or RequestError/RuleError: the panel's preview."""
     characters = playing_characters(session, ids=request.character_ids)
-    return build_test(request, characters, session.criticals_enabled)
+    return build_test(request, characters, session.criticals_enabled, session)
 
 
 def check_action_limit(
@@ -208,6 +210,7 @@ class _Checked:
     characters: dict
     ask: RollAsk | None = None  # the request this roll answers, locked
     extra_action: dict | None = None  # a second action roll the GM allowed (RULES 1.5)
+    npc: NpcTarget | None = None
 
 
 def _lock(session: GameSession, request: RollRequest):
@@ -243,7 +246,7 @@ def _check(
     needed."""
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
-    test = build_test(request, characters, session.criticals_enabled)
+    test = build_test(request, characters, session.criticals_enabled, session)
     turn = current_turn(session)
     if turn is None:
         raise PermissionDenied
@@ -257,7 +260,8 @@ def _check(
         target = post_create_for_rolls(session=session, author=by, turn=turn)
     else:
         target = _target_post(session, by, turn, post)
-    return _Checked(test, turn, target, characters, extra_action=extra, ask=ask)
+    npc = npc_target(request.a, session) if request.kind in SIDE_TESTS else None
+    return _Checked(test, turn, target, characters, extra_action=extra, ask=ask, npc=npc)
 
 
 def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
@@ -321,6 +325,8 @@ def _record(session, by, request, checked: _Checked, seq, result, healing, now) 
             "characters": _participants_record(request, checked.characters),
             "result": result.to_dict(),
             "healing": healing,
+            # The NPC the roll targeted (issue 8), as it was at the roll; no key without one.
+            **({"npc": checked.npc.to_record()} if checked.npc else {}),
         }
         | ({"extra_action": checked.extra_action} if checked.extra_action else {})
         | _answer_record(checked.ask)

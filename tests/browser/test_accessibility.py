@@ -14,6 +14,7 @@ from django.core.management import call_command
 
 from diary.models import GameSession
 from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
+from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 from tests.browser.conftest import log_in
 
@@ -45,6 +46,8 @@ def _pages(session: GameSession) -> list[str]:
         "/sessions/",
         f"/sessions/{session.pk}/",
         f"/sessions/{session.pk}/participants/",
+        f"/sessions/{session.pk}/npcs/",
+        *[f"/sessions/{session.pk}/npcs/{npc.pk}/" for npc in session.npcs.all()[:1]],
         f"{panel}?mode=attribute",
         f"{panel}?mode=opposed",
         f"{panel}?mode=skill",
@@ -59,7 +62,7 @@ def _pages(session: GameSession) -> list[str]:
 @pytest.fixture
 def demo():
     call_command("seed_demo", stdout=io.StringIO())
-    return GameSession.objects.get()
+    return GameSession.objects.get(title=SESSION_TITLE)
 
 
 def test_the_gms_pages_have_no_axe_violations(page, demo):

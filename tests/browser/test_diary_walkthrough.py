@@ -8,6 +8,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from diary.models import GameSession, Post
+from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 def test_demo_gm_logs_in_reads_the_polish_diary_and_posts(page):
     call_command("seed_demo", stdout=io.StringIO())
-    session = GameSession.objects.get()
+    session = GameSession.objects.get(title=SESSION_TITLE)
     gm_posts = Post.objects.filter(author__username="gm").count()
     log_in(page, "gm", "kostka-gm-1000")
 
@@ -36,7 +37,7 @@ def test_demo_gm_logs_in_reads_the_polish_diary_and_posts(page):
 
 def test_empty_post_shows_the_error_next_to_the_field(page):
     call_command("seed_demo", stdout=io.StringIO())
-    session = GameSession.objects.get()
+    session = GameSession.objects.get(title=SESSION_TITLE)
     log_in(page, "gracz", "kostka-gracz-1000")
     page.goto(f"/sessions/{session.pk}/")
     before = Post.objects.count()

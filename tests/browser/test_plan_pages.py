@@ -10,6 +10,7 @@ from django.core.management import call_command
 from diary import services as diary_services
 from diary.models import GameSession, PlanDecision, PlanSubmission
 from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
+from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import _report, _violations
 
@@ -20,7 +21,7 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def submitted():
     """The demo, plus a second session of the demo GM's with its plan waiting for review."""
     call_command("seed_demo", stdout=io.StringIO())
-    demo = GameSession.objects.get()
+    demo = GameSession.objects.get(title=SESSION_TITLE)
     session = diary_services.session_create(
         gm=demo.gm,
         title="Karczma pod Wilkiem",

@@ -116,8 +116,9 @@ def test_a_players_diary_query_count_is_small_and_flat(
         client.get(url)
     # Session, user, moderator check, my participations, roster, turn, posts, rolls,
     # chain head, may_roll_at_all's player check, post-form characters, login session;
-    # issue 8: the current turn's posters and its action-roll counts (two more).
-    assert len(small.captured_queries) <= 14
+    # issue 8: the current turn's posters and its action-roll counts, the roll requests on
+    # the page's posts and the NPC roster (flat as posts grow; issue 12 brings it down).
+    assert len(small.captured_queries) <= 15
 
 
 # --- Finding 10: sheets open to a GM only once the owner asked or accepted -------------

@@ -279,9 +279,10 @@ def test_seed_demo_plan_was_returned_once_then_accepted():
     from django.core.management import call_command
 
     from diary.models import GameSession
+    from rolls.management.commands.seed_demo import SESSION_TITLE
 
     call_command("seed_demo")
-    session = GameSession.objects.get()
+    session = GameSession.objects.get(title=SESSION_TITLE)
     assert "kupiec" in session.plan.scenario.lower()
     returned, accepted = session.plan_submissions.order_by("number")
     assert returned.decision == PlanDecision.RETURNED and returned.comment

@@ -130,6 +130,8 @@ class World:
             token=uuid.uuid4(),
         ).roll
 
+        self.npc, self.npc_modifier = _npc(self.session)
+
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
         by_name = {
@@ -150,6 +152,14 @@ class World:
             "diary:post_history": {"pk": self.post.pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
+            "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_modifier_delete": {
+                "pk": session,
+                "npc_pk": self.npc.pk,
+                "modifier_pk": self.npc_modifier.pk,
+            },
         }
         if name in by_name:
             return by_name[name]
@@ -161,6 +171,19 @@ class World:
         if role != "anonymous":
             client.force_login(getattr(self, role))
         return client
+
+
+def _npc(session):
+    """Issue 8: an NPC of S with one fixed modifier."""
+    from diary import npc_services
+
+    npc = npc_services.npc_create(
+        session=session, name="Stary kupiec", description="", visible_to_players=True
+    )
+    modifier = npc_services.npc_modifier_create(
+        npc=npc, interaction="perswazja", value=100, reason="łatwowierny"
+    )
+    return npc, modifier
 
 
 def _patterns():

@@ -113,6 +113,7 @@ class Command(BaseCommand):
             present = GameSession.objects.filter(title=SESSION_TITLE, gm=users["gm"]).exists()
             if not present:
                 self._session(users)
+                seed_stand_in_session(users)
         if present:
             self.stdout.write("Demo data already present.")
         else:
@@ -202,6 +203,7 @@ class Command(BaseCommand):
         self._rolls(session, gm, characters)
         self._asks(session, users, characters)
         self._turn_deadline(session, gm)
+        seed_npcs(session, gm, characters)
         return session
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
@@ -210,17 +212,18 @@ class Command(BaseCommand):
         attribute = {a.name: a.pk for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
         skill = {s.name: s.pk for s in Skill.objects.filter(system=RuleSystem.FORUM1000)}
         trait = {t.name: t.pk for t in Trait.objects.filter(system=RuleSystem.FORUM1000)}
-        lirael, borys = characters["Lirael"], characters["Borys"]
+        mira, borys = characters["Mira"], characters["Borys"]
+        # Mira has no action roll in this turn yet (one per turn outside combat, RULES 1.5).
         asks = [
             (
-                "gracz",
-                lirael,
-                "Lirael wypatruje w mgle, kto zamknął bramę.",
+                "gracz3",
+                mira,
+                "Mira przygląda się zamkowi bramy i przypomina sobie, jak działają takie rygle.",
                 SideRequest(
-                    lirael.pk,
+                    mira.pk,
                     "attribute",
-                    (attribute["Percepcja"],),
-                    trait_ids=(trait["Dobry Wzrok"],),
+                    (attribute["Inteligencja"],),
+                    trait_ids=(trait["Geniusz"],),
                 ),
             ),
             (
@@ -371,3 +374,124 @@ Drużyna eskortuje wóz **starego kupca** przez bród na Czarnej Rzece. We mgle 
 2. Przeprawa przez bród: trzy wilki, przewodnik stada walczy do końca.
 3. Jeśli drużyna zawróci, kupiec jedzie sam, a rano wóz stoi pusty przy brodzie.
 """
+
+# Issue 8: the demo session's NPCs (mode fixed_modifiers, seed 000 line 51): name,
+# description, visible to players, and (interaction, modifier, reason) rows.
+DEMO_NPCS = [
+    (
+        "Stary kupiec",
+        "Handluje solą i plotkami przy brodzie; wierzy w każdą dobrze opowiedzianą historię.",
+        True,
+        [("perswazja", 100, "łatwowierny"), ("targowanie", -100, "skąpy")],
+    ),
+    (
+        "Wilki znad brodu",
+        "Wataha krążąca we mgle; głodna, ale ostrożna.",
+        True,
+        [("zastraszanie", 50, "płoszą się od ognia")],
+    ),
+    (
+        "Przewoźnik",
+        "Zniknął przed świtem. Gracze jeszcze go nie spotkali.",
+        False,
+        [("perswazja", -200, "mistrz manipulacji")],
+    ),
+]
+
+
+def seed_npcs(session: GameSession, gm, characters: dict) -> None:
+    """The roster, and one roll against the merchant's fixed modifier in the current turn."""
+    from diary import npc_services
+
+    modifiers = {}
+    for name, description, visible, rows in DEMO_NPCS:
+        npc = npc_services.npc_create(
+            session=session, name=name, description=description, visible_to_players=visible
+        )
+        for interaction, value, reason in rows:
+            modifiers[(name, interaction)] = npc_services.npc_modifier_create(
+                npc=npc, interaction=interaction, value=value, reason=reason
+            )
+    skill = Skill.objects.get(system=RuleSystem.FORUM1000, name="Przekupstwo")
+    request = RollRequest(
+        kind="skill",
+        a=SideRequest(
+            characters["Lirael"].pk,
+            "skill",
+            skill_id=skill.pk,
+            npc_modifier_id=modifiers[("Stary kupiec", "perswazja")].pk,
+        ),
+    )
+    roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+
+
+# Issue 8: the other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
+# a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
+STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
+
+
+def seed_stand_in_session(users: dict) -> GameSession:
+    from diary import npc_services
+
+    gm = users["gm"]
+    session = diary_services.session_create(
+        gm=gm,
+        title=STAND_IN_SESSION_TITLE,
+        description="Druga sesja pokazowa: NPC grają kartami zastępczymi MG (bez przedmiotów).",
+        system=RuleSystem.FORUM1000,
+        criticals_enabled=True,
+        npc_mode=NpcMode.GM_CHARACTER,
+        roll_policy=RollPolicy.GM_ONLY,
+    )
+    borys = Character.objects.get(owner=users["gracz2"], name="Borys")
+    participation = diary_services.participation_invite(session=session, by=gm, character=borys)
+    diary_services.participation_decide(participation=participation, by=borys.owner, accept=True)
+    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
+        session = diary_services.session_transition(session=session, by=by, to=status)
+    system = RuleSystem.FORUM1000
+    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
+    values = [520, 560, 700, 600, 450, 200, 150, 400]
+    sheet = character_services.character_create(
+        owner=gm,
+        system=system,
+        values={
+            "name": "Basior",
+            "description": "Przewodnik watahy. Karta zastępcza MG: bez przedmiotów.",
+            "hp_current": 60,
+            "hp_max": 60,
+            "attributes": {
+                attributes[name]: value for name, value in zip(ATTRIBUTE_ORDER, values, strict=True)
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    npc = npc_services.npc_create(
+        session=session,
+        name="Basior",
+        description="Wielki szary wilk prowadzący watahę znad brodu.",
+        visible_to_players=True,
+    )
+    npc_services.npc_stand_in_set(npc=npc, character=sheet)
+    diary_services.post_create(
+        session=session,
+        author=gm,
+        character=None,
+        narration="Z mgły wychodzi **Basior**, a za nim wataha. Borys dobywa broni.",
+        nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
+    )
+    strength = attributes["Siła"].pk
+    for request in (
+        RollRequest(
+            kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
+        ),
+        RollRequest(
+            kind="opposed",
+            a=SideRequest(sheet.pk, "attribute", (strength,)),
+            b=SideRequest(borys.pk, "attribute", (strength,)),
+        ),
+    ):
+        roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+    return session

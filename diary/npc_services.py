@@ -1,0 +1,134 @@
+"""Writes to a session's NPC roster (issue 8). Callers pass what diary.access allowed."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from diary.models import GameSession, Npc, NpcModifier
+from rolls.engine import forum1000 as f1000
+
+
+def _check_name_free(session: GameSession, name: str, npc: Npc | None = None) -> None:
+    others = Npc.objects.filter(session=session, name=name)
+    if npc is not None:
+        others = others.exclude(pk=npc.pk)
+    if others.exists():
+        raise ValidationError({"name": _("The session already has an NPC of this name.")})
+
+
+def npc_create(
+    *, session: GameSession, name: str, description: str, visible_to_players: bool
+) -> Npc:
+    with transaction.atomic():
+        _check_name_free(session, name)
+        npc = Npc.objects.create(
+            session=session,
+            name=name,
+            description=description,
+            visible_to_players=visible_to_players,
+        )
+    session.touch()
+    return npc
+
+
+def npc_update(*, npc: Npc, name: str, description: str, visible_to_players: bool) -> Npc:
+    """NPCs are never deleted (a roll may name one): the GM hides them from players instead."""
+    with transaction.atomic():
+        _check_name_free(npc.session, name, npc)
+        npc.name = name
+        npc.description = description
+        npc.visible_to_players = visible_to_players
+        npc.save(update_fields=["name", "description", "visible_to_players", "updated_at"])
+    npc.session.touch()
+    return npc
+
+
+def check_npc_modifier(value: int, reason: str) -> None:
+    """RULES 1.2 for an NPC's fixed modifier: a GM difficulty value, with a reason."""
+    limit = f1000.GM_LIMITS[f1000.Scope.GM_DIFFICULTY]
+    errors = {}
+    if value == 0 or abs(value) > limit or value % f1000.GM_STEP:
+        from diary.npc_forms import npc_value_error
+
+        errors["value"] = npc_value_error()
+    if not reason.strip():
+        errors["reason"] = _("An NPC modifier needs a reason: the roll shows it to everyone.")
+    if errors:
+        raise ValidationError(errors)
+
+
+def npc_modifier_create(*, npc: Npc, interaction: str, value: int, reason: str) -> NpcModifier:
+    check_npc_modifier(value, reason)
+    with transaction.atomic():
+        if NpcModifier.objects.filter(npc=npc, interaction=interaction).exists():
+            raise ValidationError(
+                {"interaction": _("This NPC already has a modifier for this interaction.")}
+            )
+        modifier = NpcModifier.objects.create(
+            npc=npc, interaction=interaction, value=value, reason=reason.strip()
+        )
+    npc.session.touch()
+    return modifier
+
+
+def npc_modifier_delete(*, modifier: NpcModifier) -> None:
+    """Rolls already made keep their own copy of the modifier (the roll record)."""
+    session = modifier.npc.session
+    modifier.delete()
+    session.touch()
+
+
+def stand_in_candidates(session: GameSession):
+    """The GM's own sheets that could become a stand-in of this session's NPC."""
+    from characters.models import Character
+
+    return Character.objects.filter(
+        owner_id=session.gm_id, system=session.system, npc_role__isnull=True
+    ).order_by("name", "pk")
+
+
+def npc_stand_in_set(*, npc: Npc, character) -> Npc:
+    """Mode gm_character (seed lines 49, 182): the NPC is played through the GM's sheet,
+    which becomes a stand-in: no items, never a participant, playing through its NPC."""
+    from characters.models import Character
+    from diary.access import GONE_STATUSES
+    from diary.models import NpcMode
+
+    session = npc.session
+    with transaction.atomic():
+        character = Character.objects.select_for_update().get(pk=character.pk)
+        if session.npc_mode != NpcMode.GM_CHARACTER:
+            raise ValidationError(
+                _(
+                    "This session gives NPCs fixed modifiers; "
+                    "stand-in sheets are for the other mode."
+                )
+            )
+        if npc.stand_in_id:
+            raise ValidationError(_("This NPC already has its stand-in sheet."))
+        if character.owner_id != session.gm_id or character.system != session.system:
+            raise ValidationError(
+                {
+                    "character": _(
+                        "A stand-in is one of the GM's own sheets, of the session's system."
+                    )
+                }
+            )
+        if Npc.objects.filter(stand_in=character).exists():
+            raise ValidationError({"character": _("This sheet already stands in for an NPC.")})
+        if character.item_holdings.exists():
+            raise ValidationError(
+                {"character": _("An NPC's stand-in sheet carries no items: remove them first.")}
+            )
+        if character.participations.exclude(status__in=GONE_STATUSES).exists():
+            raise ValidationError(
+                {"character": _("This sheet is on a session's list: a stand-in never is.")}
+            )
+        character.is_stand_in = True
+        character.save(update_fields=["is_stand_in", "updated_at"])
+        npc.stand_in = character
+        npc.save(update_fields=["stand_in", "updated_at"])
+    session.touch()
+    return npc

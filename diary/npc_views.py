@@ -1,0 +1,143 @@
+"""The session's NPC page (issue 8): the GM's roster, its fixed modifiers."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods, require_POST
+
+from characters.forms import apply_service_errors
+from diary import npc_services
+from diary.access import access_npc, access_npc_page
+from diary.models import NpcModifier
+from diary.npc_forms import NpcForm, NpcModifierForm, StandInForm
+
+
+def _roster(session):
+    return list(session.npcs.select_related("stand_in").prefetch_related("modifiers"))
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def npc_list(request, pk: int):
+    """The roster; the GM adds an NPC here."""
+    access = access_npc_page(request.user, pk)
+    session = access.session
+    form = NpcForm(request.POST or None) if access.can_manage else None
+    status = 200
+    if request.method == "POST":
+        if form is None:
+            raise PermissionDenied
+        if form.is_valid():
+            try:
+                npc = npc_services.npc_create(session=session, **form.cleaned_data)
+            except ValidationError as error:
+                apply_service_errors(form, error)
+            else:
+                messages.success(request, _("NPC %(name)s added.") % {"name": npc.name})
+                return redirect("diary:npc_edit", pk=session.pk, npc_pk=npc.pk)
+        status = 400
+    return render(
+        request,
+        "diary/npcs.html",
+        {"session": session, "npc_access": access, "npcs": _roster(session), "form": form},
+        status=status,
+    )
+
+
+def _stand_in_form(access, npc, data=None):
+    """Mode gm_character: the GM picks one of their sheets as the NPC's stand-in."""
+    if not access.can_manage or access.uses_fixed_modifiers or npc.stand_in_id:
+        return None
+    return StandInForm(data, candidates=npc_services.stand_in_candidates(access.session))
+
+
+def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_form=None):
+    return render(
+        request,
+        "diary/npc_edit.html",
+        {
+            "session": access.session,
+            "npc_access": access,
+            "npc": npc,
+            "modifiers": list(npc.modifiers.all()),
+            "form": form,
+            "modifier_form": modifier_form,
+            "stand_in_form": stand_in_form or _stand_in_form(access, npc),
+        },
+        status=status,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def npc_edit(request, pk: int, npc_pk: int):
+    """One NPC: the GM edits it (or hides it from players) and its modifiers."""
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if request.method == "POST" and not access.can_manage:
+        raise PermissionDenied
+    form = NpcForm(request.POST or None, instance=npc) if access.can_manage else None
+    modifier_form = NpcModifierForm() if access.can_manage else None
+    if request.method == "POST":
+        if form.is_valid():
+            try:
+                npc_services.npc_update(npc=npc, **form.cleaned_data)
+            except ValidationError as error:
+                apply_service_errors(form, error)
+            else:
+                messages.success(request, _("NPC saved."))
+                return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+        return _npc_page(request, access, npc, form, modifier_form, status=400)
+    return _npc_page(request, access, npc, form, modifier_form)
+
+
+@login_required
+@require_POST
+def npc_modifier_add(request, pk: int, npc_pk: int):
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    modifier_form = NpcModifierForm(request.POST)
+    if modifier_form.is_valid():
+        try:
+            npc_services.npc_modifier_create(npc=npc, **modifier_form.cleaned_data)
+        except ValidationError as error:
+            apply_service_errors(modifier_form, error)
+        else:
+            messages.success(request, _("Modifier added."))
+            return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+    form = NpcForm(instance=npc)
+    return _npc_page(request, access, npc, form, modifier_form, status=400)
+
+
+@login_required
+@require_POST
+def npc_modifier_delete(request, pk: int, npc_pk: int, modifier_pk: int):
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    modifier = get_object_or_404(NpcModifier, pk=modifier_pk, npc=npc)
+    npc_services.npc_modifier_delete(modifier=modifier)
+    messages.success(request, _("Modifier removed; rolls already made keep it."))
+    return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+
+
+@login_required
+@require_POST
+def npc_stand_in(request, pk: int, npc_pk: int):
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    form = StandInForm(request.POST, candidates=npc_services.stand_in_candidates(access.session))
+    if form.is_valid():
+        try:
+            npc_services.npc_stand_in_set(npc=npc, character=form.cleaned_data["character"])
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The stand-in sheet is set."))
+            return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+    return _npc_page(
+        request, access, npc, NpcForm(instance=npc), None, status=400, stand_in_form=form
+    )

@@ -1,0 +1,174 @@
+"""Issue 8, mode fixed_modifiers: the GM targets an NPC's fixed modifier in the roll panel."""
+
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from diary import npc_services
+from diary.models import GameSession
+from rolls.models import Roll
+from tests.conftest import polish
+from tests.rolls.test_panel import attr, single, skill_roll
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def merchant(table):
+    npc = npc_services.npc_create(
+        session=table.session, name="Stary kupiec", description="", visible_to_players=True
+    )
+    return npc_services.npc_modifier_create(
+        npc=npc, interaction="perswazja", value=100, reason="łatwowierny"
+    )
+
+
+def panel_url(session):
+    return reverse("rolls:panel", args=[session.pk])
+
+
+def test_gm_rolls_against_an_npc_and_the_roll_shows_it(table, merchant, client_for):
+    client = client_for(table.gm)
+    response = client.post(
+        panel_url(table.session), single(table.lirael, **{"a-npc_modifier": merchant.pk})
+    )
+    assert response.status_code == 302
+    roll = Roll.objects.get(session=table.session)
+    assert roll.record["npc"] == {
+        "id": merchant.npc_id,
+        "name": "Stary kupiec",
+        "interaction": "perswazja",
+        "value": 100,
+        "reason": "łatwowierny",
+    }
+    terms = roll.record["result"]["breakdown"]
+    npc_term = [t for t in terms if t.get("scope") == "gm_difficulty"]
+    assert npc_term[0]["value"] == 100
+    assert npc_term[0]["reason"] == "NPC Stary kupiec, perswazja: łatwowierny"
+    # Percepcja 600 + 100
+    assert roll.record["result"]["threshold"] == 700
+    page = client.get(response.url).content.decode()
+    assert "NPC Stary kupiec, perswazja: +100 (łatwowierny)" in page
+
+
+def test_npc_modifier_in_a_skill_roll_and_the_preview(table, merchant, client_for):
+    client = client_for(table.gm)
+    data = skill_roll(table.lirael, "Uwodzenie", **{"a-npc_modifier": merchant.pk})
+    response = client.get(panel_url(table.session), data)
+    text = response.content.decode()
+    assert "Stary kupiec — perswazja +100 (łatwowierny)" in text  # the panel's choice
+    assert "NPC Stary kupiec, perswazja: łatwowierny" in text  # the preview's breakdown
+    assert client.post(panel_url(table.session), data).status_code == 302
+    assert Roll.objects.get(session=table.session).record["npc"]["name"] == "Stary kupiec"
+
+
+def test_npc_and_gm_difficulty_sum_stays_in_range(table, merchant, client_for):
+    """RULES 1.2: the sum of gm_difficulty modifiers lies in −500..+500."""
+    client = client_for(table.gm)
+    data = single(
+        table.lirael,
+        **{
+            "a-npc_modifier": merchant.pk,
+            "a-gm_difficulty": "500",
+            "a-gm_difficulty_reason": "burza",
+        },
+    )
+    response = client.post(panel_url(table.session), data)
+    assert response.status_code == 400
+    assert (
+        polish(
+            "A GM modifier is a multiple of %(step)s between −%(limit)s and +%(limit)s.",
+            step=50,
+            limit=500,
+        )
+        in response.content.decode()
+    )
+    assert not Roll.objects.exists()
+    # +400 and +100 together are still within the range.
+    data.update({"a-gm_difficulty": "400", "token": str(uuid.uuid4())})
+    assert client.post(panel_url(table.session), data).status_code == 302
+
+
+def test_player_cannot_target_an_npc(make_user, make_session, make_character, client_for):
+    gm, alice = make_user(), make_user()
+    lirael = make_character(alice, "Lirael")
+    session = make_session(gm, [lirael], roll_policy="players_own")
+    npc = npc_services.npc_create(
+        session=session, name="Kupiec", description="", visible_to_players=True
+    )
+    modifier = npc_services.npc_modifier_create(
+        npc=npc, interaction="handel", value=-200, reason="mistrz targu"
+    )
+    client = client_for(alice)
+    panel = client.get(panel_url(session), {"mode": "attribute"}, follow=True)
+    assert 'name="a-npc_modifier"' not in panel.content.decode()
+    data = single(lirael, **{"a-npc_modifier": modifier.pk})
+    for key in ("a-action_value", "a-gm_difficulty", "a-gm_bonus"):
+        data.pop(key)
+    client.post(panel_url(session), data)
+    # The form has no such field for a player: the roll is made without the NPC...
+    assert "npc" not in Roll.objects.get(session=session).record
+    # ...and the service refuses an NPC target from a player on its own too.
+    from django.core.exceptions import PermissionDenied
+
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    request = RollRequest(
+        kind="attribute",
+        a=SideRequest(lirael.pk, "attribute", (attr("Percepcja"),), npc_modifier_id=modifier.pk),
+    )
+    with pytest.raises(PermissionDenied):
+        roll_make(session=session, by=alice, request=request, token=uuid.uuid4())
+
+
+def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
+    GameSession.objects.filter(pk=table.session.pk).update(npc_mode="gm_character")
+    client = client_for(table.gm)
+    panel = client.get(panel_url(table.session), {"mode": "attribute"}, follow=True)
+    assert 'name="a-npc_modifier"' not in panel.content.decode()
+    from rolls.requests import RequestError, RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    request = RollRequest(
+        kind="attribute",
+        a=SideRequest(
+            table.lirael.pk, "attribute", (attr("Percepcja"),), npc_modifier_id=merchant.pk
+        ),
+    )
+    with pytest.raises(RequestError) as error:
+        roll_make(session=table.session, by=table.gm, request=request, token=uuid.uuid4())
+    assert error.value.code == "npc_mode"
+    assert not Roll.objects.exists()
+
+
+def test_npc_of_another_session_is_refused(table, merchant, make_session, client_for):
+    other = make_session(table.gm, [])
+    npc = npc_services.npc_create(
+        session=other, name="Obcy", description="", visible_to_players=True
+    )
+    foreign = npc_services.npc_modifier_create(
+        npc=npc, interaction="groźba", value=50, reason="tchórz"
+    )
+    client = client_for(table.gm)
+    response = client.post(
+        panel_url(table.session), single(table.lirael, **{"a-npc_modifier": foreign.pk})
+    )
+    assert response.status_code == 400
+    assert not Roll.objects.exists()
+
+
+def test_no_npc_target_in_an_opposed_roll(table, merchant):
+    from rolls.requests import RequestError, RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    request = RollRequest(
+        kind="opposed",
+        a=SideRequest(table.lirael.pk, "attribute", (attr("Siła"),), npc_modifier_id=merchant.pk),
+        b=SideRequest(table.borys.pk, "attribute", (attr("Siła"),)),
+    )
+    with pytest.raises(RequestError) as error:
+        roll_make(session=table.session, by=table.gm, request=request, token=uuid.uuid4())
+    assert error.value.code == "npc_kind"
+    assert not Roll.objects.exists()

@@ -1,0 +1,38 @@
+"""Issue 8: the demo session has NPCs (mode fixed_modifiers) and a roll against one."""
+
+import io
+
+import pytest
+from django.core.management import call_command
+
+from diary.models import Npc, NpcModifier
+from rolls.models import Roll
+
+pytestmark = pytest.mark.django_db
+
+
+def test_seed_demo_has_npcs_and_a_roll_against_the_merchant():
+    call_command("seed_demo", stdout=io.StringIO())
+    npcs = {npc.name: npc for npc in Npc.objects.all()}
+    assert {"Stary kupiec", "Wilki znad brodu", "Przewoźnik"} <= set(npcs)
+    assert npcs["Przewoźnik"].visible_to_players is False
+    assert npcs["Stary kupiec"].session.npc_mode == "fixed_modifiers"
+    assert NpcModifier.objects.filter(npc=npcs["Stary kupiec"], value=100).exists()
+    roll = next(r for r in Roll.objects.order_by("seq") if "npc" in r.record)
+    assert roll.record["npc"]["name"] == "Stary kupiec"
+    assert roll.record["npc"]["interaction"] == "perswazja"
+
+
+def test_seed_demo_shows_the_other_mode_in_a_second_session():
+    from diary.models import GameSession
+    from rolls.management.commands.seed_demo import STAND_IN_SESSION_TITLE
+
+    call_command("seed_demo", stdout=io.StringIO())
+    call_command("seed_demo", stdout=io.StringIO())  # still once
+    session = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
+    assert session.npc_mode == "gm_character" and session.status == "running"
+    npc = Npc.objects.get(session=session)
+    assert npc.stand_in.is_stand_in and npc.stand_in.owner == session.gm
+    assert not npc.stand_in.participations.exists()
+    kinds = [r.record["kind"] for r in Roll.objects.filter(session=session).order_by("seq")]
+    assert kinds == ["initiative", "opposed"]
