@@ -19,6 +19,7 @@ from playwright.sync_api import expect
 
 from characters.models import Attribute, AttributeValue, Character, NegativeEffect, Skill, Trait
 from characters.services import effect_add
+from diary.services import turn_open_next
 from rolls import services
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
@@ -635,6 +636,8 @@ def test_a_players_panel_link_with_gm_modifiers_opens_clean_for_the_gm(gm, table
         ),
         token=uuid.uuid4(),
     ).roll.token
+    # A new turn: the GM's roll below is Lirael's first action roll of it (RULES 1.5).
+    turn_open_next(session=table.session, by=table.gm)
     link = (
         f"/sessions/{table.session.pk}/rolls/panel/?mode=attribute&token={player_token}"
         f"&a-character={table.lirael.pk}&a-gm_bonus=300&a-gm_bonus_reason=zas%C5%82u%C5%BCy%C5%82"

@@ -183,3 +183,11 @@ def test_the_nc_note_is_shown_apart(table, client_for):
         client_for(table.gm).get(reverse("diary:session", args=[table.session.pk])).content.decode()
     )
     assert '<aside class="nc">' in body and "Poza grą" in body
+
+
+def test_the_post_forms_hidden_token_has_no_visible_label(table, client_for):
+    """A hidden field is only its input: no "Token:" label in the post form."""
+    body = client_for(table.alice).get(f"/sessions/{table.session.pk}/").content.decode()
+    form = body[body.index('id="write"') :]
+    assert 'type="hidden" name="token"' in form
+    assert 'for="id_token"' not in form
