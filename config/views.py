@@ -19,6 +19,7 @@ from diary.selectors import (
     plans_to_review,
     sessions_of_user,
 )
+from rolls.selectors import asks_waiting_for
 
 
 class SignUpForm(UserCreationForm):
@@ -46,6 +47,7 @@ def home(request):
             "plans_to_review": plans_to_review(request.user),
             "join_requests": join_requests_waiting_for(request.user),
             "turn_waits": home_turns(request.user),
+            "asks_waiting": asks_waiting_for(request.user),
         }
     return render(request, "home.html", context)
 

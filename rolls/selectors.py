@@ -65,6 +65,23 @@ def diary_rolls(posts, access, turn=None):
     )
 
 
+def asks_waiting_for(user) -> list:
+    """A GM's home: the players' requests for rolls waiting in the running sessions they run,
+    oldest first, each with its one-click answer."""
+    from diary.models import SessionStatus
+
+    if not user.is_authenticated:
+        return []
+    asks = (
+        RollAsk.objects.filter(
+            status=AskStatus.OPEN, session__gm=user, session__status=SessionStatus.RUNNING
+        )
+        .select_related("session", "post")
+        .order_by("id")
+    )
+    return [ask_view(ask, is_gm=True, user_id=user.pk) for ask in asks]
+
+
 def open_roll_asks(session) -> list[RollAsk]:
     """The session's requests still waiting for the GM, oldest first."""
     return list(

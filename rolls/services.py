@@ -17,7 +17,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 
 from characters.models import Character, HealingKind, NegativeEffect, SheetChangeKind, Skill
 from characters.services import sheet_record_change
@@ -376,10 +376,10 @@ def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post |
     return ask
 
 
-NO_POST_TO_ASK_IN = _lazy(
+NO_POST_TO_ASK_IN = gettext_lazy(
     "Describe the action in a post of this turn first; the request is attached to it."
 )
-ASK_IN_OWN_POST = _lazy("A request belongs to your own post of the current turn.")
+ASK_IN_OWN_POST = gettext_lazy("A request belongs to your own post of the current turn.")
 
 
 def _ask_post(session: GameSession, by, turn, post: Post | None) -> Post:

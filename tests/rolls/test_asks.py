@@ -165,3 +165,14 @@ def test_the_panel_lists_the_open_requests_for_the_gm(table, client_for):
     panel = client_for(table.gm).get(reverse("rolls:panel", args=[table.session.pk]), follow=True)
     body = html.unescape(panel.content.decode())
     assert ask.summary in body and f"ask={ask.pk}" in body
+
+
+def test_the_gms_home_lists_the_requests_waiting(table, client_for):
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    home = html.unescape(client_for(table.gm).get("/").content.decode())
+    assert polish("Requests for rolls waiting for you") in home
+    assert ask.summary in home and f"ask={ask.pk}" in home
+    # Nobody else's home shows it.
+    assert ask.summary not in html.unescape(client_for(table.alice).get("/").content.decode())
