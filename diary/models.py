@@ -289,6 +289,9 @@ class PlanSubmission(models.Model):
     criticals_enabled = models.BooleanField(_("criticals"))
     npc_mode = models.CharField(_("NPC mode"), max_length=20, choices=NpcMode.choices)
     roll_policy = models.CharField(_("who may roll"), max_length=20, choices=RollPolicy.choices)
+    # The NPC designs as submitted (diary.selectors.npc_designs): name, description,
+    # visibility, fixed modifiers, stand-in sheet.
+    npcs = models.JSONField(_("NPC designs"), default=list, blank=True)
     submitted_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

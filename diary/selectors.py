@@ -205,6 +205,7 @@ def pending_invitations(user) -> list[Participation]:
 @dataclass(frozen=True)
 class PlanPage:
     plan: SessionPlan | None
+    npcs: list[dict]  # the NPC designs now (npc_designs)
     # Newest first: every submission with its review.
     submissions: list[PlanSubmission]
 
@@ -216,6 +217,7 @@ class PlanPage:
 def plan_page(session: GameSession) -> PlanPage:
     return PlanPage(
         plan=SessionPlan.objects.filter(session=session).first(),
+        npcs=npc_designs(session),
         submissions=list(
             PlanSubmission.objects.filter(session=session)
             .select_related("submitted_by", "reviewed_by")
@@ -415,3 +417,29 @@ def npc_roster_for(npc_access) -> list:
     if not npc_access.sees_hidden:
         npcs = npcs.filter(visible_to_players=True)
     return list(npcs.only("pk", "name", "description", "visible_to_players", "session_id"))
+
+
+def npc_designs(session: GameSession) -> list[dict]:
+    """The session's NPCs as the plan presents them (seed 000 line 53: the plan includes the
+    NPC designs), in a form kept unchanged inside each plan submission."""
+    from diary.models import Npc
+
+    npcs = (
+        Npc.objects.filter(session=session)
+        .select_related("stand_in")
+        .prefetch_related("modifiers")
+        .order_by("name")
+    )
+    return [
+        {
+            "name": npc.name,
+            "description": npc.description,
+            "visible": npc.visible_to_players,
+            "stand_in": npc.stand_in.name if npc.stand_in else None,
+            "modifiers": [
+                {"interaction": m.interaction, "value": m.value, "reason": m.reason}
+                for m in sorted(npc.modifiers.all(), key=lambda m: m.interaction)
+            ],
+        }
+        for npc in npcs
+    ]

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
+from diary import selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
 from diary.models import (
@@ -402,6 +403,7 @@ def _plan_record_transition(*, session: GameSession, by, source: str, to: str) -
             criticals_enabled=session.criticals_enabled,
             npc_mode=session.npc_mode,
             roll_policy=session.roll_policy,
+            npcs=selectors.npc_designs(session),
             submitted_by=by,
         )
         return

@@ -303,3 +303,39 @@ def test_admin_shows_submissions_read_only(planned, client):
     client.post(url, {"comment": "zmiana", "decision": "accepted"})
     submission.refresh_from_db()
     assert submission.decision == PlanDecision.PENDING and submission.comment == ""
+
+
+def test_the_plan_shows_the_npc_designs_and_each_submission_keeps_them(planned, client_for):
+    """Seed 000 line 53: the plan includes the NPC designs; a submission keeps them as sent."""
+    from diary.npc_services import npc_create, npc_modifier_create
+
+    session = planned.session
+    session.npc_mode = "fixed_modifiers"
+    session.save()
+    merchant = npc_create(
+        session=session,
+        name="Stary kupiec",
+        description="Handluje solą.",
+        visible_to_players=True,
+    )
+    npc_modifier_create(npc=merchant, interaction="perswazja", value=100, reason="łatwowierny")
+    gm = client_for(planned.gm)
+    page = gm.get(planned.plan_url).content.decode()
+    assert "Stary kupiec" in page and "perswazja" in page and "+100" in page
+    _submit(gm, planned)
+    submission = PlanSubmission.objects.get(session=session)
+    assert submission.npcs == [
+        {
+            "name": "Stary kupiec",
+            "description": "Handluje solą.",
+            "visible": True,
+            "stand_in": None,
+            "modifiers": [{"interaction": "perswazja", "value": 100, "reason": "łatwowierny"}],
+        }
+    ]
+    # A later change of the roster does not rewrite what was submitted.
+    npc_modifier_create(npc=merchant, interaction="targowanie", value=-100, reason="skąpy")
+    submission.refresh_from_db()
+    assert len(submission.npcs[0]["modifiers"]) == 1
+    moderator_page = client_for(planned.moderator).get(planned.plan_url).content.decode()
+    assert moderator_page.count("perswazja") >= 2  # the plan now, and submission 1
