@@ -9,7 +9,7 @@ from characters.models import (
     COMMENT_MAX,
     NOTE_MAX,
     Attribute,
-    HealingKind,
+    EffectKind,
     Item,
     Skill,
     Trait,
@@ -166,7 +166,7 @@ class HitPointsForm(forms.Form):
 
 
 class NegativeEffectForm(forms.Form):
-    kind = forms.ChoiceField(label=_("Kind"), choices=HealingKind.choices)
+    kind = forms.ChoiceField(label=_("Kind"), choices=EffectKind.choices)
     description = forms.CharField(label=_("Description"), max_length=NOTE_MAX)
 
 

@@ -44,6 +44,28 @@ class HealingKind(models.TextChoices):
     DISEASE = "disease", _("disease or poison")
 
 
+class EffectKind(models.TextChoices):
+    """What a negative effect is (issue 9). Healing frees wounds, or illness and poison;
+    stun and immobilisation also drop the character to the end of the initiative order."""
+
+    WOUND = "wound", _("wound")
+    ILLNESS = "illness", _("illness")
+    POISON = "poison", _("poison")
+    STUN = "stun", _("stun")
+    IMMOBILISATION = "immobilisation", _("immobilisation")
+    SPELL = "spell", _("spell")
+    OTHER = "other", _("other")
+
+
+# The negative-effect kinds a healing skill of each kind frees (RULES 1.6).
+HEALED_EFFECT_KINDS = {
+    HealingKind.WOUND: frozenset({EffectKind.WOUND}),
+    HealingKind.DISEASE: frozenset({EffectKind.ILLNESS, EffectKind.POISON}),
+}
+# Effects holding a character at the end of the initiative order (seed 000 line 119).
+HOLDING_EFFECT_KINDS = frozenset({EffectKind.STUN, EffectKind.IMMOBILISATION})
+
+
 class Skill(models.Model):
     """A skill (umiejętność), bound to exactly one attribute."""
 
@@ -282,10 +304,10 @@ class ItemHolding(models.Model):
 
 
 class NegativeEffect(models.Model):
-    """A wound or a disease/poison. Healing frees it; it is never deleted."""
+    """A wound, illness, stun, spell…: healing (of its kind) or the GM frees it; never deleted."""
 
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="effects")
-    kind = models.CharField(_("kind"), max_length=10, choices=HealingKind.choices)
+    kind = models.CharField(_("kind"), max_length=20, choices=EffectKind.choices)
     description = models.CharField(_("description"), max_length=NOTE_MAX)
     created_at = models.DateTimeField(_("since"), auto_now_add=True)
     freed_at = models.DateTimeField(_("freed"), null=True, blank=True)

@@ -5,11 +5,13 @@ from dataclasses import dataclass
 from django.utils.translation import gettext as _
 
 from characters.models import (
+    HOLDING_EFFECT_KINDS,
     Attribute,
     AttributeValue,
     Character,
     Item,
     ItemHolding,
+    NegativeEffect,
     ProposalStatus,
     SheetProposal,
     Skill,
@@ -250,3 +252,15 @@ def catalog_entry_in_use(entry: Attribute | Skill | Trait | Item) -> bool:
     if isinstance(entry, Item):
         return ItemHolding.objects.filter(item=entry).exists()
     raise TypeError(f"not a catalog row: {entry!r}")
+
+
+def held_character_ids(character_ids) -> set[int]:
+    """Characters a stun or an immobilisation holds now (seed 000 line 119: they drop to the
+    end of the initiative order while it lasts). One query."""
+    return set(
+        NegativeEffect.objects.filter(
+            character_id__in=list(character_ids),
+            kind__in=HOLDING_EFFECT_KINDS,
+            freed_at__isnull=True,
+        ).values_list("character_id", flat=True)
+    )

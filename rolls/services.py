@@ -19,7 +19,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from characters.models import Character, HealingKind, NegativeEffect, SheetChangeKind, Skill
+from characters.models import (
+    HEALED_EFFECT_KINDS,
+    Character,
+    EffectKind,
+    HealingKind,
+    NegativeEffect,
+    SheetChangeKind,
+    Skill,
+)
 from characters.services import sheet_record_change
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
@@ -162,8 +170,8 @@ def _check_healing_effect(request: RollRequest, skill_heals: str) -> None:
     )
     if effect is None:
         raise RequestError("effect", "not_on_sheet")
-    if effect.kind != skill_heals:
-        raise RequestError("effect", "wrong_effect_kind", kind=HealingKind(effect.kind).label)
+    if effect.kind not in HEALED_EFFECT_KINDS[HealingKind(skill_heals)]:
+        raise RequestError("effect", "wrong_effect_kind", kind=EffectKind(effect.kind).label)
 
 
 def healing_skill_kind(request: RollRequest) -> str:

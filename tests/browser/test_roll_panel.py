@@ -400,7 +400,7 @@ def test_healing_changes_the_patients_hp_and_frees_the_chosen_wound(gm, table, m
     page, healer, patient = gm, table.lirael, table.borys
     Character.objects.filter(pk=patient.pk).update(hp_current=40)
     wound = effect_add(character=patient, by=table.gm, kind="wound", description="Cięcie")
-    illness = effect_add(character=patient, by=table.gm, kind="disease", description="Gorączka")
+    illness = effect_add(character=patient, by=table.gm, kind="illness", description="Gorączka")
     # Leczenie ran, level 0, Mądrość 600 → threshold 300; a 250 succeeds by 50 (no critical).
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice([250]))
 

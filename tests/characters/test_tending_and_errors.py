@@ -137,3 +137,23 @@ def test_a_huge_description_is_refused_next_to_the_field(make_user, client_for):
     assert response.context["form"].errors["description"]
     assert 'id="id_description_error"' in response.content.decode()
     assert not Character.objects.exists()
+
+
+def test_stun_and_immobilisation_hold_a_character_until_freed(
+    make_user, make_character, make_session
+):
+    # Issue 9: the initiative order drops a held character to the end (seed 000 line 119).
+    from characters.selectors import held_character_ids
+    from characters.services import effect_add, effect_free
+
+    gm, owner = make_user("mg_held"), make_user("gracz_held")
+    held = make_character(owner, "Ogłuszony")
+    wounded = make_character(owner, "Ranny")
+    make_session(gm, [held, wounded])
+    effect_add(character=wounded, by=gm, kind="wound", description="Cięcie")
+    stun = effect_add(character=held, by=gm, kind="stun", description="Cios w hełm")
+    assert held_character_ids([held.pk, wounded.pk]) == {held.pk}
+    effect_free(effect=stun, by=gm, note="Ocknął się")
+    assert held_character_ids([held.pk, wounded.pk]) == set()
+    effect_add(character=wounded, by=gm, kind="immobilisation", description="Sieć")
+    assert held_character_ids([held.pk, wounded.pk]) == {wounded.pk}

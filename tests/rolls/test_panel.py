@@ -285,7 +285,7 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
     healer = table.lirael
     Character.objects.filter(pk=table.borys.pk).update(hp_current=40)
     wound = effect_add(character=table.borys, by=table.gm, kind="wound", description="Cięcie")
-    illness = effect_add(character=table.borys, by=table.gm, kind="disease", description="Gorączka")
+    illness = effect_add(character=table.borys, by=table.gm, kind="illness", description="Gorączka")
     monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
     data = skill_roll(
         healer, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=wound.pk
@@ -309,7 +309,7 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
 
 
 def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
-    illness = effect_add(character=table.borys, by=table.gm, kind="disease", description="Gorączka")
+    illness = effect_add(character=table.borys, by=table.gm, kind="illness", description="Gorączka")
     data = skill_roll(
         table.lirael, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=illness.pk
     )
@@ -317,6 +317,33 @@ def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
     assert response.status_code == 400
     assert not Roll.objects.exists()
     assert NegativeEffect.objects.get(pk=illness.pk).freed_at is None
+
+
+@pytest.mark.parametrize("kind", ["illness", "poison"])
+def test_a_disease_healer_frees_illness_and_poison(table, client_for, monkeypatch, kind):
+    # Issue 9: effect kinds are finer than the two healing skills; "Leczenie chorób" heals
+    # both illness and poison (seed 000: "choroby i trucizny").
+    effect = effect_add(character=table.borys, by=table.gm, kind=kind, description="Jad")
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
+    data = skill_roll(
+        table.lirael, "Leczenie chorób", mode="healing", patient=table.borys.pk, effect=effect.pk
+    )
+    response = client_for(table.gm).post(panel_url(table), data)
+    assert response.status_code == 302
+    assert NegativeEffect.objects.get(pk=effect.pk).freed_at is not None
+
+
+@pytest.mark.parametrize("kind", ["stun", "immobilisation", "spell", "other"])
+def test_no_healing_skill_frees_a_stun_or_a_spell(table, client_for, kind):
+    effect = effect_add(character=table.borys, by=table.gm, kind=kind, description="Ogłuszony")
+    for skill in ("Leczenie ran", "Leczenie chorób"):
+        data = skill_roll(
+            table.lirael, skill, mode="healing", patient=table.borys.pk, effect=effect.pk
+        )
+        response = client_for(table.gm).post(panel_url(table), data)
+        assert response.status_code == 400
+    assert not Roll.objects.exists()
+    assert NegativeEffect.objects.get(pk=effect.pk).freed_at is None
 
 
 def test_initiative_rolls_for_everyone_at_once(table, client_for):
