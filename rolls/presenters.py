@@ -254,7 +254,11 @@ def _roll_view(roll) -> RollView:
             }
         view.healing = text
     extra = record.get("extra_action")
-    if extra:
+    if extra and extra.get("earlier_seq") is None:
+        view.extra_action = _(
+            "A third action this turn (after two moves), allowed by the GM: %(reason)s"
+        ) % {"reason": extra["reason"]}
+    elif extra:
         view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
             "reason": extra["reason"]
         }

@@ -151,6 +151,17 @@ def in_combat(session) -> bool:
     return False
 
 
+def turn_actions(session, turn, character_id: int):
+    """For the diary's movement check (RULES 1.5): the character's action rolls this turn,
+    and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
+    from diary.selectors import TurnActions
+
+    return TurnActions(
+        action_rolls=len(action_rolls_in_turn(session, character_id, turn.number)),
+        in_combat=in_combat(session),
+    )
+
+
 def action_roll_counts(session, turn_number: int) -> dict[int, int]:
     """RULES 1.5: action rolls per acting character in this turn (one query)."""
     rows = (

@@ -39,3 +39,20 @@ def test_seed_demo_has_an_open_request_and_an_answered_one():
     answered = RollAsk.objects.get(status=AskStatus.ANSWERED)
     assert answered.answer.record["answers"]["ask"] == answered.pk
     assert answered.answer.post.pk > answered.post.pk
+
+
+def test_seed_demo_shows_movement_on_foot_and_mounted():
+    # Issue 8, RULES 1.5: a mounted move by a character with a horse, a move on foot in the
+    # current turn next to an action roll.
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    mounted = Post.objects.get(session=session, move_mounted=True)
+    assert (mounted.character.name, mounted.move_metres, mounted.move_actions) == ("Mira", 50, 1)
+    assert mounted.character.item_holdings.filter(item__is_mount=True).exists()
+    current = session.turns.order_by("-number").first()
+    on_foot = Post.objects.get(turn=current, move_metres__isnull=False)
+    assert (on_foot.character.name, on_foot.move_mounted, on_foot.move_actions) == (
+        "Borys",
+        False,
+        1,
+    )

@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from characters import services as character_services
-from characters.models import Attribute, Character, Skill, Trait
+from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
@@ -71,6 +71,7 @@ CHARACTERS = [
         "skills": {"Błyskotliwość": 2, "Dowodzenie": 1, "Leczenie ran": 2, "Leczenie chorób": 1},
         "traits": ["Geniusz", "Krasomówca"],
         "potions": [(2, "Przywraca 30 PŻ; nie leczy chorób.")],
+        "items": {"Koń wierzchowy": 1},  # RULES 1.5: she may ride, Szybkość/10 m per action
     },
 ]
 
@@ -153,7 +154,10 @@ class Command(BaseCommand):
                 },
                 "skills": {skills[name]: level for name, level in spec["skills"].items()},
                 "traits": list(Trait.objects.filter(system=system, name__in=spec["traits"])),
-                "items": {},
+                "items": {
+                    Item.objects.get(system=system, name=name): quantity
+                    for name, quantity in spec.get("items", {}).items()
+                },
             },
         )
         for kind, description in spec.get("effects", []):
@@ -241,6 +245,8 @@ class Command(BaseCommand):
                 character=character,
                 narration=narration,
                 nc_note="",
+                # Borys crosses the yard first: one move action (Szybkość 560 → 28 m).
+                move_metres=20 if character == borys else None,
             )
             made.append(roll_ask_create(session=session, by=users[username], side=side, post=post))
         answered = made[0]
@@ -335,6 +341,17 @@ class Command(BaseCommand):
             diary_services.post_create(
                 session=session, author=gm, character=None, narration=narration, nc_note=""
             )
+            if number == 1:
+                # RULES 1.5: Mira rides her horse 50 m, one move action at Szybkość 500.
+                diary_services.post_create(
+                    session=session,
+                    author=mira.owner,
+                    character=mira,
+                    narration="Mira wskakuje na konia i podjeżdża pod strażnicę.",
+                    nc_note="",
+                    move_metres=50,
+                    move_mounted=True,
+                )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
 
