@@ -10,8 +10,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
+from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from config.ratelimits import rate_limited
 from diary import selectors, services
 from diary.access import (
     SessionAccess,

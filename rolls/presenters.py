@@ -13,6 +13,7 @@ from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from characters.numbers import signed_text, with_minus
 from rolls.engine import forum1000 as f1000
 
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
@@ -38,15 +39,6 @@ SCOPES = {
 }
 
 
-def signed(number: str | int) -> str:
-    text = str(number)
-    return text if text.startswith("-") else f"+{text}"
-
-
-def polish_minus(text: str) -> str:
-    return text.replace("-", "−")
-
-
 @dataclass
 class Term:
     text: str  # e.g. "Zręczność 500 ÷ 2 = 250", "Precyzyjny +50 ÷ 2 = +25"
@@ -69,11 +61,11 @@ class TestLine:
     # RULES 1.1's numbers as shown, each with the one minus sign (U+2212).
     @property
     def threshold_text(self) -> str:
-        return polish_minus(str(self.threshold))
+        return with_minus(str(self.threshold))
 
     @property
     def distance_text(self) -> str:
-        return polish_minus(signed(self.distance))
+        return with_minus(signed_text(self.distance))
 
     @property
     def comparison(self) -> str:
@@ -105,7 +97,7 @@ def threshold_terms(breakdown: list[dict]) -> list[Term]:
         halved = term["weight"] == "1/2"
         contribution = term["contribution"]
         # The first term starts the sum; the others add to it, so they carry a sign.
-        adds = polish_minus(contribution if index == 0 else signed(contribution))
+        adds = with_minus(contribution if index == 0 else signed_text(contribution))
         if term["kind"] == "attribute":
             text = f"{term['name']} {term['value']}"
             text += f" ÷ 2 = {adds}" if halved else ""
@@ -116,7 +108,7 @@ def threshold_terms(breakdown: list[dict]) -> list[Term]:
                 "adds": adds,
             }
         else:
-            value = polish_minus(signed(term["value"]))
+            value = with_minus(signed_text(term["value"]))
             if term["scope"] == "attribute":
                 name = term.get("label") or term["attribute"]
                 text = f"{name} ({term['attribute']}) {value}"
@@ -233,7 +225,7 @@ def _roll_view(roll) -> RollView:
     elif kind == "initiative":
         scores = result["scores"]
         view.initiative = [
-            (place, name, polish_minus(str(scores[name])))
+            (place, name, with_minus(str(scores[name])))
             for place, name in enumerate(result["order"], start=1)
         ]
         view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
@@ -265,27 +257,7 @@ def _roll_view(roll) -> RollView:
     return view
 
 
-def ask_summary(character, side) -> str:
-    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
-
-    Catalog names only, no words of the interface, so the stored text reads the same in
-    every language."""
-    from characters.models import Attribute, Item, Skill, Trait
-    from characters.numbers import signed_number
-
-    if side.test == "skill":
-        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
-        what = f"{skill.name} ({skill.attribute.name})"
-    else:
-        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
-        what = " + ".join(names[pk] for pk in side.attribute_ids)
-    sources = [
-        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
-    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
-    return f"{character.name}: " + " · ".join([what, *sources])
-
-
 def npc_text(npc: dict) -> str:
     """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
-    value = polish_minus(signed(npc["value"]))
+    value = with_minus(signed_text(npc["value"]))
     return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"

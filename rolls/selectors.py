@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from django.db.models import Count
 
-from characters.models import Character
+from characters.models import Attribute, Character, Item, Skill, Trait
+from characters.numbers import signed_number
 from diary.models import NpcMode, ParticipationStatus
 from rolls.engine import forum1000 as f1000
 from rolls.models import AskStatus, Roll, RollAsk
@@ -252,3 +253,20 @@ def npc_modifiers(session) -> list:
         .select_related("npc")
         .order_by("npc__name", "interaction", "pk")
     )
+
+
+def ask_summary(character, side) -> str:
+    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
+
+    Catalog names only, no words of the interface, so the stored text reads the same in
+    every language."""
+    if side.test == "skill":
+        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
+        what = f"{skill.name} ({skill.attribute.name})"
+    else:
+        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
+        what = " + ".join(names[pk] for pk in side.attribute_ids)
+    sources = [
+        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
+    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
+    return f"{character.name}: " + " · ".join([what, *sources])

@@ -38,7 +38,6 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import AskStatus, Roll, RollAsk
-from rolls.presenters import ask_summary
 from rolls.requests import (
     SIDE_TESTS,
     NpcTarget,
@@ -49,7 +48,7 @@ from rolls.requests import (
     build_test,
     npc_target,
 )
-from rolls.selectors import action_rolls_in_turn, in_combat, playing_characters
+from rolls.selectors import action_rolls_in_turn, ask_summary, in_combat, playing_characters
 
 
 @dataclass(frozen=True)
