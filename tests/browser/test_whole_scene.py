@@ -279,6 +279,13 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     )
     ask.refresh_from_db()
     assert (ask.status, ask.answer) == (AskStatus.ANSWERED, answer)
+    assert answer.post.author == cast.gm and answer.post.pk > lirael_post.pk
+    back = gm.locator(f"#roll-{answer.seq}").get_by_test_id("roll-answers")
+    expect(back).to_have_text(
+        polish("Answers the request for a roll: %(summary)s", summary=ask.summary)
+    )
+    back.get_by_role("link").click()
+    gm.wait_for_url(re.compile(rf"#ask-{ask.pk}$"))
     answered = gm.locator(f"#post-{lirael_post.pk}").get_by_test_id("roll-ask")
     expect(answered.locator(".status")).to_have_text(polish("answered"))
     expect(answered).to_contain_text(polish("answered by roll #%(seq)s", seq=answer.seq))
