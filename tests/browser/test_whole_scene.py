@@ -237,7 +237,8 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     expect(awaited).to_have_text(awaited_text("Borys", "Lirael"))
 
     # -- Lirael's player posts and asks for a roll: Uwodzenie with Seksapil. ----------------
-    alice = browsers(cast.alice)
+    alice = browsers(cast.alice)  # lands on her home page: her move is waiting
+    expect(alice.get_by_test_id("home-my-move")).to_contain_text(session.title)
     lirael_post = post_in_the_diary(alice, session, "Lirael zagaduje kupca o przeprawę.")
     alice.get_by_role("link", name=polish("Ask the GM for a roll")).click()
     first_redraw_of_ask(alice)
@@ -260,6 +261,13 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     post_in_the_diary(bob, session, "Borys osłania tyły i wypatruje wilków.")
     gm.reload()
     expect(gm.get_by_test_id("awaited")).to_have_text(polish("Everyone has posted in this turn."))
+    # The GM's home says so too (the wolves' night still waits for Borys: not listed).
+    gm.goto("/")
+    all_posted = gm.get_by_test_id("home-all-posted")
+    expect(all_posted).to_contain_text(session.title)
+    expect(all_posted).not_to_contain_text(cast.night.title)
+    all_posted.get_by_role("link", name=session.title).click()
+    gm.wait_for_url(f"**/sessions/{session.pk}/")
 
     # -- The GM answers the request in one click, against the merchant's fixed modifier. ----
     open_asks = gm.get_by_test_id("open-asks")
