@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.urls import reverse
 from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -189,6 +190,9 @@ class RollView:
     legend: Legend = LEGEND
     # RULES 1.5: a second action roll in a turn, allowed by the GM with this reason.
     extra_action: str = ""
+    # Issue 8: the player's request this roll answers, and the link to it in its post.
+    answers: str = ""
+    answers_url: str = ""
 
 
 def roll_view(roll) -> RollView:
@@ -254,7 +258,20 @@ def _roll_view(roll) -> RollView:
         view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
             "reason": extra["reason"]
         }
+    answers = record.get("answers")
+    if answers:
+        view.answers = _("Answers the request for a roll: %(summary)s") % {
+            "summary": answers["summary"]
+        }
+        view.answers_url = ask_url(roll.session_id, answers["post"], answers["ask"])
     return view
+
+
+def ask_url(session_id: int, post_id: int, ask_id: int) -> str:
+    """A request in its post: the diary's page that starts at the post, as post permalinks
+    are (no query, whatever page the post is on now)."""
+    diary = reverse("diary:session", args=[session_id])
+    return f"{diary}?after={post_id - 1}#ask-{ask_id}"
 
 
 def npc_text(npc: dict) -> str:

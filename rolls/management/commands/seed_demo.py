@@ -423,11 +423,11 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
     modifiers = {}
     for name, description, visible, rows in DEMO_NPCS:
         npc = npc_services.npc_create(
-            session=session, name=name, description=description, visible_to_players=visible
+            session=session, by=gm, name=name, description=description, visible_to_players=visible
         )
         for interaction, value, reason in rows:
             modifiers[(name, interaction)] = npc_services.npc_modifier_create(
-                npc=npc, interaction=interaction, value=value, reason=reason
+                npc=npc, by=gm, interaction=interaction, value=value, reason=reason
             )
     skill = Skill.objects.get(system=RuleSystem.FORUM1000, name="Przekupstwo")
     request = RollRequest(
@@ -487,11 +487,12 @@ def seed_stand_in_session(users: dict) -> GameSession:
     )
     npc = npc_services.npc_create(
         session=session,
+        by=gm,
         name="Basior",
         description="Wielki szary wilk prowadzący watahę znad brodu.",
         visible_to_players=True,
     )
-    npc_services.npc_stand_in_set(npc=npc, character=sheet)
+    npc_services.npc_stand_in_set(npc=npc, by=gm, character=sheet)
     diary_services.post_create(
         session=session,
         author=gm,
