@@ -22,14 +22,19 @@ def _character_field(label, participants, *, required=True):
 
 class _EventForm(forms.Form):
     back = forms.ChoiceField(choices=BACK_CHOICES, required=False, widget=forms.HiddenInput)
+    # The three forms share one page: each gets its own element ids ("modifier_reason").
+    id_prefix = "event"
 
     def __init__(self, *args, participants=(), **kwargs):
+        kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
         super().__init__(*args, **kwargs)
         self.participants = list(participants)
 
 
 class MarkerForm(_EventForm):
     """Whom the GM resolves next: the one picked, or the next in the order."""
+
+    id_prefix = "marker"
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -38,6 +43,8 @@ class MarkerForm(_EventForm):
 
 class ModifierForm(_EventForm):
     """A speed or initiative modifier from a spell or an item, for a number of turns."""
+
+    id_prefix = "modifier"
 
     value = typed_modifier_field(_("Modifier"))
     turns = forms.IntegerField(
@@ -63,6 +70,8 @@ class ModifierForm(_EventForm):
 
 class HandoverForm(_EventForm):
     """One character takes over initiative from another, at the place the GM states."""
+
+    id_prefix = "handover"
 
     position = forms.IntegerField(label=_("New place"), min_value=1)
     reason = forms.CharField(label=_("Reason"), max_length=200)

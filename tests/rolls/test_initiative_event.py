@@ -214,7 +214,8 @@ def test_bad_input_is_refused_next_to_the_field_and_nothing_stored(fight, name, 
     count = InitiativeChange.objects.count()
     response = fight.gm_client.post(fight_url(fight, name), data)
     assert response.status_code == 400
-    assert f'id="id_{field}_error"' in response.content.decode()
+    form = name.removeprefix("initiative_")
+    assert f'id="{form}_{field}_error"' in response.content.decode()
     assert InitiativeChange.objects.count() == count
 
 
