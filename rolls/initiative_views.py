@@ -70,8 +70,8 @@ def _running_for_gm(request, pk: int):
     return access, event
 
 
-def _back(request, access):
-    back = request.POST.get("back")
+def _back(access, back: str):
+    """Where the GM came from: the diary, the panel, or (by default) the event page."""
     session = access.session
     if back == "diary":
         return redirect(reverse("diary:session", args=[session.pk]) + "#fight")
@@ -92,7 +92,7 @@ def _change(request, pk: int, form_class, key: str, write):
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            return _back(request, access)
+            return _back(access, form.cleaned_data.get("back") or "fight")
     return _render(request, access, forms={key: form}, status=400)
 
 
