@@ -42,6 +42,10 @@ class DiaryRolls:
     # combat (None in combat: counted and shown, not refused).
     action_counts: dict[int, int] = field(default_factory=dict)
     action_limit: int | None = 1
+    # Issue 9: the running initiative event's order and marker (rolls.initiative_selectors
+    # .FightView), or None; and whether this user runs it (the GM's controls).
+    fight: object | None = None
+    may_run_fight: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the

@@ -192,3 +192,34 @@ def query_is_signed(user, session: GameSession, query: QueryDict) -> bool:
         return False
     expected = signing.Signer(salt=_salt("link", user, session)).signature(_canonical(query))
     return constant_time_compare(given, expected)
+
+
+# ---------------------------------------------------------------------------
+# Initiative events (issue 9)
+
+
+@dataclass(frozen=True)
+class FightAccess:
+    """Who sees an initiative event and who runs it: the order and the history are open to
+    everyone who reads the session's diary (its participants, moderators); the marker, the
+    modifiers, the handovers and the end are the GM's, while the session runs."""
+
+    session: GameSession
+    can_read: bool
+    can_manage: bool
+
+
+def access_fight(user, session: GameSession) -> FightAccess:
+    can_read = diary_permissions.can_read_session(user, session)
+    is_gm = diary_permissions.is_gm(user, session)
+    return FightAccess(session, can_read, can_manage=can_read and is_gm and session.is_running)
+
+
+def fight_access_in_diary(session_access) -> FightAccess:
+    """The same, from the diary page's SessionAccess: no query of its own."""
+    session = session_access.session
+    return FightAccess(
+        session,
+        session_access.can_read,
+        can_manage=session_access.can_read and session_access.is_gm and session.is_running,
+    )

@@ -1,7 +1,7 @@
 from django.contrib import admin
 
 from config.admin_readonly import ReadOnlyAdmin
-from rolls.models import Roll
+from rolls.models import InitiativeChange, InitiativeEvent, Roll
 
 
 @admin.register(Roll)
@@ -16,3 +16,21 @@ class RollAdmin(ReadOnlyAdmin):
     @admin.display(description="hash")
     def short_hash(self, roll: Roll) -> str:
         return roll.hash[:12]
+
+
+@admin.register(InitiativeEvent)
+class InitiativeEventAdmin(ReadOnlyAdmin):
+    """Initiative events (issue 9): changed only through the GM's controls, which write
+    their history; read here."""
+
+    list_display = ["session", "name", "opened_turn", "opened_at", "ended_at"]
+    readonly_fields = [f.name for f in InitiativeEvent._meta.fields]
+
+
+@admin.register(InitiativeChange)
+class InitiativeChangeAdmin(ReadOnlyAdmin):
+    """An event's history is append-only (issue 9)."""
+
+    list_display = ["event", "kind", "by", "turn_number", "created_at", "reason"]
+    list_filter = ["kind"]
+    readonly_fields = [f.name for f in InitiativeChange._meta.fields]

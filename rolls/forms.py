@@ -414,7 +414,19 @@ class HealingForm(forms.Form):
 
 
 class InitiativeForm(forms.Form):
-    """One modifier field per character of the session."""
+    """The event's name, and per character of the session: whether it sits the event out
+    (everyone takes part unless the GM ticks it), a modifier and its reason. The roll opens
+    an initiative event (issue 9) for the characters taking part."""
+
+    event_name = forms.CharField(
+        label=_("Name of the event"),
+        required=False,
+        max_length=100,
+        help_text=_(
+            "A fight, a duel, a contest: the roll opens it, and its order holds until the GM "
+            "ends it."
+        ),
+    )
 
     def __init__(self, *args, characters: list[Character], **kwargs):
         super().__init__(*args, **kwargs)
@@ -422,7 +434,11 @@ class InitiativeForm(forms.Form):
         for character in characters:
             # The table's header names the columns; each input still needs its own name
             # (the label, for the preview's messages; aria-label, as no <label> is drawn).
-            names = {"name": character.name}
+            names = {"name": character_label(character)}
+            out = _("%(name)s sits this event out") % names
+            self.fields[f"out_{character.pk}"] = forms.BooleanField(
+                label=out, required=False, widget=forms.CheckboxInput(attrs={"aria-label": out})
+            )
             modifier = typed_modifier_field(_("Initiative modifier: %(name)s") % names)
             modifier.widget.attrs["aria-label"] = modifier.label
             reason = _("Reason: %(name)s") % names
@@ -434,20 +450,34 @@ class InitiativeForm(forms.Form):
                 widget=forms.TextInput(attrs={"aria-label": reason}),
             )
 
+    def joining(self) -> list[Character]:
+        data = self.cleaned_data
+        return [c for c in self.characters if not data.get(f"out_{c.pk}")]
+
     def clean(self):
         cleaned = super().clean()
-        for character in self.characters:
+        for character in self.joining():
             if (
                 cleaned.get(f"mod_{character.pk}")
                 and not (cleaned.get(f"why_{character.pk}") or "").strip()
             ):
                 self.add_error(f"why_{character.pk}", TYPED_MODIFIER_REASON_MESSAGE)
+        if self.characters and not self.joining():
+            self.add_error("event_name", _("Choose at least one character to take part."))
+        cleaned["event_name"] = (cleaned.get("event_name") or "").strip()
         return cleaned
 
     def rows(self):
-        """(character, Szybkość, modifier field, reason field) for the template."""
+        """(character, label, Szybkość, sits-out field, modifier field, reason field)."""
         return [
-            (c, c.value_of(f1000.SPEED_ATTRIBUTE), self[f"mod_{c.pk}"], self[f"why_{c.pk}"])
+            (
+                c,
+                character_label(c),
+                c.value_of(f1000.SPEED_ATTRIBUTE),
+                self[f"out_{c.pk}"],
+                self[f"mod_{c.pk}"],
+                self[f"why_{c.pk}"],
+            )
             for c in self.characters
         ]
 
@@ -457,7 +487,7 @@ class InitiativeForm(forms.Form):
             InitiativeLine(
                 c.pk, data.get(f"mod_{c.pk}") or 0, (data.get(f"why_{c.pk}") or "").strip()
             )
-            for c in self.characters
+            for c in self.joining()
         )
 
 

@@ -74,6 +74,11 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
             "action per turn may have a roll: a second one only if the GM allows it, with a "
             "reason."
         ),
+        "event_running": _(
+            "An initiative event is running (%(name)s): its order holds until the GM ends "
+            "it. End it first; then a new initiative roll opens the next one."
+        ),
+        "no_one_joins": _("Choose at least one character to take part."),
         "npc_mode": _(
             "This session plays NPCs through the GM's stand-in characters: "
             "there are no fixed NPC modifiers to apply."

@@ -156,3 +156,144 @@ class RollAsk(models.Model):
     @property
     def is_open(self) -> bool:
         return self.status == AskStatus.OPEN
+
+
+# ---------------------------------------------------------------------------
+# The initiative event (issue 9; RULES 1.4): opened by an initiative roll, ended by the GM.
+
+
+class InitiativeEventQuerySet(models.QuerySet):
+    def running(self):
+        return self.filter(ended_at__isnull=True)
+
+
+class InitiativeEvent(models.Model):
+    """A fight, a duel or a contest: its order comes from the roll that opened it and the
+    changes recorded in its history (InitiativeChange); it runs until the GM ends it. At most
+    one runs in a session at a time (seed 000 line 109: one initiative roll per event)."""
+
+    session = models.ForeignKey(
+        GameSession,
+        on_delete=models.PROTECT,
+        related_name="initiative_events",
+        verbose_name=_("session"),
+    )
+    name = models.CharField(_("name"), max_length=100, blank=True)
+    opened_by_roll = models.OneToOneField(
+        Roll,
+        on_delete=models.PROTECT,
+        related_name="initiative_event",
+        verbose_name=_("initiative roll"),
+    )
+    opened_turn = models.PositiveIntegerField(_("opened in turn"))
+    opened_at = models.DateTimeField(_("opened at"))
+    ended_at = models.DateTimeField(_("ended at"), null=True, blank=True)
+    ended_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+        verbose_name=_("ended by"),
+    )
+    ended_turn = models.PositiveIntegerField(_("ended in turn"), null=True, blank=True)
+
+    objects = InitiativeEventQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-opened_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session"],
+                condition=models.Q(ended_at__isnull=True),
+                name="initiative_event_one_running",
+            ),
+        ]
+        verbose_name = _("initiative event")
+        verbose_name_plural = _("initiative events")
+
+    def __str__(self) -> str:
+        return self.name or f"#{self.pk}"
+
+    @property
+    def is_running(self) -> bool:
+        return self.ended_at is None
+
+
+class InitiativeParticipant(models.Model):
+    """One character in an event, with what the opening roll gave it (never changed)."""
+
+    event = models.ForeignKey(
+        InitiativeEvent, on_delete=models.PROTECT, related_name="participants"
+    )
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    name = models.CharField(_("name"), max_length=200)  # as it was at the roll
+    speed = models.IntegerField(_("speed"))
+    score = models.IntegerField(_("score"))
+    rolled_position = models.PositiveSmallIntegerField(_("place after the roll"))
+
+    class Meta:
+        ordering = ["event", "rolled_position"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["event", "character"], name="initiative_participant_once"
+            ),
+        ]
+        verbose_name = _("initiative participant")
+        verbose_name_plural = _("initiative participants")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class ChangeKind(models.TextChoices):
+    OPENED = "opened", _("event opened")
+    MARKER = "marker", _("marker moved")
+    MODIFIER = "modifier", _("speed or initiative modifier")
+    HANDOVER = "handover", _("initiative handed over or taken over")
+    ENDED = "ended", _("event ended")
+
+
+class InitiativeChangeQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise LedgerError("An event's history is append-only: a change is never updated.")
+
+    def delete(self):
+        raise LedgerError("An event's history is append-only: a change is never deleted.")
+
+    def _raw_delete(self, using):
+        raise LedgerError("An event's history is append-only: a change is never deleted.")
+
+
+class InitiativeChange(models.Model):
+    """One row of an event's history: who changed what, when, in which turn, and why.
+    Written in the transaction that makes the change, never changed or deleted."""
+
+    event = models.ForeignKey(InitiativeEvent, on_delete=models.PROTECT, related_name="changes")
+    kind = models.CharField(_("kind"), max_length=10, choices=ChangeKind.choices)
+    by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", verbose_name=_("by")
+    )
+    created_at = models.DateTimeField(_("when"))
+    turn_number = models.PositiveIntegerField(_("turn"))
+    reason = models.CharField(_("reason"), max_length=200, blank=True)
+    # What changed, with the names as they were: character, value, turns, position, other.
+    details = models.JSONField(_("details"), default=dict)
+
+    objects = InitiativeChangeQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["event", "id"]
+        verbose_name = _("initiative change")
+        verbose_name_plural = _("initiative changes")
+
+    def __str__(self) -> str:
+        return f"{self.kind} ({self.event_id})"
+
+    def save(self, *args, **kwargs):
+        if not self._state.adding:
+            raise LedgerError("An event's history is append-only: a change is never changed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerError("An event's history is append-only: a change is never deleted.")

@@ -29,6 +29,7 @@ from rolls.forms import (
     TokenForm,
     request_from_forms,
 )
+from rolls.initiative_services import check_no_running_event
 from rolls.messages import request_error_message, rule_error_message
 from rolls.presenters import threshold_terms
 from rolls.requests import RequestError, RollRequest
@@ -224,6 +225,23 @@ class Panel:
         )
 
     @property
+    def event_name(self) -> str:
+        """The initiative event's name (issue 9), once the forms are valid."""
+        return self.initiative.cleaned_data.get("event_name", "") if self.initiative else ""
+
+    @property
+    def fight(self):
+        """The running initiative event beside the panel (issue 9), or None."""
+        from rolls import initiative_selectors
+
+        event = initiative_selectors.running_event(self.session)
+        if event is None:
+            return None
+        return initiative_selectors.fight_view(
+            event, self.turn.number if self.turn else event.opened_turn
+        )
+
+    @property
     def extra_action_reason(self) -> str:
         """The GM's reason to allow a second action roll (RULES 1.5), once the forms are valid."""
         return self.token_form.cleaned_data.get("extra_action_reason", "")
@@ -258,6 +276,7 @@ class Panel:
             return Preview(problems=self.problems())
         try:
             request = self.request()
+            check_no_running_event(self.session, request)
             test = prepare(self.session, request)
             names = {c.pk: c.name for c in self.all_characters}
             check_action_limit(

@@ -39,10 +39,12 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
 
 def diary_rolls(posts, access, turn=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
-    views, the chain head and whether the user gets the panel. Two queries a page, and
+    views, the chain head, whether the user gets the panel, and the running initiative event
+    (one query; four while an event runs). A constant number of queries a page, and
     the user's role comes from the page's SessionAccess (one participation check a request)."""
     from diary.selectors import DiaryRolls
-    from rolls.access import may_roll_in_diary
+    from rolls import initiative_selectors
+    from rolls.access import fight_access_in_diary, may_roll_in_diary
     from rolls.presenters import roll_view
 
     by_post: dict[int, list] = {}
@@ -54,15 +56,27 @@ def diary_rolls(posts, access, turn=None):
     for ask in RollAsk.objects.filter(post__in=[p.pk for p in posts]).select_related("answer"):
         asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
     open_asks = [ask_view(a, **who) for a in open_roll_asks(access.session)] if access.is_gm else []
+    # Issue 9: the chain head's query also says whether an initiative event runs (an event
+    # is opened by a roll, so no roll means no event): what in_combat() asks, without a query
+    # of its own; only a running event is then read (four queries, as many posts as there are).
+    head, event_id = _chain_head_and_running_event(access.session)
+    event = initiative_selectors.running_event(access.session, pk=event_id) if event_id else None
+    fight = (
+        initiative_selectors.fight_view(event, turn.number if turn else event.opened_turn)
+        if event
+        else None
+    )
     return DiaryRolls(
         by_post=by_post,
-        head=chain_head(access.session),
+        head=head,
         may_roll=may_roll_in_diary(access),
         asks_by_post=asks_by_post,
         open_asks=open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
         action_counts=action_roll_counts(access.session, turn.number) if turn else {},
-        action_limit=None if in_combat(access.session) else 1,
+        action_limit=None if event else 1,
+        fight=fight,
+        may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
     )
 
 
@@ -147,9 +161,11 @@ def in_combat(session) -> bool:
     """Whether an initiative event is running in the session (RULES 1.5: outside combat a
     second action roll in a turn is refused; in combat actions are counted, not refused).
 
-    There is no initiative event yet (issue 9 builds it): every turn is outside combat.
-    Issue 9 replaces this body; every caller asks here and nowhere else."""
-    return False
+    An initiative roll opens the event and the GM ends it (issue 9, rolls.models
+    .InitiativeEvent); every caller asks here and nowhere else."""
+    from rolls.models import InitiativeEvent
+
+    return InitiativeEvent.objects.running().filter(session=session).exists()
 
 
 def turn_actions(session, turn, character_id: int):
@@ -183,6 +199,25 @@ class ChainHead:
 def chain_head(session) -> ChainHead:
     last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
     return ChainHead(last.seq, last.hash) if last else ChainHead(0, None)
+
+
+def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
+    """chain_head() and the running initiative event's id, in one query."""
+    from django.db.models import OuterRef, Subquery
+
+    from rolls.models import InitiativeEvent
+
+    running = InitiativeEvent.objects.running().filter(session=OuterRef("session")).values("pk")
+    last = (
+        Roll.objects.filter(session=session)
+        .order_by("-seq")
+        .only("seq", "hash")
+        .annotate(running_event=Subquery(running[:1]))
+        .first()
+    )
+    if last is None:
+        return ChainHead(0, None), None
+    return ChainHead(last.seq, last.hash), last.running_event
 
 
 def session_rolls(session):

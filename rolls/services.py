@@ -36,6 +36,7 @@ from diary.services import current_turn, post_create_for_rolls
 from rolls.access import check_may_roll, may_ask
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
+from rolls.initiative_services import check_no_running_event, initiative_event_open
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.requests import (
@@ -196,8 +197,10 @@ def roll_make(
     answers: RollAsk | None = None,
     dice: DiceSource | None = None,
     extra_action_reason: str = "",
+    event_name: str = "",
 ) -> RollMade:
-    """`answers`: the player's request this roll answers (the GM's one click)."""
+    """`answers`: the player's request this roll answers (the GM's one click). An initiative
+    roll opens an initiative event (issue 9) named `event_name`, in the same transaction."""
     with transaction.atomic():
         # Everything below reads and writes under the session's lock, so the
         # sheet values, the patient's HP and the chain head cannot move meanwhile.
@@ -208,6 +211,8 @@ def roll_make(
             return replayed
         checked = _check(locked, by, request, characters, post, extra_action_reason, answers)
         roll = _append(locked, by, request, token, checked, dice or SystemDice())
+        if request.kind == "initiative":
+            initiative_event_open(session=locked, roll=roll, by=by, name=event_name)
         if checked.ask is not None:
             _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
     return RollMade(roll, created=True)
@@ -254,9 +259,10 @@ def _check(
     extra_action_reason="",
     answers=None,
 ) -> _Checked:
-    """Every refusal before any die (the rules, the healing effect, the turn, the action
-    limit, the post, the request answered), then the post the roll lands in, created if
-    needed."""
+    """Every refusal before any die (a running initiative event, the rules, the healing
+    effect, the turn, the action limit, the post, the request answered), then the post the
+    roll lands in, created if needed."""
+    check_no_running_event(session, request)
     if request.kind == "healing":
         _check_healing_effect(request, healing_skill_kind(request))
     test = build_test(request, characters, session.criticals_enabled, session)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from rolls import views
+from rolls import initiative_views, views
 
 app_name = "rolls"
 
@@ -11,4 +11,25 @@ urlpatterns = [
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
     path("<int:pk>/rolls/ask/", views.ask_create, name="ask"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/withdraw/", views.ask_withdraw, name="ask_withdraw"),
+]
+
+# Issue 9: the initiative event (rolls/initiative_views.py).
+urlpatterns += [
+    path("<int:pk>/rolls/initiative/", initiative_views.initiative, name="initiative"),
+    path(
+        "<int:pk>/rolls/initiative/marker/",
+        initiative_views.initiative_marker,
+        name="initiative_marker",
+    ),
+    path(
+        "<int:pk>/rolls/initiative/modifier/",
+        initiative_views.initiative_modifier,
+        name="initiative_modifier",
+    ),
+    path(
+        "<int:pk>/rolls/initiative/handover/",
+        initiative_views.initiative_handover,
+        name="initiative_handover",
+    ),
+    path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]

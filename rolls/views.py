@@ -141,6 +141,7 @@ def _panel_roll(request, access, mode: str):
                 post=target,
                 answers=answers,
                 extra_action_reason=panel.extra_action_reason,
+                event_name=panel.event_name,
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)

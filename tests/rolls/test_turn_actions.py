@@ -5,10 +5,12 @@ import html
 import re
 
 import pytest
+from django.urls import reverse
 
 from diary.services import turn_open_next
 from rolls import selectors
-from rolls.models import Roll
+from rolls.initiative_services import initiative_event_end
+from rolls.models import InitiativeEvent, Roll
 from tests.conftest import polish
 from tests.rolls.test_panel import attr, opposed, panel_url, single
 from tests.rolls.test_panel_safety import players_own, preview_of
@@ -26,7 +28,15 @@ def refusal(name="Lirael", seq=1) -> str:
     return polish(REFUSAL, name=name, seq=seq)
 
 
-def test_outside_combat_is_every_turn_until_the_initiative_event_exists(table):
+def test_outside_combat_until_an_initiative_roll_opens_an_event_and_after_it_ends(
+    table, client_for
+):
+    assert selectors.in_combat(table.session) is False
+    gm = client_for(table.gm)
+    initiative = {"token": single(table.lirael)["token"], "mode": "initiative"}
+    assert gm.post(panel_url(table), initiative).status_code == 302
+    assert selectors.in_combat(table.session) is True
+    initiative_event_end(event=InitiativeEvent.objects.get(), by=table.gm)
     assert selectors.in_combat(table.session) is False
 
 
@@ -98,6 +108,8 @@ def test_initiative_and_defence_do_not_count(table, client_for):
     initiative = {"token": single(table.lirael)["token"], "mode": "initiative"}
     assert gm.post(panel_url(table), initiative).status_code == 302
     assert gm.post(panel_url(table), single(table.lirael)).status_code == 302
+    # Out of the fight again (issue 9), where a second action roll is refused.
+    initiative_event_end(event=InitiativeEvent.objects.get(), by=table.gm)
     # Borys defends against Lirael's earlier roll: side b is not his action...
     a = {"character": table.borys.pk, "test": "attribute", "attribute": attr("Siła")}
     b = {"character": table.lirael.pk, "test": "attribute", "attribute": attr("Siła")}
@@ -116,3 +128,20 @@ def test_in_combat_a_second_action_roll_is_counted_not_refused(table, client_for
     gm.post(panel_url(table), single(table.lirael))
     assert gm.post(panel_url(table), single(table.lirael)).status_code == 302
     assert selectors.action_roll_counts(table.session, 1) == {table.lirael.pk: 2}
+
+
+def test_in_a_running_initiative_event_a_second_action_roll_is_not_refused(table, client_for):
+    """Issue 9: in combat (an initiative event runs) actions are counted and shown, the
+    second one with no reason from the GM, for a player too."""
+    players_own(table)
+    gm, alice = client_for(table.gm), client_for(table.alice)
+    initiative = {"token": single(table.lirael)["token"], "mode": "initiative"}
+    assert gm.post(panel_url(table), initiative).status_code == 302
+    assert alice.post(panel_url(table), single(table.lirael)).status_code == 302
+    response = alice.post(panel_url(table), single(table.lirael))
+    assert response.status_code == 302
+    second = Roll.objects.filter(test="attribute").order_by("seq").last()
+    assert "extra_action" not in second.record
+    assert selectors.action_roll_counts(table.session, 1) == {table.lirael.pk: 2}
+    diary = client_for(table.gm).get(reverse("diary:session", args=[table.session.pk]))
+    assert 'data-testid="fight-order"' in diary.content.decode()

@@ -36,3 +36,34 @@ def test_seed_demo_shows_the_other_mode_in_a_second_session():
     assert not npc.stand_in.participations.exists()
     kinds = [r.record["kind"] for r in Roll.objects.filter(session=session).order_by("seq")]
     assert kinds == ["initiative", "opposed"]
+
+
+def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
+    """Issue 9: the demo session's turn-3 initiative roll leaves the fight at the gate running
+    (its NPCs play by fixed modifiers, so player characters only), and the session with
+    stand-ins has the wolf in its fight."""
+    from diary.models import GameSession
+    from rolls.management.commands.seed_demo import (
+        DEMO_FIGHT_NAME,
+        DEMO_GATE_FIGHT_NAME,
+        SESSION_TITLE,
+        STAND_IN_SESSION_TITLE,
+    )
+    from rolls.models import InitiativeEvent
+    from rolls.selectors import in_combat
+
+    call_command("seed_demo", stdout=io.StringIO())
+    demo = GameSession.objects.get(title=SESSION_TITLE)
+    gate = InitiativeEvent.objects.running().get(session=demo)
+    assert gate.name == DEMO_GATE_FIGHT_NAME and in_combat(demo)
+    assert {p.name for p in gate.participants.all()} == {"Lirael", "Borys", "Mira"}
+    wolves = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
+    event = InitiativeEvent.objects.running().get(session=wolves)
+    assert event.name == DEMO_FIGHT_NAME
+    assert event.opened_by_roll.test == "initiative"
+    assert {p.name for p in event.participants.all()} == {"Borys", "Basior"}
+    assert in_combat(wolves)
+    client.force_login(wolves.gm)
+    for session, name in ((demo, DEMO_GATE_FIGHT_NAME), (wolves, DEMO_FIGHT_NAME)):
+        page = client.get(f"/sessions/{session.pk}/").content.decode()
+        assert name in page and 'data-testid="fight-order"' in page

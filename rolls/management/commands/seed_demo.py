@@ -33,6 +33,7 @@ DEMO_USERS = {
     "moderator": "kostka-mod-1000",
 }
 SESSION_TITLE = "Mgły nad Czarnym Brodem"
+DEMO_GATE_FIGHT_NAME = "Walka u bramy"
 
 ATTRIBUTE_ORDER = [
     "Percepcja", "Zręczność", "Szybkość", "Siła",
@@ -353,7 +354,11 @@ class Command(BaseCommand):
                     move_mounted=True,
                 )
             for request in rolls:
-                roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+                # Issue 9: the initiative roll opens the fight at the gate, left running.
+                name = DEMO_GATE_FIGHT_NAME if request.kind == "initiative" else ""
+                roll_make(
+                    session=session, by=gm, request=request, token=uuid.uuid4(), event_name=name
+                )
 
     def _turn_deadline(self, session: GameSession, gm) -> None:
         """Issue 8: the current turn ends in two days, at 20:00 Polish time."""
@@ -445,6 +450,7 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
 # Issue 8: the other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
 # a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
 STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
+DEMO_FIGHT_NAME = "Wilki u brodu"
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
@@ -501,15 +507,24 @@ def seed_stand_in_session(users: dict) -> GameSession:
         nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
     )
     strength = attributes["Siła"].pk
-    for request in (
-        RollRequest(
+    # Issue 9: the initiative roll opens a fight that is left running (docs/decisions.md).
+    roll_make(
+        session=session,
+        by=gm,
+        request=RollRequest(
             kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
         ),
-        RollRequest(
+        token=uuid.uuid4(),
+        event_name=DEMO_FIGHT_NAME,
+    )
+    roll_make(
+        session=session,
+        by=gm,
+        request=RollRequest(
             kind="opposed",
             a=SideRequest(sheet.pk, "attribute", (strength,)),
             b=SideRequest(borys.pk, "attribute", (strength,)),
         ),
-    ):
-        roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+        token=uuid.uuid4(),
+    )
     return session

@@ -1,0 +1,95 @@
+"""The GM's forms for a running initiative event (issue 9): the only place their input is
+parsed; every bad input is a Polish error next to its field, and nothing is stored."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from rolls.forms import typed_modifier_field
+from rolls.initiative_services import MAX_TURNS
+
+BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
+
+
+def _character_field(label, participants, *, required=True):
+    field = forms.TypedChoiceField(label=label, coerce=int, required=required, empty_value=None)
+    field.choices = ([] if required else [("", _("— the next in the order —"))]) + [
+        (p.character_id, p.name) for p in participants
+    ]
+    return field
+
+
+class _EventForm(forms.Form):
+    back = forms.ChoiceField(choices=BACK_CHOICES, required=False, widget=forms.HiddenInput)
+    # The three forms share one page: each gets its own element ids ("modifier_reason").
+    id_prefix = "event"
+
+    def __init__(self, *args, participants=(), **kwargs):
+        kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
+        super().__init__(*args, **kwargs)
+        self.participants = list(participants)
+
+
+class MarkerForm(_EventForm):
+    """Whom the GM resolves next: the one picked, or the next in the order."""
+
+    id_prefix = "marker"
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"] = _character_field(_("Mark"), self.participants, required=False)
+
+
+class ModifierForm(_EventForm):
+    """A speed or initiative modifier from a spell or an item, for a number of turns."""
+
+    id_prefix = "modifier"
+
+    value = typed_modifier_field(_("Modifier"))
+    turns = forms.IntegerField(
+        label=_("For how many turns"),
+        min_value=1,
+        max_value=MAX_TURNS,
+        initial=1,
+        help_text=_("Counts from this turn; it ends by itself after the last one."),
+    )
+    reason = forms.CharField(label=_("Reason (spell, item)"), max_length=200)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"] = _character_field(_("Character"), self.participants)
+        self.order_fields(["character", "value", "turns", "reason"])
+
+    def clean_value(self):
+        value = self.cleaned_data.get("value")
+        if not value:
+            raise forms.ValidationError(_("A modifier of 0 changes nothing."))
+        return value
+
+
+class HandoverForm(_EventForm):
+    """One character takes over initiative from another, at the place the GM states."""
+
+    id_prefix = "handover"
+
+    position = forms.IntegerField(label=_("New place"), min_value=1)
+    reason = forms.CharField(label=_("Reason"), max_length=200)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"] = _character_field(_("Takes over initiative"), self.participants)
+        self.fields["other"] = _character_field(_("From (hands it over)"), self.participants)
+        self.order_fields(["character", "other", "position", "reason"])
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("character") and cleaned.get("character") == cleaned.get("other"):
+            self.add_error("other", _("Initiative passes between two different characters."))
+        position = cleaned.get("position")
+        if position and position > len(self.participants):
+            self.add_error(
+                "position",
+                _("A place between 1 and %(count)s.") % {"count": len(self.participants)},
+            )
+        return cleaned

@@ -1,0 +1,272 @@
+"""Reads of initiative events (issue 9): the running order with its marker, and the history.
+
+The order is derived (rolls.engine.initiative.current_order) from the opening roll's scores
+and the event's history rows; a held character (characters.selectors.held_character_ids)
+drops to the end without any row of its own. A running event costs four queries: the
+event, its participants, its history and the held characters.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from django.db.models import Prefetch, Q
+from django.utils import timezone
+
+from characters.models import HOLDING_EFFECT_KINDS, NegativeEffect
+from characters.numbers import signed_number
+from characters.selectors import held_character_ids
+from rolls.engine import initiative as engine
+from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant
+
+
+def running_event(session, pk: int | None = None) -> InitiativeEvent | None:
+    """The session's running event (this one, if `pk` is given) with its participants and
+    history (three queries)."""
+    events = InitiativeEvent.objects.running().filter(session=session)
+    if pk is not None:
+        events = events.filter(pk=pk)
+    return events.select_related("opened_by_roll").prefetch_related(*_prefetches()).first()
+
+
+def session_events(session) -> list[InitiativeEvent]:
+    """Every event of the session, newest first, with participants and history."""
+    return list(
+        InitiativeEvent.objects.filter(session=session)
+        .select_related("opened_by_roll", "ended_by")
+        .prefetch_related(*_prefetches())
+    )
+
+
+def _prefetches():
+    return (
+        Prefetch(
+            "participants", queryset=InitiativeParticipant.objects.order_by("rolled_position")
+        ),
+        Prefetch("changes", queryset=InitiativeChange.objects.select_related("by").order_by("id")),
+    )
+
+
+@dataclass(frozen=True)
+class OrderRow:
+    place: int
+    character_id: int
+    name: str
+    score: int
+    base_score: int
+    modifier: int
+    held: bool
+    moved: bool
+    marked: bool
+
+    @property
+    def modifier_text(self) -> str:
+        return signed_number(self.modifier)
+
+
+@dataclass
+class FightView:
+    """What the diary and the panel show of the running event."""
+
+    event: InitiativeEvent
+    turn: int
+    rows: list[OrderRow] = field(default_factory=list)
+    marked_id: int | None = None
+    next_id: int | None = None
+    # Modifiers still running in this turn: (name, value, last turn, reason).
+    modifiers: list[tuple[str, int, int, str]] = field(default_factory=list)
+
+    @property
+    def marked_name(self) -> str:
+        return next((r.name for r in self.rows if r.marked), "")
+
+
+def entries_of(event: InitiativeEvent) -> list[engine.Entry]:
+    return [
+        engine.Entry(p.character_id, p.name, p.speed, p.score) for p in event.participants.all()
+    ]
+
+
+def modifiers_of(event: InitiativeEvent) -> list[engine.OrderModifier]:
+    return [
+        engine.OrderModifier(
+            c.details["character"], c.details["value"], c.turn_number, c.details["turns"]
+        )
+        for c in event.changes.all()
+        if c.kind == ChangeKind.MODIFIER
+    ]
+
+
+def handovers_of(event: InitiativeEvent) -> list[engine.Handover]:
+    return [
+        engine.Handover(c.details["character"], c.details["position"])
+        for c in event.changes.all()
+        if c.kind == ChangeKind.HANDOVER
+    ]
+
+
+def marked_of(event: InitiativeEvent) -> int | None:
+    """The character the GM resolves next: the last marker move; before any, the first."""
+    moves = [c for c in event.changes.all() if c.kind == ChangeKind.MARKER]
+    return moves[-1].details["character"] if moves else None
+
+
+def order_of(event: InitiativeEvent, turn: int, held=None) -> tuple[engine.Place, ...]:
+    entries = entries_of(event)
+    if held is None:
+        held = held_character_ids([e.character_id for e in entries])
+    return engine.current_order(
+        entries,
+        turn=turn,
+        modifiers=modifiers_of(event),
+        handovers=handovers_of(event),
+        held=frozenset(held),
+    )
+
+
+def fight_view(event: InitiativeEvent, turn: int) -> FightView:
+    """The order in this turn, the marker, and the modifiers still running (one query more:
+    the held characters)."""
+    order = order_of(event, turn)
+    marked = marked_of(event)
+    if marked not in {p.character_id for p in order}:
+        marked = order[0].character_id if order else None
+    names = {p.character_id: p.name for p in event.participants.all()}
+    view = FightView(event=event, turn=turn, marked_id=marked)
+    view.rows = [
+        OrderRow(
+            place=i,
+            character_id=p.character_id,
+            name=p.name,
+            score=p.score,
+            base_score=p.base_score,
+            modifier=p.modifier,
+            held=p.held,
+            moved=p.moved,
+            marked=p.character_id == marked,
+        )
+        for i, p in enumerate(order, start=1)
+    ]
+    view.next_id = engine.next_after(order, marked)
+    for change in event.changes.all():
+        if change.kind != ChangeKind.MODIFIER:
+            continue
+        modifier = engine.OrderModifier(
+            change.details["character"],
+            change.details["value"],
+            change.turn_number,
+            change.details["turns"],
+        )
+        if modifier.active_in(turn):
+            name = names.get(modifier.character_id, "?")
+            view.modifiers.append(
+                (name, signed_number(modifier.value), modifier.last_turn, change.reason)
+            )
+    return view
+
+
+@dataclass(frozen=True)
+class HistoryRow:
+    """One line of an event's history: a recorded change, or a holding effect's start or end
+    (read off the character's sheet, where it is recorded; the order follows it by itself)."""
+
+    when: object
+    turn: int | None
+    kind: str
+    who: str
+    character: str
+    text: str
+    reason: str
+
+
+def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
+    """Stuns and immobilisations of the participants that began or ended during the event."""
+    from django.utils.translation import gettext as _
+
+    names = {p.character_id: p.name for p in event.participants.all()}
+    until = event.ended_at or timezone.now()
+    effects = NegativeEffect.objects.filter(
+        character_id__in=list(names), kind__in=HOLDING_EFFECT_KINDS
+    ).filter(
+        Q(created_at__gte=event.opened_at, created_at__lte=until)
+        | Q(freed_at__gte=event.opened_at, freed_at__lte=until)
+    )
+    rows = []
+    for effect in effects:
+        name = names[effect.character_id]
+        kind = effect.get_kind_display()
+        if event.opened_at <= effect.created_at <= until:
+            rows.append(
+                HistoryRow(
+                    effect.created_at,
+                    None,
+                    "held",
+                    "",
+                    name,
+                    _("%(kind)s: drops to the end of the order while it lasts") % {"kind": kind},
+                    effect.description,
+                )
+            )
+        if effect.freed_at and event.opened_at <= effect.freed_at <= until:
+            rows.append(
+                HistoryRow(
+                    effect.freed_at,
+                    None,
+                    "freed",
+                    "",
+                    name,
+                    _("freed of %(kind)s: back in the order") % {"kind": kind},
+                    effect.freed_note,
+                )
+            )
+    return rows
+
+
+def change_text(change: InitiativeChange) -> tuple[str, str]:
+    """(character, what happened) for one recorded change, in the user's language."""
+    from django.utils.translation import gettext as _
+
+    d = change.details
+    if change.kind == ChangeKind.OPENED:
+        return "", _("Opened by initiative roll #%(seq)s; order: %(order)s") % {
+            "seq": d.get("roll_seq", "?"),
+            "order": ", ".join(d.get("order", [])),
+        }
+    if change.kind == ChangeKind.MARKER:
+        return d["name"], _("marked: the GM resolves this character next")
+    if change.kind == ChangeKind.MODIFIER:
+        last = change.turn_number + d["turns"] - 1
+        return d["name"], _(
+            "%(value)s to initiative for %(turns)s turn(s): turns %(first)s–%(last)s"
+        ) % {
+            "value": signed_number(d["value"]),
+            "turns": d["turns"],
+            "first": change.turn_number,
+            "last": last,
+        }
+    if change.kind == ChangeKind.HANDOVER:
+        return d["name"], _("takes over initiative from %(other)s: place %(position)s") % {
+            "other": d["other_name"],
+            "position": d["position"],
+        }
+    return "", _("Event ended")
+
+
+def history_rows(event: InitiativeEvent) -> list[HistoryRow]:
+    """The event's history, oldest first: its recorded changes and its holding effects."""
+    rows = []
+    for change in event.changes.all():
+        character, text = change_text(change)
+        rows.append(
+            HistoryRow(
+                change.created_at,
+                change.turn_number,
+                change.kind,
+                change.by.get_username(),
+                character,
+                text,
+                change.reason,
+            )
+        )
+    rows += effect_rows(event)
+    return sorted(rows, key=lambda r: r.when)

@@ -1,0 +1,185 @@
+"""Writes of initiative events (issue 9; RULES 1.4). Every change is one transaction that
+writes the change's history row too: the order is never edited silently.
+
+An event opens with the initiative roll that fixes its scores (`roll_make` calls
+`initiative_event_open` in the roll's transaction); the GM moves the marker, records order
+modifiers and handovers, and ends it. Each service locks the session row (as a roll does),
+checks rolls.access itself and never trusts a view.
+"""
+
+from __future__ import annotations
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from diary.models import GameSession
+from diary.services import current_turn
+from rolls.access import access_fight
+from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant, Roll
+from rolls.requests import RequestError
+
+MAX_TURNS = 20  # the longest order modifier the GM can record, in turns
+
+
+def check_no_running_event(session: GameSession, request) -> None:
+    """Seed 000 line 109: one initiative roll per event. While one runs, another initiative
+    roll is refused (RequestError on the event's name field), before any die."""
+    if request.kind != "initiative":
+        return
+    running = InitiativeEvent.objects.running().filter(session=session).first()
+    if running is not None:
+        raise RequestError("event_name", "event_running", name=running.name or _("untitled"))
+
+
+def initiative_event_open(*, session: GameSession, roll: Roll, by, name: str) -> InitiativeEvent:
+    """In the roll's transaction (the session row is locked): the event, its participants as
+    the roll's record has them, and the first history row."""
+    record = roll.record
+    people = record["characters"]["initiative"]
+    entries = record["result"]["entries"]
+    order = record["result"]["order"]
+    now = timezone.now()
+    event = InitiativeEvent.objects.create(
+        session=session,
+        name=name.strip(),
+        opened_by_roll=roll,
+        opened_turn=roll.turn_number,
+        opened_at=now,
+    )
+    InitiativeParticipant.objects.bulk_create(
+        InitiativeParticipant(
+            event=event,
+            character_id=person["id"],
+            name=person["name"],
+            speed=entry["speed"],
+            score=entry["score"],
+            rolled_position=order.index(person["name"]) + 1,
+        )
+        for person, entry in zip(people, entries, strict=True)
+    )
+    _record(
+        event, by, ChangeKind.OPENED, roll.turn_number, "", {"roll_seq": roll.seq, "order": order}
+    )
+    return event
+
+
+def _record(event, by, kind, turn, reason, details) -> InitiativeChange:
+    return InitiativeChange.objects.create(
+        event=event,
+        kind=kind,
+        by=by,
+        created_at=timezone.now(),
+        turn_number=turn,
+        reason=reason,
+        details=details,
+    )
+
+
+def _locked_running(event: InitiativeEvent, by):
+    """The session and the event locked, the GM's right checked, the event still running."""
+    session = GameSession.objects.select_for_update().get(pk=event.session_id)
+    if not access_fight(by, session).can_manage:
+        raise PermissionDenied
+    event = InitiativeEvent.objects.select_for_update().get(pk=event.pk)
+    if not event.is_running:
+        raise ValidationError(_("This event has ended; nothing was changed."))
+    turn = current_turn(session)
+    return session, event, turn.number if turn else event.opened_turn
+
+
+def _participant(event: InitiativeEvent, character_id, field: str) -> InitiativeParticipant:
+    participant = event.participants.filter(character_id=character_id).first()
+    if participant is None:
+        raise ValidationError({field: _("This character does not take part in the event.")})
+    return participant
+
+
+@transaction.atomic
+def initiative_marker_move(
+    *, event: InitiativeEvent, by, character_id: int | None = None
+) -> InitiativeChange:
+    """The GM marks whom they resolve next: the one chosen, or (None) the next in the order."""
+    from rolls import initiative_selectors as selectors
+
+    _session, event, turn = _locked_running(event, by)
+    if character_id is None:
+        view = selectors.fight_view(event, turn)
+        character_id = view.next_id
+    participant = _participant(event, character_id, "character")
+    details = {"character": participant.character_id, "name": participant.name}
+    return _record(event, by, ChangeKind.MARKER, turn, "", details)
+
+
+@transaction.atomic
+def initiative_modifier_add(
+    *, event: InitiativeEvent, by, character_id: int, value: int, turns: int, reason: str
+) -> InitiativeChange:
+    """A speed or initiative modifier (a spell, an item) from this turn for `turns` turns:
+    it counts in turns t .. t+turns-1 and ends by itself (rolls.engine.initiative)."""
+    from rolls.engine import forum1000 as f1000
+
+    _session, event, turn = _locked_running(event, by)
+    participant = _participant(event, character_id, "character")
+    reason = (reason or "").strip()
+    errors = {}
+    if not reason:
+        errors["reason"] = _("A change of order needs a reason: everyone reads it.")
+    if not value or abs(value) > f1000.TYPED_MODIFIER_LIMIT:
+        errors["value"] = _("A modifier lies between −%(limit)s and +%(limit)s, not 0.") % {
+            "limit": f1000.TYPED_MODIFIER_LIMIT
+        }
+    if not 1 <= turns <= MAX_TURNS:
+        errors["turns"] = _("Between 1 and %(max)s turns.") % {"max": MAX_TURNS}
+    if errors:
+        raise ValidationError(errors)
+    details = {
+        "character": participant.character_id,
+        "name": participant.name,
+        "value": value,
+        "turns": turns,
+    }
+    return _record(event, by, ChangeKind.MODIFIER, turn, reason, details)
+
+
+@transaction.atomic
+def initiative_handover_record(
+    *, event: InitiativeEvent, by, character_id: int, other_id: int, position: int, reason: str
+) -> InitiativeChange:
+    """`character_id` takes over initiative from `other_id` (who hands it over) and moves to
+    the place the GM states; the rest keep their relative order."""
+    _session, event, turn = _locked_running(event, by)
+    taker = _participant(event, character_id, "character")
+    giver = _participant(event, other_id, "other")
+    reason = (reason or "").strip()
+    errors = {}
+    if taker.pk == giver.pk:
+        errors["other"] = _("Initiative passes between two different characters.")
+    count = event.participants.count()
+    if not 1 <= position <= count:
+        errors["position"] = _("A place between 1 and %(count)s.") % {"count": count}
+    if not reason:
+        errors["reason"] = _("A change of order needs a reason: everyone reads it.")
+    if errors:
+        raise ValidationError(errors)
+    details = {
+        "character": taker.character_id,
+        "name": taker.name,
+        "other": giver.character_id,
+        "other_name": giver.name,
+        "position": position,
+    }
+    return _record(event, by, ChangeKind.HANDOVER, turn, reason, details)
+
+
+@transaction.atomic
+def initiative_event_end(*, event: InitiativeEvent, by) -> InitiativeEvent:
+    """The GM ends the event; a new initiative roll may open the next one."""
+    _session, event, turn = _locked_running(event, by)
+    event.ended_at = timezone.now()
+    event.ended_by = by
+    event.ended_turn = turn
+    event.save(update_fields=["ended_at", "ended_by", "ended_turn"])
+    _record(event, by, ChangeKind.ENDED, turn, "", {})
+    return event

@@ -1,0 +1,159 @@
+"""The initiative event's page (issue 9): the running order, the GM's controls, and every
+event's history. Readers of the session's diary see it; the GM changes it."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_GET, require_POST
+
+from characters.forms import apply_service_errors
+from diary.services import current_turn
+from rolls import initiative_selectors as selectors
+from rolls import initiative_services as services
+from rolls.access import access_fight
+from rolls.initiative_forms import HandoverForm, MarkerForm, ModifierForm
+from rolls.models import InitiativeEvent
+from rolls.views import _session_for_reader
+
+NO_EVENT = gettext_lazy("No initiative event is running in this session; nothing was changed.")
+
+
+@login_required
+@require_GET
+def initiative(request, pk: int):
+    """The running event's order and the GM's controls; every event's history."""
+    access = access_fight(request.user, _session_for_reader(request, pk))
+    return _render(request, access)
+
+
+def _render(request, access, *, forms=None, refusal="", status=200):
+    session = access.session
+    events = selectors.session_events(session)
+    running = next((e for e in events if e.is_running), None)
+    fight = None
+    participants = []
+    if running is not None:
+        turn = current_turn(session)
+        fight = selectors.fight_view(running, turn.number if turn else running.opened_turn)
+        participants = list(running.participants.all())
+    forms = forms or {}
+    if access.can_manage and running is not None:
+        forms.setdefault("marker", MarkerForm(participants=participants))
+        forms.setdefault("modifier", ModifierForm(participants=participants))
+        forms.setdefault("handover", HandoverForm(participants=participants))
+    return render(
+        request,
+        "rolls/initiative.html",
+        {
+            "session": session,
+            "access": access,
+            "fight": fight,
+            "forms": forms if access.can_manage else {},
+            "histories": [(event, selectors.history_rows(event)) for event in events],
+            "refusal": refusal,
+            "show_errors": status == 400,
+        },
+        status=status,
+    )
+
+
+def _running_for_gm(request, pk: int):
+    """(access, the running event or None) for the GM of a running session; 404/403 else."""
+    access = access_fight(request.user, _session_for_reader(request, pk))
+    if not access.can_manage:
+        raise PermissionDenied
+    event = InitiativeEvent.objects.running().filter(session=access.session).first()
+    return access, event
+
+
+def _back(access, back: str):
+    """Where the GM came from: the diary, the panel, or (by default) the event page."""
+    session = access.session
+    if back == "diary":
+        return redirect(reverse("diary:session", args=[session.pk]) + "#fight")
+    if back == "panel":
+        return redirect(reverse("rolls:panel", args=[session.pk]) + "?mode=initiative")
+    return redirect("rolls:initiative", pk=session.pk)
+
+
+def _change(request, pk: int, form_class, key: str, write):
+    """Parse the form, call the service, go back; a refusal shows next to its field (400)."""
+    access, event = _running_for_gm(request, pk)
+    if event is None:
+        return _render(request, access, refusal=NO_EVENT, status=400)
+    form = form_class(request.POST, participants=list(event.participants.all()))
+    if form.is_valid():
+        try:
+            write(event, form.cleaned_data)
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            return _back(access, form.cleaned_data.get("back") or "fight")
+    return _render(request, access, forms={key: form}, status=400)
+
+
+@login_required
+@require_POST
+def initiative_marker(request, pk: int):
+    """The GM marks whom they resolve next (the next in the order, or the one picked)."""
+
+    def write(event, data):
+        services.initiative_marker_move(
+            event=event, by=request.user, character_id=data.get("character")
+        )
+
+    return _change(request, pk, MarkerForm, "marker", write)
+
+
+@login_required
+@require_POST
+def initiative_modifier(request, pk: int):
+    def write(event, data):
+        services.initiative_modifier_add(
+            event=event,
+            by=request.user,
+            character_id=data["character"],
+            value=data["value"],
+            turns=data["turns"],
+            reason=data["reason"],
+        )
+
+    return _change(request, pk, ModifierForm, "modifier", write)
+
+
+@login_required
+@require_POST
+def initiative_handover(request, pk: int):
+    def write(event, data):
+        services.initiative_handover_record(
+            event=event,
+            by=request.user,
+            character_id=data["character"],
+            other_id=data["other"],
+            position=data["position"],
+            reason=data["reason"],
+        )
+
+    return _change(request, pk, HandoverForm, "handover", write)
+
+
+@login_required
+@require_POST
+def initiative_end(request, pk: int):
+    """The GM ends the event (after the confirmation); the next initiative roll opens a new one."""
+    access, event = _running_for_gm(request, pk)
+    if event is None:
+        return _render(request, access, refusal=NO_EVENT, status=400)
+    if request.POST.get("confirm") != "yes":
+        refusal = _("Confirm ending the event with the button in the box.")
+        return _render(request, access, refusal=refusal, status=400)
+    try:
+        services.initiative_event_end(event=event, by=request.user)
+    except ValidationError as error:
+        return _render(request, access, refusal=" ".join(error.messages), status=400)
+    messages.success(request, _("The event has ended; a new initiative roll opens the next one."))
+    return redirect("rolls:initiative", pk=access.session.pk)
