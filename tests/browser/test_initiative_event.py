@@ -34,9 +34,13 @@ def wolf(table, make_character, monkeypatch):
     table.session.save()
     sheet = make_character(table.gm, "Wilk")
     npc = npc_services.npc_create(
-        session=table.session, name="Wilk", description="Głodny.", visible_to_players=True
+        session=table.session,
+        by=table.gm,
+        name="Wilk",
+        description="Głodny.",
+        visible_to_players=True,
     )
-    npc_services.npc_stand_in_set(npc=npc, character=sheet)
+    npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=sheet)
     face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
     faces = [face[c.name] for c in playing_characters(table.session).values()]
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))

@@ -54,9 +54,9 @@ def fight(table, client_for, make_character, monkeypatch):
     table.session.save()
     table.wolf = make_character(table.gm, "Wilk")
     npc = npc_services.npc_create(
-        session=table.session, name="Wilk", description="", visible_to_players=True
+        session=table.session, by=table.gm, name="Wilk", description="", visible_to_players=True
     )
-    npc_services.npc_stand_in_set(npc=npc, character=table.wolf)
+    npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=table.wolf)
     # Szybkość 640 for all: scores 540, 340, 140, the dice rolled in the panel's order.
     face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
     faces = [face[c.name] for c in playing_characters(table.session).values()]
