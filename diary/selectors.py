@@ -42,6 +42,13 @@ class DiaryRolls:
     # combat (None in combat: counted and shown, not refused).
     action_counts: dict[int, int] = field(default_factory=dict)
     action_limit: int | None = 1
+    # Issue 9: potions and items used per character this turn (actions without a roll), the
+    # actions a turn allows outside combat (None in combat), the GM's entry forms (HP,
+    # effect, item grant; None for everyone else) and whether the item-use link shows.
+    item_counts: dict[int, int] = field(default_factory=dict)
+    actions_limit: int | None = 2
+    entry_forms: dict | None = None
+    may_use_items: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
@@ -316,6 +323,7 @@ class CharacterTurn:
     character: Character
     awaited: bool
     action_rolls: int
+    item_actions: int = 0  # issue 9: potions and items used (actions without a roll)
 
 
 @dataclass(frozen=True)
@@ -328,6 +336,7 @@ class TurnStatus:
     action_limit: int | None
     deadline_text: str = ""
     deadline_passed: bool = False
+    actions_limit: int | None = None  # issue 9: all actions a turn allows outside combat
 
     @property
     def awaited(self) -> list[Character]:
@@ -341,13 +350,18 @@ def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> Turn
     posted = {(c, a) for _turn, c, a in turn_posts([turn])}
     awaited = {c.pk for c in awaited_characters(playing, posted)}
     counts = rolls.action_counts if rolls is not None else {}
+    items = rolls.item_counts if rolls is not None else {}
     deadline_text = time_left_text(turn.deadline) if turn.deadline else ""
     return TurnStatus(
         turn=turn,
-        characters=[CharacterTurn(c, c.pk in awaited, counts.get(c.pk, 0)) for c in playing],
+        characters=[
+            CharacterTurn(c, c.pk in awaited, counts.get(c.pk, 0), items.get(c.pk, 0))
+            for c in playing
+        ],
         action_limit=rolls.action_limit if rolls is not None else None,
         deadline_text=deadline_text,
         deadline_passed=bool(turn.deadline and turn.deadline <= timezone.now()),
+        actions_limit=rolls.actions_limit if rolls is not None else None,
     )
 
 

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
+from characters.services import effects_end_by_turn
 from diary import selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
@@ -239,6 +240,8 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
         raise ValidationError(_("Turns are opened only while the session is running."))
     last = session.turns.aggregate(last=Max("number"))["last"] or 0
     turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
+    # Issue 9: effects whose length in turns ran out end by themselves as the turn opens.
+    effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
     session.touch()
     return turn
 
