@@ -204,6 +204,7 @@ class Command(BaseCommand):
         self._asks(session, users, characters)
         self._turn_deadline(session, gm)
         seed_npcs(session, gm, characters)
+        seed_entries(session, users, characters)
         return session
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
@@ -495,3 +496,69 @@ def seed_stand_in_session(users: dict) -> GameSession:
     ):
         roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
     return session
+
+
+def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
+    """Issue 9, in the fight of the current turn: the GM's damage with reasons, a stun for
+    two turns, a potion granted in the GM's post, and Borys drinking one (HP back, no roll,
+    his second action of the turn)."""
+    from rolls import entries
+
+    gm, borys, lirael = users["gm"], characters["Borys"], characters["Lirael"]
+    diary_services.post_create(
+        session=session,
+        author=gm,
+        character=None,
+        narration="Strażnik tnie Borysa mieczem, a Lirael ślizga się na kamieniach brodu. "
+        "Zza wozu kupiec rzuca Borysowi flaszkę z ziołowym wywarem.",
+        nc_note="",
+    )
+
+    def token() -> dict:
+        return {"token": uuid.uuid4(), "digest": "seed_demo"}
+
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=borys.pk,
+        delta=-40,
+        reason="Cios miecza strażnika",
+        **token(),
+    )
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=lirael.pk,
+        delta=-9,
+        reason="Upadek na śliskich kamieniach brodu",
+        **token(),
+    )
+    entries.effect_apply(
+        session=session,
+        by=gm,
+        character_id=lirael.pk,
+        kind="stun",
+        description="Oszołomiona upadkiem",
+        length_turns=2,
+        reason="Uderzenie głową o kamień",
+        **token(),
+    )
+    made = entries.item_grant(
+        session=session,
+        by=gm,
+        character_id=borys.pk,
+        count=2,
+        effect="Wywar z ziół znad brodu: przywraca 25 PŻ",
+        restores_hp=25,
+        frees_kind="",
+        **token(),
+    )
+    potion_id = made.entry.record["entry"]["potion"]["id"]
+    diary_services.post_create(
+        session=session,
+        author=users["gracz2"],
+        character=borys,
+        narration="Borys łapie flaszkę w locie i wypija wywar jednym haustem.",
+        nc_note="",
+    )
+    entries.item_use(session=session, by=users["gracz2"], potion_id=potion_id, **token())
