@@ -379,3 +379,48 @@ def test_the_gm_sees_the_entry_forms_in_the_diary_players_do_not(table, client_f
     player_page = client_for(table.bob).get(url).content.decode()
     assert 'data-testid="gm-entries"' not in player_page
     assert 'data-testid="item-use-link"' in player_page
+
+
+@pytest.mark.parametrize(
+    "garbage",
+    [
+        {"entry": "hp", "hp-character": "abc", "hp-amount": "1e9", "hp-reason": "\x00"},
+        {"entry": "effect", "effect-kind": "💥", "effect-length_turns": "-1"},
+        {"entry": "grant", "grant-count": "999", "grant-frees_kind": "x" * 5000},
+        {"entry": "nonsense"},
+    ],
+)
+def test_garbage_entries_are_400_and_store_nothing(table, client_for, garbage):
+    data = {**garbage, f"{garbage['entry']}-token": token(table.gm, table.session)}
+    response = client_for(table.gm).post(entries_url(table), data)
+    assert response.status_code == 400
+    assert not Roll.objects.exists()
+
+
+def test_a_token_issued_to_someone_else_is_refused(table, client_for):
+    data = {**hp(table, table.borys), "hp-token": token(table.alice, table.session)}
+    response = client_for(table.gm).post(entries_url(table), data)
+    assert response.status_code == 400
+    assert polish("This form has expired or was not issued to you; send it again.") in (
+        html.unescape(response.content.decode())
+    )
+    assert not Roll.objects.exists()
+
+
+def test_the_gms_diary_stays_flat_as_entries_grow(table, client_for):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    gm = client_for(table.gm)
+    url = reverse("diary:session", args=[table.session.pk])
+    gm.post(entries_url(table), hp(table, table.borys, 1))
+    gm.get(url)
+    with CaptureQueriesContext(connection) as small:
+        assert gm.get(url).status_code == 200
+    for _ in range(5):
+        gm.post(entries_url(table), hp(table, table.lirael, 1))
+        gm.post(entries_url(table), effect(table, table.borys))
+    with CaptureQueriesContext(connection) as large:
+        assert gm.get(url).status_code == 200
+    assert Roll.objects.count() == 11
+    assert 0 < len(small.captured_queries) == len(large.captured_queries)
