@@ -139,6 +139,12 @@ class Item(models.Model):
         verbose_name=_("attribute"),
     )
     modifier = models.SmallIntegerField(_("modifier"), default=0)
+    # RULES 1.5: a character holding a mount moves Szybkość/10 m per action when riding it.
+    is_mount = models.BooleanField(
+        _("mount"),
+        default=False,
+        help_text=_("A mount: whoever holds it may move mounted (Szybkość/10 m per action)."),
+    )
 
     class Meta:
         ordering = ["system", "name"]

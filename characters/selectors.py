@@ -69,6 +69,8 @@ def sheet_for(character: Character) -> Sheet:
     on_foot = mounted = None
     if character.system == RuleSystem.FORUM1000 and speed is not None:
         on_foot, mounted = forum1000.movement_metres(speed)
+        if not any(h.item.is_mount for h in character.item_holdings.all()):
+            mounted = None  # RULES 1.5: mounted movement only for a character with a mount
     return Sheet(
         character=character,
         attributes=list(character.attribute_values.all()),
@@ -273,3 +275,12 @@ def held_character_ids(character_ids, turn_number: int | None = None) -> set[int
             began_turn__lte=turn_number - F("length_turns"),
         )
     return set(effects.values_list("character_id", flat=True))
+
+
+def mount_holder_ids(character_ids) -> set[int]:
+    """Characters whose sheet holds a mount (RULES 1.5: only they move mounted). One query."""
+    return set(
+        ItemHolding.objects.filter(
+            character_id__in=list(character_ids), item__is_mount=True
+        ).values_list("character_id", flat=True)
+    )

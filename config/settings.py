@@ -164,7 +164,7 @@ SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
 # address, sign-ups per address. Refusals answer 429. The counters live in the
-# database (config/ratelimits.py) so every worker shares them; `make run`, `make
+# database (characters/ratelimits.py) so every worker shares them; `make run`, `make
 # serve` and the test database create its table with `createcachetable`.
 DEFAULT_RATE_LIMITS = {"post_user": "10/m", "post_ip": "30/m", "signup_ip": "5/h"}
 RATE_LIMITS = {
@@ -173,7 +173,7 @@ RATE_LIMITS = {
 }
 CACHES = {
     "default": {
-        "BACKEND": "config.ratelimits.AtomicDatabaseCache",
+        "BACKEND": "characters.ratelimits.AtomicDatabaseCache",
         "LOCATION": "codziennik_cache",
         # Culling would drop live counters; rate-limit keys expire within the hour anyway.
         "OPTIONS": {"MAX_ENTRIES": 100_000},

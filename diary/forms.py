@@ -122,6 +122,9 @@ class JoinForm(forms.Form):
             self.initial["character"] = characters[0].pk
 
 
+MOVE_METRES_MAX = 10_000  # far past any turn's reach; the service says how far is allowed
+
+
 class PostForm(forms.Form):
     character = forms.ModelChoiceField(
         label=_("Narrating character"),
@@ -144,8 +147,21 @@ class PostForm(forms.Form):
         help_text=_("Out of character: e.g. which skill and abilities you ask a roll for."),
     )
 
-    def __init__(self, *args, characters: list[Character], **kwargs):
+    # RULES 1.5 (k1000 only): how far the narrating character moves in this post; the
+    # service turns it into move actions against the turn's two.
+    move_metres = forms.IntegerField(
+        label=_("Movement (metres)"),
+        required=False,
+        min_value=0,
+        max_value=MOVE_METRES_MAX,
+        help_text=_("Szybkość/20 m per move action on foot, Szybkość/10 m mounted."),
+    )
+    move_mounted = forms.BooleanField(label=_("Mounted (on the sheet's mount)"), required=False)
+
+    def __init__(self, *args, characters: list[Character], movement: bool = True, **kwargs):
         super().__init__(*args, **kwargs)
+        if not movement:
+            del self.fields["move_metres"], self.fields["move_mounted"]
         self.fields["character"].queryset = Character.objects.filter(
             pk__in=[c.pk for c in characters]
         )

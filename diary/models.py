@@ -179,6 +179,11 @@ class Post(models.Model):
     # Markdown rendered once on write, already sanitised (diary/markdown.py).
     narration_html = models.TextField(editable=False, blank=True)
     nc_note = models.TextField(_("NC note"), blank=True)
+    # RULES 1.5: the movement this post declares for its character, and the move actions it
+    # took at the sheet's Szybkość when written (kept as it was then, like a roll's input).
+    move_metres = models.PositiveSmallIntegerField(_("movement (m)"), null=True, blank=True)
+    move_mounted = models.BooleanField(_("mounted"), default=False)
+    move_actions = models.PositiveSmallIntegerField(_("move actions"), default=0, editable=False)
     version = models.PositiveIntegerField(default=1, editable=False)
     created_at = models.DateTimeField(_("written"), auto_now_add=True)
     edited_at = models.DateTimeField(_("edited"), null=True, blank=True)
@@ -232,6 +237,8 @@ class PostRevision(models.Model):
     character = models.ForeignKey(
         Character, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
+    move_metres = models.PositiveSmallIntegerField(null=True, blank=True)
+    move_mounted = models.BooleanField(default=False)
     written_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
     )

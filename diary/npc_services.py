@@ -1,13 +1,30 @@
-"""Writes to a session's NPC roster (issue 8). Callers pass what diary.access allowed."""
+"""Writes to a session's NPC roster (issue 8).
+
+Each service takes the acting user (`by`) and asks diary.access whether they may manage
+the roster (`NpcAccess.can_manage`), raising PermissionDenied before anything is written:
+services never trust a view.
+"""
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from diary.access import NpcAccess, session_access
 from diary.models import GameSession, Npc, NpcModifier
 from rolls.engine import forum1000 as f1000
+
+
+def _check_may_manage(session: GameSession, by) -> None:
+    """The roster is the GM's until the session is finished (diary.access decides).
+
+    The session's row is read again, locked, inside the caller's transaction, so a session
+    finished meanwhile is seen as finished.
+    """
+    current = GameSession.objects.select_for_update().get(pk=session.pk)
+    if not NpcAccess(session_access(by, current)).can_manage:
+        raise PermissionDenied
 
 
 def _check_name_free(session: GameSession, name: str, npc: Npc | None = None) -> None:
@@ -19,9 +36,10 @@ def _check_name_free(session: GameSession, name: str, npc: Npc | None = None) ->
 
 
 def npc_create(
-    *, session: GameSession, name: str, description: str, visible_to_players: bool
+    *, session: GameSession, by, name: str, description: str, visible_to_players: bool
 ) -> Npc:
     with transaction.atomic():
+        _check_may_manage(session, by)
         _check_name_free(session, name)
         npc = Npc.objects.create(
             session=session,
@@ -33,9 +51,10 @@ def npc_create(
     return npc
 
 
-def npc_update(*, npc: Npc, name: str, description: str, visible_to_players: bool) -> Npc:
+def npc_update(*, npc: Npc, by, name: str, description: str, visible_to_players: bool) -> Npc:
     """NPCs are never deleted (a roll may name one): the GM hides them from players instead."""
     with transaction.atomic():
+        _check_may_manage(npc.session, by)
         _check_name_free(npc.session, name, npc)
         npc.name = name
         npc.description = description
@@ -59,9 +78,10 @@ def check_npc_modifier(value: int, reason: str) -> None:
         raise ValidationError(errors)
 
 
-def npc_modifier_create(*, npc: Npc, interaction: str, value: int, reason: str) -> NpcModifier:
-    check_npc_modifier(value, reason)
+def npc_modifier_create(*, npc: Npc, by, interaction: str, value: int, reason: str) -> NpcModifier:
     with transaction.atomic():
+        _check_may_manage(npc.session, by)
+        check_npc_modifier(value, reason)
         if NpcModifier.objects.filter(npc=npc, interaction=interaction).exists():
             raise ValidationError(
                 {"interaction": _("This NPC already has a modifier for this interaction.")}
@@ -73,10 +93,12 @@ def npc_modifier_create(*, npc: Npc, interaction: str, value: int, reason: str) 
     return modifier
 
 
-def npc_modifier_delete(*, modifier: NpcModifier) -> None:
+def npc_modifier_delete(*, modifier: NpcModifier, by) -> None:
     """Rolls already made keep their own copy of the modifier (the roll record)."""
     session = modifier.npc.session
-    modifier.delete()
+    with transaction.atomic():
+        _check_may_manage(session, by)
+        modifier.delete()
     session.touch()
 
 
@@ -89,7 +111,7 @@ def stand_in_candidates(session: GameSession):
     ).order_by("name", "pk")
 
 
-def npc_stand_in_set(*, npc: Npc, character) -> Npc:
+def npc_stand_in_set(*, npc: Npc, by, character) -> Npc:
     """Mode gm_character (seed lines 49, 182): the NPC is played through the GM's sheet,
     which becomes a stand-in: no items, never a participant, playing through its NPC."""
     from characters.models import Character
@@ -98,6 +120,7 @@ def npc_stand_in_set(*, npc: Npc, character) -> Npc:
 
     session = npc.session
     with transaction.atomic():
+        _check_may_manage(session, by)
         character = Character.objects.select_for_update().get(pk=character.pk)
         if session.npc_mode != NpcMode.GM_CHARACTER:
             raise ValidationError(

@@ -31,7 +31,7 @@ def npc_list(request, pk: int):
             raise PermissionDenied
         if form.is_valid():
             try:
-                npc = npc_services.npc_create(session=session, **form.cleaned_data)
+                npc = npc_services.npc_create(session=session, by=request.user, **form.cleaned_data)
             except ValidationError as error:
                 apply_service_errors(form, error)
             else:
@@ -82,7 +82,7 @@ def npc_edit(request, pk: int, npc_pk: int):
     if request.method == "POST":
         if form.is_valid():
             try:
-                npc_services.npc_update(npc=npc, **form.cleaned_data)
+                npc_services.npc_update(npc=npc, by=request.user, **form.cleaned_data)
             except ValidationError as error:
                 apply_service_errors(form, error)
             else:
@@ -101,7 +101,7 @@ def npc_modifier_add(request, pk: int, npc_pk: int):
     modifier_form = NpcModifierForm(request.POST)
     if modifier_form.is_valid():
         try:
-            npc_services.npc_modifier_create(npc=npc, **modifier_form.cleaned_data)
+            npc_services.npc_modifier_create(npc=npc, by=request.user, **modifier_form.cleaned_data)
         except ValidationError as error:
             apply_service_errors(modifier_form, error)
         else:
@@ -118,7 +118,7 @@ def npc_modifier_delete(request, pk: int, npc_pk: int, modifier_pk: int):
     if not access.can_manage:
         raise PermissionDenied
     modifier = get_object_or_404(NpcModifier, pk=modifier_pk, npc=npc)
-    npc_services.npc_modifier_delete(modifier=modifier)
+    npc_services.npc_modifier_delete(modifier=modifier, by=request.user)
     messages.success(request, _("Modifier removed; rolls already made keep it."))
     return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
 
@@ -132,7 +132,9 @@ def npc_stand_in(request, pk: int, npc_pk: int):
     form = StandInForm(request.POST, candidates=npc_services.stand_in_candidates(access.session))
     if form.is_valid():
         try:
-            npc_services.npc_stand_in_set(npc=npc, character=form.cleaned_data["character"])
+            npc_services.npc_stand_in_set(
+                npc=npc, by=request.user, character=form.cleaned_data["character"]
+            )
         except ValidationError as error:
             apply_service_errors(form, error)
         else:

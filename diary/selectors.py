@@ -43,10 +43,9 @@ class DiaryRolls:
     action_counts: dict[int, int] = field(default_factory=dict)
     action_limit: int | None = 1
     # Issue 9: potions and items used per character this turn (actions without a roll), the
-    # actions a turn allows outside combat (None in combat), the GM's entry forms (HP,
-    # effect, item grant; None for everyone else) and whether the item-use link shows.
+    # GM's entry forms (HP, effect, item grant; None for everyone else) and whether the
+    # item-use link shows.
     item_counts: dict[int, int] = field(default_factory=dict)
-    actions_limit: int | None = 2
     entry_forms: dict | None = None
     may_use_items: bool = False
 
@@ -64,6 +63,38 @@ def diary_rolls(posts: list[Post], access, turn: Turn | None = None) -> DiaryRol
     if not _rolls_provider:
         return None
     return _rolls_provider[0](posts, access, turn=turn)
+
+
+@dataclass(frozen=True)
+class TurnActions:
+    """What the rolls app knows of one character's turn (RULES 1.5): its action rolls, and
+    whether an initiative event runs (in combat actions are counted, not refused)."""
+
+    action_rolls: int = 0
+    in_combat: bool = False
+    item_uses: int = 0  # issue 9: potions and items used, actions without a roll
+
+
+# Registered by the rolls app too: (session, turn, character id) -> TurnActions.
+_turn_actions_provider: list[Callable] = []
+
+
+def register_turn_actions(provider: Callable) -> None:
+    _turn_actions_provider[:] = [provider]
+
+
+def turn_actions(session: GameSession, turn: Turn, character_id: int) -> TurnActions:
+    if not _turn_actions_provider:
+        return TurnActions()
+    return _turn_actions_provider[0](session, turn, character_id)
+
+
+def move_actions_in_turn(turn: Turn, character_id: int, exclude_post: Post | None = None) -> int:
+    """The move actions the character's visible posts of this turn declare (RULES 1.5)."""
+    posts = Post.objects.filter(turn=turn, character_id=character_id, hidden_at__isnull=True)
+    if exclude_post is not None:
+        posts = posts.exclude(pk=exclude_post.pk)
+    return sum(posts.values_list("move_actions", flat=True))
 
 
 @dataclass(frozen=True)
@@ -323,7 +354,14 @@ class CharacterTurn:
     character: Character
     awaited: bool
     action_rolls: int
+    move_actions: int = 0
+    metres: int = 0
     item_actions: int = 0  # issue 9: potions and items used (actions without a roll)
+
+    @property
+    def actions(self) -> int:
+        """Actions used this turn (RULES 1.5): every action roll, move action and item use."""
+        return self.action_rolls + self.move_actions + self.item_actions
 
 
 @dataclass(frozen=True)
@@ -333,10 +371,9 @@ class TurnStatus:
 
     turn: Turn
     characters: list[CharacterTurn]
-    action_limit: int | None
+    action_limit: int | None  # action rolls a turn allows; None in combat (counted only)
     deadline_text: str = ""
     deadline_passed: bool = False
-    actions_limit: int | None = None  # issue 9: all actions a turn allows outside combat
 
     @property
     def awaited(self) -> list[Character]:
@@ -347,7 +384,14 @@ def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> Turn
     """One query (the turn's posts); `rolls` is the page's DiaryRolls (action counts)."""
     if turn is None:
         return None
-    posted = {(c, a) for _turn, c, a in turn_posts([turn])}
+    rows = Post.objects.filter(turn=turn, hidden_at__isnull=True).values_list(
+        "character_id", "author_id", "move_metres", "move_actions"
+    )
+    posted, moves, metres = set(), Counter(), Counter()
+    for character_id, author_id, move_metres, move_actions in rows:
+        posted.add((character_id, author_id))
+        moves[character_id] += move_actions
+        metres[character_id] += move_metres or 0
     awaited = {c.pk for c in awaited_characters(playing, posted)}
     counts = rolls.action_counts if rolls is not None else {}
     items = rolls.item_counts if rolls is not None else {}
@@ -355,13 +399,19 @@ def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> Turn
     return TurnStatus(
         turn=turn,
         characters=[
-            CharacterTurn(c, c.pk in awaited, counts.get(c.pk, 0), items.get(c.pk, 0))
+            CharacterTurn(
+                c,
+                c.pk in awaited,
+                counts.get(c.pk, 0),
+                moves[c.pk],
+                metres[c.pk],
+                items.get(c.pk, 0),
+            )
             for c in playing
         ],
         action_limit=rolls.action_limit if rolls is not None else None,
         deadline_text=deadline_text,
         deadline_passed=bool(turn.deadline and turn.deadline <= timezone.now()),
-        actions_limit=rolls.actions_limit if rolls is not None else None,
     )
 
 

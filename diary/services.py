@@ -13,7 +13,9 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
+from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
+from characters.systems import SPEED_ATTRIBUTE, RuleSystem
 from diary import selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
@@ -29,6 +31,7 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
+from rolls.engine import forum1000 as f1000
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -273,6 +276,70 @@ def _check_not_empty(narration: str, nc_note: str) -> None:
         raise ValidationError({"narration": _("Write the narration or an NC note.")})
 
 
+def _check_movement(
+    *,
+    session: GameSession,
+    turn: Turn,
+    character: Character | None,
+    metres: int | None,
+    mounted: bool,
+    post: Post | None = None,
+) -> int:
+    """RULES 1.5: the move actions a post's movement takes at the character's Szybkość.
+    Outside combat a turn has two actions, one of them with a roll: movement past what is
+    left is refused. In combat (an initiative event runs) it is counted, not refused."""
+    if not metres:
+        if mounted:
+            raise ValidationError({"move_metres": _("Say how many metres the character rides.")})
+        return 0
+    if session.system != RuleSystem.FORUM1000:
+        raise ValidationError(
+            {"move_metres": _("Movement is counted per action only in the k1000 system.")}
+        )
+    if character is None:
+        raise ValidationError(
+            {"move_metres": _("Movement belongs to a character: choose who this post narrates.")}
+        )
+    if mounted and character.pk not in mount_holder_ids([character.pk]):
+        raise ValidationError(
+            {"move_mounted": _("%(name)s has no mount on the sheet.") % {"name": character.name}}
+        )
+    speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
+    try:
+        actions = f1000.move_actions(metres, speed or 0, mounted)
+    except ValueError:
+        raise ValidationError(
+            {
+                "move_metres": _("At Szybkość %(speed)s %(name)s cannot move this way.")
+                % {"speed": speed or 0, "name": character.name}
+            }
+        ) from None
+    known = selectors.turn_actions(session, turn, character.pk)
+    if known.in_combat:
+        return actions
+    used = selectors.move_actions_in_turn(turn, character.pk, exclude_post=post)
+    left = f1000.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
+    if actions > left:
+        on_foot, on_mount = f1000.movement_metres(speed)
+        raise ValidationError(
+            {
+                "move_metres": _(
+                    "%(metres)s m takes move actions: %(actions)s (%(per)s m each). "
+                    "%(name)s has actions left in this turn: %(left)s (two a turn, one of "
+                    "them may have a roll)."
+                )
+                % {
+                    "metres": metres,
+                    "actions": actions,
+                    "per": on_mount if mounted else on_foot,
+                    "name": character.name,
+                    "left": max(left, 0),
+                }
+            }
+        )
+    return actions
+
+
 @transaction.atomic
 def post_create(
     *,
@@ -282,6 +349,8 @@ def post_create(
     narration: str,
     nc_note: str,
     token: uuid.UUID | None = None,
+    move_metres: int | None = None,
+    move_mounted: bool = False,
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
     is stored: the same form sent twice publishes once)."""
@@ -298,6 +367,9 @@ def post_create(
     _check_narrator(session, author, character)
     _check_not_empty(narration, nc_note)
     turn = current_turn(session)
+    move_actions = _check_movement(
+        session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
+    )
     try:
         # A savepoint: the same token sent to two sessions at once hits the constraint.
         with transaction.atomic():
@@ -310,6 +382,9 @@ def post_create(
                 narration_html=render_narration(narration),
                 nc_note=nc_note,
                 token=token,
+                move_metres=move_metres or None,
+                move_mounted=bool(move_metres) and move_mounted,
+                move_actions=move_actions,
             )
     except IntegrityError:
         existing = Post.objects.filter(author=author, token=token).first()
@@ -322,6 +397,8 @@ def post_create(
         narration=narration,
         nc_note=nc_note,
         character=character,
+        move_metres=post.move_metres,
+        move_mounted=post.move_mounted,
         written_by=author,
     )
     session.touch()
@@ -340,12 +417,33 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
 
 
 @transaction.atomic
-def post_edit(*, post: Post, by, character: Character | None, narration: str, nc_note: str) -> Post:
-    post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
+def post_edit(
+    *,
+    post: Post,
+    by,
+    character: Character | None,
+    narration: str,
+    nc_note: str,
+    move_metres: int | None = None,
+    move_mounted: bool = False,
+) -> Post:
+    """A new version of the post. Movement is checked again against the post's own turn,
+    counting the character's other posts of that turn, not this one's old movement."""
+    post = Post.objects.select_for_update().select_related("session", "turn").get(pk=post.pk)
     if not session_access(by, post.session).post(post).can_edit:
         raise PermissionDenied
     _check_narrator(post.session, by, character)
     _check_not_empty(narration, nc_note)
+    post.move_actions = _check_movement(
+        session=post.session,
+        turn=post.turn,
+        character=character,
+        metres=move_metres,
+        mounted=move_mounted,
+        post=post,
+    )
+    post.move_metres = move_metres or None
+    post.move_mounted = bool(move_metres) and move_mounted
     post.version += 1
     post.character = character
     post.narration = narration
@@ -359,6 +457,8 @@ def post_edit(*, post: Post, by, character: Character | None, narration: str, nc
         narration=narration,
         nc_note=nc_note,
         character=character,
+        move_metres=post.move_metres,
+        move_mounted=post.move_mounted,
         written_by=by,
     )
     post.session.touch()

@@ -10,7 +10,8 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
-from config.ratelimits import rate_limited
+from characters.ratelimits import rate_limited
+from characters.systems import RuleSystem
 from diary import selectors, services
 from diary.access import (
     SessionAccess,
@@ -133,7 +134,7 @@ def _diary_context(
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:
-        post_form = NewPostForm(characters=access.my_characters)
+        post_form = NewPostForm(characters=access.my_characters, movement=_counts_movement(access))
     participations = selectors.session_participations(session)
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
@@ -380,6 +381,11 @@ def turn_open(request, pk: int):
     return redirect("diary:session", pk=pk)
 
 
+def _counts_movement(access) -> bool:
+    """Posts declare movement only where the rules count it per action (RULES 1.5, k1000)."""
+    return access.session.system == RuleSystem.FORUM1000
+
+
 @login_required
 @require_POST
 @rate_limited("post")
@@ -387,7 +393,9 @@ def post_create(request, pk: int):
     access = access_session(request.user, pk)
     if not access.can_post:
         raise PermissionDenied
-    form = NewPostForm(request.POST, characters=access.my_characters)
+    form = NewPostForm(
+        request.POST, characters=access.my_characters, movement=_counts_movement(access)
+    )
     if form.is_valid():
         try:
             post = services.post_create(
@@ -413,12 +421,23 @@ def post_edit(request, pk: int):
     if not post_access.can_edit:
         raise PermissionDenied
     post = post_access.post
-    initial = {"character": post.character_id, "narration": post.narration, "nc_note": post.nc_note}
+    initial = {
+        "character": post.character_id,
+        "narration": post.narration,
+        "nc_note": post.nc_note,
+        "move_metres": post.move_metres,
+        "move_mounted": post.move_mounted,
+    }
     if post.character_id is None and not post.narration and not post.nc_note:
         # An empty post the roll panel made to hold rolls: the player writes it as their
         # character, like a new post (PostForm's default), not as "no one".
         del initial["character"]
-    form = PostForm(request.POST or None, characters=access.my_characters, initial=initial)
+    form = PostForm(
+        request.POST or None,
+        characters=access.my_characters,
+        movement=_counts_movement(access),
+        initial=initial,
+    )
     if request.method == "POST" and form.is_valid():
         try:
             services.post_edit(post=post, by=request.user, **form.cleaned_data)

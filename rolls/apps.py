@@ -8,7 +8,9 @@ class RollsConfig(AppConfig):
 
     def ready(self) -> None:
         from diary import selectors as diary_selectors
-        from rolls.selectors import diary_rolls
+        from rolls.selectors import diary_rolls, turn_actions
 
-        # The diary page gets what it shows of rolls precomputed, without importing rolls.
+        # The diary page gets what it shows of rolls precomputed, without importing rolls;
+        # its movement check (RULES 1.5) asks how many action rolls a character made.
         diary_selectors.register_diary_rolls(diary_rolls)
+        diary_selectors.register_turn_actions(turn_actions)

@@ -21,11 +21,12 @@ from django.utils.translation import gettext as _
 from characters import services as character_services
 from characters.models import Character, HealingPotion
 from diary.models import GameSession
+from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
-from rolls.selectors import in_combat, turn_actions
+from rolls.selectors import turn_actions
 from rolls.services import TokenReused, _target_post
 
 __all__ = ["TokenReused"]
@@ -248,9 +249,11 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
             raise PermissionDenied
         if potion.count < 1:
             raise ValidationError({"potion": _("No potions of this kind are left.")})
-        rolls, uses = turn_actions(locked, character.pk, turn.number)
-        combat = in_combat(locked)
-        if not combat and rolls + uses >= ACTIONS_PER_TURN:
+        known = turn_actions(locked, turn, character.pk)
+        moves = move_actions_in_turn(turn, character.pk)
+        # As the diary's movement check counts them: action rolls as one, moves, item uses.
+        used = min(known.action_rolls, 1) + moves + known.item_uses
+        if not known.in_combat and used >= ACTIONS_PER_TURN:
             raise ValidationError(
                 {
                     "potion": _(
@@ -261,8 +264,8 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
                 }
             )
         post = _target_post(locked, by, turn, None)
-        used = character_services.potion_use(potion=potion, by=by)
-        freed = used.freed
+        applied = character_services.potion_use(potion=potion, by=by)
+        freed = applied.freed
         body = {
             "potion": {
                 "id": potion.pk,
@@ -270,16 +273,16 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
                 "restores_hp": potion.restores_hp,
                 "frees_kind": potion.frees_kind,
             },
-            "hp_before": used.hp_before,
-            "hp_after": used.hp_after,
+            "hp_before": applied.hp_before,
+            "hp_after": applied.hp_after,
             "freed_effect": (
                 {"id": freed.pk, "kind": freed.kind, "description": freed.description}
                 if freed
                 else None
             ),
-            "left": used.potion.count,
+            "left": applied.potion.count,
             "for_gm": not potion.is_structured,
-            "action": {"number": rolls + uses + 1, "in_combat": combat},
+            "action": {"number": used + 1, "in_combat": known.in_combat},
         }
         entry = _append(
             locked,

@@ -65,6 +65,14 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
         "typed_modifier_range": TYPED_MODIFIER_RANGE_MESSAGE,
         "typed_modifier_reason": TYPED_MODIFIER_REASON_MESSAGE,
         "gm_modifier_reason": _("A GM modifier needs a reason: the roll shows it to everyone."),
+        "no_action_left": _(
+            "%(name)s has used both actions of this turn moving. Outside combat a turn has two "
+            "actions: a third one only if the GM allows it, with a reason."
+        ),
+        "no_action_left_items": _(
+            "%(name)s has used both actions of this turn (moving or using items). Outside "
+            "combat a turn has two actions: a third one only if the GM allows it, with a reason."
+        ),
         "second_action_roll": _(
             "%(name)s already has an action roll in this turn (#%(seq)s). Outside combat one "
             "action per turn may have a roll: a second one only if the GM allows it, with a "

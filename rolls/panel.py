@@ -14,6 +14,7 @@ from django.http import QueryDict
 from django.utils import formats
 from django.utils.translation import gettext_lazy as _
 
+from characters.numbers import with_minus
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import selectors
@@ -29,7 +30,7 @@ from rolls.forms import (
     request_from_forms,
 )
 from rolls.messages import request_error_message, rule_error_message
-from rolls.presenters import polish_minus, threshold_terms
+from rolls.presenters import threshold_terms
 from rolls.requests import RequestError, RollRequest
 from rolls.selectors import playing_characters
 from rolls.services import check_action_limit, prepare
@@ -319,8 +320,8 @@ class Panel:
         return SidePreview(
             name=name,
             threshold=limit.value,
-            threshold_text=polish_minus(str(limit.value)),
-            exact=polish_minus(limit.to_dict()["exact"]),
+            threshold_text=with_minus(str(limit.value)),
+            exact=with_minus(limit.to_dict()["exact"]),
             chance=percent_text(chance),
             terms=threshold_terms([t.to_dict() for t in limit.terms]),
             action_warning=str(warning),

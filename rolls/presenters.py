@@ -9,10 +9,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from django.urls import reverse
 from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
+from characters.numbers import signed_text, with_minus
 from rolls.engine import forum1000 as f1000
 from rolls.models import ENTRY_KINDS
 
@@ -45,15 +47,6 @@ SCOPES = {
 }
 
 
-def signed(number: str | int) -> str:
-    text = str(number)
-    return text if text.startswith("-") else f"+{text}"
-
-
-def polish_minus(text: str) -> str:
-    return text.replace("-", "−")
-
-
 @dataclass
 class Term:
     text: str  # e.g. "Zręczność 500 ÷ 2 = 250", "Precyzyjny +50 ÷ 2 = +25"
@@ -76,11 +69,11 @@ class TestLine:
     # RULES 1.1's numbers as shown, each with the one minus sign (U+2212).
     @property
     def threshold_text(self) -> str:
-        return polish_minus(str(self.threshold))
+        return with_minus(str(self.threshold))
 
     @property
     def distance_text(self) -> str:
-        return polish_minus(signed(self.distance))
+        return with_minus(signed_text(self.distance))
 
     @property
     def comparison(self) -> str:
@@ -112,7 +105,7 @@ def threshold_terms(breakdown: list[dict]) -> list[Term]:
         halved = term["weight"] == "1/2"
         contribution = term["contribution"]
         # The first term starts the sum; the others add to it, so they carry a sign.
-        adds = polish_minus(contribution if index == 0 else signed(contribution))
+        adds = with_minus(contribution if index == 0 else signed_text(contribution))
         if term["kind"] == "attribute":
             text = f"{term['name']} {term['value']}"
             text += f" ÷ 2 = {adds}" if halved else ""
@@ -123,7 +116,7 @@ def threshold_terms(breakdown: list[dict]) -> list[Term]:
                 "adds": adds,
             }
         else:
-            value = polish_minus(signed(term["value"]))
+            value = with_minus(signed_text(term["value"]))
             if term["scope"] == "attribute":
                 name = term.get("label") or term["attribute"]
                 text = f"{name} ({term['attribute']}) {value}"
@@ -204,6 +197,9 @@ class RollView:
     legend: Legend = LEGEND
     # RULES 1.5: a second action roll in a turn, allowed by the GM with this reason.
     extra_action: str = ""
+    # Issue 8: the player's request this roll answers, and the link to it in its post.
+    answers: str = ""
+    answers_url: str = ""
     # Issue 9: a diary entry (HP, effect, item) in words; its 0 HP mark.
     entry: str = ""
     down: bool = False
@@ -250,7 +246,7 @@ def _roll_view(roll) -> RollView:
     elif kind == "initiative":
         scores = result["scores"]
         view.initiative = [
-            (place, name, polish_minus(str(scores[name])))
+            (place, name, with_minus(str(scores[name])))
             for place, name in enumerate(result["order"], start=1)
         ]
         view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
@@ -271,11 +267,28 @@ def _roll_view(roll) -> RollView:
             }
         view.healing = text
     extra = record.get("extra_action")
-    if extra:
+    if extra and extra.get("earlier_seq") is None:
+        view.extra_action = _(
+            "A third action this turn (after two moves), allowed by the GM: %(reason)s"
+        ) % {"reason": extra["reason"]}
+    elif extra:
         view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
             "reason": extra["reason"]
         }
+    answers = record.get("answers")
+    if answers:
+        view.answers = _("Answers the request for a roll: %(summary)s") % {
+            "summary": answers["summary"]
+        }
+        view.answers_url = ask_url(roll.session_id, answers["post"], answers["ask"])
     return view
+
+
+def ask_url(session_id: int, post_id: int, ask_id: int) -> str:
+    """A request in its post: the diary's page that starts at the post, as post permalinks
+    are (no query, whatever page the post is on now)."""
+    diary = reverse("diary:session", args=[session_id])
+    return f"{diary}?after={post_id - 1}#ask-{ask_id}"
 
 
 def _effect_kind(kind: str) -> str:
@@ -368,5 +381,5 @@ def ask_summary(character, side) -> str:
 
 def npc_text(npc: dict) -> str:
     """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
-    value = polish_minus(signed(npc["value"]))
+    value = with_minus(signed_text(npc["value"]))
     return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"

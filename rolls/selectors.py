@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.db import models
 from django.db.models import Count
 
-from characters.models import Character
+from characters.models import Attribute, Character, Item, Skill, Trait
+from characters.numbers import signed_number
 from diary.models import NpcMode, ParticipationStatus
 from rolls.engine import forum1000 as f1000
 from rolls.models import ENTRY_KINDS, AskStatus, Roll, RollAsk
@@ -37,16 +38,12 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
-def turn_actions(session, character_id: int, turn_number: int) -> tuple[int, int]:
-    """RULES 1.5: (action rolls, item uses) of one character in this turn (one query)."""
-    rows = Roll.objects.filter(
-        session=session, character_id=character_id, turn_number=turn_number
-    ).filter(models.Q(is_action=True) | models.Q(test="item_use"))
-    counts = rows.aggregate(
-        rolls=Count("id", filter=models.Q(is_action=True)),
-        uses=Count("id", filter=models.Q(test="item_use")),
-    )
-    return counts["rolls"], counts["uses"]
+def item_uses_in_turn(session, character_id: int, turn_number: int) -> int:
+    """Issue 9, RULES 1.5: the potions and items the character used this turn (actions
+    without a roll)."""
+    return Roll.objects.filter(
+        session=session, character_id=character_id, turn_number=turn_number, test="item_use"
+    ).count()
 
 
 def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[int, int]]:
@@ -129,7 +126,6 @@ def diary_rolls(posts, access, turn=None):
         action_counts=counts,
         action_limit=None if combat else 1,
         item_counts=uses,
-        actions_limit=None if combat else 2,
         entry_forms=_entry_forms(access) if may_write_entries_in_diary(access) else None,
         may_use_items=may_open_item_use(access),
     )
@@ -232,6 +228,18 @@ def in_combat(session) -> bool:
     return False
 
 
+def turn_actions(session, turn, character_id: int):
+    """For the diary's movement check (RULES 1.5): the character's action rolls and item
+    uses this turn, and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
+    from diary.selectors import TurnActions
+
+    return TurnActions(
+        action_rolls=len(action_rolls_in_turn(session, character_id, turn.number)),
+        in_combat=in_combat(session),
+        item_uses=item_uses_in_turn(session, character_id, turn.number),
+    )
+
+
 def action_roll_counts(session, turn_number: int) -> dict[int, int]:
     """RULES 1.5: action rolls per acting character in this turn (one query)."""
     rows = (
@@ -323,3 +331,20 @@ def npc_modifiers(session) -> list:
         .select_related("npc")
         .order_by("npc__name", "interaction", "pk")
     )
+
+
+def ask_summary(character, side) -> str:
+    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
+
+    Catalog names only, no words of the interface, so the stored text reads the same in
+    every language."""
+    if side.test == "skill":
+        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
+        what = f"{skill.name} ({skill.attribute.name})"
+    else:
+        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
+        what = " + ".join(names[pk] for pk in side.attribute_ids)
+    sources = [
+        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
+    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
+    return f"{character.name}: " + " · ".join([what, *sources])

@@ -31,13 +31,13 @@ from characters.models import (
 from characters.services import sheet_record_change
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
+from diary.selectors import move_actions_in_turn
 from diary.services import current_turn, post_create_for_rolls
 from rolls.access import check_may_roll, may_ask
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import AskStatus, Roll, RollAsk
-from rolls.presenters import ask_summary
 from rolls.requests import (
     SIDE_TESTS,
     NpcTarget,
@@ -48,7 +48,13 @@ from rolls.requests import (
     build_test,
     npc_target,
 )
-from rolls.selectors import action_rolls_in_turn, in_combat, playing_characters
+from rolls.selectors import (
+    action_rolls_in_turn,
+    ask_summary,
+    in_combat,
+    item_uses_in_turn,
+    playing_characters,
+)
 
 
 @dataclass(frozen=True)
@@ -74,9 +80,10 @@ def prepare(session: GameSession, request: RollRequest):
 def check_action_limit(
     session: GameSession, request: RollRequest, turn, name: str, extra_action_reason: str = ""
 ) -> dict | None:
-    """RULES 1.5 outside combat: one action roll per character per turn. A second one is
-    refused (RequestError on the reason field) unless the GM gives a reason; then this
-    returns what the roll's record keeps of it. Initiative, defence (side b) and rolls in
+    """RULES 1.5 outside combat: two actions per character per turn, one of them with a
+    roll. A second action roll, or one after two moves, is refused (RequestError on the
+    reason field) unless the GM gives a reason; then this returns what the roll's record
+    keeps of it. Initiative, defence (side b) and rolls in
     combat (rolls.selectors.in_combat) are never refused here."""
     character_id = request.acting_character_id
     if request.kind == "initiative" or character_id is None or turn is None:
@@ -84,14 +91,21 @@ def check_action_limit(
     if in_combat(session):
         return None
     earlier = action_rolls_in_turn(session, character_id, turn.number)
-    if not earlier:
+    moves = move_actions_in_turn(turn, character_id)
+    # Issue 9: a potion or item used is an action without a roll, like a move.
+    uses = item_uses_in_turn(session, character_id, turn.number)
+    if not earlier and moves + uses < f1000.MOVE_ACTIONS_PER_TURN:
         return None
     reason = extra_action_reason.strip()
-    if not reason:
+    if not reason and earlier:
         raise RequestError(
             "extra_action_reason", "second_action_roll", name=name, seq=earlier[0].seq
         )
-    return {"reason": reason, "earlier_seq": earlier[0].seq}
+    if not reason:
+        code = "no_action_left_items" if uses else "no_action_left"
+        raise RequestError("extra_action_reason", code, name=name)
+    record = {"reason": reason, "earlier_seq": earlier[0].seq if earlier else None}
+    return record | ({"moves": moves} if moves else {}) | ({"item_uses": uses} if uses else {})
 
 
 # ---------------------------------------------------------------------------

@@ -75,6 +75,8 @@ def _reseed_after_flush(request):
 
     migration = importlib.import_module("characters.migrations.0002_forum1000_catalog")
     migration.seed(apps, None)
+    horse = importlib.import_module("characters.migrations.0007_item_is_mount")
+    horse.add_the_horse(apps, None)
 
 
 @pytest.fixture

@@ -521,6 +521,25 @@ def movement_metres(speed: int) -> tuple[int, int]:
     return speed // 20, speed // 10
 
 
+MOVE_ACTIONS_PER_TURN = 2  # RULES 1.5: two actions a turn, so at most two moves
+
+
+def move_actions(metres: int, speed: int, mounted: bool) -> int:
+    """How many move actions (RULES 1.5) covering `metres` takes: ceil(metres / per action),
+    0 for no movement. ValueError when the character cannot move at all that way (a
+    Szybkość under 20 on foot, under 10 mounted)."""
+    require_int(metres, "metres")
+    if metres < 0:
+        raise ValueError("metres must not be negative")
+    if metres == 0:
+        return 0
+    on_foot, on_mount = movement_metres(speed)
+    per_action = on_mount if mounted else on_foot
+    if per_action <= 0:
+        raise ValueError("no movement per action at this speed")
+    return -(-metres // per_action)
+
+
 # ---------------------------------------------------------------------------
 # Evaluating one roll
 

@@ -72,10 +72,22 @@ def test_sheet_shows_skill_thresholds_and_movement(table, client_for):
     # Undeveloped skills are listed with level 0: Uwodzenie on Charyzma 700 → 350.
     assert rows["Uwodzenie"].level == 0
     assert rows["Uwodzenie"].threshold == 350
-    # Szybkość 640 → 32 m on foot, 64 m mounted.
+    # Szybkość 640 → 32 m on foot; no mount on the sheet, so no mounted movement (RULES 1.5).
     assert response.context["sheet"].movement_on_foot == 32
-    assert response.context["sheet"].movement_mounted == 64
+    assert response.context["sheet"].movement_mounted is None
     assert "370" in body and "32" in body
+    assert "64 m" not in body
+
+
+def test_a_sheet_holding_a_mount_shows_mounted_movement(table, client_for):
+    from characters.models import Item, ItemHolding
+
+    horse = Item.objects.get(system="forum1000", is_mount=True)
+    ItemHolding.objects.create(character=table.borys, item=horse)
+    response = client_for(table.bob).get(reverse("characters:detail", args=[table.borys.pk]))
+    # Szybkość 640 → 64 m mounted, only now that the sheet holds a mount.
+    assert response.context["sheet"].movement_mounted == 64
+    assert "64 m" in response.content.decode()
 
 
 @pytest.mark.parametrize("who", ["bob", "gm", "alice", "moderator"])

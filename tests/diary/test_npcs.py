@@ -26,6 +26,7 @@ def modifier_url(npc):
 def merchant(table):
     return npc_services.npc_create(
         session=table.session,
+        by=table.gm,
         name="Stary kupiec",
         description="Handluje przy bramie.",
         visible_to_players=True,
@@ -95,7 +96,9 @@ def test_service_refuses_a_bad_modifier_on_its_own(merchant):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError) as error:
-        npc_services.npc_modifier_create(npc=merchant, interaction="x", value=510, reason="")
+        npc_services.npc_modifier_create(
+            npc=merchant, by=merchant.session.gm, interaction="x", value=510, reason=""
+        )
     assert set(error.value.error_dict) == {"value", "reason"}
 
 
@@ -123,7 +126,11 @@ def test_overlong_texts_are_refused(table, merchant, client_for):
 
 def test_gm_hides_an_npc_and_players_see_only_visible_ones(table, merchant, client_for):
     secret = npc_services.npc_create(
-        session=table.session, name="Skrytobójca", description="", visible_to_players=False
+        session=table.session,
+        by=table.gm,
+        name="Skrytobójca",
+        description="",
+        visible_to_players=False,
     )
     diary = reverse("diary:session", args=[table.session.pk])
     player_page = client_for(table.alice).get(diary).content.decode()
@@ -174,9 +181,117 @@ def test_finished_session_roster_is_read_only(table, merchant, client_for):
 
 def test_modifier_removed_rolls_keep_it(table, merchant, client_for):
     modifier = npc_services.npc_modifier_create(
-        npc=merchant, interaction="perswazja", value=100, reason="łatwowierny"
+        npc=merchant,
+        by=merchant.session.gm,
+        interaction="perswazja",
+        value=100,
+        reason="łatwowierny",
     )
     url = reverse("diary:npc_modifier_delete", args=[table.session.pk, merchant.pk, modifier.pk])
     assert client_for(table.alice).post(url).status_code == 403
     assert client_for(table.gm).post(url).status_code == 302
     assert not NpcModifier.objects.exists()
+
+
+# -- The services check who acts (DESIGN: services never trust a view) -----------------
+
+
+@pytest.fixture
+def wolf_session(table, make_character, make_session):
+    """A gm_character session of the table's GM, its NPC and a bare sheet of the GM's."""
+    session = make_session(table.gm, [], npc_mode="gm_character")
+    wolf = npc_services.npc_create(
+        session=session, by=table.gm, name="Wilk", description="", visible_to_players=True
+    )
+    return session, wolf, make_character(table.gm, "Wilk (karta MG)")
+
+
+def refused_calls(table, merchant, wolf_session):
+    """Every write of the NPC roster, as (name, call taking the acting user)."""
+    modifier = npc_services.npc_modifier_create(
+        npc=merchant, by=table.gm, interaction="perswazja", value=100, reason="łatwowierny"
+    )
+    _session, wolf, sheet = wolf_session
+    return [
+        (
+            "npc_create",
+            lambda by: npc_services.npc_create(
+                session=table.session,
+                by=by,
+                name="Skrytobójca",
+                description="",
+                visible_to_players=False,
+            ),
+        ),
+        (
+            "npc_update",
+            lambda by: npc_services.npc_update(
+                npc=merchant, by=by, name="Oszust", description="zmiana", visible_to_players=False
+            ),
+        ),
+        (
+            "npc_modifier_create",
+            lambda by: npc_services.npc_modifier_create(
+                npc=merchant, by=by, interaction="groźba", value=-100, reason="tchórz"
+            ),
+        ),
+        (
+            "npc_modifier_delete",
+            lambda by: npc_services.npc_modifier_delete(modifier=modifier, by=by),
+        ),
+        (
+            "npc_stand_in_set",
+            lambda by: npc_services.npc_stand_in_set(npc=wolf, by=by, character=sheet),
+        ),
+    ]
+
+
+def roster_state():
+    from characters.models import Character
+
+    return (
+        sorted(Npc.objects.values_list("name", "description", "visible_to_players", "stand_in_id")),
+        sorted(NpcModifier.objects.values_list("npc__name", "interaction", "value", "reason")),
+        sorted(Character.objects.filter(is_stand_in=True).values_list("pk", flat=True)),
+    )
+
+
+@pytest.mark.parametrize("role", ["alice", "bob", "outsider", "moderator"])
+def test_npc_services_refuse_anyone_but_the_gm(table, merchant, wolf_session, role):
+    from django.core.exceptions import PermissionDenied
+
+    calls = refused_calls(table, merchant, wolf_session)
+    before = roster_state()
+    by = getattr(table, role)
+    for name, call in calls:
+        with pytest.raises(PermissionDenied):
+            call(by)
+        assert roster_state() == before, f"{name} wrote something for {role}"
+
+
+def test_npc_services_refuse_the_gm_once_the_session_is_finished(table, merchant, wolf_session):
+    from django.core.exceptions import PermissionDenied
+
+    from diary.models import GameSession
+
+    calls = refused_calls(table, merchant, wolf_session)
+    GameSession.objects.filter(gm=table.gm).update(status=SessionStatus.FINISHED)
+    before = roster_state()
+    for name, call in calls:
+        with pytest.raises(PermissionDenied):
+            call(table.gm)
+        assert roster_state() == before, f"{name} wrote something in a finished session"
+
+
+def test_npc_services_let_the_gm_write(table, merchant, wolf_session):
+    """The counterpart of the refusals: the same calls by the GM do write."""
+    calls = dict(refused_calls(table, merchant, wolf_session))
+    calls["npc_create"](table.gm)
+    calls["npc_update"](table.gm)
+    calls["npc_modifier_create"](table.gm)
+    calls["npc_modifier_delete"](table.gm)
+    calls["npc_stand_in_set"](table.gm)
+    npcs, modifiers, stand_ins = roster_state()
+    assert [n[0] for n in npcs] == ["Oszust", "Skrytobójca", "Wilk"]
+    assert modifiers == [("Oszust", "groźba", -100, "tchórz")]
+    assert len(stand_ins) == 1

@@ -314,11 +314,18 @@ def test_the_plan_shows_the_npc_designs_and_each_submission_keeps_them(planned, 
     session.save()
     merchant = npc_create(
         session=session,
+        by=session.gm,
         name="Stary kupiec",
         description="Handluje solą.",
         visible_to_players=True,
     )
-    npc_modifier_create(npc=merchant, interaction="perswazja", value=100, reason="łatwowierny")
+    npc_modifier_create(
+        npc=merchant,
+        by=merchant.session.gm,
+        interaction="perswazja",
+        value=100,
+        reason="łatwowierny",
+    )
     gm = client_for(planned.gm)
     page = gm.get(planned.plan_url).content.decode()
     assert "Stary kupiec" in page and "perswazja" in page and "+100" in page
@@ -334,7 +341,9 @@ def test_the_plan_shows_the_npc_designs_and_each_submission_keeps_them(planned, 
         }
     ]
     # A later change of the roster does not rewrite what was submitted.
-    npc_modifier_create(npc=merchant, interaction="targowanie", value=-100, reason="skąpy")
+    npc_modifier_create(
+        npc=merchant, by=merchant.session.gm, interaction="targowanie", value=-100, reason="skąpy"
+    )
     submission.refresh_from_db()
     assert len(submission.npcs[0]["modifiers"]) == 1
     moderator_page = client_for(planned.moderator).get(planned.plan_url).content.decode()

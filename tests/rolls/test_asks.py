@@ -176,3 +176,41 @@ def test_the_gms_home_lists_the_requests_waiting(table, client_for):
     assert ask.summary in home and f"ask={ask.pk}" in home
     # Nobody else's home shows it.
     assert ask.summary not in html.unescape(client_for(table.alice).get("/").content.decode())
+
+
+def test_the_answering_roll_links_back_to_the_request(table, client_for):
+    """Linked both ways: the request names its roll, and the roll, wherever it is shown (the
+    diary, its own page), says which request it answers, with a link to it in its post."""
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    post = narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
+    )
+    ask = RollAsk.objects.get()
+    request = RollRequest(
+        kind="skill", a=SideRequest(table.borys.pk, "skill", skill_id=skill("Otwieranie zamków"))
+    )
+    made = roll_make(
+        session=table.session, by=table.gm, request=request, token=uuid.uuid4(), answers=ask
+    )
+    text = polish("Answers the request for a roll: %(summary)s", summary=ask.summary)
+    link = f'?after={post.pk - 1}#ask-{ask.pk}"'
+    diary = html.unescape(
+        client_for(table.alice).get(made.roll.post.get_absolute_url()).content.decode()
+    )
+    assert text in diary and link in diary
+    detail = reverse("rolls:detail", args=[table.session.pk, made.roll.seq])
+    page = html.unescape(client_for(table.alice).get(detail).content.decode())
+    assert text in page and link in page
+    # A roll that answers nothing says nothing of the kind.
+    plain = roll_make(
+        session=table.session,
+        by=table.gm,
+        request=request,
+        token=uuid.uuid4(),
+        extra_action_reason="druga próba",
+    )
+    detail = reverse("rolls:detail", args=[table.session.pk, plain.roll.seq])
+    assert "#ask-" not in client_for(table.alice).get(detail).content.decode()

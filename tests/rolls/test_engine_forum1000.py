@@ -106,6 +106,31 @@ def test_sheet_helpers():
 
 
 @pytest.mark.parametrize(
+    ("metres", "speed", "mounted", "actions"),
+    [
+        (0, 230, False, 0),
+        (1, 230, False, 1),
+        (11, 230, False, 1),  # Szybkość 230 on foot: 11 m per action
+        (12, 230, False, 2),
+        (22, 230, False, 2),
+        (23, 230, False, 3),  # more than a turn allows: the caller refuses it
+        (23, 230, True, 1),  # mounted: 23 m per action
+        (24, 230, True, 2),
+    ],
+)
+def test_move_actions_cover_the_metres(metres, speed, mounted, actions):
+    assert f.move_actions(metres, speed, mounted) == actions
+
+
+@pytest.mark.parametrize(
+    ("metres", "speed", "mounted"), [(1, 19, False), (1, 9, True), (-1, 300, False)]
+)
+def test_move_actions_refuse_what_cannot_be_walked(metres, speed, mounted):
+    with pytest.raises(ValueError, match=r"negative|no movement"):
+        f.move_actions(metres, speed, mounted)
+
+
+@pytest.mark.parametrize(
     ("threshold", "roll", "percent"),
     [(650, 1, 100), (650, 650, 0), (650, 1000, 100), (650, 651, 0), (600, 597, 1), (8, 7, 13)],
 )

@@ -340,7 +340,7 @@ def test_outside_combat_a_third_action_is_refused(table, client_for):
 
 
 def test_in_combat_uses_are_counted_not_refused(table, client_for, monkeypatch):
-    monkeypatch.setattr("rolls.entries.in_combat", lambda session: True)
+    monkeypatch.setattr("rolls.selectors.in_combat", lambda session: True)
     potion = granted(table, client_for, table.borys, count=3)
     bob = client_for(table.bob)
     for _ in range(3):
@@ -424,3 +424,45 @@ def test_the_gms_diary_stays_flat_as_entries_grow(table, client_for):
         assert gm.get(url).status_code == 200
     assert Roll.objects.count() == 11
     assert 0 < len(small.captured_queries) == len(large.captured_queries)
+
+
+# --- With movement (RULES 1.5: two actions a turn, one of them with a roll) ----------
+
+
+def test_a_move_and_an_item_use_make_two_actions(table, client_for):
+    from tests.rolls.test_turn_movement import ON_FOOT, field_error, move
+
+    potion = granted(table, client_for, table.lirael, count=2)
+    alice = client_for(table.alice)
+    assert move(alice, table, ON_FOOT).status_code == 302
+    assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 302
+    assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 400
+    # And the other way: after two item uses, a post's movement is refused.
+    potion_b = granted(table, client_for, table.borys, count=2)
+    bob = client_for(table.bob)
+    for _ in range(2):
+        assert bob.post(use_url(table), use(table.bob, table, potion_b)).status_code == 302
+    refused = move(bob, table, ON_FOOT, character=table.borys)
+    assert refused.status_code == 400 and field_error(refused, "move_metres")
+    diary = page(bob, reverse("diary:session", args=[table.session.pk]))
+    assert polish("actions: %(used)s/2", used=2) in diary
+
+
+def test_an_action_roll_after_two_item_uses_needs_the_gms_reason(table, client_for):
+    from tests.rolls.test_panel import panel_url, single
+
+    potion = granted(table, client_for, table.lirael, count=2)
+    alice = client_for(table.alice)
+    for _ in range(2):
+        assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 302
+    gm = client_for(table.gm)
+    before = Roll.objects.count()
+    response = gm.post(panel_url(table), single(table.lirael))
+    assert response.status_code == 400
+    message = polish(
+        "%(name)s has used both actions of this turn (moving or using items). Outside "
+        "combat a turn has two actions: a third one only if the GM allows it, with a reason.",
+        name="Lirael",
+    )
+    assert message in html.unescape(response.content.decode())
+    assert Roll.objects.count() == before

@@ -32,7 +32,7 @@ def wolves(make_user, make_character, make_session):
     session = make_session(gm, [lirael], npc_mode="gm_character", roll_policy="players_own")
     sheet = make_character(gm, "Wilk")
     npc = npc_services.npc_create(
-        session=session, name="Wilk", description="Głodny.", visible_to_players=True
+        session=session, by=session.gm, name="Wilk", description="Głodny.", visible_to_players=True
     )
 
     class W:
@@ -66,26 +66,26 @@ def test_gm_sets_a_stand_in_on_the_npc_page(wolves, client_for):
 def test_stand_in_refusals(wolves, make_character, make_session, make_user):
     # Someone else's sheet.
     with pytest.raises(ValidationError):
-        npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.lirael)
+        npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.lirael)
     # A sheet with items.
     armed = make_character(wolves.gm, "Uzbrojony wilk")
     sword = Item.objects.create(system="forum1000", name="Miecz")
     ItemHolding.objects.create(character=armed, item=sword, quantity=1)
     with pytest.raises(ValidationError) as error:
-        npc_services.npc_stand_in_set(npc=wolves.npc, character=armed)
+        npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=armed)
     assert "character" in error.value.error_dict
     # A session that gives NPCs fixed modifiers.
     fixed = make_session(wolves.gm, [])
     other = npc_services.npc_create(
-        session=fixed, name="Kupiec", description="", visible_to_players=True
+        session=fixed, by=fixed.gm, name="Kupiec", description="", visible_to_players=True
     )
     with pytest.raises(ValidationError):
-        npc_services.npc_stand_in_set(npc=other, character=wolves.sheet)
+        npc_services.npc_stand_in_set(npc=other, by=other.session.gm, character=wolves.sheet)
     assert not Character.objects.filter(is_stand_in=True).exists()
 
 
 def test_stand_in_sheet_refuses_items(wolves, client_for):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     sword = Item.objects.create(system="forum1000", name="Miecz")
     data = sheet_post_data(name="Wilk", **{f"item_{sword.pk}": "1"})
     response = client_for(wolves.gm).post(reverse("characters:edit", args=[wolves.sheet.pk]), data)
@@ -98,7 +98,7 @@ def test_stand_in_sheet_refuses_items(wolves, client_for):
 
 
 def test_stand_in_is_never_a_participant(wolves, make_session):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     wolves.sheet.refresh_from_db()
     other = make_session(wolves.alice, [])
     assert wolves.sheet not in joinable_characters(wolves.gm, other)
@@ -114,7 +114,7 @@ def test_stand_in_is_never_a_participant(wolves, make_session):
 
 def test_stand_in_plays_in_the_panel_opposed_and_initiative(wolves):
     assert wolves.sheet.pk not in playing_characters(wolves.session)
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     assert wolves.sheet.pk in playing_characters(wolves.session)
     opposed = RollRequest(
         kind="opposed",
@@ -132,7 +132,7 @@ def test_stand_in_plays_in_the_panel_opposed_and_initiative(wolves):
 
 
 def test_panel_lists_the_stand_in_as_an_npc_for_the_gm_only(wolves, client_for):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     url = reverse("rolls:panel", args=[wolves.session.pk])
     gm_panel = client_for(wolves.gm).get(url, {"mode": "opposed"}, follow=True)
     assert "Wilk (NPC)" in gm_panel.content.decode()
@@ -146,7 +146,7 @@ def test_panel_lists_the_stand_in_as_an_npc_for_the_gm_only(wolves, client_for):
 
 
 def test_panel_refuses_items_on_a_stand_in(wolves, client_for):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     sword = Item.objects.create(
         system="forum1000", name="Kieł", attribute_id=attr("Siła"), modifier=50
     )
@@ -178,21 +178,21 @@ def test_panel_refuses_items_on_a_stand_in(wolves, client_for):
 def test_stand_in_plays_only_while_the_session_is_in_gm_character_mode(wolves):
     from diary.models import GameSession
 
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     GameSession.objects.filter(pk=wolves.session.pk).update(npc_mode="fixed_modifiers")
     wolves.session.refresh_from_db()
     assert wolves.sheet.pk not in playing_characters(wolves.session)
 
 
 def test_roster_page_shows_the_stand_in(wolves, client_for):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     page = client_for(wolves.gm).get(reverse("diary:npcs", args=[wolves.session.pk]))
     assert page.status_code == 200
     assert polish("Stand-in sheet") in page.content.decode()
 
 
 def test_gm_sets_the_stand_in_as_the_other_side_in_the_panel(wolves, client_for):
-    npc_services.npc_stand_in_set(npc=wolves.npc, character=wolves.sheet)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     data = {
         "token": str(uuid.uuid4()),
         "mode": "opposed",

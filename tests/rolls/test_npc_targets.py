@@ -17,10 +17,14 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def merchant(table):
     npc = npc_services.npc_create(
-        session=table.session, name="Stary kupiec", description="", visible_to_players=True
+        session=table.session,
+        by=table.gm,
+        name="Stary kupiec",
+        description="",
+        visible_to_players=True,
     )
     return npc_services.npc_modifier_create(
-        npc=npc, interaction="perswazja", value=100, reason="łatwowierny"
+        npc=npc, by=npc.session.gm, interaction="perswazja", value=100, reason="łatwowierny"
     )
 
 
@@ -95,10 +99,10 @@ def test_player_cannot_target_an_npc(make_user, make_session, make_character, cl
     lirael = make_character(alice, "Lirael")
     session = make_session(gm, [lirael], roll_policy="players_own")
     npc = npc_services.npc_create(
-        session=session, name="Kupiec", description="", visible_to_players=True
+        session=session, by=session.gm, name="Kupiec", description="", visible_to_players=True
     )
     modifier = npc_services.npc_modifier_create(
-        npc=npc, interaction="handel", value=-200, reason="mistrz targu"
+        npc=npc, by=npc.session.gm, interaction="handel", value=-200, reason="mistrz targu"
     )
     client = client_for(alice)
     panel = client.get(panel_url(session), {"mode": "attribute"}, follow=True)
@@ -146,10 +150,10 @@ def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
 def test_npc_of_another_session_is_refused(table, merchant, make_session, client_for):
     other = make_session(table.gm, [])
     npc = npc_services.npc_create(
-        session=other, name="Obcy", description="", visible_to_players=True
+        session=other, by=other.gm, name="Obcy", description="", visible_to_players=True
     )
     foreign = npc_services.npc_modifier_create(
-        npc=npc, interaction="groźba", value=50, reason="tchórz"
+        npc=npc, by=npc.session.gm, interaction="groźba", value=50, reason="tchórz"
     )
     client = client_for(table.gm)
     response = client.post(

@@ -178,10 +178,10 @@ def _npc(session):
     from diary import npc_services
 
     npc = npc_services.npc_create(
-        session=session, name="Stary kupiec", description="", visible_to_players=True
+        session=session, by=session.gm, name="Stary kupiec", description="", visible_to_players=True
     )
     modifier = npc_services.npc_modifier_create(
-        npc=npc, interaction="perswazja", value=100, reason="łatwowierny"
+        npc=npc, by=npc.session.gm, interaction="perswazja", value=100, reason="łatwowierny"
     )
     return npc, modifier
 

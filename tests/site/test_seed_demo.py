@@ -41,6 +41,23 @@ def test_seed_demo_has_an_open_request_and_an_answered_one():
     assert answered.answer.post.pk > answered.post.pk
 
 
+def test_seed_demo_shows_movement_on_foot_and_mounted():
+    # Issue 8, RULES 1.5: a mounted move by a character with a horse, a move on foot in the
+    # current turn next to an action roll.
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    mounted = Post.objects.get(session=session, move_mounted=True)
+    assert (mounted.character.name, mounted.move_metres, mounted.move_actions) == ("Mira", 50, 1)
+    assert mounted.character.item_holdings.filter(item__is_mount=True).exists()
+    current = session.turns.order_by("-number").first()
+    on_foot = Post.objects.get(turn=current, move_metres__isnull=False)
+    assert (on_foot.character.name, on_foot.move_mounted, on_foot.move_actions) == (
+        "Borys",
+        False,
+        1,
+    )
+
+
 def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_used():
     """Issue 9: the demo's fight has entries in the session's chain."""
     from characters.models import HealingPotion, NegativeEffect
@@ -59,5 +76,5 @@ def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_u
     assert potion.count == 1
     use = Roll.objects.get(session=session, test="item_use")
     assert use.record["entry"]["hp_after"] == use.record["entry"]["hp_before"] + 25
-    borys = Character.objects.get(name="Borys")
-    assert borys.hp_current == use.record["entry"]["hp_after"]
+    lirael = Character.objects.get(name="Lirael")
+    assert use.character == lirael and lirael.hp_current == use.record["entry"]["hp_after"]

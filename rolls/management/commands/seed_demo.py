@@ -16,7 +16,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from characters import services as character_services
-from characters.models import Attribute, Character, Skill, Trait
+from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
@@ -71,6 +71,7 @@ CHARACTERS = [
         "skills": {"Błyskotliwość": 2, "Dowodzenie": 1, "Leczenie ran": 2, "Leczenie chorób": 1},
         "traits": ["Geniusz", "Krasomówca"],
         "potions": [(2, "Przywraca 30 PŻ; nie leczy chorób.")],
+        "items": {"Koń wierzchowy": 1},  # RULES 1.5: she may ride, Szybkość/10 m per action
     },
 ]
 
@@ -153,7 +154,10 @@ class Command(BaseCommand):
                 },
                 "skills": {skills[name]: level for name, level in spec["skills"].items()},
                 "traits": list(Trait.objects.filter(system=system, name__in=spec["traits"])),
-                "items": {},
+                "items": {
+                    Item.objects.get(system=system, name=name): quantity
+                    for name, quantity in spec.get("items", {}).items()
+                },
             },
         )
         for kind, description in spec.get("effects", []):
@@ -242,6 +246,8 @@ class Command(BaseCommand):
                 character=character,
                 narration=narration,
                 nc_note="",
+                # Borys crosses the yard first: one move action (Szybkość 560 → 28 m).
+                move_metres=20 if character == borys else None,
             )
             made.append(roll_ask_create(session=session, by=users[username], side=side, post=post))
         answered = made[0]
@@ -336,6 +342,17 @@ class Command(BaseCommand):
             diary_services.post_create(
                 session=session, author=gm, character=None, narration=narration, nc_note=""
             )
+            if number == 1:
+                # RULES 1.5: Mira rides her horse 50 m, one move action at Szybkość 500.
+                diary_services.post_create(
+                    session=session,
+                    author=mira.owner,
+                    character=mira,
+                    narration="Mira wskakuje na konia i podjeżdża pod strażnicę.",
+                    nc_note="",
+                    move_metres=50,
+                    move_mounted=True,
+                )
             for request in rolls:
                 roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
 
@@ -407,11 +424,11 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
     modifiers = {}
     for name, description, visible, rows in DEMO_NPCS:
         npc = npc_services.npc_create(
-            session=session, name=name, description=description, visible_to_players=visible
+            session=session, by=gm, name=name, description=description, visible_to_players=visible
         )
         for interaction, value, reason in rows:
             modifiers[(name, interaction)] = npc_services.npc_modifier_create(
-                npc=npc, interaction=interaction, value=value, reason=reason
+                npc=npc, by=gm, interaction=interaction, value=value, reason=reason
             )
     skill = Skill.objects.get(system=RuleSystem.FORUM1000, name="Przekupstwo")
     request = RollRequest(
@@ -471,11 +488,12 @@ def seed_stand_in_session(users: dict) -> GameSession:
     )
     npc = npc_services.npc_create(
         session=session,
+        by=gm,
         name="Basior",
         description="Wielki szary wilk prowadzący watahę znad brodu.",
         visible_to_players=True,
     )
-    npc_services.npc_stand_in_set(npc=npc, character=sheet)
+    npc_services.npc_stand_in_set(npc=npc, by=gm, character=sheet)
     diary_services.post_create(
         session=session,
         author=gm,
@@ -500,8 +518,8 @@ def seed_stand_in_session(users: dict) -> GameSession:
 
 def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
     """Issue 9, in the fight of the current turn: the GM's damage with reasons, a stun for
-    two turns, a potion granted in the GM's post, and Borys drinking one (HP back, no roll,
-    his second action of the turn)."""
+    two turns, a potion granted in the GM's post, and Lirael drinking one (HP back, no roll,
+    her second action of the turn)."""
     from rolls import entries
 
     gm, borys, lirael = users["gm"], characters["Borys"], characters["Lirael"]
@@ -509,8 +527,8 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
         session=session,
         author=gm,
         character=None,
-        narration="Strażnik tnie Borysa mieczem, a Lirael ślizga się na kamieniach brodu. "
-        "Zza wozu kupiec rzuca Borysowi flaszkę z ziołowym wywarem.",
+        narration="Strażnik tnie Borysa mieczem i ogłusza go tarczą, a Lirael ślizga się na "
+        "kamieniach brodu. Zza wozu kupiec rzuca Lirael flaszkę z ziołowym wywarem.",
         nc_note="",
     )
 
@@ -525,28 +543,28 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
         reason="Cios miecza strażnika",
         **token(),
     )
+    entries.effect_apply(
+        session=session,
+        by=gm,
+        character_id=borys.pk,
+        kind="stun",
+        description="Ogłuszony uderzeniem tarczy",
+        length_turns=2,
+        reason="Strażnik uderza tarczą w hełm",
+        **token(),
+    )
     entries.damage_deal(
         session=session,
         by=gm,
         character_id=lirael.pk,
-        delta=-9,
+        delta=-30,
         reason="Upadek na śliskich kamieniach brodu",
-        **token(),
-    )
-    entries.effect_apply(
-        session=session,
-        by=gm,
-        character_id=lirael.pk,
-        kind="stun",
-        description="Oszołomiona upadkiem",
-        length_turns=2,
-        reason="Uderzenie głową o kamień",
         **token(),
     )
     made = entries.item_grant(
         session=session,
         by=gm,
-        character_id=borys.pk,
+        character_id=lirael.pk,
         count=2,
         effect="Wywar z ziół znad brodu: przywraca 25 PŻ",
         restores_hp=25,
@@ -556,9 +574,9 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
     potion_id = made.entry.record["entry"]["potion"]["id"]
     diary_services.post_create(
         session=session,
-        author=users["gracz2"],
-        character=borys,
-        narration="Borys łapie flaszkę w locie i wypija wywar jednym haustem.",
+        author=users["gracz"],
+        character=lirael,
+        narration="Lirael łapie flaszkę w locie i wypija wywar jednym haustem.",
         nc_note="",
     )
-    entries.item_use(session=session, by=users["gracz2"], potion_id=potion_id, **token())
+    entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())
