@@ -206,6 +206,10 @@ def item_grant(
     """The GM grants potions or healing items, described in the same post (seed line 153)."""
 
     def apply(locked, character, turn):
+        if character.is_stand_in:  # seed line 182: a stand-in carries no equipment
+            raise ValidationError(
+                {"character": _("An NPC's stand-in sheet carries no items (equipment).")}
+            )
         potion = character_services.potion_grant(
             character=character,
             by=by,

@@ -17,6 +17,10 @@ from rolls import access, selectors
 from rolls.ledger import verify_session
 from rolls.models import LedgerError, Roll
 from tests.conftest import polish
+from tests.rolls import test_npc_stand_ins
+
+# The NPC stand-in table (mode gm_character): test_npc_stand_ins.wolves.
+stand_in_table = test_npc_stand_ins.wolves
 
 pytestmark = pytest.mark.django_db
 
@@ -466,3 +470,29 @@ def test_an_action_roll_after_two_item_uses_needs_the_gms_reason(table, client_f
     )
     assert message in html.unescape(response.content.decode())
     assert Roll.objects.count() == before
+
+
+# --- NPC stand-ins (mode gm_character) ----------------------------------------------
+
+
+def test_the_gm_damages_and_stuns_a_stand_in_but_grants_it_no_items(stand_in_table, client_for):
+    from diary import npc_services
+
+    wolves = stand_in_table
+
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
+    gm = client_for(wolves.gm)
+    url = reverse("rolls:entries", args=[wolves.session.pk])
+    table = type("T", (), {"gm": wolves.gm, "session": wolves.session})
+    start = wolves.sheet.hp_current
+    assert gm.post(url, hp(table, wolves.sheet, 5)).status_code == 302
+    assert gm.post(url, effect(table, wolves.sheet)).status_code == 302
+    wolves.sheet.refresh_from_db()
+    assert wolves.sheet.hp_current == start - 5
+    refused = gm.post(url, grant(table, wolves.sheet))
+    assert refused.status_code == 400
+    assert polish("An NPC's stand-in sheet carries no items (equipment).") in html.unescape(
+        refused.content.decode()
+    )
+    assert not HealingPotion.objects.exists()
+    assert Roll.objects.count() == 2
