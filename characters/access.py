@@ -72,6 +72,7 @@ class CharacterAccess:
     can_propose: bool  # the owner's edits in play: a proposal for the GM
     can_tend: bool  # HP and negative effects
     can_use_potions: bool
+    can_use_potions_on_sheet: bool  # issue 9: in play, potions are used in the diary
     can_grant_potions: bool
     can_decide_proposal: bool  # approve or reject the owner's proposal
     can_see_proposal: bool  # the pending proposal's diff on the sheet
@@ -99,8 +100,11 @@ def character_access(user, character) -> CharacterAccess:
         can_propose=is_owner and playing,
         # In play, wounds and healing are the GM's and the rolls' business.
         can_tend=runs or (is_owner and not playing),
-        # Drinking a potion is the player's own action; the GM may note it too.
+        # Drinking a potion is the player's own action; the GM may note it too. In play it
+        # is taken in the diary, where it counts against the turn (rolls:item_use, issue 9);
+        # the sheet's button is the owner's own bookkeeping out of play.
         can_use_potions=is_owner or runs,
+        can_use_potions_on_sheet=is_owner and not playing,
         # RULES 1.6: "the GM may grant" healing potions, not the player.
         can_grant_potions=runs,
         can_decide_proposal=runs,

@@ -255,6 +255,11 @@ class Character(models.Model):
     def active_effects(self):
         return [effect for effect in self.effects.all() if effect.freed_at is None]
 
+    @property
+    def is_down(self) -> bool:
+        """At 0 HP (issue 9): what happens is the GM's call; the site only marks it."""
+        return self.hp_current == 0
+
 
 class AttributeValue(models.Model):
     character = models.ForeignKey(
@@ -318,14 +323,43 @@ class NegativeEffect(models.Model):
     created_at = models.DateTimeField(_("since"), auto_now_add=True)
     freed_at = models.DateTimeField(_("freed"), null=True, blank=True)
     freed_note = models.CharField(_("how it was freed"), max_length=NOTE_MAX, blank=True)
+    # Issue 9: the turn it began, counted in the game session it began in (characters know
+    # no sessions: a plain number, not a foreign key); both empty for an effect added on the
+    # sheet, outside any session's turn. With a length of N turns, an effect that began in
+    # turn t is active in turns t..t+N-1 and ends by itself when turn t+N opens.
+    began_in_session = models.PositiveBigIntegerField(_("session"), null=True, blank=True)
+    began_turn = models.PositiveIntegerField(_("began in turn"), null=True, blank=True)
+    length_turns = models.PositiveSmallIntegerField(_("length in turns"), null=True, blank=True)
+    ended_by_itself = models.BooleanField(_("ended by itself"), default=False)
 
     class Meta:
         ordering = ["created_at", "id"]
+        constraints = [
+            # A length counts turns, so it needs the turn (and session) it began in.
+            models.CheckConstraint(
+                condition=Q(length_turns__isnull=True)
+                | Q(began_turn__isnull=False, began_in_session__isnull=False, length_turns__gte=1),
+                name="effect_length_needs_turn",
+            ),
+        ]
         verbose_name = _("negative effect")
         verbose_name_plural = _("negative effects")
 
     def __str__(self) -> str:
         return self.description
+
+    @property
+    def ends_at_turn(self) -> int | None:
+        """The turn whose opening ends it by itself (t+N), or None when it lasts until freed."""
+        if self.length_turns is None or self.began_turn is None:
+            return None
+        return self.began_turn + self.length_turns
+
+    @property
+    def last_turn(self) -> int | None:
+        """The last turn it is active in (t+N-1)."""
+        ends = self.ends_at_turn
+        return None if ends is None else ends - 1
 
 
 class HealingPotion(models.Model):
@@ -334,6 +368,12 @@ class HealingPotion(models.Model):
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="potions")
     count = models.PositiveSmallIntegerField(_("count"))
     effect = models.CharField(_("effect"), max_length=NOTE_MAX)
+    # Issue 9: the structured part of the effect, applied without a roll when it is used;
+    # whatever else `effect` says is the GM's to apply.
+    restores_hp = models.PositiveSmallIntegerField(_("restores HP"), null=True, blank=True)
+    frees_kind = models.CharField(
+        _("frees one effect of kind"), max_length=20, choices=EffectKind.choices, blank=True
+    )
 
     class Meta:
         ordering = ["id"]
@@ -342,6 +382,10 @@ class HealingPotion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.count}× {self.effect}"
+
+    @property
+    def is_structured(self) -> bool:
+        return bool(self.restores_hp or self.frees_kind)
 
 
 class SheetChangeKind(models.TextChoices):
@@ -356,6 +400,8 @@ class SheetChangeKind(models.TextChoices):
     POTION_GRANTED = "potion_granted", _("healing potions granted")
     POTION_USED = "potion_used", _("healing potion used")
     HEALING = "healing", _("healing roll")
+    DAMAGE = "damage", _("HP changed in the diary")
+    EFFECT_ENDED = "effect_ended", _("negative effect ended by itself")
     OTHER = "other", _("other change")
 
 

@@ -2,6 +2,7 @@
 
 from dataclasses import dataclass
 
+from django.db.models import F
 from django.utils.translation import gettext as _
 
 from characters.models import (
@@ -256,16 +257,24 @@ def catalog_entry_in_use(entry: Attribute | Skill | Trait | Item) -> bool:
     raise TypeError(f"not a catalog row: {entry!r}")
 
 
-def held_character_ids(character_ids) -> set[int]:
+def held_character_ids(character_ids, turn_number: int | None = None) -> set[int]:
     """Characters a stun or an immobilisation holds now (seed 000 line 119: they drop to the
-    end of the initiative order while it lasts). One query."""
-    return set(
-        NegativeEffect.objects.filter(
-            character_id__in=list(character_ids),
-            kind__in=HOLDING_EFFECT_KINDS,
-            freed_at__isnull=True,
-        ).values_list("character_id", flat=True)
+    end of the initiative order while it lasts). One query.
+
+    An effect with a length ends by itself when turn began+length opens (opening the turn
+    frees it: characters.services.effects_end_by_turn). `turn_number`, the caller's session's
+    current turn, is a guard on top: an effect whose last turn is behind it never holds."""
+    effects = NegativeEffect.objects.filter(
+        character_id__in=list(character_ids),
+        kind__in=HOLDING_EFFECT_KINDS,
+        freed_at__isnull=True,
     )
+    if turn_number is not None:
+        effects = effects.exclude(
+            length_turns__isnull=False,
+            began_turn__lte=turn_number - F("length_turns"),
+        )
+    return set(effects.values_list("character_id", flat=True))
 
 
 def mount_holder_ids(character_ids) -> set[int]:

@@ -1,5 +1,7 @@
 """Every write to characters: one transaction each, permission checked inside."""
 
+from dataclasses import dataclass
+
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.http import Http404
@@ -279,11 +281,79 @@ def character_set_hp(*, character: Character, by, hp_current: int) -> Character:
 
 
 @transaction.atomic
-def effect_add(*, character: Character, by, kind: str, description: str) -> NegativeEffect:
+def effect_add(
+    *,
+    character: Character,
+    by,
+    kind: str,
+    description: str,
+    began_in_session: int | None = None,
+    began_turn: int | None = None,
+    length_turns: int | None = None,
+) -> NegativeEffect:
+    """An effect on the sheet (no turn, lasts until freed) or, from a diary entry, one that
+    began in a session's turn and may last `length_turns` turns (issue 9)."""
     character = _locked_for_tending(character, by)
-    effect = NegativeEffect.objects.create(character=character, kind=kind, description=description)
+    if length_turns is not None and (began_turn is None or began_in_session is None):
+        raise ValidationError(
+            {"length_turns": _("A length in turns needs the session turn the effect begins in.")}
+        )
+    effect = NegativeEffect.objects.create(
+        character=character,
+        kind=kind,
+        description=description,
+        began_in_session=began_in_session,
+        began_turn=began_turn,
+        length_turns=length_turns,
+    )
     _record_revision(character, by, kind=SheetChangeKind.EFFECT_ADDED, note=description)
     return effect
+
+
+def effects_end_by_turn(*, session_id: int, turn_number: int, by) -> list:
+    """Issue 9, in the caller's transaction (the GM opening turn `turn_number`): every effect
+    that began in this session and whose length ran out (began in t, length N,
+    t+N <= turn_number) ends by itself, with a note and a line in its sheet's history."""
+    effects = list(
+        NegativeEffect.objects.select_for_update()
+        .filter(
+            began_in_session=session_id,
+            freed_at__isnull=True,
+            length_turns__isnull=False,
+        )
+        .order_by("character_id", "id")
+    )
+    ended = [e for e in effects if e.ends_at_turn <= turn_number]
+    now = timezone.now()
+    for effect in ended:
+        effect.freed_at = now
+        effect.ended_by_itself = True
+        effect.freed_note = _("Ended by itself when turn %(number)s opened") % {
+            "number": effect.ends_at_turn
+        }
+        effect.save(update_fields=["freed_at", "ended_by_itself", "freed_note"])
+    for character_id in sorted({e.character_id for e in ended}):
+        mine = [e.description for e in ended if e.character_id == character_id]
+        _record_revision(
+            Character(pk=character_id),
+            by,
+            kind=SheetChangeKind.EFFECT_ENDED,
+            note=_("Turn %(number)s: %(effects)s")
+            % {"number": turn_number, "effects": "; ".join(mine)},
+        )
+    return ended
+
+
+@transaction.atomic
+def character_change_hp(*, character: Character, by, delta: int, note: str) -> tuple[int, int]:
+    """Issue 9, a diary entry: damage (delta < 0) or restored HP, kept within 0..max; the
+    history says why. Returns (HP before, HP after)."""
+    character = _locked_for_tending(character, by)
+    before = character.hp_current
+    character.hp_current = min(character.hp_max, max(0, before + delta))
+    character.save(update_fields=["hp_current", "updated_at"])
+    _record_revision(character, by, kind=SheetChangeKind.DAMAGE, note=note)
+    return before, character.hp_current
 
 
 @transaction.atomic
@@ -305,20 +375,61 @@ def effect_free(*, effect: NegativeEffect, by, note: str) -> NegativeEffect:
 
 
 @transaction.atomic
-def potion_grant(*, character: Character, by, count: int, effect: str) -> HealingPotion:
+def potion_grant(
+    *,
+    character: Character,
+    by,
+    count: int,
+    effect: str,
+    restores_hp: int | None = None,
+    frees_kind: str = "",
+) -> HealingPotion:
     character = _locked(character.pk, by, "can_grant_potions").character
-    potion = HealingPotion.objects.create(character=character, count=count, effect=effect)
+    potion = HealingPotion.objects.create(
+        character=character,
+        count=count,
+        effect=effect,
+        restores_hp=restores_hp or None,
+        frees_kind=frees_kind,
+    )
     _record_revision(character, by, kind=SheetChangeKind.POTION_GRANTED, note=f"{count}× {effect}")
     return potion
 
 
+@dataclass(frozen=True)
+class PotionUsed:
+    potion: HealingPotion
+    hp_before: int
+    hp_after: int
+    freed: NegativeEffect | None
+
+
 @transaction.atomic
-def potion_use(*, potion: HealingPotion, by) -> HealingPotion:
+def potion_use(*, potion: HealingPotion, by) -> PotionUsed:
+    """One potion (or healing item) less; its structured effect applies at once, without a
+    roll (seed 000 line 143): HP restored up to the maximum, and the oldest active effect of
+    its kind freed. A free-text effect is the GM's to apply."""
     character = _locked(potion.character_id, by, "can_use_potions").character
     potion = HealingPotion.objects.select_for_update().get(pk=potion.pk)
     if potion.count < 1:
         raise ValidationError(_("No potions of this kind are left."))
     potion.count -= 1
     potion.save(update_fields=["count"])
+    before = character.hp_current
+    if potion.restores_hp:
+        character.hp_current = min(character.hp_max, before + potion.restores_hp)
+        character.save(update_fields=["hp_current", "updated_at"])
+    freed = None
+    if potion.frees_kind:
+        freed = (
+            NegativeEffect.objects.select_for_update()
+            .filter(character=character, kind=potion.frees_kind, freed_at__isnull=True)
+            .order_by("created_at", "id")
+            .first()
+        )
+        if freed is not None:
+            freed.freed_at = timezone.now()
+            freed.freed_note = _("Freed by: %(effect)s") % {"effect": potion.effect}
+            freed.save(update_fields=["freed_at", "freed_note"])
     _record_revision(character, by, kind=SheetChangeKind.POTION_USED, note=potion.effect)
-    return potion
+    return PotionUsed(potion, before, character.hp_current, freed)

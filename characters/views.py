@@ -247,7 +247,7 @@ def potion_grant(request, pk: int):
 @require_POST
 def potion_use(request, pk: int, potion_pk: int):
     access = access_character(request.user, pk)
-    if not access.can_use_potions:
+    if not access.can_use_potions_on_sheet:
         raise PermissionDenied
     potion = get_object_or_404(HealingPotion, pk=potion_pk, character=access.character)
     try:

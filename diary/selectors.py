@@ -46,6 +46,12 @@ class DiaryRolls:
     # .FightView), or None; and whether this user runs it (the GM's controls).
     fight: object | None = None
     may_run_fight: bool = False
+    # Issue 9: potions and items used per character this turn (actions without a roll), the
+    # GM's entry forms (HP, effect, item grant; None for everyone else) and whether the
+    # item-use link shows.
+    item_counts: dict[int, int] = field(default_factory=dict)
+    entry_forms: dict | None = None
+    may_use_items: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
@@ -70,6 +76,7 @@ class TurnActions:
 
     action_rolls: int = 0
     in_combat: bool = False
+    item_uses: int = 0  # issue 9: potions and items used, actions without a roll
 
 
 # Registered by the rolls app too: (session, turn, character id) -> TurnActions.
@@ -353,11 +360,12 @@ class CharacterTurn:
     action_rolls: int
     move_actions: int = 0
     metres: int = 0
+    item_actions: int = 0  # issue 9: potions and items used (actions without a roll)
 
     @property
     def actions(self) -> int:
-        """Actions used this turn (RULES 1.5): every action roll and every move action."""
-        return self.action_rolls + self.move_actions
+        """Actions used this turn (RULES 1.5): every action roll, move action and item use."""
+        return self.action_rolls + self.move_actions + self.item_actions
 
 
 @dataclass(frozen=True)
@@ -390,11 +398,19 @@ def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> Turn
         metres[character_id] += move_metres or 0
     awaited = {c.pk for c in awaited_characters(playing, posted)}
     counts = rolls.action_counts if rolls is not None else {}
+    items = rolls.item_counts if rolls is not None else {}
     deadline_text = time_left_text(turn.deadline) if turn.deadline else ""
     return TurnStatus(
         turn=turn,
         characters=[
-            CharacterTurn(c, c.pk in awaited, counts.get(c.pk, 0), moves[c.pk], metres[c.pk])
+            CharacterTurn(
+                c,
+                c.pk in awaited,
+                counts.get(c.pk, 0),
+                moves[c.pk],
+                metres[c.pk],
+                items.get(c.pk, 0),
+            )
             for c in playing
         ],
         action_limit=rolls.action_limit if rolls is not None else None,

@@ -14,6 +14,7 @@ from django.utils.translation import gettext as _
 
 from characters.models import Character
 from characters.selectors import mount_holder_ids
+from characters.services import effects_end_by_turn
 from characters.systems import SPEED_ATTRIBUTE, RuleSystem
 from diary import selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
@@ -242,6 +243,8 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
         raise ValidationError(_("Turns are opened only while the session is running."))
     last = session.turns.aggregate(last=Max("number"))["last"] or 0
     turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
+    # Issue 9: effects whose length in turns ran out end by themselves as the turn opens.
+    effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
     session.touch()
     return turn
 
@@ -315,7 +318,7 @@ def _check_movement(
     if known.in_combat:
         return actions
     used = selectors.move_actions_in_turn(turn, character.pk, exclude_post=post)
-    left = f1000.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1)
+    left = f1000.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
     if actions > left:
         on_foot, on_mount = f1000.movement_metres(speed)
         raise ValidationError(

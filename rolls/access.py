@@ -107,6 +107,32 @@ def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) ->
     return diary_permissions.is_player(user, session) if is_player is None else is_player
 
 
+def may_write_entries(user, session: GameSession) -> bool:
+    """Issue 9: the GM of a running session deals damage, applies effects and grants items
+    from the diary (each an entry in the session's chain)."""
+    return session.is_running and diary_permissions.is_gm(user, session)
+
+
+def may_write_entries_in_diary(session_access) -> bool:
+    """The same, from the diary page's SessionAccess: no query of its own."""
+    return session_access.session.is_running and session_access.is_gm
+
+
+def may_use_item(user, session: GameSession, character) -> bool:
+    """Issue 9: in a running session, a character's potion or healing item is used by its
+    owner (their action) or by the GM (noting it for them)."""
+    return (
+        session.is_running
+        and user.is_authenticated
+        and (character.owner_id == user.pk or diary_permissions.is_gm(user, session))
+    )
+
+
+def may_open_item_use(session_access) -> bool:
+    """The diary's link to the item-use page: players and the GM of a running session."""
+    return session_access.session.is_running and (session_access.is_gm or session_access.is_player)
+
+
 def may_ask(user, session: GameSession) -> bool:
     """Players of a running session ask the GM for rolls, whoever may roll there (the GM
     answers; seed 000: the player names the skill and what applies, the GM rolls)."""

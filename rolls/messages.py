@@ -69,6 +69,10 @@ def request_error_message(error: RequestError) -> tuple[str | None, str]:
             "%(name)s has used both actions of this turn moving. Outside combat a turn has two "
             "actions: a third one only if the GM allows it, with a reason."
         ),
+        "no_action_left_items": _(
+            "%(name)s has used both actions of this turn (moving or using items). Outside "
+            "combat a turn has two actions: a third one only if the GM allows it, with a reason."
+        ),
         "second_action_roll": _(
             "%(name)s already has an action roll in this turn (#%(seq)s). Outside combat one "
             "action per turn may have a roll: a second one only if the GM allows it, with a "

@@ -13,6 +13,10 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import Character
 from diary.models import GameSession, Post
 
+# Issue 9: chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
+# change, an effect, an item granted, an item used. `Roll.test` holds the kind.
+ENTRY_KINDS = ("hp", "effect", "item_grant", "item_use")
+
 
 class LedgerError(Exception):
     """An attempt to change or delete a roll."""

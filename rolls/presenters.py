@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy
 
 from characters.numbers import signed_text, with_minus
 from rolls.engine import forum1000 as f1000
+from rolls.models import ENTRY_KINDS
 
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
 CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}
@@ -32,7 +33,13 @@ KINDS = {
     "opposed": gettext_lazy("Opposed roll"),
     "healing": gettext_lazy("Healing"),
     "initiative": gettext_lazy("Initiative"),
+    # Issue 9: diary entries in the same chain (no die).
+    "hp": gettext_lazy("HP"),
+    "effect": gettext_lazy("Effect"),
+    "item_grant": gettext_lazy("Item granted"),
+    "item_use": gettext_lazy("Item used"),
 }
+
 SCOPES = {
     "action": gettext_lazy("action"),
     "gm_difficulty": gettext_lazy("GM difficulty"),
@@ -193,6 +200,13 @@ class RollView:
     # Issue 8: the player's request this roll answers, and the link to it in its post.
     answers: str = ""
     answers_url: str = ""
+    # Issue 9: a diary entry (HP, effect, item) in words; its 0 HP mark.
+    entry: str = ""
+    down: bool = False
+
+    @property
+    def is_entry(self) -> bool:
+        return bool(self.entry)
 
 
 def roll_view(roll) -> RollView:
@@ -212,7 +226,7 @@ def roll_view(roll) -> RollView:
 
 def _roll_view(roll) -> RollView:
     record = roll.record
-    result = record["result"]
+    result = record.get("result") if record["kind"] in ENTRY_KINDS else record["result"]
     people = record["characters"]
     view = RollView(
         seq=roll.seq,
@@ -222,6 +236,9 @@ def _roll_view(roll) -> RollView:
         hash=roll.hash,
     )
     kind = record["kind"]
+    if kind in ENTRY_KINDS:
+        view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
+        return view
     if kind == "opposed":
         a, b = people["a"]["name"], people["b"]["name"]
         view.lines = [test_line(a, result["a"]), test_line(b, result["b"])]
@@ -272,6 +289,94 @@ def ask_url(session_id: int, post_id: int, ask_id: int) -> str:
     are (no query, whatever page the post is on now)."""
     diary = reverse("diary:session", args=[session_id])
     return f"{diary}?after={post_id - 1}#ask-{ask_id}"
+
+
+def _effect_kind(kind: str) -> str:
+    from characters.models import EffectKind
+
+    return str(EffectKind(kind).label) if kind in EffectKind.values else kind
+
+
+def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
+    """A diary entry (issue 9) in words, from its record only; and whether it left the
+    character at 0 HP."""
+    if kind == "hp":
+        delta = entry["delta"]
+        what = (
+            _("%(name)s loses %(amount)s HP") if delta < 0 else _("%(name)s regains %(amount)s HP")
+        ) % {"name": name, "amount": abs(delta)}
+        text = _("%(what)s (HP %(before)s → %(after)s). Reason: %(reason)s") % {
+            "what": what,
+            "before": entry["hp_before"],
+            "after": entry["hp_after"],
+            "reason": entry["reason"],
+        }
+        return text, bool(entry["down"])
+    if kind == "effect":
+        effect = entry["effect"]
+        text = _("%(name)s: %(kind)s, %(description)s, from turn %(turn)s") % {
+            "name": name,
+            "kind": _effect_kind(effect["kind"]),
+            "description": effect["description"],
+            "turn": entry["began_turn"],
+        }
+        if entry["length_turns"]:
+            text += "; " + _(
+                "for %(length)s turn(s): it ends by itself when turn %(end)s opens"
+            ) % {"length": entry["length_turns"], "end": entry["ends_at_turn"]}
+        else:
+            text += "; " + _("until freed")
+        return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
+    if kind == "item_grant":
+        potion = entry["potion"]
+        text = _("%(name)s receives %(count)s× %(effect)s") % {
+            "name": name,
+            "count": potion["count"],
+            "effect": potion["effect"],
+        }
+        return text + _structured(potion), False
+    potion = entry["potion"]
+    text = _("%(name)s uses: %(effect)s") % {"name": name, "effect": potion["effect"]}
+    if entry["hp_before"] != entry["hp_after"]:
+        text += "; " + _("HP %(before)s → %(after)s") % {
+            "before": entry["hp_before"],
+            "after": entry["hp_after"],
+        }
+    if entry["freed_effect"]:
+        text += "; " + _("freed: %(effect)s") % {"effect": entry["freed_effect"]["description"]}
+    if entry["for_gm"]:
+        text += "; " + _("its effect is the GM's to apply")
+    text += "; " + _("left: %(count)s") % {"count": entry["left"]}
+    return text, False
+
+
+def _structured(potion: dict) -> str:
+    parts = []
+    if potion.get("restores_hp"):
+        parts.append(_("restores %(hp)s HP") % {"hp": potion["restores_hp"]})
+    if potion.get("frees_kind"):
+        parts.append(_("frees one effect: %(kind)s") % {"kind": _effect_kind(potion["frees_kind"])})
+    return f" ({', '.join(parts)})" if parts else ""
+
+
+def ask_summary(character, side) -> str:
+    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
+
+    Catalog names only, no words of the interface, so the stored text reads the same in
+    every language."""
+    from characters.models import Attribute, Item, Skill, Trait
+    from characters.numbers import signed_number
+
+    if side.test == "skill":
+        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
+        what = f"{skill.name} ({skill.attribute.name})"
+    else:
+        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
+        what = " + ".join(names[pk] for pk in side.attribute_ids)
+    sources = [
+        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
+    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
+    return f"{character.name}: " + " · ".join([what, *sources])
 
 
 def npc_text(npc: dict) -> str:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db import models
 from django.db.models import Count
 
 from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.numbers import signed_number
 from diary.models import NpcMode, ParticipationStatus
 from rolls.engine import forum1000 as f1000
-from rolls.models import AskStatus, Roll, RollAsk
+from rolls.models import ENTRY_KINDS, AskStatus, Roll, RollAsk
 
 
 def playing_characters(session, ids=None) -> dict[int, Character]:
@@ -37,6 +38,65 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
+def item_uses_in_turn(session, character_id: int, turn_number: int) -> int:
+    """Issue 9, RULES 1.5: the potions and items the character used this turn (actions
+    without a roll)."""
+    return Roll.objects.filter(
+        session=session, character_id=character_id, turn_number=turn_number, test="item_use"
+    ).count()
+
+
+def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[int, int]]:
+    """RULES 1.5, the diary's turn: action rolls and item uses per character (one query)."""
+    rows = (
+        Roll.objects.filter(session=session, turn_number=turn_number)
+        .filter(models.Q(is_action=True) | models.Q(test="item_use"))
+        .exclude(character_id=None)
+        .values("character_id")
+        .annotate(
+            rolls=Count("id", filter=models.Q(is_action=True)),
+            uses=Count("id", filter=models.Q(test="item_use")),
+        )
+    )
+    rolls, uses = {}, {}
+    for row in rows:
+        rolls[row["character_id"]] = row["rolls"]
+        uses[row["character_id"]] = row["uses"]
+    return rolls, uses
+
+
+def entry_targets(session) -> list[Character]:
+    """The characters the GM's diary entries may name: the accepted ones and the NPCs'
+    stand-ins (mode gm_character), by name (one query)."""
+    from django.db.models import Q
+
+    playing = Q(
+        participations__session=session, participations__status=ParticipationStatus.ACCEPTED
+    )
+    stand_ins = Q(
+        is_stand_in=True,
+        npc_role__session=session,
+        npc_role__session__npc_mode=NpcMode.GM_CHARACTER,
+    )
+    return list(
+        Character.objects.filter(playing | stand_ins).distinct().only("pk", "name").order_by("name")
+    )
+
+
+def usable_items(session, user, *, is_gm: bool) -> list:
+    """Potions and healing items of the characters playing in the session that this user may
+    use: their own characters', or every one for the GM (one query)."""
+    from characters.models import HealingPotion
+
+    potions = HealingPotion.objects.filter(
+        character__participations__session=session,
+        character__participations__status=ParticipationStatus.ACCEPTED,
+    )
+    if not is_gm:
+        potions = potions.filter(character__owner=user)
+    return list(potions.select_related("character").order_by("character__name", "id"))
+
+
 def diary_rolls(posts, access, turn=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
     views, the chain head, whether the user gets the panel, and the running initiative event
@@ -44,7 +104,12 @@ def diary_rolls(posts, access, turn=None):
     the user's role comes from the page's SessionAccess (one participation check a request)."""
     from diary.selectors import DiaryRolls
     from rolls import initiative_selectors
-    from rolls.access import fight_access_in_diary, may_roll_in_diary
+    from rolls.access import (
+        fight_access_in_diary,
+        may_open_item_use,
+        may_roll_in_diary,
+        may_write_entries_in_diary,
+    )
     from rolls.presenters import roll_view
 
     by_post: dict[int, list] = {}
@@ -66,6 +131,7 @@ def diary_rolls(posts, access, turn=None):
         if event
         else None
     )
+    counts, uses = turn_action_counts(access.session, turn.number) if turn else ({}, {})
     return DiaryRolls(
         by_post=by_post,
         head=head,
@@ -73,11 +139,25 @@ def diary_rolls(posts, access, turn=None):
         asks_by_post=asks_by_post,
         open_asks=open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
-        action_counts=action_roll_counts(access.session, turn.number) if turn else {},
+        action_counts=counts,
         action_limit=None if event else 1,
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
+        item_counts=uses,
+        entry_forms=_entry_forms(access) if may_write_entries_in_diary(access) else None,
+        may_use_items=may_open_item_use(access),
     )
+
+
+def _entry_forms(access) -> dict:
+    """The GM's entry forms for the diary (issue 9), each with its own one-time token."""
+    from rolls.entry_forms import GM_ENTRY_FORMS
+
+    targets = entry_targets(access.session)
+    return {
+        name: form(prefix=name, user=access.user, session=access.session, characters=targets)
+        for name, form in GM_ENTRY_FORMS.items()
+    }
 
 
 def asks_waiting_for(user) -> list:
@@ -169,13 +249,14 @@ def in_combat(session) -> bool:
 
 
 def turn_actions(session, turn, character_id: int):
-    """For the diary's movement check (RULES 1.5): the character's action rolls this turn,
-    and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
+    """For the diary's movement check (RULES 1.5): the character's action rolls and item
+    uses this turn, and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
     from diary.selectors import TurnActions
 
     return TurnActions(
         action_rolls=len(action_rolls_in_turn(session, character_id, turn.number)),
         in_combat=in_combat(session),
+        item_uses=item_uses_in_turn(session, character_id, turn.number),
     )
 
 
@@ -269,7 +350,8 @@ def _outcomes(record: dict):
 
 def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
-    for record in Roll.objects.filter(session=session).values_list("record", flat=True):
+    rolls = Roll.objects.filter(session=session).exclude(test__in=ENTRY_KINDS)
+    for record in rolls.values_list("record", flat=True):
         try:
             for character_id, name, result in list(_outcomes(record)):
                 stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)

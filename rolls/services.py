@@ -49,7 +49,13 @@ from rolls.requests import (
     build_test,
     npc_target,
 )
-from rolls.selectors import action_rolls_in_turn, ask_summary, in_combat, playing_characters
+from rolls.selectors import (
+    action_rolls_in_turn,
+    ask_summary,
+    in_combat,
+    item_uses_in_turn,
+    playing_characters,
+)
 
 
 @dataclass(frozen=True)
@@ -87,7 +93,9 @@ def check_action_limit(
         return None
     earlier = action_rolls_in_turn(session, character_id, turn.number)
     moves = move_actions_in_turn(turn, character_id)
-    if not earlier and moves < f1000.MOVE_ACTIONS_PER_TURN:
+    # Issue 9: a potion or item used is an action without a roll, like a move.
+    uses = item_uses_in_turn(session, character_id, turn.number)
+    if not earlier and moves + uses < f1000.MOVE_ACTIONS_PER_TURN:
         return None
     reason = extra_action_reason.strip()
     if not reason and earlier:
@@ -95,9 +103,10 @@ def check_action_limit(
             "extra_action_reason", "second_action_roll", name=name, seq=earlier[0].seq
         )
     if not reason:
-        raise RequestError("extra_action_reason", "no_action_left", name=name)
+        code = "no_action_left_items" if uses else "no_action_left"
+        raise RequestError("extra_action_reason", code, name=name)
     record = {"reason": reason, "earlier_seq": earlier[0].seq if earlier else None}
-    return record | ({"moves": moves} if moves else {})
+    return record | ({"moves": moves} if moves else {}) | ({"item_uses": uses} if uses else {})
 
 
 # ---------------------------------------------------------------------------

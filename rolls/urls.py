@@ -11,6 +11,8 @@ urlpatterns = [
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
     path("<int:pk>/rolls/ask/", views.ask_create, name="ask"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/withdraw/", views.ask_withdraw, name="ask_withdraw"),
+    path("<int:pk>/entries/", views.entries_page, name="entries"),
+    path("<int:pk>/items/use/", views.item_use, name="item_use"),
 ]
 
 # Issue 9: the initiative event (rolls/initiative_views.py).

@@ -6,6 +6,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.forms import apply_service_errors
@@ -14,8 +15,9 @@ from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import ledger, selectors, services
+from rolls import entries, ledger, selectors, services
 from rolls.engine.errors import RuleError
+from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm
 from rolls.forms import AskTargetForm, SideForm
 from rolls.messages import request_error_message, rule_error_message
 from rolls.models import Roll, RollAsk
@@ -310,3 +312,136 @@ def ask_withdraw(request, pk: int, ask_pk: int):
     else:
         messages.success(request, _("Your request is withdrawn."))
     return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+
+
+# ---------------------------------------------------------------------------
+# Issue 9: diary entries (HP, effects, items granted and used), in the session's chain
+
+
+def _entry_refused(form, error) -> None:
+    """A service's refusal as form errors, next to the field it names."""
+    if isinstance(error, entries.TokenReused):
+        form.add_error(None, _("This form has already made another entry; send it again."))
+        return
+    if hasattr(error, "error_dict"):
+        for field, errors in error.message_dict.items():
+            form.add_error(field if field in form.fields else None, errors)
+    else:
+        form.add_error(None, error.messages)
+
+
+def _gm_entry_call(session, user, name: str, form):
+    data, common = form.cleaned_data, {"token": form.cleaned_data["token"], "digest": form.digest()}
+    if name == "hp":
+        return entries.damage_deal(
+            session=session,
+            by=user,
+            character_id=data["character"],
+            delta=form.delta(),
+            reason=data["reason"],
+            **common,
+        )
+    if name == "effect":
+        return entries.effect_apply(
+            session=session,
+            by=user,
+            character_id=data["character"],
+            kind=data["kind"],
+            description=data["description"],
+            length_turns=data["length_turns"],
+            reason=data["reason"],
+            **common,
+        )
+    return entries.item_grant(
+        session=session,
+        by=user,
+        character_id=data["character"],
+        count=data["count"],
+        effect=data["effect"],
+        restores_hp=data["restores_hp"],
+        frees_kind=data["frees_kind"],
+        **common,
+    )
+
+
+ENTRY_DONE = {
+    "hp": gettext_lazy("The HP change is in your post."),
+    "effect": gettext_lazy("The effect is in your post."),
+    "grant": gettext_lazy("The items granted are in your post."),
+}
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def entries_page(request, pk: int):
+    """The GM's diary entries: HP (damage), an effect, an item grant. The diary shows the same
+    forms; a refused one comes back here with its errors next to the fields."""
+    session = _session_for_reader(request, pk)
+    if not rolls_access.may_write_entries(request.user, session):
+        raise PermissionDenied
+    targets = selectors.entry_targets(session)
+    posted = request.POST.get("entry") if request.method == "POST" else None
+    forms = {
+        name: form(
+            request.POST if name == posted else None,
+            prefix=name,
+            user=request.user,
+            session=session,
+            characters=targets,
+        )
+        for name, form in GM_ENTRY_FORMS.items()
+    }
+    if request.method == "POST" and posted not in forms:
+        return render(request, "400.html", status=400)
+    if posted and forms[posted].is_valid():
+        try:
+            made = _gm_entry_call(session, request.user, posted, forms[posted])
+        except (ValidationError, entries.TokenReused) as error:
+            _entry_refused(forms[posted], error)
+        else:
+            messages.success(request, ENTRY_DONE[posted])
+            return redirect(made.entry.post.get_absolute_url(anchor=f"roll-{made.entry.seq}"))
+    return render(
+        request,
+        "rolls/entries.html",
+        {"session": session, "entry_forms": forms},
+        status=400 if posted else 200,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def item_use(request, pk: int):
+    """A character uses a potion or healing item (an action without a roll, seed line 142):
+    its owner, or the GM for them."""
+    session = _session_for_reader(request, pk)
+    is_gm = diary_permissions.is_gm(request.user, session)
+    if not session.is_running or not (is_gm or diary_permissions.is_player(request.user, session)):
+        raise PermissionDenied
+    potions = selectors.usable_items(session, request.user, is_gm=is_gm)
+    posted = request.method == "POST"
+    form = ItemUseForm(
+        request.POST if posted else None, user=request.user, session=session, potions=potions
+    )
+    if posted and form.is_valid():
+        try:
+            made = entries.item_use(
+                session=session,
+                by=request.user,
+                potion_id=form.cleaned_data["potion"],
+                token=form.cleaned_data["token"],
+                digest=form.digest(),
+            )
+        except (ValidationError, entries.TokenReused) as error:
+            _entry_refused(form, error)
+        except PermissionDenied:
+            form.add_error("potion", _("You may not use this character's items."))
+        else:
+            messages.success(request, _("Used: the entry is in your post."))
+            return redirect(made.entry.post.get_absolute_url(anchor=f"roll-{made.entry.seq}"))
+    return render(
+        request,
+        "rolls/item_use.html",
+        {"session": session, "form": form, "potions": potions},
+        status=400 if posted else 200,
+    )

@@ -39,6 +39,7 @@ def _report(problems: dict[str, list[str]]) -> str:
 
 def _pages(session: GameSession) -> list[str]:
     roll = Roll.objects.filter(session=session).order_by("seq").first()
+    entry = Roll.objects.filter(session=session, test="item_use").get()
     character = session.participations.filter(status="accepted").first().character
     panel = f"/sessions/{session.pk}/rolls/panel/"
     return [
@@ -56,6 +57,10 @@ def _pages(session: GameSession) -> list[str]:
         # Issue 9: the demo's fight at the gate runs (its order also tops the diary).
         f"/sessions/{session.pk}/rolls/initiative/",
         f"/sessions/{session.pk}/rolls/{roll.seq}/",
+        # Issue 9: the GM's diary entries and the item use, and an entry's permalink.
+        f"/sessions/{session.pk}/entries/",
+        f"/sessions/{session.pk}/items/use/",
+        f"/sessions/{session.pk}/rolls/{entry.seq}/",
         f"/characters/{character.pk}/",
         f"/characters/{character.pk}/history/",
     ]

@@ -155,9 +155,11 @@ def test_gm_tends_hp_and_effects_and_grants_potions(table, client_for):
     gm.post(reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"})
     effect.refresh_from_db()
     assert effect.freed_at is not None and effect.freed_note == "opatrzona"
-    client_for(table.bob).post(reverse("characters:potion_use", args=[pk, potion.pk]))
+    # Issue 9: in play a potion is used in the diary (an action of the turn), not here.
+    bob = client_for(table.bob)
+    assert bob.post(reverse("characters:potion_use", args=[pk, potion.pk])).status_code == 403
     potion.refresh_from_db()
-    assert potion.count == 1
+    assert potion.count == 2
 
 
 def test_players_cannot_grant_themselves_potions(table, client_for):

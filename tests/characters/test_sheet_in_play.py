@@ -1,5 +1,7 @@
 """Issue 7 (5, 6, 7, 8, 12): sheets in play, who tends a character, errors, bounds."""
 
+import uuid
+
 import pytest
 from django.urls import reverse
 
@@ -221,7 +223,14 @@ def test_every_change_of_the_sheet_is_in_its_history(table, client_for):
     gm.post(reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"})
     gm.post(reverse("characters:potion_grant", args=[pk]), {"count": "2", "effect": "+30 PŻ"})
     potion = HealingPotion.objects.get()
-    client_for(table.bob).post(reverse("characters:potion_use", args=[pk, potion.pk]))
+    # Issue 9: in play the potion is drunk in the diary; the sheet's history has it too.
+    from rolls.access import sign_token
+
+    used = client_for(table.bob).post(
+        reverse("rolls:item_use", args=[table.session.pk]),
+        {"token": sign_token(table.bob, table.session, uuid.uuid4()), "potion": str(potion.pk)},
+    )
+    assert used.status_code == 302, used.content.decode()
     kinds = list(table.borys.revisions.order_by("id").values_list("kind", "edited_by__username"))
     assert kinds == [
         ("created", "bartek"),
@@ -254,7 +263,9 @@ def test_access_character_flags(table):
 
     owner = access_character(table.bob, table.borys.pk)
     assert owner.can_view and owner.can_propose and not owner.can_edit and not owner.can_tend
-    assert owner.can_use_potions and not owner.can_grant_potions
+    # Issue 9: in play a potion is used in the diary (rolls:item_use), not on the sheet.
+    assert owner.can_use_potions and not owner.can_use_potions_on_sheet
+    assert not owner.can_grant_potions
     gm = access_character(table.gm, table.borys.pk)
     assert gm.can_tend and gm.can_grant_potions and gm.can_decide_proposal and not gm.can_propose
     fellow = access_character(table.alice, table.borys.pk)

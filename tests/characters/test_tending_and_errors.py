@@ -107,7 +107,10 @@ def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch)
 
 
 def test_a_concurrently_emptied_potion_is_a_400(table, client_for, monkeypatch):
+    # Out of play (the session finished), the owner notes a potion drunk on the sheet.
     potion = services.potion_grant(character=table.borys, by=table.gm, count=1, effect="+30 PŻ")
+    table.session.status = "finished"
+    table.session.save()
     real = services.potion_use
 
     def racing(**kwargs):

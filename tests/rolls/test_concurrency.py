@@ -100,3 +100,29 @@ def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_se
         holder.result(timeout=10)
     assert Roll.objects.filter(session=other).count() == 1
     assert elapsed < 10
+
+
+def test_two_concurrent_uses_of_the_last_potion_make_one_entry(table):
+    """Issue 9: the session's row lock serialises item uses; the second finds none left."""
+    from characters.services import potion_grant
+
+    potion = potion_grant(character=table.borys, by=table.gm, count=1, effect="+10 PŻ")
+    url = f"/sessions/{table.session.pk}/items/use/"
+    start = threading.Barrier(2)
+
+    @_in_thread
+    def use(_):
+        client = Client()
+        client.force_login(table.bob)
+        data = {"token": sign_token(table.bob, table.session, uuid.uuid4()), "potion": potion.pk}
+        start.wait()
+        return client.post(url, data).status_code
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        answers = sorted(pool.map(use, range(2)))
+
+    assert answers == [302, 400]
+    assert Roll.objects.filter(test="item_use").count() == 1
+    potion.refresh_from_db()
+    assert potion.count == 0
+    assert verify_session(table.session.pk).ok

@@ -45,6 +45,8 @@ def all_post_urls(table, post, effect_pk=1, potion_pk=1):
         reverse("diary:participation_withdraw", args=[1]),
         reverse("diary:post_edit", args=[post.pk]),
         reverse("diary:post_hide", args=[post.pk]),
+        reverse("rolls:entries", args=[s]),
+        reverse("rolls:item_use", args=[s]),
     ]
 
 

@@ -56,3 +56,25 @@ def test_seed_demo_shows_movement_on_foot_and_mounted():
         False,
         1,
     )
+
+
+def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_used():
+    """Issue 9: the demo's fight has entries in the session's chain."""
+    from characters.models import HealingPotion, NegativeEffect
+    from rolls.ledger import verify_session
+    from rolls.models import Roll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    kinds = list(Roll.objects.filter(session=session).values_list("test", flat=True))
+    assert kinds.count("hp") == 2
+    assert {"effect", "item_grant", "item_use"} <= set(kinds)
+    assert verify_session(session.pk).ok
+    stun = NegativeEffect.objects.get(kind="stun", began_in_session=session.pk)
+    assert stun.length_turns == 2 and stun.freed_at is None
+    potion = HealingPotion.objects.get(restores_hp=25)
+    assert potion.count == 1
+    use = Roll.objects.get(session=session, test="item_use")
+    assert use.record["entry"]["hp_after"] == use.record["entry"]["hp_before"] + 25
+    lirael = Character.objects.get(name="Lirael")
+    assert use.character == lirael and lirael.hp_current == use.record["entry"]["hp_after"]

@@ -209,6 +209,7 @@ class Command(BaseCommand):
         self._asks(session, users, characters)
         self._turn_deadline(session, gm)
         seed_npcs(session, gm, characters)
+        seed_entries(session, users, characters)
         return session
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
@@ -528,3 +529,69 @@ def seed_stand_in_session(users: dict) -> GameSession:
         token=uuid.uuid4(),
     )
     return session
+
+
+def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
+    """Issue 9, in the fight of the current turn: the GM's damage with reasons, a stun for
+    two turns, a potion granted in the GM's post, and Lirael drinking one (HP back, no roll,
+    her second action of the turn)."""
+    from rolls import entries
+
+    gm, borys, lirael = users["gm"], characters["Borys"], characters["Lirael"]
+    diary_services.post_create(
+        session=session,
+        author=gm,
+        character=None,
+        narration="Strażnik tnie Borysa mieczem i ogłusza go tarczą, a Lirael ślizga się na "
+        "kamieniach brodu. Zza wozu kupiec rzuca Lirael flaszkę z ziołowym wywarem.",
+        nc_note="",
+    )
+
+    def token() -> dict:
+        return {"token": uuid.uuid4(), "digest": "seed_demo"}
+
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=borys.pk,
+        delta=-40,
+        reason="Cios miecza strażnika",
+        **token(),
+    )
+    entries.effect_apply(
+        session=session,
+        by=gm,
+        character_id=borys.pk,
+        kind="stun",
+        description="Ogłuszony uderzeniem tarczy",
+        length_turns=2,
+        reason="Strażnik uderza tarczą w hełm",
+        **token(),
+    )
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=lirael.pk,
+        delta=-30,
+        reason="Upadek na śliskich kamieniach brodu",
+        **token(),
+    )
+    made = entries.item_grant(
+        session=session,
+        by=gm,
+        character_id=lirael.pk,
+        count=2,
+        effect="Wywar z ziół znad brodu: przywraca 25 PŻ",
+        restores_hp=25,
+        frees_kind="",
+        **token(),
+    )
+    potion_id = made.entry.record["entry"]["potion"]["id"]
+    diary_services.post_create(
+        session=session,
+        author=users["gracz"],
+        character=lirael,
+        narration="Lirael łapie flaszkę w locie i wypija wywar jednym haustem.",
+        nc_note="",
+    )
+    entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())

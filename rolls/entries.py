@@ -1,0 +1,302 @@
+"""Diary entries (issue 9): HP changes, effects, items granted and items used.
+
+Each entry is a row of the session's roll chain (rolls.models.Roll with `test` one of
+ENTRY_KINDS and no die), written in ONE transaction with what it does to the sheet: the
+session row locked (one chain at a time), who may do it checked (rolls.access), a repeated
+one-time token answered with the entry it already made, every refusal before any write,
+then the sheet changed (characters.services, which checks its own permission and writes
+the sheet's history) and the hash-chained row appended to the post it lands in.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils import timezone
+from django.utils.translation import gettext as _
+
+from characters import services as character_services
+from characters.models import Character, HealingPotion
+from diary.models import GameSession
+from diary.selectors import move_actions_in_turn
+from diary.services import current_turn
+from rolls import access as rolls_access
+from rolls.ledger import GENESIS_HASH, chain_hash
+from rolls.models import Roll
+from rolls.selectors import turn_actions
+from rolls.services import TokenReused, _target_post
+
+__all__ = ["TokenReused"]
+
+# RULES 1.5 outside combat: at most two actions a turn (one of them with a roll).
+ACTIONS_PER_TURN = 2
+
+
+@dataclass(frozen=True)
+class EntryMade:
+    entry: Roll
+    created: bool  # False: the token had already made this entry; nothing was stored
+
+
+def _named(character: Character) -> dict:
+    return {"id": character.pk, "name": character.name, "owner": character.owner.username}
+
+
+def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
+    """The session row locked, and the entry this token already made (or None)."""
+    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    existing = Roll.objects.filter(session=locked, token=token).first()
+    if existing is not None and (
+        existing.rolled_by_id != by.pk or existing.request_digest != digest
+    ):
+        raise TokenReused
+    return locked, existing
+
+
+def _target(session: GameSession, character_id: int) -> Character:
+    """A character playing in the session (accepted, or an NPC's stand-in), else refused."""
+    from rolls.selectors import playing_characters
+
+    character = playing_characters(session, ids=[character_id]).get(character_id)
+    if character is None:
+        raise ValidationError({"character": _("This character does not play in this session.")})
+    return character
+
+
+def _append(session, by, *, kind, character, turn, post, token, digest, body) -> Roll:
+    last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
+    seq = last.seq + 1 if last else 1
+    prev_hash = last.hash if last else GENESIS_HASH
+    now = timezone.now()
+    record = {
+        "format": 1,
+        "session": session.pk,
+        "seq": seq,
+        "turn": turn.number,
+        "post": post.pk,
+        "rolled_by": {"id": by.pk, "username": by.get_username()},
+        "rolled_at": now.isoformat(),
+        "kind": kind,
+        "characters": {"a": _named(character)},
+        "entry": body,
+    }
+    entry = Roll.objects.create(
+        session=session,
+        seq=seq,
+        post=post,
+        rolled_by=by,
+        character=character,
+        system=session.system,
+        test=kind,
+        turn_number=turn.number,
+        is_action=False,  # no die: never an action roll (an item use counts as an action)
+        record=record,
+        prev_hash=prev_hash,
+        hash=chain_hash(prev_hash, record),
+        token=token,
+        request_digest=digest,
+        created_at=now,
+    )
+    session.touch()
+    return entry
+
+
+def _gm_entry(session, by, token, digest, character_id, kind, apply) -> EntryMade:
+    """The GM's entries: checks, the sheet change `apply(locked, character, turn)` (returns
+    the record's body) and the row, in one transaction."""
+    with transaction.atomic():
+        locked, existing = _lock(session, by, token, digest)
+        if not rolls_access.may_write_entries(by, locked):
+            raise PermissionDenied
+        if existing is not None:
+            return EntryMade(existing, created=False)
+        character = _target(locked, character_id)
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        post = _target_post(locked, by, turn, None)
+        body = apply(locked, character, turn)
+        entry = _append(
+            locked,
+            by,
+            kind=kind,
+            character=character,
+            turn=turn,
+            post=post,
+            token=token,
+            digest=digest,
+            body=body,
+        )
+    return EntryMade(entry, created=True)
+
+
+def damage_deal(
+    *, session: GameSession, by, character_id: int, delta: int, reason: str, token, digest: str
+) -> EntryMade:
+    """The GM's HP change (damage when delta < 0), kept within 0..max. At 0 HP the record
+    says so (`down`); what happens then is the GM's call."""
+
+    def apply(locked, character, turn):
+        before, after = character_services.character_change_hp(
+            character=character, by=by, delta=delta, note=reason
+        )
+        return {
+            "delta": delta,
+            "reason": reason,
+            "hp_before": before,
+            "hp_after": after,
+            "hp_max": character.hp_max,
+            "down": after == 0,
+        }
+
+    return _gm_entry(session, by, token, digest, character_id, "hp", apply)
+
+
+def effect_apply(
+    *,
+    session: GameSession,
+    by,
+    character_id: int,
+    kind: str,
+    description: str,
+    length_turns: int | None,
+    reason: str,
+    token,
+    digest: str,
+) -> EntryMade:
+    """The GM applies an effect beginning in the current turn, for `length_turns` turns
+    (active in turns t..t+N-1, gone when turn t+N opens) or until freed."""
+
+    def apply(locked, character, turn):
+        effect = character_services.effect_add(
+            character=character,
+            by=by,
+            kind=kind,
+            description=description,
+            began_in_session=locked.pk,
+            began_turn=turn.number,
+            length_turns=length_turns,
+        )
+        return {
+            "effect": {"id": effect.pk, "kind": kind, "description": description},
+            "began_turn": turn.number,
+            "length_turns": length_turns,
+            "ends_at_turn": effect.ends_at_turn,
+            "reason": reason,
+        }
+
+    return _gm_entry(session, by, token, digest, character_id, "effect", apply)
+
+
+def item_grant(
+    *,
+    session: GameSession,
+    by,
+    character_id: int,
+    count: int,
+    effect: str,
+    restores_hp: int | None,
+    frees_kind: str,
+    token,
+    digest: str,
+) -> EntryMade:
+    """The GM grants potions or healing items, described in the same post (seed line 153)."""
+
+    def apply(locked, character, turn):
+        if character.is_stand_in:  # seed line 182: a stand-in carries no equipment
+            raise ValidationError(
+                {"character": _("An NPC's stand-in sheet carries no items (equipment).")}
+            )
+        potion = character_services.potion_grant(
+            character=character,
+            by=by,
+            count=count,
+            effect=effect,
+            restores_hp=restores_hp,
+            frees_kind=frees_kind,
+        )
+        return {
+            "potion": {
+                "id": potion.pk,
+                "count": count,
+                "effect": effect,
+                "restores_hp": potion.restores_hp,
+                "frees_kind": frees_kind,
+            }
+        }
+
+    return _gm_entry(session, by, token, digest, character_id, "item_grant", apply)
+
+
+def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) -> EntryMade:
+    """A character uses a potion or healing item: an action without a roll (seed line 142).
+    Outside combat it is refused when the character has no action left this turn; in
+    combat it is counted. The structured effect applies at once; a free-text one is marked
+    for the GM."""
+    with transaction.atomic():
+        locked, existing = _lock(session, by, token, digest)
+        potion = HealingPotion.objects.select_related("character__owner").filter(pk=potion_id)
+        potion = potion.first()
+        if potion is None:
+            raise ValidationError({"potion": _("This character does not have this item.")})
+        character = potion.character
+        if not rolls_access.may_use_item(by, locked, character):
+            raise PermissionDenied
+        if existing is not None:
+            return EntryMade(existing, created=False)
+        character = _target(locked, character.pk)
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        if potion.count < 1:
+            raise ValidationError({"potion": _("No potions of this kind are left.")})
+        known = turn_actions(locked, turn, character.pk)
+        moves = move_actions_in_turn(turn, character.pk)
+        # As the diary's movement check counts them: action rolls as one, moves, item uses.
+        used = min(known.action_rolls, 1) + moves + known.item_uses
+        if not known.in_combat and used >= ACTIONS_PER_TURN:
+            raise ValidationError(
+                {
+                    "potion": _(
+                        "%(name)s has no action left in this turn (at most %(limit)s outside "
+                        "combat; using an item is one)."
+                    )
+                    % {"name": character.name, "limit": ACTIONS_PER_TURN}
+                }
+            )
+        post = _target_post(locked, by, turn, None)
+        applied = character_services.potion_use(potion=potion, by=by)
+        freed = applied.freed
+        body = {
+            "potion": {
+                "id": potion.pk,
+                "effect": potion.effect,
+                "restores_hp": potion.restores_hp,
+                "frees_kind": potion.frees_kind,
+            },
+            "hp_before": applied.hp_before,
+            "hp_after": applied.hp_after,
+            "freed_effect": (
+                {"id": freed.pk, "kind": freed.kind, "description": freed.description}
+                if freed
+                else None
+            ),
+            "left": applied.potion.count,
+            "for_gm": not potion.is_structured,
+            "action": {"number": used + 1, "in_combat": known.in_combat},
+        }
+        entry = _append(
+            locked,
+            by,
+            kind="item_use",
+            character=character,
+            turn=turn,
+            post=post,
+            token=token,
+            digest=digest,
+            body=body,
+        )
+    return EntryMade(entry, created=True)

@@ -1,0 +1,125 @@
+"""Forms of the diary's entries (issue 9): the GM's HP change, effect and item grant, and a
+character's use of a potion or healing item. Every bad input is a Polish error next to its
+field; the one-time token (rolls.access) makes a repeated click answer with the entry it
+already made."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from characters.models import NOTE_MAX, EffectKind
+from rolls import access
+
+FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
+AMOUNT_MAX = 9_999
+LENGTH_MAX = 99
+GRANT_MAX = 20
+
+HP_DIRECTIONS = [("damage", _("damage (HP lost)")), ("restore", _("HP restored"))]
+
+
+class EntryForm(forms.Form):
+    """The token every entry form carries, signed for its user and session."""
+
+    token = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, user, session, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user, self.session = user, session
+        if not self.is_bound and "token" not in self.initial:
+            self.initial["token"] = access.issue_token(user, session)
+
+    def clean(self):
+        cleaned = super().clean()
+        token = access.read_token(self.user, self.session, cleaned.get("token"))
+        if token is None:
+            self.add_error(None, FOREIGN_ENTRY_TOKEN)
+        cleaned["token"] = token
+        return cleaned
+
+    def digest(self) -> str:
+        """What was asked, for the token's replay check (same token, same entry)."""
+        values = {k: v for k, v in self.cleaned_data.items() if k != "token"}
+        return hashlib.sha256(
+            json.dumps(values, sort_keys=True, default=str).encode("utf-8")
+        ).hexdigest()
+
+
+def _reason_field() -> forms.CharField:
+    return forms.CharField(label=_("Reason"), max_length=NOTE_MAX, strip=True)
+
+
+class _ForCharacter(EntryForm):
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+
+    def __init__(self, *args, characters=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
+
+
+class HpEntryForm(_ForCharacter):
+    """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason."""
+
+    direction = forms.ChoiceField(label=_("Change"), choices=HP_DIRECTIONS, initial="damage")
+    amount = forms.IntegerField(label=_("HP"), min_value=1, max_value=AMOUNT_MAX)
+    reason = _reason_field()
+
+    def delta(self) -> int:
+        amount = self.cleaned_data["amount"]
+        return -amount if self.cleaned_data["direction"] == "damage" else amount
+
+
+class EffectEntryForm(_ForCharacter):
+    """The GM applies a negative effect, optionally for a number of turns."""
+
+    kind = forms.ChoiceField(label=_("Kind"), choices=EffectKind.choices)
+    description = forms.CharField(label=_("Description"), max_length=NOTE_MAX)
+    length_turns = forms.IntegerField(
+        label=_("Length in turns"),
+        required=False,
+        min_value=1,
+        max_value=LENGTH_MAX,
+        help_text=_(
+            "Empty: until freed. N turns: active in this turn and the next N−1, "
+            "it ends by itself when turn (this + N) opens."
+        ),
+    )
+    reason = _reason_field()
+
+
+class ItemGrantForm(_ForCharacter):
+    """The GM grants potions or healing items in a post, with their described effect."""
+
+    count = forms.IntegerField(label=_("Count"), min_value=1, max_value=GRANT_MAX, initial=1)
+    effect = forms.CharField(
+        label=_("Described effect"),
+        max_length=NOTE_MAX,
+        help_text=_("What it does, in words (the post shows it)."),
+    )
+    restores_hp = forms.IntegerField(
+        label=_("Restores HP"), required=False, min_value=1, max_value=AMOUNT_MAX
+    )
+    frees_kind = forms.ChoiceField(
+        label=_("Frees one effect of kind"),
+        required=False,
+        choices=[("", _("none")), *EffectKind.choices],
+    )
+
+
+class ItemUseForm(EntryForm):
+    """A character uses one of its potions or healing items (its owner, or the GM)."""
+
+    potion = forms.TypedChoiceField(label=_("Potion or item"), coerce=int)
+
+    def __init__(self, *args, potions=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["potion"].choices = [("", "—")] + [
+            (p.pk, f"{p.character.name}: {p.effect} (×{p.count})") for p in potions
+        ]
+
+
+GM_ENTRY_FORMS = {"hp": HpEntryForm, "effect": EffectEntryForm, "grant": ItemGrantForm}
