@@ -359,26 +359,6 @@ def _structured(potion: dict) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def ask_summary(character, side) -> str:
-    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
-
-    Catalog names only, no words of the interface, so the stored text reads the same in
-    every language."""
-    from characters.models import Attribute, Item, Skill, Trait
-    from characters.numbers import signed_number
-
-    if side.test == "skill":
-        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
-        what = f"{skill.name} ({skill.attribute.name})"
-    else:
-        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
-        what = " + ".join(names[pk] for pk in side.attribute_ids)
-    sources = [
-        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
-    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
-    return f"{character.name}: " + " · ".join([what, *sources])
-
-
 def npc_text(npc: dict) -> str:
     """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
     value = with_minus(signed_text(npc["value"]))
