@@ -560,6 +560,8 @@ def test_the_gm_frees_an_effect_early_in_the_diary(table, client_for):
     assert words in diary and "kubku zimnej wody" in diary
     sheet = page(client_for(table.bob), reverse("characters:detail", args=[table.borys.pk]))
     assert polish("freed") in sheet and "kubku zimnej wody" in sheet
+    permalink = page(gm, reverse("rolls:detail", args=[table.session.pk, entry.seq]))
+    assert words in permalink and polish("Effect freed") in permalink
 
 
 def test_freeing_an_effect_no_longer_active_is_refused_next_to_the_field(table, client_for):
