@@ -24,6 +24,7 @@ _read_rules: list[AccessRule] = []
 _tend_rules: list[AccessRule] = []
 _in_play_rules: list = []  # character -> bool: it plays in a running session
 _tended_queries: list = []  # user -> queryset of the characters the user tends
+_diary_links: list = []  # (user, character) -> [(title, url)] of the diaries tending it
 
 
 def register_read_rule(rule: AccessRule) -> None:
@@ -48,6 +49,18 @@ def register_tended_query(query) -> None:
         _tended_queries.append(query)
 
 
+def register_diary_links(query) -> None:
+    """(user, character) -> [(session title, diary URL)]: where the user, as GM of a running
+    session, tends the character through the diary's entries (issue 9)."""
+    if query not in _diary_links:
+        _diary_links.append(query)
+
+
+def diary_links(user, character) -> list[tuple[str, str]]:
+    """The sheet's links to the diaries where its HP, effects and potions are tended."""
+    return [link for query in _diary_links for link in query(user, character)]
+
+
 def in_play(character) -> bool:
     return any(rule(character) for rule in _in_play_rules)
 
@@ -70,10 +83,19 @@ class CharacterAccess:
     can_view: bool  # the sheet and its history
     can_edit: bool  # the owner edits the sheet directly: only out of play
     can_propose: bool  # the owner's edits in play: a proposal for the GM
-    can_tend: bool  # HP and negative effects
+    can_tend: bool  # HP and negative effects on the sheet: the owner, out of play
+    # In play the GM tends the character only through the diary's entries (issue 9: the
+    # sheet shows HP and effects as the sum of the session chain's entries); the sheet links
+    # there (`diary_links`).
+    tends_in_diary: bool
+    # What the services behind the diary's entries check (rolls.entries, which also checks
+    # the session): the GM in play, or the owner out of play (an NPC's stand-in is its
+    # GM's own sheet and plays in no participation).
+    can_tend_by_entry: bool
     can_use_potions: bool
     can_use_potions_on_sheet: bool  # issue 9: in play, potions are used in the diary
-    can_grant_potions: bool
+    can_grant_potions: bool  # the diary's grant entry (the GM, in play)
+    can_grant_potions_on_sheet: bool  # the GM, out of play: never (no one runs it then)
     can_decide_proposal: bool  # approve or reject the owner's proposal
     can_see_proposal: bool  # the pending proposal's diff on the sheet
 
@@ -98,15 +120,20 @@ def character_access(user, character) -> CharacterAccess:
         can_view=can_view,
         can_edit=is_owner and not playing,
         can_propose=is_owner and playing,
-        # In play, wounds and healing are the GM's and the rolls' business.
-        can_tend=runs or (is_owner and not playing),
+        # Out of play the sheet is the owner's bookkeeping. In play, wounds and healing are
+        # the GM's and the rolls' business, written as entries of the session's chain.
+        can_tend=is_owner and not playing,
+        tends_in_diary=runs,
+        can_tend_by_entry=runs or (is_owner and not playing),
         # Drinking a potion is the player's own action; the GM may note it too. In play it
         # is taken in the diary, where it counts against the turn (rolls:item_use, issue 9);
         # the sheet's button is the owner's own bookkeeping out of play.
         can_use_potions=is_owner or runs,
         can_use_potions_on_sheet=is_owner and not playing,
         # RULES 1.6: "the GM may grant" healing potions, not the player.
+        # In play the grant is an entry in the GM's post (seed line 153), not a sheet write.
         can_grant_potions=runs,
+        can_grant_potions_on_sheet=runs and not playing,
         can_decide_proposal=runs,
         can_see_proposal=is_owner or runs,
     )

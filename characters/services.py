@@ -265,8 +265,12 @@ def sheet_proposal_decide(
 # ---------------------------------------------------------------------------
 
 
-def _locked_for_tending(character: Character, by) -> Character:
-    return _locked(character.pk, by, "can_tend").character
+def _locked_for_tending(character: Character, by, *, by_entry: bool = False) -> Character:
+    """The sheet's own writes check `can_tend` (the owner, out of play); the writes behind a
+    diary entry (rolls.entries, in the entry's transaction) check `can_tend_by_entry`: in
+    play, HP and effects change only as entries of the session's chain (issue 9)."""
+    flag = "can_tend_by_entry" if by_entry else "can_tend"
+    return _locked(character.pk, by, flag).character
 
 
 @transaction.atomic
@@ -293,7 +297,7 @@ def effect_add(
 ) -> NegativeEffect:
     """An effect on the sheet (no turn, lasts until freed) or, from a diary entry, one that
     began in a session's turn and may last `length_turns` turns (issue 9)."""
-    character = _locked_for_tending(character, by)
+    character = _locked_for_tending(character, by, by_entry=began_in_session is not None)
     if length_turns is not None and (began_turn is None or began_in_session is None):
         raise ValidationError(
             {"length_turns": _("A length in turns needs the session turn the effect begins in.")}
@@ -348,7 +352,7 @@ def effects_end_by_turn(*, session_id: int, turn_number: int, by) -> list:
 def character_change_hp(*, character: Character, by, delta: int, note: str) -> tuple[int, int]:
     """Issue 9, a diary entry: damage (delta < 0) or restored HP, kept within 0..max; the
     history says why. Returns (HP before, HP after)."""
-    character = _locked_for_tending(character, by)
+    character = _locked_for_tending(character, by, by_entry=True)
     before = character.hp_current
     character.hp_current = min(character.hp_max, max(0, before + delta))
     character.save(update_fields=["hp_current", "updated_at"])
@@ -357,8 +361,10 @@ def character_change_hp(*, character: Character, by, delta: int, note: str) -> t
 
 
 @transaction.atomic
-def effect_free(*, effect: NegativeEffect, by, note: str) -> NegativeEffect:
-    character = _locked_for_tending(effect.character, by)
+def effect_free(*, effect: NegativeEffect, by, note: str, by_entry: bool = False) -> NegativeEffect:
+    """Free an effect early, with a note: on the sheet (the owner, out of play) or behind the
+    diary's entry (`by_entry`, issue 9)."""
+    character = _locked_for_tending(effect.character, by, by_entry=by_entry)
     effect = NegativeEffect.objects.select_for_update().get(pk=effect.pk)
     if effect.freed_at is not None:
         raise ValidationError(_("This effect is already gone."))
@@ -383,8 +389,11 @@ def potion_grant(
     effect: str,
     restores_hp: int | None = None,
     frees_kind: str = "",
+    by_entry: bool = False,
 ) -> HealingPotion:
-    character = _locked(character.pk, by, "can_grant_potions").character
+    """Potions granted: in play only behind the diary's entry (`by_entry`, the GM's post)."""
+    flag = "can_grant_potions" if by_entry else "can_grant_potions_on_sheet"
+    character = _locked(character.pk, by, flag).character
     potion = HealingPotion.objects.create(
         character=character,
         count=count,

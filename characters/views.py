@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors, services
-from characters.access import CharacterAccess, access_character
+from characters.access import CharacterAccess, access_character, diary_links
 from characters.forms import (
     CharacterForm,
     FreeEffectForm,
@@ -120,7 +120,7 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
         else None,
         "effect_form": NegativeEffectForm() if access.can_tend else None,
         "free_form": FreeEffectForm() if access.can_tend else None,
-        "potion_form": PotionForm() if access.can_grant_potions else None,
+        "potion_form": PotionForm() if access.can_grant_potions_on_sheet else None,
         "potion_use_form": PotionUseForm(),
         "decision_form": ProposalDecisionForm() if pending and access.can_decide_proposal else None,
     }
@@ -133,6 +133,8 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
             "character": character,
             "access": access,
             "pending": pending,
+            # Issue 9: in play the GM tends the character in the diary, not on the sheet.
+            "diary_links": diary_links(request.user, character) if access.tends_in_diary else [],
             "last_decided": selectors.last_decided_proposal(character)
             if access.is_owner and not pending
             else None,
@@ -230,7 +232,7 @@ def effect_free(request, pk: int, effect_pk: int):
 @require_POST
 def potion_grant(request, pk: int):
     access = access_character(request.user, pk)
-    if not access.can_grant_potions:
+    if not access.can_grant_potions_on_sheet:
         raise PermissionDenied
     form = PotionForm(request.POST)
     if not form.is_valid():

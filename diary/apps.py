@@ -14,3 +14,4 @@ class DiaryConfig(AppConfig):
         access.register_tend_rule(permissions.runs_session_of_character)
         access.register_in_play_rule(permissions.plays_in_running_session)
         access.register_tended_query(permissions.characters_tended_by)
+        access.register_diary_links(permissions.diary_links_for_tending)

@@ -55,6 +55,20 @@ def runs_session_of_character(user, character) -> bool:
     ).exists()
 
 
+def diary_links_for_tending(user, character) -> list[tuple[str, str]]:
+    """The diaries of the running sessions the user runs and the character plays in: there,
+    not on the sheet, the GM changes its HP, effects and potions (issue 9)."""
+    from django.urls import reverse
+
+    sessions = GameSession.objects.filter(
+        participations__character=character,
+        participations__status=ParticipationStatus.ACCEPTED,
+        gm=user,
+        status=SessionStatus.RUNNING,
+    ).order_by("pk")
+    return [(s.title, reverse("diary:session", args=[s.pk])) for s in sessions]
+
+
 def characters_tended_by(user):
     """The same rule as a query: characters accepted in a running session the user runs."""
     return Character.objects.filter(

@@ -63,10 +63,14 @@ def register_diary_rolls(provider: Callable) -> None:
     _rolls_provider[:] = [provider]
 
 
-def diary_rolls(posts: list[Post], access, turn: Turn | None = None) -> DiaryRolls | None:
+def diary_rolls(
+    posts: list[Post], access, turn: Turn | None = None, entry_character: str | None = None
+) -> DiaryRolls | None:
+    """`entry_character`: a link's preselected character for the GM's entry forms (as the
+    query string gave it; the rolls app's form reads it)."""
     if not _rolls_provider:
         return None
-    return _rolls_provider[0](posts, access, turn=turn)
+    return _rolls_provider[0](posts, access, turn=turn, entry_character=entry_character)
 
 
 @dataclass(frozen=True)

@@ -127,7 +127,12 @@ def _diary_context(
     for post in page.posts:
         post.access = access.post(post)
     current_turn = services.current_turn(session)
-    rolls = selectors.diary_rolls(page.posts, access, turn=current_turn)
+    rolls = selectors.diary_rolls(
+        page.posts,
+        access,
+        turn=current_turn,
+        entry_character=request.GET.get("entry_character"),
+    )
     if rolls is not None:
         for post in page.posts:
             post.roll_views = rolls.by_post.get(post.pk, [])

@@ -1,4 +1,4 @@
-"""Diary entries (issue 9): HP changes, effects, items granted and items used.
+"""Diary entries (issue 9): HP changes, effects, effects freed early, items granted and used.
 
 Each entry is a row of the session's roll chain (rolls.models.Roll with `test` one of
 ENTRY_KINDS and no die), written in ONE transaction with what it does to the sheet: the
@@ -19,7 +19,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters import services as character_services
-from characters.models import Character, HealingPotion
+from characters.models import Character, HealingPotion, NegativeEffect
 from diary.models import GameSession
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
@@ -191,6 +191,38 @@ def effect_apply(
     return _gm_entry(session, by, token, digest, character_id, "effect", apply)
 
 
+def effect_free(
+    *,
+    session: GameSession,
+    by,
+    character_id: int,
+    effect_id: int,
+    reason: str,
+    token,
+    digest: str,
+) -> EntryMade:
+    """The GM frees an active effect of the character early, with a reason (in play the sheet
+    no longer frees effects: the sheet is the sum of the chain's entries)."""
+
+    def apply(locked, character, turn):
+        effect = (
+            NegativeEffect.objects.select_for_update()
+            .filter(pk=effect_id, character=character, freed_at__isnull=True)
+            .first()
+        )
+        if effect is None:
+            raise ValidationError({"effect": _("This effect is not active on this character.")})
+        character_services.effect_free(effect=effect, by=by, note=reason, by_entry=True)
+        return {
+            "effect": {"id": effect.pk, "kind": effect.kind, "description": effect.description},
+            "began_turn": effect.began_turn,
+            "freed_turn": turn.number,
+            "reason": reason,
+        }
+
+    return _gm_entry(session, by, token, digest, character_id, "effect_free", apply)
+
+
 def item_grant(
     *,
     session: GameSession,
@@ -217,6 +249,7 @@ def item_grant(
             effect=effect,
             restores_hp=restores_hp,
             frees_kind=frees_kind,
+            by_entry=True,
         )
         return {
             "potion": {

@@ -1,7 +1,7 @@
-"""Forms of the diary's entries (issue 9): the GM's HP change, effect and item grant, and a
-character's use of a potion or healing item. Every bad input is a Polish error next to its
-field; the one-time token (rolls.access) makes a repeated click answer with the entry it
-already made."""
+"""Forms of the diary's entries (issue 9): the GM's HP change, effect, effect freed early and
+item grant, and a character's use of a potion or healing item. Every bad input is a Polish
+error next to its field; the one-time token (rolls.access) makes a repeated click answer
+with the entry it already made."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import json
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from characters.models import NOTE_MAX, EffectKind
+from characters.models import NOTE_MAX, EffectKind, NegativeEffect
 from rolls import access
 
 FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
@@ -91,6 +91,48 @@ class EffectEntryForm(_ForCharacter):
     reason = _reason_field()
 
 
+class _ActiveEffectChoice(forms.ModelChoiceField):
+    def label_from_instance(self, obj) -> str:
+        return f"{obj.character.name}: {obj.description} ({obj.get_kind_display()})"
+
+
+class EffectFreeForm(_ForCharacter):
+    """The GM frees an active effect of a character early, with a reason."""
+
+    effect = _ActiveEffectChoice(
+        label=_("Effect"),
+        queryset=NegativeEffect.objects.none(),
+        empty_label="—",
+        error_messages={"invalid_choice": _("This effect is not active on this character.")},
+    )
+    reason = _reason_field()
+
+    def __init__(self, *args, characters=(), **kwargs):
+        super().__init__(*args, characters=characters, **kwargs)
+        # Read when the form is shown or checked (one query), never on a page without it.
+        self.fields["effect"].queryset = (
+            NegativeEffect.objects.filter(
+                character__in=[c.pk for c in characters], freed_at__isnull=True
+            )
+            .select_related("character")
+            .order_by("character__name", "id")
+        )
+
+    def clean(self):
+        cleaned = super().clean()
+        effect, character = cleaned.get("effect"), cleaned.get("character")
+        if effect is not None and character is not None and effect.character_id != character:
+            self.add_error("effect", _("This effect is not active on this character."))
+        return cleaned
+
+    def digest(self) -> str:
+        values = {k: v for k, v in self.cleaned_data.items() if k != "token"}
+        values["effect"] = values["effect"].pk if values.get("effect") else None
+        return hashlib.sha256(
+            json.dumps(values, sort_keys=True, default=str).encode("utf-8")
+        ).hexdigest()
+
+
 class ItemGrantForm(_ForCharacter):
     """The GM grants potions or healing items in a post, with their described effect."""
 
@@ -122,4 +164,23 @@ class ItemUseForm(EntryForm):
         ]
 
 
-GM_ENTRY_FORMS = {"hp": HpEntryForm, "effect": EffectEntryForm, "grant": ItemGrantForm}
+class _EntryCharacterPick(forms.Form):
+    entry_character = forms.TypedChoiceField(coerce=int, required=False)
+
+
+def preselected_character(value, characters) -> int | None:
+    """The character a link preselects in the GM's entry forms (`?entry_character=<pk>`, the
+    sheet's link to the diary): one of `characters`, else none (a bad value is ignored)."""
+    pick = _EntryCharacterPick({"entry_character": value or ""})
+    pick.fields["entry_character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
+    if not pick.is_valid():
+        return None
+    return pick.cleaned_data["entry_character"] or None
+
+
+GM_ENTRY_FORMS = {
+    "hp": HpEntryForm,
+    "effect": EffectEntryForm,
+    "free": EffectFreeForm,
+    "grant": ItemGrantForm,
+}

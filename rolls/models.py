@@ -14,8 +14,9 @@ from characters.models import Character
 from diary.models import GameSession, Post
 
 # Issue 9: chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
-# change, an effect, an item granted, an item used. `Roll.test` holds the kind.
-ENTRY_KINDS = ("hp", "effect", "item_grant", "item_use")
+# change, an effect, an effect freed early, an item granted, an item used. `Roll.test`
+# holds the kind.
+ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use")
 
 
 class LedgerError(Exception):

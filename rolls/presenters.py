@@ -36,6 +36,7 @@ KINDS = {
     # Issue 9: diary entries in the same chain (no die).
     "hp": gettext_lazy("HP"),
     "effect": gettext_lazy("Effect"),
+    "effect_free": gettext_lazy("Effect freed"),
     "item_grant": gettext_lazy("Item granted"),
     "item_use": gettext_lazy("Item used"),
 }
@@ -326,6 +327,15 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
             ) % {"length": entry["length_turns"], "end": entry["ends_at_turn"]}
         else:
             text += "; " + _("until freed")
+        return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
+    if kind == "effect_free":
+        effect = entry["effect"]
+        text = _("%(name)s is freed of %(kind)s, %(description)s, in turn %(turn)s") % {
+            "name": name,
+            "kind": _effect_kind(effect["kind"]),
+            "description": effect["description"],
+            "turn": entry["freed_turn"],
+        }
         return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
     if kind == "item_grant":
         potion = entry["potion"]

@@ -97,7 +97,7 @@ def usable_items(session, user, *, is_gm: bool) -> list:
     return list(potions.select_related("character").order_by("character__name", "id"))
 
 
-def diary_rolls(posts, access, turn=None):
+def diary_rolls(posts, access, turn=None, entry_character=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
     views, the chain head, whether the user gets the panel, and the running initiative event
     (one query; four while an event runs). A constant number of queries a page, and
@@ -144,18 +144,28 @@ def diary_rolls(posts, access, turn=None):
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
         item_counts=uses,
-        entry_forms=_entry_forms(access) if may_write_entries_in_diary(access) else None,
+        entry_forms=(
+            _entry_forms(access, entry_character) if may_write_entries_in_diary(access) else None
+        ),
         may_use_items=may_open_item_use(access),
     )
 
 
-def _entry_forms(access) -> dict:
-    """The GM's entry forms for the diary (issue 9), each with its own one-time token."""
-    from rolls.entry_forms import GM_ENTRY_FORMS
+def _entry_forms(access, entry_character=None) -> dict:
+    """The GM's entry forms for the diary (issue 9), each with its own one-time token; a
+    link's `?entry_character=<pk>` (the sheet's) preselects that character."""
+    from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
 
     targets = entry_targets(access.session)
+    picked = preselected_character(entry_character, targets)
     return {
-        name: form(prefix=name, user=access.user, session=access.session, characters=targets)
+        name: form(
+            prefix=name,
+            user=access.user,
+            session=access.session,
+            characters=targets,
+            initial={"character": picked} if picked else None,
+        )
         for name, form in GM_ENTRY_FORMS.items()
     }
 

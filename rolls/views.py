@@ -17,7 +17,7 @@ from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entries, ledger, selectors, services
 from rolls.engine.errors import RuleError
-from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm
+from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
 from rolls.messages import request_error_message, rule_error_message
 from rolls.models import Roll, RollAsk
@@ -352,6 +352,15 @@ def _gm_entry_call(session, user, name: str, form):
             reason=data["reason"],
             **common,
         )
+    if name == "free":
+        return entries.effect_free(
+            session=session,
+            by=user,
+            character_id=data["character"],
+            effect_id=data["effect"].pk,
+            reason=data["reason"],
+            **common,
+        )
     return entries.item_grant(
         session=session,
         by=user,
@@ -367,6 +376,7 @@ def _gm_entry_call(session, user, name: str, form):
 ENTRY_DONE = {
     "hp": gettext_lazy("The HP change is in your post."),
     "effect": gettext_lazy("The effect is in your post."),
+    "free": gettext_lazy("The freed effect is in your post."),
     "grant": gettext_lazy("The items granted are in your post."),
 }
 
@@ -374,13 +384,15 @@ ENTRY_DONE = {
 @login_required
 @require_http_methods(["GET", "POST"])
 def entries_page(request, pk: int):
-    """The GM's diary entries: HP (damage), an effect, an item grant. The diary shows the same
-    forms; a refused one comes back here with its errors next to the fields."""
+    """The GM's diary entries: HP (damage), an effect, an effect freed, an item grant. The
+    diary shows the same forms; a refused one comes back here with its errors next to the
+    fields. `?entry_character=<pk>` preselects a character (the sheet's link)."""
     session = _session_for_reader(request, pk)
     if not rolls_access.may_write_entries(request.user, session):
         raise PermissionDenied
     targets = selectors.entry_targets(session)
     posted = request.POST.get("entry") if request.method == "POST" else None
+    picked = preselected_character(request.GET.get("entry_character"), targets)
     forms = {
         name: form(
             request.POST if name == posted else None,
@@ -388,6 +400,7 @@ def entries_page(request, pk: int):
             user=request.user,
             session=session,
             characters=targets,
+            initial={"character": picked} if picked else None,
         )
         for name, form in GM_ENTRY_FORMS.items()
     }

@@ -88,21 +88,34 @@ def test_a_fight_from_the_first_roll_to_its_history(gm, table, wolf):  # noqa: F
     page.wait_for_url(re.compile(r"#fight$"))
     expect(marked(page)).to_have_text("Borys")
 
-    # Lirael is stunned on her sheet (the effect form offers "ogłuszenie"): to the end.
+    # Lirael is stunned: her sheet links to the diary's entry forms, Lirael preselected
+    # (in play the sheet itself writes no effect, issue 9).
     page.goto(f"/characters/{table.lirael.pk}/")
-    page.get_by_label(polish("Kind")).select_option(label="ogłuszenie")
-    page.locator("#id_description").fill("Cios w skroń")
-    page.get_by_role("button", name=polish("Add effect")).click()
-    expect(page.get_by_text("Cios w skroń")).to_be_visible()
+    page.get_by_test_id("tend-in-diary-link").click()
+    page.wait_for_url(re.compile(r"entry_character=\d+#entries$"))
+    page.locator("summary", has_text=polish("Apply an effect")).click()
+    form = page.get_by_test_id("entry-effect")
+    expect(form.locator('[name="effect-character"]')).to_have_value(str(table.lirael.pk))
+    form.locator('[name="effect-kind"]').select_option(label="ogłuszenie")
+    form.locator('[name="effect-description"]').fill("Cios w skroń")
+    form.locator('[name="effect-reason"]').fill("Wilk powala Lirael")
+    form.get_by_role("button", name=polish("Apply the effect")).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(page.get_by_test_id("entry-text").filter(has_text="Cios w skroń")).to_be_visible()
     expect_order(page, table, ["Borys", "Wilk", "Lirael"])
     expect(page.get_by_test_id("fight-order").locator("li", has_text="Lirael")).to_contain_text(
         polish("held: at the end while stunned or immobilised")
     )
-    # Freed: back in her place.
+    # Freed early, in the diary: back in her place.
     page.goto(f"/characters/{table.lirael.pk}/")
-    page.get_by_label(polish("How was it freed?")).fill("Ocknęła się")
-    page.get_by_role("button", name=polish("Free"), exact=True).click()
-    expect(page.get_by_text("Ocknęła się")).to_be_visible()
+    page.get_by_test_id("tend-in-diary-link").click()
+    page.locator("summary", has_text=polish("Free an effect early")).click()
+    form = page.get_by_test_id("entry-free")
+    form.locator('[name="free-effect"]').select_option(label="Lirael: Cios w skroń (ogłuszenie)")
+    form.locator('[name="free-reason"]').fill("Ocknęła się")
+    form.get_by_role("button", name=polish("Free the effect")).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(page.get_by_test_id("entry-text").filter(has_text="Ocknęła się")).to_be_visible()
     expect_order(page, table, ["Lirael", "Borys", "Wilk"])
 
     # A haste spell on the wolf for 2 turns (given in turn 1: turns 1 and 2).

@@ -18,7 +18,6 @@ import pytest
 from playwright.sync_api import expect
 
 from characters.models import Attribute, AttributeValue, Character, NegativeEffect, Skill, Trait
-from characters.services import effect_add
 from diary.services import turn_open_next
 from rolls import services
 from rolls.engine import forum1000 as f1000
@@ -27,6 +26,7 @@ from rolls.models import Roll
 from rolls.requests import RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
+from tests.diary_entries import effect_entry
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -399,8 +399,9 @@ def test_skill_list_shows_each_skills_attribute_and_the_characters_level(gm, tab
 def test_healing_changes_the_patients_hp_and_frees_the_chosen_wound(gm, table, monkeypatch):
     page, healer, patient = gm, table.lirael, table.borys
     Character.objects.filter(pk=patient.pk).update(hp_current=40)
-    wound = effect_add(character=patient, by=table.gm, kind="wound", description="Cięcie")
-    illness = effect_add(character=patient, by=table.gm, kind="illness", description="Gorączka")
+    # In play the GM wounds through the diary's entries (issue 9).
+    wound = effect_entry(table.session, table.gm, patient, "wound", "Cięcie")
+    illness = effect_entry(table.session, table.gm, patient, "illness", "Gorączka")
     # Leczenie ran, level 0, Mądrość 600 → threshold 300; a 250 succeeds by 50 (no critical).
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice([250]))
 

@@ -1,10 +1,21 @@
 """Character pages: building a sheet, its derived numbers, who may read and change it."""
 
+import html
+
 import pytest
 from django.urls import reverse
 
-from characters.models import Attribute, Character, HealingPotion, NegativeEffect, Skill, Trait
+from characters.models import (
+    Attribute,
+    Character,
+    HealingPotion,
+    NegativeEffect,
+    SheetRevision,
+    Skill,
+    Trait,
+)
 from tests.conftest import polish
+from tests.diary_entries import effect_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -136,30 +147,56 @@ def test_owner_edits_the_sheet_out_of_play(make_user, make_character, client_for
     assert borys.skill_levels.count() == 0
 
 
-def test_gm_tends_hp_and_effects_and_grants_potions(table, client_for):
-    gm = client_for(table.gm)
-    pk = table.borys.pk
-    assert gm.post(reverse("characters:hp", args=[pk]), {"hp_current": "55"}).status_code == 302
-    gm.post(
-        reverse("characters:effect_add", args=[pk]),
-        {"kind": "wound", "description": "Strzała w udzie"},
-    )
-    gm.post(reverse("characters:potion_grant", args=[pk]), {"count": "2", "effect": "+30 PŻ"})
+def test_in_play_the_sheet_refuses_the_gms_direct_writes_and_stores_nothing(table, client_for):
+    """Issue 9: in play the sheet shows HP and effects as the sum of the diary's entries, so
+    the GM's direct sheet writes (HP, effect added or freed, potions granted) answer 403."""
+    effect = effect_entry(table.session, table.gm, table.borys, "wound", "Strzała w udzie")
+    revisions = SheetRevision.objects.filter(character=table.borys).count()
+    gm, pk = client_for(table.gm), table.borys.pk
+    for url, data in [
+        (reverse("characters:hp", args=[pk]), {"hp_current": "55"}),
+        (reverse("characters:effect_add", args=[pk]), {"kind": "wound", "description": "Rana"}),
+        (reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"}),
+        (reverse("characters:potion_grant", args=[pk]), {"count": "2", "effect": "+30 PŻ"}),
+    ]:
+        assert gm.post(url, data).status_code == 403, url
     table.borys.refresh_from_db()
-    assert table.borys.hp_current == 55
-    effect = NegativeEffect.objects.get(character=table.borys)
-    assert effect.kind == "wound" and effect.freed_at is None
-    potion = HealingPotion.objects.get(character=table.borys)
-    assert (potion.count, potion.effect) == (2, "+30 PŻ")
-
-    gm.post(reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"})
     effect.refresh_from_db()
-    assert effect.freed_at is not None and effect.freed_note == "opatrzona"
-    # Issue 9: in play a potion is used in the diary (an action of the turn), not here.
-    bob = client_for(table.bob)
-    assert bob.post(reverse("characters:potion_use", args=[pk, potion.pk])).status_code == 403
-    potion.refresh_from_db()
-    assert potion.count == 2
+    assert table.borys.hp_current == 80 and effect.freed_at is None
+    assert NegativeEffect.objects.filter(character=table.borys).count() == 1
+    assert not HealingPotion.objects.exists()
+    assert SheetRevision.objects.filter(character=table.borys).count() == revisions
+    # The sheet offers no such form; it links to the diary's entry forms, Borys preselected.
+    page = html.unescape(gm.get(reverse("characters:detail", args=[pk])).content.decode())
+    for name in ("characters:hp", "characters:effect_add", "characters:potion_grant"):
+        assert reverse(name, args=[pk]) not in page
+    assert reverse("characters:effect_free", args=[pk, effect.pk]) not in page
+    diary = reverse("diary:session", args=[table.session.pk])
+    assert f'href="{diary}?entry_character={pk}#entries"' in page
+    gm_diary = gm.get(f"{diary}?entry_character={pk}").content.decode()
+    assert f'<option value="{pk}" selected>' in gm_diary
+
+
+def test_in_play_the_gms_sheet_services_refuse_too(table):
+    """The services check the flags themselves: the sheet's writes are the owner's, out of
+    play; in play nothing reaches the sheet without an entry of the session's chain."""
+    from django.core.exceptions import PermissionDenied
+
+    from characters import services
+
+    effect = effect_entry(table.session, table.gm, table.borys, "stun", "Cios w hełm")
+    with pytest.raises(PermissionDenied):
+        services.character_set_hp(character=table.borys, by=table.gm, hp_current=1)
+    with pytest.raises(PermissionDenied):
+        services.effect_add(character=table.borys, by=table.gm, kind="wound", description="x")
+    with pytest.raises(PermissionDenied):
+        services.effect_free(effect=effect, by=table.gm, note="x")
+    with pytest.raises(PermissionDenied):
+        services.potion_grant(character=table.borys, by=table.gm, count=1, effect="x")
+    table.borys.refresh_from_db()
+    effect.refresh_from_db()
+    assert table.borys.hp_current == 80 and effect.freed_at is None
+    assert NegativeEffect.objects.count() == 1 and not HealingPotion.objects.exists()
 
 
 def test_players_cannot_grant_themselves_potions(table, client_for):
@@ -180,16 +217,18 @@ def test_others_cannot_tend_a_character(table, client_for, who):
     assert table.borys.hp_current == 80
 
 
-def test_hp_above_max_is_refused_on_the_sheet(table, client_for):
-    response = client_for(table.gm).post(
-        reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "101"}
+def test_hp_above_max_is_refused_on_the_sheet(make_user, make_character, client_for):
+    owner = make_user()
+    character = make_character(owner, hp=(80, 100))
+    response = client_for(owner).post(
+        reverse("characters:hp", args=[character.pk]), {"hp_current": "101"}
     )
     assert response.status_code == 400
     assert polish("Current HP cannot exceed the maximum (%(max)s).", max=100) in (
         response.content.decode()
     )
-    table.borys.refresh_from_db()
-    assert table.borys.hp_current == 80
+    character.refresh_from_db()
+    assert character.hp_current == 80
 
 
 def test_in_play_the_gm_tends_hp_and_effects_not_the_owner(table, client_for):
@@ -208,9 +247,25 @@ def test_in_play_the_gm_tends_hp_and_effects_not_the_owner(table, client_for):
 def test_outside_play_the_owner_tends_their_character(make_user, make_character, client_for):
     owner = make_user()
     character = make_character(owner, hp=(50, 100))
-    client_for(owner).post(reverse("characters:hp", args=[character.pk]), {"hp_current": "70"})
+    client = client_for(owner)
+    client.post(reverse("characters:hp", args=[character.pk]), {"hp_current": "70"})
     character.refresh_from_db()
     assert character.hp_current == 70
+    # Out of play the sheet stays the owner's bookkeeping: effects added and freed there.
+    added = client.post(
+        reverse("characters:effect_add", args=[character.pk]),
+        {"kind": "wound", "description": "Strzała w udzie"},
+    )
+    assert added.status_code == 302
+    effect = NegativeEffect.objects.get(character=character)
+    freed = client.post(
+        reverse("characters:effect_free", args=[character.pk, effect.pk]), {"note": "opatrzona"}
+    )
+    assert freed.status_code == 302
+    effect.refresh_from_db()
+    assert effect.freed_at is not None and effect.freed_note == "opatrzona"
+    page = client.get(reverse("characters:detail", args=[character.pk])).content.decode()
+    assert 'data-testid="tend-in-diary"' not in page
 
 
 def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):

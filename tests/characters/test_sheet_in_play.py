@@ -10,8 +10,6 @@ from characters.access import access_character
 from characters.models import (
     Attribute,
     Character,
-    HealingPotion,
-    NegativeEffect,
     SheetProposal,
     Trait,
 )
@@ -19,6 +17,7 @@ from diary import services as diary_services
 from diary.models import SessionStatus
 from tests.characters.test_character_pages import sheet_post_data
 from tests.conftest import polish
+from tests.diary_entries import effect_entry, free_entry, grant_entry, hp_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -148,8 +147,9 @@ def test_approval_revalidates_hp_max_against_current_hp(table, client_for):
         reverse("characters:edit", args=[table.borys.pk]), _borys_data(hp_max="90")
     )
     proposal = SheetProposal.objects.get()
-    # Meanwhile the GM heals Borys to 95: the proposed maximum is now below the current HP.
-    client_for(table.gm).post(reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "95"})
+    # Meanwhile the GM heals Borys to 95 (in the diary: in play the sheet writes no HP): the
+    # proposed maximum is now below the current HP.
+    hp_entry(table.session, table.gm, table.borys, +15, "Opatrunek")
     response = client_for(table.gm).post(
         reverse("characters:proposal_decide", args=[table.borys.pk, proposal.pk]),
         {"decision": "approve"},
@@ -216,13 +216,12 @@ def test_outside_play_the_owner_still_edits_directly(make_user, make_character, 
 
 
 def test_every_change_of_the_sheet_is_in_its_history(table, client_for):
-    gm, pk = client_for(table.gm), table.borys.pk
-    gm.post(reverse("characters:hp", args=[pk]), {"hp_current": "55"})
-    gm.post(reverse("characters:effect_add", args=[pk]), {"kind": "wound", "description": "Rana"})
-    effect = NegativeEffect.objects.get()
-    gm.post(reverse("characters:effect_free", args=[pk, effect.pk]), {"note": "opatrzona"})
-    gm.post(reverse("characters:potion_grant", args=[pk]), {"count": "2", "effect": "+30 PŻ"})
-    potion = HealingPotion.objects.get()
+    # Issue 9: in play the GM changes HP, effects and potions through the diary's entries.
+    session, gm, pk = table.session, table.gm, table.borys.pk
+    hp_entry(session, gm, table.borys, -25, "Cios")
+    effect = effect_entry(session, gm, table.borys, "wound", "Rana")
+    free_entry(session, gm, effect, "opatrzona")
+    potion = grant_entry(session, gm, table.borys, 2, "+30 PŻ")
     # Issue 9: in play the potion is drunk in the diary; the sheet's history has it too.
     from rolls.access import sign_token
 
@@ -234,14 +233,14 @@ def test_every_change_of_the_sheet_is_in_its_history(table, client_for):
     kinds = list(table.borys.revisions.order_by("id").values_list("kind", "edited_by__username"))
     assert kinds == [
         ("created", "bartek"),
-        ("hp", "mg"),
+        ("damage", "mg"),
         ("effect_added", "mg"),
         ("effect_freed", "mg"),
         ("potion_granted", "mg"),
         ("potion_used", "bartek"),
     ]
     body = client_for(table.bob).get(reverse("characters:history", args=[pk])).content.decode()
-    hp_set = polish("current HP set")
+    hp_set = polish("HP changed in the diary")
     assert hp_set[0].upper() + hp_set[1:] in body and "Rana" in body and "opatrzona" in body
 
 
@@ -267,7 +266,11 @@ def test_access_character_flags(table):
     assert owner.can_use_potions and not owner.can_use_potions_on_sheet
     assert not owner.can_grant_potions
     gm = access_character(table.gm, table.borys.pk)
-    assert gm.can_tend and gm.can_grant_potions and gm.can_decide_proposal and not gm.can_propose
+    assert gm.can_decide_proposal and not gm.can_propose
+    # Issue 9: in play the GM tends the character only through the diary's entries.
+    assert not gm.can_tend and not gm.can_grant_potions_on_sheet
+    assert gm.tends_in_diary and gm.can_tend_by_entry and gm.can_grant_potions
+    assert not (owner.tends_in_diary or owner.can_tend_by_entry)
     fellow = access_character(table.alice, table.borys.pk)
     assert fellow.can_view and not (fellow.can_tend or fellow.can_propose or fellow.can_edit)
     with pytest.raises(Http404):

@@ -10,6 +10,7 @@ from diary import services as diary_services
 from diary.models import SessionStatus
 from tests.characters.test_character_pages import sheet_post_data
 from tests.conftest import polish
+from tests.diary_entries import effect_entry, free_entry, grant_entry, hp_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -24,12 +25,12 @@ def moved_on(make_user, make_character, make_session):
     hero = make_character(owner, "Wędrowiec", hp=(80, 100))
     session_a = make_session(gm_a, [hero])
     diary_services.session_transition(session=session_a, by=gm_a, to=SessionStatus.FINISHED)
-    make_session(gm_b, [hero])
-    return gm_a, gm_b, hero
+    session_b = make_session(gm_b, [hero])
+    return gm_a, gm_b, hero, session_b
 
 
 def test_gm_of_a_finished_session_no_longer_tends(moved_on, client_for):
-    gm_a, _, hero = moved_on
+    gm_a, _, hero, _ = moved_on
     client = client_for(gm_a)
     assert (
         client.post(reverse("characters:hp", args=[hero.pk]), {"hp_current": "1"}).status_code
@@ -48,17 +49,23 @@ def test_gm_of_a_finished_session_no_longer_tends(moved_on, client_for):
     assert not NegativeEffect.objects.exists() and not HealingPotion.objects.exists()
 
 
-def test_gm_of_the_running_session_tends(moved_on, client_for):
-    _, gm_b, hero = moved_on
+def test_gm_of_the_running_session_tends_in_its_diary(moved_on, client_for):
+    # Issue 9: in play the sheet is the sum of the diary's entries: the sheet refuses the GM,
+    # the diary's entries (rolls.entries) are how the GM of the running session tends.
+    _, gm_b, hero, session_b = moved_on
     client = client_for(gm_b)
     assert (
         client.post(reverse("characters:hp", args=[hero.pk]), {"hp_current": "1"}).status_code
-        == 302
+        == 403
     )
     response = client.post(
         reverse("characters:potion_grant", args=[hero.pk]), {"count": "1", "effect": "x"}
     )
-    assert response.status_code == 302
+    assert response.status_code == 403
+    hero.refresh_from_db()
+    assert hero.hp_current == 80 and not HealingPotion.objects.exists()
+    hp_entry(session_b, gm_b, hero, -79)
+    grant_entry(session_b, gm_b, hero, 1, "x")
     hero.refresh_from_db()
     assert hero.hp_current == 1 and HealingPotion.objects.count() == 1
 
@@ -66,25 +73,34 @@ def test_gm_of_the_running_session_tends(moved_on, client_for):
 # --- 7. A service's ValidationError is a 400 next to the field, never a 500 ---------------
 
 
-def test_a_concurrent_hp_max_change_is_a_400_not_a_500(table, client_for, monkeypatch):
+@pytest.fixture
+def free_hero(make_user, make_character):
+    """A character out of play: its sheet is its owner's bookkeeping."""
+    owner = make_user("wolny")
+    return owner, make_character(owner, "Wolny", hp=(80, 100))
+
+
+def test_a_concurrent_hp_max_change_is_a_400_not_a_500(free_hero, client_for, monkeypatch):
+    owner, hero = free_hero
     real = services.character_set_hp
 
     def racing(**kwargs):
         # Someone lowers the maximum between the form's check and the service.
-        Character.objects.filter(pk=table.borys.pk).update(hp_max=60, hp_current=60)
+        Character.objects.filter(pk=hero.pk).update(hp_max=60, hp_current=60)
         return real(**kwargs)
 
     monkeypatch.setattr(services, "character_set_hp", racing)
-    client = client_for(table.gm)
+    client = client_for(owner)
     client.raise_request_exception = False
-    response = client.post(reverse("characters:hp", args=[table.borys.pk]), {"hp_current": "90"})
+    response = client.post(reverse("characters:hp", args=[hero.pk]), {"hp_current": "90"})
     assert response.status_code == 400
     assert polish("HP must be between 0 and the maximum.") in response.content.decode()
-    assert Character.objects.get(pk=table.borys.pk).hp_current == 60
+    assert Character.objects.get(pk=hero.pk).hp_current == 60
 
 
-def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch):
-    effect = services.effect_add(character=table.borys, by=table.gm, kind="wound", description="x")
+def test_a_concurrent_free_of_an_effect_is_a_400(free_hero, client_for, monkeypatch):
+    owner, hero = free_hero
+    effect = services.effect_add(character=hero, by=owner, kind="wound", description="x")
     real = services.effect_free
 
     def racing(**kwargs):
@@ -95,10 +111,10 @@ def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch)
         return real(**kwargs)
 
     monkeypatch.setattr(services, "effect_free", racing)
-    client = client_for(table.gm)
+    client = client_for(owner)
     client.raise_request_exception = False
     response = client.post(
-        reverse("characters:effect_free", args=[table.borys.pk, effect.pk]), {"note": "drugi"}
+        reverse("characters:effect_free", args=[hero.pk, effect.pk]), {"note": "drugi"}
     )
     assert response.status_code == 400
     assert polish("This effect is already gone.") in response.content.decode()
@@ -108,7 +124,7 @@ def test_a_concurrent_free_of_an_effect_is_a_400(table, client_for, monkeypatch)
 
 def test_a_concurrently_emptied_potion_is_a_400(table, client_for, monkeypatch):
     # Out of play (the session finished), the owner notes a potion drunk on the sheet.
-    potion = services.potion_grant(character=table.borys, by=table.gm, count=1, effect="+30 PŻ")
+    potion = grant_entry(table.session, table.gm, table.borys, 1, "+30 PŻ")
     table.session.status = "finished"
     table.session.save()
     real = services.potion_use
@@ -147,16 +163,15 @@ def test_stun_and_immobilisation_hold_a_character_until_freed(
 ):
     # Issue 9: the initiative order drops a held character to the end (seed 000 line 119).
     from characters.selectors import held_character_ids
-    from characters.services import effect_add, effect_free
 
     gm, owner = make_user("mg_held"), make_user("gracz_held")
     held = make_character(owner, "Ogłuszony")
     wounded = make_character(owner, "Ranny")
-    make_session(gm, [held, wounded])
-    effect_add(character=wounded, by=gm, kind="wound", description="Cięcie")
-    stun = effect_add(character=held, by=gm, kind="stun", description="Cios w hełm")
+    session = make_session(gm, [held, wounded])
+    effect_entry(session, gm, wounded, "wound", "Cięcie")
+    stun = effect_entry(session, gm, held, "stun", "Cios w hełm")
     assert held_character_ids([held.pk, wounded.pk]) == {held.pk}
-    effect_free(effect=stun, by=gm, note="Ocknął się")
+    free_entry(session, gm, stun, "Ocknął się")
     assert held_character_ids([held.pk, wounded.pk]) == set()
-    effect_add(character=wounded, by=gm, kind="immobilisation", description="Sieć")
+    effect_entry(session, gm, wounded, "immobilisation", "Sieć")
     assert held_character_ids([held.pk, wounded.pk]) == {wounded.pk}

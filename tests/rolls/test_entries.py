@@ -8,6 +8,7 @@ import uuid
 import pytest
 from django.db import transaction
 from django.urls import reverse
+from django.utils import timezone
 
 from characters.models import HealingPotion, NegativeEffect, SheetRevision
 from characters.selectors import held_character_ids
@@ -237,7 +238,14 @@ def test_a_length_needs_a_session_turn(table):
     from django.core.exceptions import ValidationError
 
     with pytest.raises(ValidationError):
-        effect_add(character=table.borys, by=table.gm, kind="stun", description="x", length_turns=2)
+        effect_add(
+            character=table.borys,
+            by=table.gm,
+            kind="stun",
+            description="x",
+            began_in_session=table.session.pk,
+            length_turns=2,
+        )
     assert not NegativeEffect.objects.exists()
 
 
@@ -496,3 +504,253 @@ def test_the_gm_damages_and_stuns_a_stand_in_but_grants_it_no_items(stand_in_tab
     )
     assert not HealingPotion.objects.exists()
     assert Roll.objects.count() == 2
+
+
+# --- Freeing an effect early, and the sheet as the sum of the chain -----------------
+
+
+def free(table, character, effect_pk, reason="Ocknął się po kubku zimnej wody"):
+    return {
+        "entry": "free",
+        "free-token": token(table.gm, table.session),
+        "free-character": str(character.pk),
+        "free-effect": str(effect_pk),
+        "free-reason": reason,
+    }
+
+
+def applied(table, client_for, character, kind="stun", length="") -> NegativeEffect:
+    gm = client_for(table.gm)
+    response = gm.post(entries_url(table), effect(table, character, kind=kind, length=length))
+    assert response.status_code == 302
+    return NegativeEffect.objects.filter(character=character).latest("id")
+
+
+def test_the_gm_frees_an_effect_early_in_the_diary(table, client_for):
+    stun = applied(table, client_for, table.borys, length="3")
+    gm = client_for(table.gm)
+    response = gm.post(entries_url(table), free(table, table.borys, stun.pk))
+    assert response.status_code == 302
+    stun.refresh_from_db()
+    assert stun.freed_at is not None and not stun.ended_by_itself
+    assert stun.freed_note == "Ocknął się po kubku zimnej wody"
+    assert held_character_ids([table.borys.pk]) == set()
+    entry = Roll.objects.get(test="effect_free")
+    assert entry.post.author == table.gm and entry.character == table.borys
+    assert entry.is_action is False
+    assert entry.record["entry"]["effect"] == {
+        "id": stun.pk,
+        "kind": "stun",
+        "description": "Ogłuszony",
+    }
+    assert entry.record["entry"]["freed_turn"] == 1
+    assert verify_session(table.session.pk).ok
+    revision = SheetRevision.objects.filter(character=table.borys).latest("id")
+    assert (revision.kind, revision.edited_by) == ("effect_freed", table.gm)
+    assert "Ogłuszony" in revision.note and "kubku zimnej wody" in revision.note
+    # In the post, in words (read by a player), and on the sheet.
+    diary = page(client_for(table.bob), reverse("diary:session", args=[table.session.pk]))
+    words = polish(
+        "%(name)s is freed of %(kind)s, %(description)s, in turn %(turn)s",
+        name="Borys",
+        kind=polish("stun"),
+        description="Ogłuszony",
+        turn=1,
+    )
+    assert words in diary and "kubku zimnej wody" in diary
+    sheet = page(client_for(table.bob), reverse("characters:detail", args=[table.borys.pk]))
+    assert polish("freed") in sheet and "kubku zimnej wody" in sheet
+    permalink = page(gm, reverse("rolls:detail", args=[table.session.pk, entry.seq]))
+    assert words in permalink and polish("Effect freed") in permalink
+
+
+def test_freeing_an_effect_no_longer_active_is_refused_next_to_the_field(table, client_for):
+    stun = applied(table, client_for, table.borys)
+    gm = client_for(table.gm)
+    assert gm.post(entries_url(table), free(table, table.borys, stun.pk)).status_code == 302
+    entries_before = Roll.objects.count()
+    response = gm.post(entries_url(table), free(table, table.borys, stun.pk, reason="Znowu"))
+    assert response.status_code == 400
+    body = html.unescape(response.content.decode())
+    assert 'id="id_free-effect_error"' in body
+    assert polish("This effect is not active on this character.") in body
+    assert Roll.objects.count() == entries_before
+    stun.refresh_from_db()
+    assert "Znowu" not in stun.freed_note
+
+
+def test_freeing_an_effect_of_another_character_is_refused(table, client_for):
+    stun = applied(table, client_for, table.borys)
+    revisions = SheetRevision.objects.count()
+    response = client_for(table.gm).post(entries_url(table), free(table, table.lirael, stun.pk))
+    assert response.status_code == 400
+    assert 'id="id_free-effect_error"' in response.content.decode()
+    assert Roll.objects.filter(test="effect_free").count() == 0
+    stun.refresh_from_db()
+    assert stun.freed_at is None and SheetRevision.objects.count() == revisions
+
+
+@pytest.mark.parametrize(
+    ("change", "field"),
+    [({"free-reason": ""}, "reason"), ({"free-effect": "999999"}, "effect")],
+)
+def test_bad_free_input_is_refused_next_to_the_field(table, client_for, change, field):
+    stun = applied(table, client_for, table.borys)
+    data = {**free(table, table.borys, stun.pk), **change}
+    response = client_for(table.gm).post(entries_url(table), data)
+    assert response.status_code == 400
+    assert f'id="id_free-{field}_error"' in response.content.decode()
+    stun.refresh_from_db()
+    assert stun.freed_at is None and not Roll.objects.filter(test="effect_free").exists()
+
+
+def test_the_free_service_refuses_what_the_form_would_not_offer(table, client_for):
+    """rolls.entries.effect_free checks the effect itself under the session lock: one freed
+    already, or one on a character who does not play here, stores nothing."""
+    from django.core.exceptions import ValidationError
+
+    from rolls import entries
+
+    stun = applied(table, client_for, table.borys)
+    NegativeEffect.objects.filter(pk=stun.pk).update(freed_at=timezone.now(), freed_note="x")
+    before = Roll.objects.count()
+    with pytest.raises(ValidationError) as refused:
+        entries.effect_free(
+            session=table.session,
+            by=table.gm,
+            character_id=table.borys.pk,
+            effect_id=stun.pk,
+            reason="r",
+            token=uuid.uuid4(),
+            digest="d",
+        )
+    assert "effect" in refused.value.message_dict
+    with pytest.raises(ValidationError):
+        entries.effect_free(
+            session=table.session,
+            by=table.gm,
+            character_id=table.lirael.pk,
+            effect_id=stun.pk,
+            reason="r",
+            token=uuid.uuid4(),
+            digest="d",
+        )
+    assert Roll.objects.count() == before
+
+
+@pytest.mark.parametrize("who", ["alice", "bob", "moderator"])
+def test_only_the_gm_frees_effects_in_the_diary(table, client_for, who):
+    stun = applied(table, client_for, table.borys)
+    user = getattr(table, who)
+    data = {**free(table, table.borys, stun.pk), "free-token": token(user, table.session)}
+    assert client_for(user).post(entries_url(table), data).status_code in (403, 404)
+    stun.refresh_from_db()
+    assert stun.freed_at is None and not Roll.objects.filter(test="effect_free").exists()
+
+
+def test_the_sheets_link_preselects_the_character_in_the_entry_forms(table, client_for):
+    gm = client_for(table.gm)
+    picked = f'<option value="{table.lirael.pk}" selected>'
+    url = f"{entries_url(table)}?entry_character={table.lirael.pk}"
+    assert picked in gm.get(url).content.decode()
+    diary = reverse("diary:session", args=[table.session.pk])
+    assert picked in gm.get(f"{diary}?entry_character={table.lirael.pk}").content.decode()
+    # Nonsense or a character outside the session preselects nothing (and is no error).
+    for value in ("abc", "999999", "-1"):
+        response = gm.get(f"{diary}?entry_character={value}")
+        assert response.status_code == 200
+        for character in (table.borys, table.lirael):
+            assert f'<option value="{character.pk}" selected>' not in response.content.decode()
+
+
+def _replay(session, character) -> tuple[int, set[int]]:
+    """The character's HP and active effects from the session chain alone, in chain order:
+    the GM's HP changes, effects applied and freed, healing rolls and items used; an effect
+    with a length is gone once the session's turn reaches its end (issue 9)."""
+    from diary.services import current_turn
+
+    hp, active = None, {}
+    for row in Roll.objects.filter(session=session).order_by("seq"):
+        record = row.record
+        if row.test == "healing":
+            if record["characters"]["patient"]["id"] != character.pk:
+                continue
+            healing = record["healing"]
+            hp = healing["hp_before"] if hp is None else hp
+            assert healing["hp_before"] == hp
+            hp = healing["hp_after"]
+            if healing["freed_effect"]:
+                del active[healing["freed_effect"]["id"]]
+            continue
+        if row.test not in ("hp", "effect", "effect_free", "item_use"):
+            continue
+        if record["characters"]["a"]["id"] != character.pk:
+            continue
+        body = record["entry"]
+        if row.test == "hp":
+            hp = body["hp_before"] if hp is None else hp
+            assert body["hp_before"] == hp
+            hp = min(body["hp_max"], max(0, hp + body["delta"]))
+        elif row.test == "effect":
+            active[body["effect"]["id"]] = body["ends_at_turn"]
+        elif row.test == "effect_free":
+            del active[body["effect"]["id"]]
+        else:
+            hp = body["hp_before"] if hp is None else hp
+            assert body["hp_before"] == hp
+            hp = min(character.hp_max, hp + (body["potion"]["restores_hp"] or 0))
+            if body["freed_effect"]:
+                del active[body["freed_effect"]["id"]]
+    now = current_turn(session).number
+    return hp, {pk for pk, end in active.items() if end is None or end > now}
+
+
+def test_in_play_the_sheet_is_the_sum_of_the_chains_entries(table, client_for, monkeypatch):
+    """Issue 9's invariant: after the GM's allowed actions on a character in play (damage,
+    a healing roll, a potion, effects applied, ended by themselves and freed early),
+    replaying the session's chain gives exactly the sheet's HP and active effects; the
+    sheet's own forms, tried on the way, refuse and change nothing."""
+    from tests.rolls.test_panel import _Fixed, panel_url, skill_roll
+
+    gm, borys = client_for(table.gm), table.borys
+    assert gm.post(entries_url(table), hp(table, borys, 30)).status_code == 302  # 80 → 50
+    wound = applied(table, client_for, borys, kind="wound")
+    poison = applied(table, client_for, borys, kind="poison")
+    stun = applied(table, client_for, borys, kind="stun", length="1")
+    spell = applied(table, client_for, borys, kind="spell", length="3")
+    # Lirael heals the wound (Leczenie ran: threshold 300, a 280 is 20 HP).
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(280))
+    data = skill_roll(table.lirael, "Leczenie ran", mode="healing", patient=borys.pk)
+    data["effect"] = wound.pk
+    assert gm.post(panel_url(table), data).status_code == 302
+    potion = granted(table, client_for, borys, restores="10", frees="poison")
+    assert client_for(table.bob).post(
+        use_url(table), use(table.bob, table, potion)
+    ).status_code == (302)
+    # The sheet's own forms refuse the GM in play.
+    for name, data in [
+        ("characters:hp", {"hp_current": "1"}),
+        ("characters:effect_add", {"kind": "wound", "description": "Cichcem"}),
+    ]:
+        assert gm.post(reverse(name, args=[borys.pk]), data).status_code == 403
+    free_url = reverse("characters:effect_free", args=[borys.pk, spell.pk])
+    assert gm.post(free_url, {"note": "cichcem"}).status_code == 403
+    turn_open_next(session=table.session, by=table.gm)  # turn 2: the stun ends by itself
+    assert gm.post(entries_url(table), free(table, borys, spell.pk)).status_code == 302
+    assert gm.post(entries_url(table), hp(table, borys, 45)).status_code == 302
+    illness = applied(table, client_for, borys, kind="illness", length="2")
+
+    borys.refresh_from_db()
+    hp_now, active = _replay(table.session, borys)
+    stored = set(
+        NegativeEffect.objects.filter(character=borys, freed_at__isnull=True).values_list(
+            "pk", flat=True
+        )
+    )
+    assert (borys.hp_current, stored) == (hp_now, active)
+    assert active == {illness.pk}  # wound healed, poison drunk away, stun over, spell freed
+    assert borys.hp_current == 50 + 20 + 10 - 45
+    for effect in (wound, poison, stun, spell):
+        effect.refresh_from_db()
+        assert effect.freed_at is not None
+    assert verify_session(table.session.pk).ok

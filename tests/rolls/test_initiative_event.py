@@ -9,7 +9,6 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from characters.services import effect_add, effect_free
 from diary import npc_services
 from diary.services import post_create, turn_open_next
 from rolls import initiative_selectors
@@ -23,6 +22,7 @@ from rolls.models import (
 )
 from rolls.selectors import playing_characters
 from tests.conftest import polish
+from tests.diary_entries import effect_entry, free_entry
 from tests.rolls.test_panel import panel_url
 from tests.rolls.test_panel_safety import preview_of
 
@@ -171,10 +171,10 @@ def test_a_haste_spell_raises_a_character_for_two_turns_and_expires_on_the_third
 
 
 def test_a_stunned_character_drops_to_the_end_and_returns_when_freed(fight):
-    effect = effect_add(character=fight.lirael, by=fight.gm, kind="stun", description="cios")
+    effect = effect_entry(fight.session, fight.gm, fight.lirael, "stun", "cios")
     names, view = order(fight)
     assert names == ["Borys", "Wilk", "Lirael"] and view.rows[-1].held
-    effect_free(effect=effect, by=fight.gm, note="ocknęła się")
+    free_entry(fight.session, fight.gm, effect, "ocknęła się")
     assert order(fight)[0] == ["Lirael", "Borys", "Wilk"]
     history = body(fight.gm_client.get(fight_url(fight)))
     assert polish("stun") in history and "ocknęła się" in history
@@ -258,7 +258,7 @@ def test_the_diary_query_count_stays_flat_during_a_fight(fight, client_for):
         post_create(
             session=fight.session, author=fight.bob, character=None, narration=f"{n}", nc_note=""
         )
-    effect_add(character=fight.borys, by=fight.gm, kind="stun", description="cios")
+    effect_entry(fight.session, fight.gm, fight.borys, "stun", "cios")
     fight.gm_client.post(fight_url(fight, "initiative_marker"), {})
     with CaptureQueriesContext(connection) as large:
         client.get(url)

@@ -11,10 +11,16 @@ from django.core.exceptions import PermissionDenied
 from django.urls import reverse
 
 from characters.models import Attribute, NegativeEffect, Skill, Trait
-from characters.services import effect_add
 from rolls.engine import forum1000 as f1000
 from rolls.models import Roll
 from tests.conftest import polish
+
+
+def effect_on(character, kind: str, description: str) -> NegativeEffect:
+    """An effect already on the sheet: how it came there (in play, a diary entry) is not what
+    the healing tests are about, so it is written as it is stored."""
+    return NegativeEffect.objects.create(character=character, kind=kind, description=description)
+
 
 pytestmark = pytest.mark.django_db
 
@@ -284,8 +290,8 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
 
     healer = table.lirael
     Character.objects.filter(pk=table.borys.pk).update(hp_current=40)
-    wound = effect_add(character=table.borys, by=table.gm, kind="wound", description="Cięcie")
-    illness = effect_add(character=table.borys, by=table.gm, kind="illness", description="Gorączka")
+    wound = effect_on(table.borys, "wound", "Cięcie")
+    illness = effect_on(table.borys, "illness", "Gorączka")
     monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
     data = skill_roll(
         healer, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=wound.pk
@@ -309,7 +315,7 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
 
 
 def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
-    illness = effect_add(character=table.borys, by=table.gm, kind="illness", description="Gorączka")
+    illness = effect_on(table.borys, "illness", "Gorączka")
     data = skill_roll(
         table.lirael, "Leczenie ran", mode="healing", patient=table.borys.pk, effect=illness.pk
     )
@@ -323,7 +329,7 @@ def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
 def test_a_disease_healer_frees_illness_and_poison(table, client_for, monkeypatch, kind):
     # Issue 9: effect kinds are finer than the two healing skills; "Leczenie chorób" heals
     # both illness and poison (seed 000: "choroby i trucizny").
-    effect = effect_add(character=table.borys, by=table.gm, kind=kind, description="Jad")
+    effect = effect_on(table.borys, kind, "Jad")
     monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
     data = skill_roll(
         table.lirael, "Leczenie chorób", mode="healing", patient=table.borys.pk, effect=effect.pk
@@ -335,7 +341,7 @@ def test_a_disease_healer_frees_illness_and_poison(table, client_for, monkeypatc
 
 @pytest.mark.parametrize("kind", ["stun", "immobilisation", "spell", "other"])
 def test_no_healing_skill_frees_a_stun_or_a_spell(table, client_for, kind):
-    effect = effect_add(character=table.borys, by=table.gm, kind=kind, description="Ogłuszony")
+    effect = effect_on(table.borys, kind, "Ogłuszony")
     for skill in ("Leczenie ran", "Leczenie chorób"):
         data = skill_roll(
             table.lirael, skill, mode="healing", patient=table.borys.pk, effect=effect.pk

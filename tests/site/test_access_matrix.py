@@ -25,11 +25,12 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 
-from characters.services import effect_add, potion_grant, sheet_proposal_create
+from characters.services import sheet_proposal_create
 from diary import services as diary_services
 from diary.models import Participation
 from rolls import services as roll_services
 from rolls.requests import RollRequest, SideRequest
+from tests.diary_entries import effect_entry, grant_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -86,10 +87,9 @@ class World:
             narration="Cyra rozgląda się.",
             nc_note="",
         )
-        self.effect = effect_add(
-            character=self.character, by=self.gm, kind="wound", description="rana"
-        )
-        self.potion = potion_grant(character=self.character, by=self.gm, count=2, effect="+20 PŻ")
+        # Issue 9: in play the GM wounds and grants through the diary's entries.
+        self.effect = effect_entry(self.session, self.gm, self.character, "wound", "rana")
+        self.potion = grant_entry(self.session, self.gm, self.character, 2, "+20 PŻ")
         self.proposal = sheet_proposal_create(
             character=self.character,
             by=self.player,

@@ -192,11 +192,6 @@ class Command(BaseCommand):
         for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
             by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
             session = diary_services.session_transition(session=session, by=by, to=status)
-        for spec in CHARACTERS:
-            for count, effect in spec.get("potions", []):
-                character_services.potion_grant(
-                    character=characters[spec["name"]], by=gm, count=count, effect=effect
-                )
         for author, character_name, narration, nc_note in POSTS:
             diary_services.post_create(
                 session=session,
@@ -205,12 +200,32 @@ class Command(BaseCommand):
                 narration=narration,
                 nc_note=nc_note,
             )
+        self._potions(session, gm, characters)
         self._rolls(session, gm, characters)
         self._asks(session, users, characters)
         self._turn_deadline(session, gm)
         seed_npcs(session, gm, characters)
         seed_entries(session, users, characters)
         return session
+
+    def _potions(self, session: GameSession, gm, characters: dict) -> None:
+        """The potions the characters start with, granted in the GM's opening post as
+        entries of the session's chain (seed line 153; in play the sheet grants nothing)."""
+        from rolls import entries
+
+        for spec in CHARACTERS:
+            for count, effect in spec.get("potions", []):
+                entries.item_grant(
+                    session=session,
+                    by=gm,
+                    character_id=characters[spec["name"]].pk,
+                    count=count,
+                    effect=effect,
+                    restores_hp=None,
+                    frees_kind="",
+                    token=uuid.uuid4(),
+                    digest="seed_demo",
+                )
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
         """Two players ask for rolls in the current turn; the GM answers one in one click,
