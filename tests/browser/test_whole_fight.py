@@ -16,6 +16,7 @@ change, the stun's start and end included, and Bartek can read it.
 import re
 
 import pytest
+from django.utils import translation
 from playwright.sync_api import expect
 
 from diary import npc_services
@@ -61,6 +62,13 @@ def player(browser, live_server, table):
     log_in(page, table.bob.username, PASSWORD)
     yield page
     context.close()
+
+
+def polish_plural(singular: str, plural: str, count: int) -> str:
+    with translation.override("pl"):
+        text = translation.ngettext(singular, plural, count)
+    assert text not in (singular, plural), f"no Polish translation for {singular!r}"
+    return text % {"count": count}
 
 
 def diary(page, table) -> None:
@@ -272,6 +280,12 @@ def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, tab
         ]
     )
     expect(entry(player, polish("left: %(count)s", count=0))).to_have_text(drunk)
+    # In combat the use is counted as an action of the turn, with no limit shown.
+    usage = player.get_by_test_id("turn-usage").filter(has_text="Borys")
+    expect(usage.get_by_test_id("item-actions")).to_have_text(
+        polish_plural("%(count)s item used", "%(count)s items used", 1)
+    )
+    expect(usage).to_contain_text(polish("actions: %(used)s", used=1))
     player.goto(f"/characters/{borys.pk}/")
     expect(player.get_by_test_id("hp")).to_have_text(f"{hp + 15} / {top}")
     diary(gm, table)
