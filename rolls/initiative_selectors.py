@@ -16,6 +16,7 @@ from django.utils import timezone
 from characters.models import HOLDING_EFFECT_KINDS, NegativeEffect
 from characters.numbers import signed_number
 from characters.selectors import held_character_ids
+from diary.models import Turn
 from rolls.engine import initiative as engine
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant
 
@@ -180,7 +181,9 @@ class HistoryRow:
 
 
 def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
-    """Stuns and immobilisations of the participants that began or ended during the event."""
+    """Stuns and immobilisations of the participants that began or ended during the event,
+    each with its turn: the one it began in (an effect from this session's diary), the one
+    whose opening ended it by itself, else the session's turn at that moment (the sheet)."""
     from django.utils.translation import gettext as _
 
     names = {p.character_id: p.name for p in event.participants.all()}
@@ -192,14 +195,27 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
         | Q(freed_at__gte=event.opened_at, freed_at__lte=until)
     )
     rows = []
+    turns = None  # the session's turns, read once if a row needs the turn of a moment
+
+    def turn_at(moment) -> int | None:
+        nonlocal turns
+        if turns is None:
+            turns = list(
+                Turn.objects.filter(session_id=event.session_id)
+                .order_by("number")
+                .values_list("number", "opened_at")
+            )
+        return max((n for n, opened in turns if opened <= moment), default=None)
+
     for effect in effects:
         name = names[effect.character_id]
         kind = effect.get_kind_display()
         if event.opened_at <= effect.created_at <= until:
+            from_this_session = effect.began_in_session == event.session_id
             rows.append(
                 HistoryRow(
                     effect.created_at,
-                    None,
+                    effect.began_turn if from_this_session else turn_at(effect.created_at),
                     "held",
                     "",
                     name,
@@ -211,7 +227,7 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
             rows.append(
                 HistoryRow(
                     effect.freed_at,
-                    None,
+                    effect.ends_at_turn if effect.ended_by_itself else turn_at(effect.freed_at),
                     "freed",
                     "",
                     name,

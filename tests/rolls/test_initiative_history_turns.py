@@ -1,0 +1,89 @@
+"""Issue 9: every change in an event's history says which turn it happened in, the holding
+effects read off the sheets included (a stun's start and end used to show "—")."""
+
+import html
+import re
+
+import pytest
+from django.urls import reverse
+
+from characters.models import NegativeEffect
+from characters.services import effect_add, effect_free
+from diary.services import turn_open_next
+from rolls import initiative_selectors
+from rolls.models import InitiativeEvent
+from tests.conftest import polish
+from tests.rolls.test_initiative_event import fight  # noqa: F401 (a fixture)
+
+pytestmark = pytest.mark.django_db
+
+
+def effect_turns(event) -> list[tuple[str, str, int | None]]:
+    event = InitiativeEvent.objects.get(pk=event.pk)
+    return [
+        (row.kind, row.character, row.turn)
+        for row in initiative_selectors.history_rows(event)
+        if row.kind in ("held", "freed")
+    ]
+
+
+def test_a_holding_effects_start_and_end_carry_their_turns(fight):  # noqa: F811
+    session = fight.session
+    # Turn 1: a stun from the diary (this session's turn 1), until freed.
+    stun = effect_add(
+        character=fight.lirael,
+        by=fight.gm,
+        kind="stun",
+        description="Ogłuszona",
+        began_in_session=session.pk,
+        began_turn=1,
+    )
+    turn_open_next(session=session, by=fight.gm)
+    # Turn 2: the GM frees her on the sheet; the wolf is immobilised for 1 turn.
+    effect_free(effect=stun, by=fight.gm, note="Ocknęła się")
+    effect_add(
+        character=fight.wolf,
+        by=fight.gm,
+        kind="immobilisation",
+        description="Sieć",
+        began_in_session=session.pk,
+        began_turn=2,
+        length_turns=1,
+    )
+    turn_open_next(session=session, by=fight.gm)  # turn 3: the net is gone by itself
+    assert NegativeEffect.objects.get(description="Sieć").ended_by_itself
+    # Turn 3: a stun added on Borys's sheet, outside any turn of its own.
+    effect_add(character=fight.borys, by=fight.gm, kind="stun", description="Cios")
+
+    assert effect_turns(fight.event) == [
+        ("held", "Lirael", 1),
+        ("freed", "Lirael", 2),
+        ("held", "Wilk", 2),
+        ("freed", "Wilk", 3),
+        ("held", "Borys", 3),
+    ]
+
+    # The page shows them in the history's turn column.
+    page = html.unescape(
+        fight.gm_client.get(reverse("rolls:initiative", args=[session.pk])).content.decode()
+    )
+    turn_label = polish("Turn")
+    rows = re.findall(r'<tr data-kind="(held|freed)">(.*?)</tr>', page, re.S)
+    turns = [
+        re.search(rf'<td data-label="{turn_label}">(.*?)</td>', cells).group(1) for _, cells in rows
+    ]
+    assert turns == ["1", "2", "2", "3", "3"]
+
+
+def test_an_effect_from_another_sessions_turn_takes_this_sessions_turn(fight):  # noqa: F811
+    """`began_turn` counts another session's turns there; here the moment decides."""
+    turn_open_next(session=fight.session, by=fight.gm)
+    effect_add(
+        character=fight.borys,
+        by=fight.gm,
+        kind="stun",
+        description="Zaklęcie z innej sesji",
+        began_in_session=fight.session.pk + 1000,
+        began_turn=7,
+    )
+    assert effect_turns(fight.event) == [("held", "Borys", 2)]
