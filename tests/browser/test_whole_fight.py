@@ -5,8 +5,8 @@ The database holds only what a fight starts from: the users, the sheets, the run
 and the wolf's stand-in. Scripted dice fix the order (Lirael 540, Borys 340, Wilk 140). Then:
 the GM opens the fight with an initiative roll including the stand-in; the order shows at the
 top of the diary, the marker on the first, and the GM moves it; Lirael is stunned from the
-diary's entry forms and drops to the end, is freed on her sheet (the only place that frees an
-effect early) and returns; a haste spell raises the wolf for 2 turns and is gone in the third
+diary's entry forms and drops to the end, is freed early from the diary (in play the sheet links
+there) and returns; a haste spell raises the wolf for 2 turns and is gone in the third
 (turns opened from the diary); Lirael hands initiative over to Borys; the GM grants Borys a
 potion in a post, Bartek drinks it and HP is restored (the sheet and the diary's entry); the
 GM deals damage from the diary with a reason; the GM ends the event; the history shows every
@@ -189,15 +189,20 @@ def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, tab
     expect(marked(gm)).to_have_text("Borys")
     expect_order(player, table, ["Borys", "Wilk", "Lirael"])
 
-    # -- The GM frees her on her sheet (the diary has no form to free early): she returns. -
+    # -- In play the sheet sends the GM to the diary, where the stun is freed early. -------
     gm.goto(f"/characters/{table.lirael.pk}/")
     effect = gm.locator("li", has_text="Ogłuszona uderzeniem tarczy")
     expect(effect).to_contain_text(polish("since turn %(first)s, until freed", first=1))
-    effect.get_by_label(polish("How was it freed?")).fill("Ocknęła się po chwili")
-    effect.get_by_role("button", name=polish("Free"), exact=True).click()
-    effect = gm.locator("li", has_text="Ogłuszona uderzeniem tarczy")
-    expect(effect).to_contain_text("Ocknęła się po chwili")
-    expect(effect).to_contain_text(polish("freed"))
+    gm.get_by_test_id("tend-in-diary-link").click()
+    gm.wait_for_url(re.compile(r"entry_character=\d+#entries$"))
+    form = entry_form(gm, "entry-free", "Free an effect early")
+    form.locator('[name="free-effect"]').select_option(
+        label=f"Lirael: Ogłuszona uderzeniem tarczy ({stunned})"
+    )
+    form.locator('[name="free-reason"]').fill("Ocknęła się po chwili")
+    form.get_by_role("button", name=polish("Free the effect")).click()
+    gm.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(entry(gm, "Ocknęła się po chwili")).to_be_visible()
     expect_order(gm, table, ["Lirael", "Borys", "Wilk"])
     expect(gm.get_by_test_id("fight-order")).not_to_contain_text(held)
 
