@@ -12,7 +12,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
-from rolls import access
+from rolls.forms import SignedTokenForm
 
 FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
 AMOUNT_MAX = 9_999
@@ -22,24 +22,10 @@ GRANT_MAX = 20
 HP_DIRECTIONS = [("damage", _("damage (HP lost)")), ("restore", _("HP restored"))]
 
 
-class EntryForm(forms.Form):
+class EntryForm(SignedTokenForm):
     """The token every entry form carries, signed for its user and session."""
 
-    token = forms.CharField(widget=forms.HiddenInput, required=False)
-
-    def __init__(self, *args, user, session, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.user, self.session = user, session
-        if not self.is_bound and "token" not in self.initial:
-            self.initial["token"] = access.issue_token(user, session)
-
-    def clean(self):
-        cleaned = super().clean()
-        token = access.read_token(self.user, self.session, cleaned.get("token"))
-        if token is None:
-            self.add_error(None, FOREIGN_ENTRY_TOKEN)
-        cleaned["token"] = token
-        return cleaned
+    foreign_token_message = FOREIGN_ENTRY_TOKEN
 
     def digest(self) -> str:
         """What was asked, for the token's replay check (same token, same entry)."""

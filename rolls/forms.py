@@ -345,13 +345,32 @@ FOREIGN_TOKEN = _(
 )
 
 
-class TokenForm(forms.Form):
-    """Carried by every panel form: the one-time token, the mode, the target post.
+class SignedTokenForm(forms.Form):
+    """A form carrying a one-time token signed for its user and session (rolls.access):
+    `cleaned_data["token"]` is its UUID, and a token issued to anyone else is refused with
+    `foreign_token_message`. The panel's forms and the diary's entry forms share it."""
 
-    The token is signed for the user and the session it was issued in (rolls.access):
-    `cleaned_data["token"]` is its UUID, and a token issued to anyone else is refused."""
-
+    foreign_token_message = FOREIGN_TOKEN
     token = forms.CharField(widget=forms.HiddenInput, required=False)
+
+    def __init__(self, *args, user, session, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.user, self.session = user, session
+        if not self.is_bound and "token" not in self.initial:
+            self.initial["token"] = access.issue_token(user, session)
+
+    def clean(self):
+        cleaned = super().clean()
+        token = access.read_token(self.user, self.session, cleaned.get("token"))
+        if token is None:
+            self.add_error(None, self.foreign_token_message)
+        cleaned["token"] = token
+        return cleaned
+
+
+class TokenForm(SignedTokenForm):
+    """Carried by every panel form: the one-time token, the mode, the target post."""
+
     mode = forms.ChoiceField(
         label=_("Roll"), choices=[(m, MODE_LABELS[m]) for m in access.PANEL_MODES]
     )
@@ -371,23 +390,16 @@ class TokenForm(forms.Form):
         ),
     )
 
-    def __init__(self, *args, user, session, posts=(), may_allow_extra_action=False, **kwargs):
+    def __init__(self, *args, posts=(), may_allow_extra_action=False, **kwargs):
         super().__init__(*args, **kwargs)
-        self.user, self.session = user, session
         if not may_allow_extra_action:
             del self.fields["extra_action_reason"]
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
-        if not self.is_bound and "token" not in self.initial:
-            self.initial["token"] = access.issue_token(user, session)
 
     def clean(self):
         cleaned = super().clean()
-        token = access.read_token(self.user, self.session, cleaned.get("token"))
-        if token is None:
-            self.add_error(None, FOREIGN_TOKEN)
-        cleaned["token"] = token
         cleaned["extra_action_reason"] = (cleaned.get("extra_action_reason") or "").strip()
         return cleaned
 
