@@ -19,38 +19,15 @@ import pytest
 from django.utils import translation
 from playwright.sync_api import expect
 
-from diary import npc_services
-from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent
-from rolls.selectors import playing_characters
 from tests.browser.conftest import log_in
+from tests.browser.test_initiative_event import wolf  # noqa: F401 (the stand-in wolf)
 from tests.browser.test_roll_panel import COUNT_REDRAWS, open_panel, open_tab, type_in
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EVENT = "Zasadzka przy młynie"
-
-
-@pytest.fixture
-def wolf(table, make_character, monkeypatch):
-    """The wolf's stand-in (mode `gm_character`) and dice that fix the order."""
-    table.session.npc_mode = "gm_character"
-    table.session.save()
-    sheet = make_character(table.gm, "Wilk")
-    npc = npc_services.npc_create(
-        session=table.session,
-        by=table.gm,
-        name="Wilk",
-        description="Wygłodniały basior.",
-        visible_to_players=True,
-    )
-    npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=sheet)
-    # Szybkość 640 for everyone: score = 640 − face.
-    face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
-    faces = [face[c.name] for c in playing_characters(table.session).values()]
-    monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))
-    return sheet
 
 
 @pytest.fixture
@@ -122,7 +99,8 @@ def in_turn(turn: int) -> str:
     )
 
 
-def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, table, wolf):
+@pytest.mark.usefixtures("wolf")
+def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, table):
     gm = page
     gm.add_init_script(COUNT_REDRAWS)
     log_in(gm, table.gm.username, PASSWORD)
