@@ -151,6 +151,12 @@ class RollAsk(models.Model):
                 | (~models.Q(status="answered") & models.Q(answer__isnull=True)),
                 name="roll_ask_answered_has_roll",
             ),
+            # A double send asks once (rolls.services.roll_ask_create checks it first).
+            models.UniqueConstraint(
+                fields=["post", "character"],
+                condition=models.Q(status="open"),
+                name="roll_ask_one_open_per_post",
+            ),
         ]
         verbose_name = _("roll request")
         verbose_name_plural = _("roll requests")

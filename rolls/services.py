@@ -283,6 +283,8 @@ def _check(
         session, request, turn, acting.name if acting else "", extra_action_reason
     )
     ask = _open_ask(session, by, answers) if answers is not None else None
+    if ask is not None:
+        _check_answer_matches(ask, request)
     if ask is not None and post is None:
         # The answer gets its own post, after the request: the diary reads in order.
         target = post_create_for_rolls(session=session, author=by, turn=turn)
@@ -300,6 +302,37 @@ def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
     if ask is None or not ask.is_open:
         raise ValidationError({"ask": _("This request is no longer open.")})
     return ask
+
+
+ANSWER_DIFFERS = gettext_lazy(
+    "This roll is not what the request asks (%(what)s). An answer rolls the player's "
+    "request as asked, with the GM's modifiers added; roll something else without "
+    "answering."
+)
+
+
+def _check_answer_matches(ask: RollAsk, request: RollRequest) -> None:
+    """An answer rolls the request's character, test and sources exactly (side a of an
+    opposed roll); the GM adds only modifiers and an NPC's. Otherwise the roll would show
+    the request's words over something else."""
+    side = request.a if request.kind in SIDE_TESTS or request.kind == "opposed" else None
+    if side is None:
+        differs = [_("the kind of roll")]
+    else:
+        differs = [
+            label
+            for label, same in [
+                (_("the character"), side.character_id == ask.character_id),
+                (_("the test"), side.test == ask.test),
+                (_("the attributes"), sorted(side.attribute_ids) == sorted(ask.attribute_ids)),
+                (_("the skill"), side.test != "skill" or side.skill_id == ask.skill_id),
+                (_("abilities and flaws"), set(side.trait_ids) == set(ask.trait_ids)),
+                (_("items"), set(side.item_ids) == set(ask.item_ids)),
+            ]
+            if not same
+        ]
+    if differs:
+        raise ValidationError({"ask": ANSWER_DIFFERS % {"what": ", ".join(map(str, differs))}})
 
 
 def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None:
@@ -388,9 +421,14 @@ def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post |
         raise RequestError("a-test", "required")
     build_side(side, characters, locked.criticals_enabled, "a-")  # refusals, no die
     turn = current_turn(locked)
+    target = _ask_post(locked, by, turn, post)
+    # One open request per character and post: the same form sent twice asks once (the
+    # session's row lock above serialises the check; a constraint backs it).
+    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
+        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
     ask = RollAsk.objects.create(
         session=locked,
-        post=_ask_post(locked, by, turn, post),
+        post=target,
         asked_by=by,
         character=character,
         test=side.test,
@@ -404,6 +442,10 @@ def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post |
     return ask
 
 
+ALREADY_ASKED = gettext_lazy(
+    "%(name)s already has an open request in this post: wait for the GM's answer, or "
+    "withdraw it first."
+)
 NO_POST_TO_ASK_IN = gettext_lazy(
     "Describe the action in a post of this turn first; the request is attached to it."
 )

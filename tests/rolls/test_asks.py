@@ -36,6 +36,10 @@ def ask_data(character, skill_name, *sources, **extra):
     return data
 
 
+def trait_id(name) -> int:
+    return int(trait(name).removeprefix("trait:"))
+
+
 def plain_client(user) -> Client:
     """A browser following a link as it is written (no signing of the panel's fields)."""
     client = Client()
@@ -190,7 +194,13 @@ def test_the_answering_roll_links_back_to_the_request(table, client_for):
     )
     ask = RollAsk.objects.get()
     request = RollRequest(
-        kind="skill", a=SideRequest(table.borys.pk, "skill", skill_id=skill("Otwieranie zamków"))
+        kind="skill",
+        a=SideRequest(
+            table.borys.pk,
+            "skill",
+            skill_id=skill("Otwieranie zamków"),
+            trait_ids=(trait_id("Precyzyjny"),),
+        ),
     )
     made = roll_make(
         session=table.session, by=table.gm, request=request, token=uuid.uuid4(), answers=ask
@@ -214,3 +224,70 @@ def test_the_answering_roll_links_back_to_the_request(table, client_for):
     )
     detail = reverse("rolls:detail", args=[table.session.pk, plain.roll.seq])
     assert "#ask-" not in client_for(table.alice).get(detail).content.decode()
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"trait_ids": ()},  # the player's ability dropped
+        {"character": "lirael"},  # another character
+        {"kind": "attribute"},  # another test
+    ],
+)
+def test_an_answer_rolls_what_the_request_asks(table, client_for, changed):
+    """Review of issue 8: the roll shows the request's words, so it must roll exactly the
+    request (the GM adds modifiers only); anything else is refused and the request waits."""
+    from rolls.requests import RollRequest, SideRequest
+    from rolls.services import roll_make
+
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(
+        ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
+    )
+    ask = RollAsk.objects.get()
+    side = {
+        "character_id": table.borys.pk,
+        "test": "skill",
+        "skill_id": skill("Otwieranie zamków"),
+        "trait_ids": (trait_id("Precyzyjny"),),
+    }
+    kind = "skill"
+    if "trait_ids" in changed:
+        side["trait_ids"] = ()
+    if "character" in changed:  # Lirael's own skill and ability, but not the request's
+        side.update(
+            character_id=table.lirael.pk,
+            skill_id=skill("Uwodzenie"),
+            trait_ids=(trait_id("Seksapil"),),
+        )
+    if "kind" in changed:
+        kind = "attribute"
+        side = {"character_id": table.borys.pk, "test": "attribute", "attribute_ids": (1,)}
+    with pytest.raises(ValidationError) as refused:
+        roll_make(
+            session=table.session,
+            by=table.gm,
+            request=RollRequest(kind=kind, a=SideRequest(**side)),
+            token=uuid.uuid4(),
+            answers=ask,
+        )
+    assert "ask" in refused.value.message_dict
+    assert not Roll.objects.exists()
+    ask.refresh_from_db()
+    assert ask.is_open
+
+
+def test_the_same_request_sent_twice_asks_once(table, client_for):
+    narrate(table, table.bob, table.borys)
+    bob = client_for(table.bob)
+    data = ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
+    assert bob.post(ask_url(table), data).status_code == 302
+    again = bob.post(ask_url(table), data)
+    assert again.status_code == 400
+    message = polish(
+        "%(name)s already has an open request in this post: wait for the GM's answer, or "
+        "withdraw it first.",
+        name="Borys",
+    )
+    assert message in html.unescape(again.content.decode())
+    assert RollAsk.objects.count() == 1
