@@ -18,7 +18,13 @@ from characters.numbers import signed_number
 from characters.selectors import held_character_ids
 from diary.models import Turn
 from rolls.engine import initiative as engine
-from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant
+from rolls.models import (
+    ChangeKind,
+    InitiativeChange,
+    InitiativeEvent,
+    InitiativeParticipant,
+    Roll,
+)
 
 
 def running_event(session, pk: int | None = None) -> InitiativeEvent | None:
@@ -194,6 +200,16 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
         Q(created_at__gte=event.opened_at, created_at__lte=until)
         | Q(freed_at__gte=event.opened_at, freed_at__lte=until)
     )
+    effects = list(effects)
+    # The diary entries that applied or freed these effects say who did it and why (issue 9:
+    # every change records who and why); an effect from the sheet has none: "the sheet".
+    entries = {}
+    if effects:
+        for test, record, username in Roll.objects.filter(
+            session_id=event.session_id, test__in=("effect", "effect_free")
+        ).values_list("test", "record", "rolled_by__username"):
+            effect_id = record.get("entry", {}).get("effect", {}).get("id")
+            entries[(test, effect_id)] = (username, record["entry"].get("reason", ""))
     rows = []
     turns = None  # the session's turns, read once if a row needs the turn of a moment
 
@@ -217,10 +233,17 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
                     effect.created_at,
                     effect.began_turn if from_this_session else turn_at(effect.created_at),
                     "held",
-                    "",
+                    entries.get(("effect", effect.pk), ("", ""))[0],
                     name,
                     _("%(kind)s: drops to the end of the order while it lasts") % {"kind": kind},
-                    effect.description,
+                    " — ".join(
+                        part
+                        for part in (
+                            effect.description,
+                            entries.get(("effect", effect.pk), ("", ""))[1],
+                        )
+                        if part
+                    ),
                 )
             )
         if effect.freed_at and event.opened_at <= effect.freed_at <= until:
@@ -229,7 +252,7 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
                     effect.freed_at,
                     effect.ends_at_turn if effect.ended_by_itself else turn_at(effect.freed_at),
                     "freed",
-                    "",
+                    entries.get(("effect_free", effect.pk), ("", ""))[0],
                     name,
                     _("freed of %(kind)s: back in the order") % {"kind": kind},
                     effect.freed_note,

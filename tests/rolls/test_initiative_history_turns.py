@@ -8,11 +8,12 @@ import pytest
 from django.urls import reverse
 
 from characters.models import NegativeEffect
-from characters.services import effect_add, effect_free
+from characters.services import effect_add
 from diary.services import turn_open_next
 from rolls import initiative_selectors
 from rolls.models import InitiativeEvent
 from tests.conftest import polish
+from tests.diary_entries import effect_entry, free_entry
 from tests.rolls.test_initiative_event import fight  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
@@ -30,38 +31,31 @@ def effect_turns(event) -> list[tuple[str, str, int | None]]:
 def test_a_holding_effects_start_and_end_carry_their_turns(fight):  # noqa: F811
     session = fight.session
     # Turn 1: a stun from the diary (this session's turn 1), until freed.
-    stun = effect_add(
-        character=fight.lirael,
-        by=fight.gm,
-        kind="stun",
-        description="Ogłuszona",
-        began_in_session=session.pk,
-        began_turn=1,
-    )
+    stun = effect_entry(session, fight.gm, fight.lirael, "stun", "Ogłuszona", reason="Tarcza")
     turn_open_next(session=session, by=fight.gm)
-    # Turn 2: the GM frees her on the sheet; the wolf is immobilised for 1 turn.
-    effect_free(effect=stun, by=fight.gm, note="Ocknęła się")
-    effect_add(
-        character=fight.wolf,
-        by=fight.gm,
-        kind="immobilisation",
-        description="Sieć",
-        began_in_session=session.pk,
-        began_turn=2,
-        length_turns=1,
-    )
+    # Turn 2: the GM frees her early from the diary; the wolf is immobilised for 1 turn.
+    free_entry(session, fight.gm, stun, reason="Ocknęła się")
+    effect_entry(session, fight.gm, fight.wolf, "immobilisation", "Sieć", length=1)
     turn_open_next(session=session, by=fight.gm)  # turn 3: the net is gone by itself
     assert NegativeEffect.objects.get(description="Sieć").ended_by_itself
-    # Turn 3: a stun added on Borys's sheet, outside any turn of its own.
-    effect_add(character=fight.borys, by=fight.gm, kind="stun", description="Cios")
 
     assert effect_turns(fight.event) == [
         ("held", "Lirael", 1),
         ("freed", "Lirael", 2),
         ("held", "Wilk", 2),
         ("freed", "Wilk", 3),
-        ("held", "Borys", 3),
     ]
+    # Who did it and why come from the diary's entries (review of issue 9); an effect that
+    # ended by itself was nobody's act.
+    rows = {
+        (row.kind, row.character): row
+        for row in initiative_selectors.history_rows(InitiativeEvent.objects.get(pk=fight.event.pk))
+        if row.kind in ("held", "freed")
+    }
+    gm = fight.gm.get_username()
+    assert rows[("held", "Lirael")].who == gm and "Tarcza" in rows[("held", "Lirael")].reason
+    assert rows[("freed", "Lirael")].who == gm
+    assert rows[("freed", "Wilk")].who == ""
 
     # The page shows them in the history's turn column.
     page = html.unescape(
@@ -72,7 +66,7 @@ def test_a_holding_effects_start_and_end_carry_their_turns(fight):  # noqa: F811
     turns = [
         re.search(rf'<td data-label="{turn_label}">(.*?)</td>', cells).group(1) for _, cells in rows
     ]
-    assert turns == ["1", "2", "2", "3", "3"]
+    assert turns == ["1", "2", "2", "3"]
 
 
 def test_an_effect_from_another_sessions_turn_takes_this_sessions_turn(fight):  # noqa: F811
