@@ -1,12 +1,16 @@
 """The GM's forms for a running initiative event (issue 9): the only place their input is
-parsed; every bad input is a Polish error next to its field, and nothing is stored."""
+parsed; every bad input is a Polish error next to its field, and nothing is stored. Each
+carries a one-time token signed for the GM and the session (rolls.access): a double click or
+a Back-and-resend answers with the change the token already made."""
 
 from __future__ import annotations
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from rolls.forms import typed_modifier_field
+from rolls import access
+from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
+from rolls.forms import SignedTokenForm, typed_modifier_field
 from rolls.initiative_services import MAX_TURNS
 
 BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
@@ -20,7 +24,8 @@ def _character_field(label, participants, *, required=True):
     return field
 
 
-class _EventForm(forms.Form):
+class _EventForm(SignedTokenForm):
+    foreign_token_message = FOREIGN_ENTRY_TOKEN
     back = forms.ChoiceField(choices=BACK_CHOICES, required=False, widget=forms.HiddenInput)
     # The three forms share one page: each gets its own element ids ("modifier_reason").
     id_prefix = "event"
@@ -29,6 +34,14 @@ class _EventForm(forms.Form):
         kwargs.setdefault("auto_id", f"{self.id_prefix}_%s")
         super().__init__(*args, **kwargs)
         self.participants = list(participants)
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("token") is None:
+            # Refused, the form is shown again with a token of this GM's: sent again, it counts.
+            self.data = self.data.copy()
+            self.data["token"] = access.issue_token(self.user, self.session)
+        return cleaned
 
 
 class MarkerForm(_EventForm):

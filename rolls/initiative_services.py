@@ -4,13 +4,16 @@ writes the change's history row too: the order is never edited silently.
 An event opens with the initiative roll that fixes its scores (`roll_make` calls
 `initiative_event_open` in the roll's transaction); the GM moves the marker, records order
 modifiers and handovers, and ends it. Each service locks the session row (as a roll does),
-checks rolls.access itself and never trusts a view.
+checks rolls.access itself and never trusts a view. The GM's forms carry a one-time token
+(rolls.access): a token already used answers with the change it made, nothing new stored.
 """
 
 from __future__ import annotations
 
+import uuid
+
 from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -65,7 +68,7 @@ def initiative_event_open(*, session: GameSession, roll: Roll, by, name: str) ->
     return event
 
 
-def _record(event, by, kind, turn, reason, details) -> InitiativeChange:
+def _record(event, by, kind, turn, reason, details, token=None) -> InitiativeChange:
     return InitiativeChange.objects.create(
         event=event,
         kind=kind,
@@ -74,19 +77,54 @@ def _record(event, by, kind, turn, reason, details) -> InitiativeChange:
         turn_number=turn,
         reason=reason,
         details=details,
+        token=token,
     )
 
 
-def _locked_running(event: InitiativeEvent, by):
-    """The session and the event locked, the GM's right checked, the event still running."""
+def _made(by, token) -> InitiativeChange | None:
+    """The change this user's one-time token already made, or None."""
+    if token is None:
+        return None
+    return InitiativeChange.objects.filter(by=by, token=token).first()
+
+
+def _locked_session(event: InitiativeEvent, by) -> GameSession:
+    """The session row locked (as a roll locks it) and the GM's right checked."""
     session = GameSession.objects.select_for_update().get(pk=event.session_id)
     if not access_fight(by, session).can_manage:
         raise PermissionDenied
+    return session
+
+
+def _locked_running(event: InitiativeEvent, by, session: GameSession | None = None):
+    """The session and the event locked, the GM's right checked, the event still running."""
+    session = session or _locked_session(event, by)
     event = InitiativeEvent.objects.select_for_update().get(pk=event.pk)
     if not event.is_running:
         raise ValidationError(_("This event has ended; nothing was changed."))
     turn = current_turn(session)
     return session, event, turn.number if turn else event.opened_turn
+
+
+def _change_once(event: InitiativeEvent, by, token, kind, build) -> InitiativeChange:
+    """One change per one-time token, in the caller's transaction: under the session lock, a
+    token already used answers with its change; else `build(event, turn)` checks the input
+    and returns (reason, details), and the row is written. A concurrent duplicate that slips
+    past the lock (the unique constraint) resolves to the row the first one wrote."""
+    session = _locked_session(event, by)
+    made = _made(by, token)
+    if made is not None:
+        return made
+    _session, event, turn = _locked_running(event, by, session)
+    reason, details = build(event, turn)
+    try:
+        with transaction.atomic():
+            return _record(event, by, kind, turn, reason, details, token)
+    except IntegrityError:
+        made = _made(by, token)
+        if made is None:
+            raise
+        return made
 
 
 def _participant(event: InitiativeEvent, character_id, field: str) -> InitiativeParticipant:
@@ -98,84 +136,109 @@ def _participant(event: InitiativeEvent, character_id, field: str) -> Initiative
 
 @transaction.atomic
 def initiative_marker_move(
-    *, event: InitiativeEvent, by, character_id: int | None = None
+    *,
+    event: InitiativeEvent,
+    by,
+    character_id: int | None = None,
+    token: uuid.UUID | None = None,
 ) -> InitiativeChange:
     """The GM marks whom they resolve next: the one chosen, or (None) the next in the order."""
     from rolls import initiative_selectors as selectors
 
-    _session, event, turn = _locked_running(event, by)
-    if character_id is None:
-        view = selectors.fight_view(event, turn)
-        character_id = view.next_id
-    participant = _participant(event, character_id, "character")
-    details = {"character": participant.character_id, "name": participant.name}
-    return _record(event, by, ChangeKind.MARKER, turn, "", details)
+    def build(event, turn):
+        chosen = character_id
+        if chosen is None:
+            chosen = selectors.fight_view(event, turn).next_id
+        participant = _participant(event, chosen, "character")
+        return "", {"character": participant.character_id, "name": participant.name}
+
+    return _change_once(event, by, token, ChangeKind.MARKER, build)
 
 
 @transaction.atomic
 def initiative_modifier_add(
-    *, event: InitiativeEvent, by, character_id: int, value: int, turns: int, reason: str
+    *,
+    event: InitiativeEvent,
+    by,
+    character_id: int,
+    value: int,
+    turns: int,
+    reason: str,
+    token: uuid.UUID | None = None,
 ) -> InitiativeChange:
     """A speed or initiative modifier (a spell, an item) from this turn for `turns` turns:
     it counts in turns t .. t+turns-1 and ends by itself (rolls.engine.initiative)."""
     from rolls.engine import forum1000 as f1000
 
-    _session, event, turn = _locked_running(event, by)
-    participant = _participant(event, character_id, "character")
-    reason = (reason or "").strip()
-    errors = {}
-    if not reason:
-        errors["reason"] = _("A change of order needs a reason: everyone reads it.")
-    if not value or abs(value) > f1000.TYPED_MODIFIER_LIMIT:
-        errors["value"] = _("A modifier lies between −%(limit)s and +%(limit)s, not 0.") % {
-            "limit": f1000.TYPED_MODIFIER_LIMIT
+    def build(event, turn):
+        participant = _participant(event, character_id, "character")
+        text = (reason or "").strip()
+        errors = {}
+        if not text:
+            errors["reason"] = _("A change of order needs a reason: everyone reads it.")
+        if not value or abs(value) > f1000.TYPED_MODIFIER_LIMIT:
+            errors["value"] = _("A modifier lies between −%(limit)s and +%(limit)s, not 0.") % {
+                "limit": f1000.TYPED_MODIFIER_LIMIT
+            }
+        if not 1 <= turns <= MAX_TURNS:
+            errors["turns"] = _("Between 1 and %(max)s turns.") % {"max": MAX_TURNS}
+        if errors:
+            raise ValidationError(errors)
+        details = {
+            "character": participant.character_id,
+            "name": participant.name,
+            "value": value,
+            "turns": turns,
         }
-    if not 1 <= turns <= MAX_TURNS:
-        errors["turns"] = _("Between 1 and %(max)s turns.") % {"max": MAX_TURNS}
-    if errors:
-        raise ValidationError(errors)
-    details = {
-        "character": participant.character_id,
-        "name": participant.name,
-        "value": value,
-        "turns": turns,
-    }
-    return _record(event, by, ChangeKind.MODIFIER, turn, reason, details)
+        return text, details
+
+    return _change_once(event, by, token, ChangeKind.MODIFIER, build)
 
 
 @transaction.atomic
 def initiative_handover_record(
-    *, event: InitiativeEvent, by, character_id: int, other_id: int, position: int, reason: str
+    *,
+    event: InitiativeEvent,
+    by,
+    character_id: int,
+    other_id: int,
+    position: int,
+    reason: str,
+    token: uuid.UUID | None = None,
 ) -> InitiativeChange:
     """`character_id` takes over initiative from `other_id` (who hands it over) and moves to
     the place the GM states; the rest keep their relative order."""
-    _session, event, turn = _locked_running(event, by)
-    taker = _participant(event, character_id, "character")
-    giver = _participant(event, other_id, "other")
-    reason = (reason or "").strip()
-    errors = {}
-    if taker.pk == giver.pk:
-        errors["other"] = _("Initiative passes between two different characters.")
-    count = event.participants.count()
-    if not 1 <= position <= count:
-        errors["position"] = _("A place between 1 and %(count)s.") % {"count": count}
-    if not reason:
-        errors["reason"] = _("A change of order needs a reason: everyone reads it.")
-    if errors:
-        raise ValidationError(errors)
-    details = {
-        "character": taker.character_id,
-        "name": taker.name,
-        "other": giver.character_id,
-        "other_name": giver.name,
-        "position": position,
-    }
-    return _record(event, by, ChangeKind.HANDOVER, turn, reason, details)
+
+    def build(event, turn):
+        taker = _participant(event, character_id, "character")
+        giver = _participant(event, other_id, "other")
+        text = (reason or "").strip()
+        errors = {}
+        if taker.pk == giver.pk:
+            errors["other"] = _("Initiative passes between two different characters.")
+        count = event.participants.count()
+        if not 1 <= position <= count:
+            errors["position"] = _("A place between 1 and %(count)s.") % {"count": count}
+        if not text:
+            errors["reason"] = _("A change of order needs a reason: everyone reads it.")
+        if errors:
+            raise ValidationError(errors)
+        details = {
+            "character": taker.character_id,
+            "name": taker.name,
+            "other": giver.character_id,
+            "other_name": giver.name,
+            "position": position,
+        }
+        return text, details
+
+    return _change_once(event, by, token, ChangeKind.HANDOVER, build)
 
 
 @transaction.atomic
 def initiative_event_end(*, event: InitiativeEvent, by) -> InitiativeEvent:
-    """The GM ends the event; a new initiative roll may open the next one."""
+    """The GM ends the event; a new initiative roll may open the next one. Needs no token:
+    a repeated end finds the event ended (under the lock) and is refused, nothing stored."""
     _session, event, turn = _locked_running(event, by)
     event.ended_at = timezone.now()
     event.ended_by = by

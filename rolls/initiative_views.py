@@ -42,9 +42,10 @@ def _render(request, access, *, forms=None, refusal="", status=200):
         participants = list(running.participants.all())
     forms = forms or {}
     if access.can_manage and running is not None:
-        forms.setdefault("marker", MarkerForm(participants=participants))
-        forms.setdefault("modifier", ModifierForm(participants=participants))
-        forms.setdefault("handover", HandoverForm(participants=participants))
+        signed = {"participants": participants, "user": request.user, "session": session}
+        forms.setdefault("marker", MarkerForm(**signed))
+        forms.setdefault("modifier", ModifierForm(**signed))
+        forms.setdefault("handover", HandoverForm(**signed))
     return render(
         request,
         "rolls/initiative.html",
@@ -81,11 +82,17 @@ def _back(access, back: str):
 
 
 def _change(request, pk: int, form_class, key: str, write):
-    """Parse the form, call the service, go back; a refusal shows next to its field (400)."""
+    """Parse the form, call the service, go back; a refusal shows next to its field (400).
+    A token already used goes back too: the service answers with the change it made."""
     access, event = _running_for_gm(request, pk)
     if event is None:
         return _render(request, access, refusal=NO_EVENT, status=400)
-    form = form_class(request.POST, participants=list(event.participants.all()))
+    form = form_class(
+        request.POST,
+        participants=list(event.participants.all()),
+        user=request.user,
+        session=access.session,
+    )
     if form.is_valid():
         try:
             write(event, form.cleaned_data)
@@ -103,7 +110,10 @@ def initiative_marker(request, pk: int):
 
     def write(event, data):
         services.initiative_marker_move(
-            event=event, by=request.user, character_id=data.get("character")
+            event=event,
+            by=request.user,
+            character_id=data.get("character"),
+            token=data["token"],
         )
 
     return _change(request, pk, MarkerForm, "marker", write)
@@ -120,6 +130,7 @@ def initiative_modifier(request, pk: int):
             value=data["value"],
             turns=data["turns"],
             reason=data["reason"],
+            token=data["token"],
         )
 
     return _change(request, pk, ModifierForm, "modifier", write)
@@ -136,6 +147,7 @@ def initiative_handover(request, pk: int):
             other_id=data["other"],
             position=data["position"],
             reason=data["reason"],
+            token=data["token"],
         )
 
     return _change(request, pk, HandoverForm, "handover", write)

@@ -290,11 +290,17 @@ class InitiativeChange(models.Model):
     reason = models.CharField(_("reason"), max_length=200, blank=True)
     # What changed, with the names as they were: character, value, turns, position, other.
     details = models.JSONField(_("details"), default=dict)
+    # The GM's form's one-time token (rolls.access): a repeated click answers with the change
+    # it already made. None for the rows no form writes (opened, ended).
+    token = models.UUIDField(_("form token"), null=True, blank=True)
 
     objects = InitiativeChangeQuerySet.as_manager()
 
     class Meta:
         ordering = ["event", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["by", "token"], name="initiative_change_unique_token"),
+        ]
         verbose_name = _("initiative change")
         verbose_name_plural = _("initiative changes")
 

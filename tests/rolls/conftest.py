@@ -4,7 +4,8 @@ The tests build the panel's form by hand, with a plain UUID as its one-time toke
 The panel issues tokens signed for the user (rolls.access), so these clients sign a
 plain token for their own user, and sign a GET's fields as the panel's own links
 are: exactly what the panel would have given that user. A token or a link that is
-already signed (e.g. one issued to someone else) is sent as it is.
+already signed (e.g. one issued to someone else) is sent as it is. The initiative event's
+forms (issue 9) carry the same tokens: a plain one posted there is signed too.
 """
 
 import re
@@ -18,6 +19,7 @@ from diary.models import GameSession
 from rolls import access
 
 PANEL_PATH = re.compile(r"^/sessions/(\d+)/rolls/panel/$")
+INITIATIVE_PATH = re.compile(r"^/sessions/(\d+)/rolls/initiative/(?:marker|modifier|handover)/$")
 
 
 def _is_plain_uuid(value) -> bool:
@@ -34,8 +36,8 @@ class PanelClient(Client):
         self.user = user
         self.force_login(user)
 
-    def _signed(self, path, data):
-        match = PANEL_PATH.match(path)
+    def _signed(self, path, data, *, patterns=(PANEL_PATH,)):
+        match = next((m for m in (p.match(path) for p in patterns) if m), None)
         if not match or not isinstance(data, dict) or not _is_plain_uuid(data.get("token")):
             return None, data
         session = GameSession.objects.get(pk=match.group(1))
@@ -43,7 +45,7 @@ class PanelClient(Client):
         return session, data
 
     def post(self, path, data=None, *args, **kwargs):
-        _session, data = self._signed(path, data)
+        _session, data = self._signed(path, data, patterns=(PANEL_PATH, INITIATIVE_PATH))
         return super().post(path, data, *args, **kwargs)
 
     def get(self, path, data=None, *args, **kwargs):

@@ -11,7 +11,7 @@ from django.urls import reverse
 
 from diary import npc_services
 from diary.services import post_create, turn_open_next
-from rolls import initiative_selectors
+from rolls import access, initiative_selectors, initiative_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import (
     ChangeKind,
@@ -40,6 +40,13 @@ def initiative(**fields):
 
 def fight_url(t, name="initiative"):
     return reverse(f"rolls:{name}", args=[t.session.pk])
+
+
+def send(t, name, data, client=None, *, token=None):
+    """The GM's initiative form as the page sends it: with a one-time token (a fresh one
+    unless given; a plain UUID is signed for the client's user, tests/rolls/conftest.py)."""
+    data = {"token": str(uuid.uuid4()) if token is None else token, **data}
+    return (client or t.gm_client).post(fight_url(t, name), data)
 
 
 def body(response) -> str:
@@ -138,29 +145,27 @@ def test_the_gm_ends_the_event_then_a_new_roll_opens_the_next(fight):
     assert fight.event.changes.last().kind == ChangeKind.ENDED
     # No controls on an ended event: refused, nothing stored.
     count = InitiativeChange.objects.count()
-    assert gm.post(fight_url(fight, "initiative_marker"), {}).status_code == 400
+    assert send(fight, "initiative_marker", {}).status_code == 400
     assert InitiativeChange.objects.count() == count
     assert gm.post(panel_url(fight), initiative(event_name="Rewanż")).status_code == 302
     assert InitiativeEvent.objects.running().get().name == "Rewanż"
 
 
 def test_the_gm_moves_the_marker_to_the_next_and_picks_one(fight):
-    gm = fight.gm_client
-    assert gm.post(fight_url(fight, "initiative_marker"), {"back": "diary"}).status_code == 302
+    assert send(fight, "initiative_marker", {"back": "diary"}).status_code == 302
     assert order(fight)[1].marked_id == fight.borys.pk
     data = {"character": fight.wolf.pk}
-    assert gm.post(fight_url(fight, "initiative_marker"), data).status_code == 302
+    assert send(fight, "initiative_marker", data).status_code == 302
     assert order(fight)[1].marked_id == fight.wolf.pk
-    gm.post(fight_url(fight, "initiative_marker"), {})
+    send(fight, "initiative_marker", {})
     assert order(fight)[1].marked_id == fight.lirael.pk  # from the top again
     moves = fight.event.changes.filter(kind=ChangeKind.MARKER)
     assert [c.details["name"] for c in moves] == ["Borys", "Wilk", "Lirael"]
 
 
 def test_a_haste_spell_raises_a_character_for_two_turns_and_expires_on_the_third(fight):
-    gm = fight.gm_client
     data = {"character": fight.wolf.pk, "value": "450", "turns": "2", "reason": "Przyspieszenie"}
-    assert gm.post(fight_url(fight, "initiative_modifier"), data).status_code == 302
+    assert send(fight, "initiative_modifier", data).status_code == 302
     assert order(fight)[0] == ["Wilk", "Lirael", "Borys"]
     turn_open_next(session=fight.session, by=fight.gm)
     assert order(fight)[0] == ["Wilk", "Lirael", "Borys"]
@@ -181,14 +186,13 @@ def test_a_stunned_character_drops_to_the_end_and_returns_when_freed(fight):
 
 
 def test_a_handover_moves_the_character_taking_over(fight):
-    gm = fight.gm_client
     data = {
         "character": fight.borys.pk,
         "other": fight.lirael.pk,
         "position": "1",
         "reason": "Lirael czeka na Borysa",
     }
-    assert gm.post(fight_url(fight, "initiative_handover"), data).status_code == 302
+    assert send(fight, "initiative_handover", data).status_code == 302
     assert order(fight)[0] == ["Borys", "Lirael", "Wilk"]
     change = fight.event.changes.get(kind=ChangeKind.HANDOVER)
     assert change.details["other_name"] == "Lirael" and change.details["position"] == 1
@@ -212,7 +216,7 @@ def test_bad_input_is_refused_next_to_the_field_and_nothing_stored(fight, name, 
     data = {"character": fight.lirael.pk, **data}
     data["other"] = {"same": fight.lirael.pk, "wolf": fight.wolf.pk}.get(data.get("other"), "")
     count = InitiativeChange.objects.count()
-    response = fight.gm_client.post(fight_url(fight, name), data)
+    response = send(fight, name, data)
     assert response.status_code == 400
     form = name.removeprefix("initiative_")
     assert f'id="{form}_{field}_error"' in response.content.decode()
@@ -224,7 +228,7 @@ def test_only_the_gm_changes_the_event_players_and_moderators_read_it(fight, cli
     data = {"character": fight.lirael.pk, "value": "100", "turns": "1", "reason": "x"}
     for user in (fight.alice, fight.moderator):
         client = client_for(user)
-        assert client.post(fight_url(fight, "initiative_modifier"), data).status_code == 403
+        assert send(fight, "initiative_modifier", data, client).status_code == 403
         end = client.post(fight_url(fight, "initiative_end"), {"confirm": "yes"})
         assert end.status_code == 403
         page = client.get(fight_url(fight))
@@ -259,7 +263,7 @@ def test_the_diary_query_count_stays_flat_during_a_fight(fight, client_for):
             session=fight.session, author=fight.bob, character=None, narration=f"{n}", nc_note=""
         )
     effect_entry(fight.session, fight.gm, fight.borys, "stun", "cios")
-    fight.gm_client.post(fight_url(fight, "initiative_marker"), {})
+    send(fight, "initiative_marker", {})
     with CaptureQueriesContext(connection) as large:
         client.get(url)
     assert len(large.captured_queries) == len(small.captured_queries)
@@ -278,3 +282,102 @@ def test_the_history_is_append_only(fight):
         InitiativeChange.objects.filter(pk=change.pk).update(reason="x")
     with pytest.raises(LedgerError):
         InitiativeChange.objects.all().delete()
+
+
+# The one-time token: a double click or a Back-and-resend records the change once.
+
+FOREIGN_FORM = "This form has expired or was not issued to you; send it again."
+
+
+def page_token(page: str, testid: str) -> str:
+    """The token of the form with this data-testid (or of the one holding this button)."""
+    form = re.search(rf'<form[^>]*>(?:(?!</form>).)*data-testid="{testid}"', page, re.S)
+    if form is None:
+        form = re.search(rf'<form[^>]*data-testid="{testid}".*?</form>', page, re.S)
+    return re.search(r'name="token" value="([^"]+)"', form.group(0)).group(1)
+
+
+def test_the_next_button_sent_twice_moves_the_marker_once(fight):
+    gm = fight.gm_client
+    diary = body(gm.get(reverse("diary:session", args=[fight.session.pk])))
+    token = page_token(diary, "fight-next")
+    for _ in range(2):
+        response = gm.post(fight_url(fight, "initiative_marker"), {"back": "diary", "token": token})
+        assert response.status_code == 302
+    assert fight.event.changes.filter(kind=ChangeKind.MARKER).count() == 1
+    assert order(fight)[1].marked_id == fight.borys.pk  # not the wolf: nobody skipped
+
+
+def test_the_marker_form_sent_twice_records_one_change(fight):
+    token = page_token(body(fight.gm_client.get(fight_url(fight))), "marker-form")
+    data = {"character": fight.wolf.pk}
+    for _ in range(2):
+        assert send(fight, "initiative_marker", data, token=token).status_code == 302
+    assert fight.event.changes.filter(kind=ChangeKind.MARKER).count() == 1
+    assert order(fight)[1].marked_id == fight.wolf.pk
+
+
+def test_the_same_modifier_sent_twice_counts_once(fight):
+    token = page_token(body(fight.gm_client.get(fight_url(fight))), "modifier-form")
+    data = {"character": fight.wolf.pk, "value": "450", "turns": "2", "reason": "Przyspieszenie"}
+    for _ in range(2):
+        assert send(fight, "initiative_modifier", data, token=token).status_code == 302
+    assert fight.event.changes.filter(kind=ChangeKind.MODIFIER).count() == 1
+    names, view = order(fight)
+    assert names == ["Wilk", "Lirael", "Borys"]
+    assert view.rows[0].score == 140 + 450  # not +900
+    # A new form (a new token) records a new change.
+    assert send(fight, "initiative_modifier", data).status_code == 302
+    assert fight.event.changes.filter(kind=ChangeKind.MODIFIER).count() == 2
+
+
+def test_the_same_handover_sent_twice_records_one_change(fight):
+    token = page_token(body(fight.gm_client.get(fight_url(fight))), "handover-form")
+    data = {"character": fight.wolf.pk, "other": fight.lirael.pk, "position": "1", "reason": "x"}
+    for _ in range(2):
+        assert send(fight, "initiative_handover", data, token=token).status_code == 302
+    assert fight.event.changes.filter(kind=ChangeKind.HANDOVER).count() == 1
+    assert order(fight)[0] == ["Wilk", "Lirael", "Borys"]
+
+
+@pytest.mark.parametrize(
+    ("name", "data"),
+    [
+        ("initiative_marker", {}),
+        ("initiative_modifier", {"value": "450", "turns": "2", "reason": "x"}),
+        ("initiative_handover", {"other": "wolf", "position": "1", "reason": "x"}),
+    ],
+)
+def test_a_token_issued_to_someone_else_is_refused_and_nothing_stored(fight, name, data):
+    data = {"character": fight.lirael.pk, **data}
+    if "other" in data:
+        data["other"] = fight.wolf.pk
+    count = InitiativeChange.objects.count()
+    for token in (access.issue_token(fight.alice, fight.session), "", "not-a-token"):
+        response = send(fight, name, data, token=token)
+        assert response.status_code == 400
+        assert polish(FOREIGN_FORM) in body(response)
+        assert InitiativeChange.objects.count() == count
+    # The refused form comes back with a token of the GM's own: sent again, it counts.
+    form = name.removeprefix("initiative_")
+    again = page_token(body(response), f"{form}-form")
+    assert send(fight, name, data, token=again).status_code == 302
+    assert InitiativeChange.objects.count() == count + 1
+
+
+def test_a_concurrent_duplicate_resolves_to_the_change_already_made(fight, monkeypatch):
+    token = uuid.uuid4()
+    first = initiative_services.initiative_marker_move(event=fight.event, by=fight.gm, token=token)
+    # The second request missed the first one's row (as if both passed the check at once):
+    # the unique constraint stops it, and it answers with the first one's change.
+    real = initiative_services._made
+    calls = []
+
+    def missed_once(by, token):
+        calls.append(token)
+        return None if len(calls) == 1 else real(by, token)
+
+    monkeypatch.setattr(initiative_services, "_made", missed_once)
+    second = initiative_services.initiative_marker_move(event=fight.event, by=fight.gm, token=token)
+    assert second == first and len(calls) == 2
+    assert fight.event.changes.filter(kind=ChangeKind.MARKER).count() == 1
