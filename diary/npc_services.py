@@ -145,6 +145,10 @@ def npc_stand_in_set(*, npc: Npc, by, character) -> Npc:
             raise ValidationError(
                 {"character": _("An NPC's stand-in sheet carries no items: remove them first.")}
             )
+        if character.potions.filter(count__gt=0).exists():
+            raise ValidationError(
+                {"character": _("An NPC's stand-in sheet carries no potions or healing items.")}
+            )
         if character.participations.exclude(status__in=GONE_STATUSES).exists():
             raise ValidationError(
                 {"character": _("This sheet is on a session's list: a stand-in never is.")}

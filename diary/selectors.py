@@ -34,9 +34,10 @@ class DiaryRolls:
     head: object | None = None
     may_roll: bool = False
     # Players' requests for rolls: those on each post of the page, those still open in the
-    # whole session (the GM answers them), and whether this user may ask.
+    # whole session (the GM answers them while it runs), and whether this user may ask.
     asks_by_post: dict[int, list] = field(default_factory=dict)
     open_asks: list = field(default_factory=list)
+    shows_open_asks: bool = False  # the list of open requests is shown (the GM, running)
     may_ask: bool = False
     # RULES 1.5, the current turn: action rolls per character id, and the limit outside
     # combat (None in combat: counted and shown, not refused).

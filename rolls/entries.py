@@ -24,6 +24,7 @@ from diary.models import GameSession
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
+from rolls import entry_forms
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
 from rolls.selectors import turn_actions
@@ -104,21 +105,38 @@ def _append(session, by, *, kind, character, turn, post, token, digest, body) ->
     return entry
 
 
-def _gm_entry(session, by, token, digest, character_id, kind, apply) -> EntryMade:
-    """The GM's entries: checks, the sheet change `apply(locked, character, turn)` (returns
-    the record's body) and the row, in one transaction."""
+def _checked(form_class, **values) -> dict:
+    """The values as the entry's form cleans them (services never trust a view): a blank
+    reason or description, a zero HP change, a count below one… refused with the form's own
+    messages, keyed by its field names so a view shows them next to the field."""
+    cleaned, errors = {}, {}
+    for name, value in values.items():
+        try:
+            cleaned[name] = form_class.base_fields[name].clean(value)
+        except ValidationError as error:
+            errors[name] = error.error_list
+    if errors:
+        raise ValidationError(errors)
+    return cleaned
+
+
+def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> EntryMade:
+    """The GM's entries: checks (`check()` cleans the input, or refuses it), the sheet change
+    `apply(locked, character, turn, cleaned)` (returns the record's body) and the row, in one
+    transaction; every refusal before any write."""
     with transaction.atomic():
         locked, existing = _lock(session, by, token, digest)
         if not rolls_access.may_write_entries(by, locked):
             raise PermissionDenied
         if existing is not None:
             return EntryMade(existing, created=False)
+        cleaned = check()
         character = _target(locked, character_id)
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
         post = _target_post(locked, by, turn, None)
-        body = apply(locked, character, turn)
+        body = apply(locked, character, turn, cleaned)
         entry = _append(
             locked,
             by,
@@ -139,7 +157,12 @@ def damage_deal(
     """The GM's HP change (damage when delta < 0), kept within 0..max. At 0 HP the record
     says so (`down`); what happens then is the GM's call."""
 
-    def apply(locked, character, turn):
+    def check():
+        # The form asks for an amount (at least 1) and a direction; a zero change is refused.
+        return _checked(entry_forms.HpEntryForm, amount=abs(delta), reason=reason)
+
+    def apply(locked, character, turn, cleaned):
+        reason = cleaned["reason"]
         before, after = character_services.character_change_hp(
             character=character, by=by, delta=delta, note=reason
         )
@@ -152,7 +175,7 @@ def damage_deal(
             "down": after == 0,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "hp", apply)
+    return _gm_entry(session, by, token, digest, character_id, "hp", check, apply)
 
 
 def effect_apply(
@@ -170,7 +193,18 @@ def effect_apply(
     """The GM applies an effect beginning in the current turn, for `length_turns` turns
     (active in turns t..t+N-1, gone when turn t+N opens) or until freed."""
 
-    def apply(locked, character, turn):
+    def check():
+        return _checked(
+            entry_forms.EffectEntryForm,
+            kind=kind,
+            description=description,
+            length_turns=length_turns,
+            reason=reason,
+        )
+
+    def apply(locked, character, turn, cleaned):
+        kind, description = cleaned["kind"], cleaned["description"]
+        length_turns, reason = cleaned["length_turns"], cleaned["reason"]
         effect = character_services.effect_add(
             character=character,
             by=by,
@@ -188,7 +222,7 @@ def effect_apply(
             "reason": reason,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "effect", apply)
+    return _gm_entry(session, by, token, digest, character_id, "effect", check, apply)
 
 
 def effect_free(
@@ -204,7 +238,11 @@ def effect_free(
     """The GM frees an active effect of the character early, with a reason (in play the sheet
     no longer frees effects: the sheet is the sum of the chain's entries)."""
 
-    def apply(locked, character, turn):
+    def check():
+        return _checked(entry_forms.EffectFreeForm, reason=reason)
+
+    def apply(locked, character, turn, cleaned):
+        reason = cleaned["reason"]
         effect = (
             NegativeEffect.objects.select_for_update()
             .filter(pk=effect_id, character=character, freed_at__isnull=True)
@@ -220,7 +258,7 @@ def effect_free(
             "reason": reason,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "effect_free", apply)
+    return _gm_entry(session, by, token, digest, character_id, "effect_free", check, apply)
 
 
 def item_grant(
@@ -237,7 +275,18 @@ def item_grant(
 ) -> EntryMade:
     """The GM grants potions or healing items, described in the same post (seed line 153)."""
 
-    def apply(locked, character, turn):
+    def check():
+        return _checked(
+            entry_forms.ItemGrantForm,
+            count=count,
+            effect=effect,
+            restores_hp=restores_hp,
+            frees_kind=frees_kind,
+        )
+
+    def apply(locked, character, turn, cleaned):
+        count, effect = cleaned["count"], cleaned["effect"]
+        restores_hp, frees_kind = cleaned["restores_hp"], cleaned["frees_kind"]
         if character.is_stand_in:  # seed line 182: a stand-in carries no equipment
             raise ValidationError(
                 {"character": _("An NPC's stand-in sheet carries no items (equipment).")}
@@ -261,7 +310,7 @@ def item_grant(
             }
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "item_grant", apply)
+    return _gm_entry(session, by, token, digest, character_id, "item_grant", check, apply)
 
 
 def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) -> EntryMade:

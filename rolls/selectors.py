@@ -116,11 +116,16 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
     rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
     for roll in rolls:
         by_post.setdefault(roll.post_id, []).append(roll_view(roll))
-    who = {"is_gm": access.is_gm, "user_id": access.user.pk}
+    running = access.session.is_running
+    who = {"is_gm": access.is_gm, "user_id": access.user.pk, "running": running}
     asks_by_post: dict[int, list] = {}
     for ask in RollAsk.objects.filter(post__in=[p.pk for p in posts]).select_related("answer"):
         asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
-    open_asks = [ask_view(a, **who) for a in open_roll_asks(access.session)] if access.is_gm else []
+    # The requests waiting for an answer: the GM's list, while the session runs.
+    shows_open_asks = access.is_gm and running
+    open_asks = (
+        [ask_view(a, **who) for a in open_roll_asks(access.session)] if shows_open_asks else []
+    )
     # Issue 9: the chain head's query also says whether an initiative event runs (an event
     # is opened by a roll, so no roll means no event): what in_combat() asks, without a query
     # of its own; only a running event is then read (four queries, as many posts as there are).
@@ -138,6 +143,7 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         may_roll=may_roll_in_diary(access),
         asks_by_post=asks_by_post,
         open_asks=open_asks,
+        shows_open_asks=shows_open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
         action_counts=counts,
         action_limit=None if event else 1,
@@ -205,15 +211,18 @@ class AskView:
     may_withdraw: bool
 
 
-def ask_view(ask: RollAsk, *, is_gm: bool, user_id: int | None) -> AskView:
+def ask_view(ask: RollAsk, *, is_gm: bool, user_id: int | None, running: bool = True) -> AskView:
+    """`running`: whether the session runs; a finished session's open request is neither
+    answered nor withdrawn (rolls.services refuses both)."""
     from django.urls import reverse
 
+    is_open = ask.is_open and running
     answer_url = ""
-    if ask.is_open and is_gm:
+    if is_open and is_gm:
         panel = reverse("rolls:panel", args=[ask.session_id])
         answer_url = f"{panel}?{ask_answer_query(ask).urlencode()}"
     mine = user_id is not None and ask.asked_by_id == user_id
-    return AskView(ask=ask, answer_url=answer_url, may_withdraw=ask.is_open and mine)
+    return AskView(ask=ask, answer_url=answer_url, may_withdraw=is_open and mine)
 
 
 def ask_answer_query(ask: RollAsk):

@@ -472,11 +472,15 @@ def _ask_post(session: GameSession, by, turn, post: Post | None) -> Post:
 
 @transaction.atomic
 def roll_ask_withdraw(*, ask: RollAsk, by) -> RollAsk:
+    """Its player withdraws an open request while the session runs (rolls.access.may_ask,
+    as when it was made): a finished session's requests stay as they were."""
+    # The session first, then the request: the order roll_ask_create and roll_make lock in.
+    locked = GameSession.objects.select_for_update().get(pk=ask.session_id)
     ask = RollAsk.objects.select_for_update().get(pk=ask.pk)
-    if ask.asked_by_id != by.pk:
+    if ask.asked_by_id != by.pk or not may_ask(by, locked):
         raise PermissionDenied
     if not ask.is_open:
         raise ValidationError(_("This request is no longer open."))
     _close_ask(ask, AskStatus.WITHDRAWN)
-    ask.session.touch()
+    locked.touch()
     return ask

@@ -291,3 +291,54 @@ def test_the_same_request_sent_twice_asks_once(table, client_for):
     )
     assert message in html.unescape(again.content.decode())
     assert RollAsk.objects.count() == 1
+
+
+def test_a_finished_sessions_request_cannot_be_withdrawn(table, client_for):
+    """roll_ask_withdraw checks the session itself (rolls.access.may_ask): once it is
+    finished, its requests stay as they were."""
+    from django.core.exceptions import PermissionDenied
+
+    from diary.services import session_transition
+    from rolls.services import roll_ask_withdraw
+
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    session_transition(session=table.session, by=table.gm, to="finished")
+    with pytest.raises(PermissionDenied):
+        roll_ask_withdraw(ask=ask, by=table.bob)
+    withdraw = reverse("rolls:ask_withdraw", args=[table.session.pk, ask.pk])
+    assert client_for(table.bob).post(withdraw).status_code == 403
+    ask.refresh_from_db()
+    assert ask.status == AskStatus.OPEN
+    # The post no longer offers the withdrawal (nor the GM an answer).
+    page = html.unescape(client_for(table.bob).get(ask.post.get_absolute_url()).content.decode())
+    assert ask.summary in page and polish("Withdraw the request") not in page
+    gm_page = client_for(table.gm).get(ask.post.get_absolute_url())
+    assert not any(
+        view.answer_url
+        for views in gm_page.context["rolls"].asks_by_post.values()
+        for view in views
+    )
+
+
+def test_the_open_requests_are_the_gms_list_while_the_session_runs(table, client_for):
+    """rolls.selectors.diary_rolls decides who sees the open requests (the template only
+    asks its flag): the GM of a running session; nobody once it is finished."""
+    from diary.services import session_transition
+
+    narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    url = reverse("diary:session", args=[table.session.pk])
+    running = client_for(table.gm).get(url)
+    assert running.context["rolls"].shows_open_asks
+    assert len(running.context["rolls"].open_asks) == 1
+    assert 'data-testid="open-asks"' in running.content.decode()
+    player = client_for(table.bob).get(url)
+    assert not player.context["rolls"].shows_open_asks and not player.context["rolls"].open_asks
+    assert 'data-testid="open-asks"' not in player.content.decode()
+    session_transition(session=table.session, by=table.gm, to="finished")
+    finished = client_for(table.gm).get(url)
+    assert not finished.context["rolls"].shows_open_asks
+    assert finished.context["rolls"].open_asks == []
+    assert 'data-testid="open-asks"' not in finished.content.decode()

@@ -754,3 +754,79 @@ def test_in_play_the_sheet_is_the_sum_of_the_chains_entries(table, client_for, m
         effect.refresh_from_db()
         assert effect.freed_at is not None
     assert verify_session(table.session.pk).ok
+
+
+# --- The services check their own input (they never trust a view) -------------------
+
+
+def _service_call(table, name: str, **change):
+    """One of the GM's entry services, called directly with valid input but for `change`."""
+    from rolls import entries
+
+    common = {
+        "session": table.session,
+        "by": table.gm,
+        "character_id": table.borys.pk,
+        "token": uuid.uuid4(),
+        "digest": "d",
+    }
+    if name == "hp":
+        return entries.damage_deal(**common, **{"delta": -5, "reason": "Cios", **change})
+    if name == "effect":
+        values = {"kind": "stun", "description": "Ogłuszony", "length_turns": 1, "reason": "Cios"}
+        return entries.effect_apply(**common, **{**values, **change})
+    if name == "free":
+        stun = NegativeEffect.objects.create(character=table.borys, kind="stun", description="x")
+        return entries.effect_free(**common, **{"effect_id": stun.pk, "reason": "r", **change})
+    values = {"count": 1, "effect": "Mikstura", "restores_hp": 30, "frees_kind": ""}
+    return entries.item_grant(**common, **{**values, **change})
+
+
+@pytest.mark.parametrize(
+    ("name", "change", "field"),
+    [
+        ("hp", {"reason": ""}, "reason"),
+        ("hp", {"reason": "   "}, "reason"),
+        ("hp", {"delta": 0}, "amount"),
+        ("effect", {"reason": " "}, "reason"),
+        ("effect", {"description": ""}, "description"),
+        ("effect", {"description": "  "}, "description"),
+        ("effect", {"length_turns": 0}, "length_turns"),
+        ("free", {"reason": ""}, "reason"),
+        ("grant", {"count": 0}, "count"),
+        ("grant", {"count": -3}, "count"),
+        ("grant", {"effect": " "}, "effect"),
+        ("grant", {"restores_hp": 0}, "restores_hp"),
+    ],
+)
+def test_the_entry_services_refuse_what_the_forms_refuse(table, name, change, field):
+    """rolls.entries checks its input itself: a blank reason or description, a zero HP
+    change, a count below one are refused next to the form's field; nothing is stored."""
+    from django.core.exceptions import ValidationError
+
+    borys = type(table.borys).objects.get(pk=table.borys.pk)
+    revisions = SheetRevision.objects.filter(character=borys).count()
+    effects = NegativeEffect.objects.filter(character=borys, freed_at__isnull=True).count()
+    with pytest.raises(ValidationError) as refused:
+        _service_call(table, name, **change)
+    assert field in refused.value.message_dict
+    assert not Roll.objects.exists()
+    after = type(table.borys).objects.get(pk=table.borys.pk)
+    assert after.hp_current == borys.hp_current
+    assert not HealingPotion.objects.filter(character=borys).exists()
+    # effect_free's call adds the effect to free first (still active: nothing freed).
+    extra = 1 if name == "free" else 0
+    assert NegativeEffect.objects.filter(character=borys, freed_at__isnull=True).count() == (
+        effects + extra
+    )
+    assert SheetRevision.objects.filter(character=borys).count() == revisions
+
+
+def test_a_blank_reason_is_refused_in_polish(table):
+    from django.core.exceptions import ValidationError
+    from django.utils import translation
+
+    with pytest.raises(ValidationError) as refused, translation.override("pl"):
+        _service_call(table, "hp", reason="")
+    with translation.override("pl"):
+        assert refused.value.message_dict["reason"] == [polish("This field is required.")]

@@ -84,6 +84,29 @@ def test_stand_in_refusals(wolves, make_character, make_session, make_user):
     assert not Character.objects.filter(is_stand_in=True).exists()
 
 
+def test_a_sheet_holding_potions_is_no_stand_in(wolves):
+    """Seed line 182: a stand-in carries no equipment, healing potions included."""
+    from django.utils import translation
+
+    from characters.models import HealingPotion
+
+    HealingPotion.objects.create(character=wolves.sheet, count=1, effect="+30 PŻ")
+    with pytest.raises(ValidationError) as error:
+        npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
+    with translation.override("pl"):
+        assert error.value.message_dict["character"] == [
+            polish("An NPC's stand-in sheet carries no potions or healing items.")
+        ]
+    wolves.sheet.refresh_from_db()
+    wolves.npc.refresh_from_db()
+    assert not wolves.sheet.is_stand_in and wolves.npc.stand_in is None
+    # Potions all used up (count 0) are no equipment any more.
+    HealingPotion.objects.filter(character=wolves.sheet).update(count=0)
+    npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
+    wolves.sheet.refresh_from_db()
+    assert wolves.sheet.is_stand_in
+
+
 def test_stand_in_sheet_refuses_items(wolves, client_for):
     npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     sword = Item.objects.create(system="forum1000", name="Miecz")
