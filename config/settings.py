@@ -5,6 +5,7 @@ Every variable read here is listed, with its default, in README.md's
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -65,6 +67,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out log-in into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -112,6 +116,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.MinimumLengthValidator"},
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
+]
+# django-axes first refuses a locked-out client, then Django's model backend logs in.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
 ]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
@@ -166,7 +175,12 @@ SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
 # address, sign-ups per address. Refusals answer 429. The counters live in the
 # database (characters/ratelimits.py) so every worker shares them; `make run`, `make
 # serve` and the test database create its table with `createcachetable`.
-DEFAULT_RATE_LIMITS = {"post_user": "10/m", "post_ip": "30/m", "signup_ip": "5/h"}
+DEFAULT_RATE_LIMITS = {
+    "post_user": "10/m",
+    "post_ip": "30/m",
+    "signup_ip": "5/h",
+    "password_change_user": "10/h",
+}
 RATE_LIMITS = {
     name: os.environ.get(f"RATE_LIMIT_{name.upper()}", rate)
     for name, rate in DEFAULT_RATE_LIMITS.items()
@@ -198,3 +212,18 @@ LOGGING = {
         "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# Log-in throttling (config/login_throttle.py, docs/security.md): after LOGIN_FAILURE_LIMIT
+# failed log-ins for one username, or from one address, further tries are refused (429)
+# for LOGIN_COOLOFF_MINUTES, which failing again does not prolong. A browser that has
+# logged in as the user before is never locked out of that account.
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_WHITELIST_CALLABLE = "config.login_throttle.is_known_device"
+AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
+AXES_VERBOSE = False
