@@ -161,8 +161,11 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 if not DEBUG:
+    # HTTPS only (the default in production): secure cookies and a redirect of plain HTTP.
+    # `SECURE_COOKIES=0` is for plain-HTTP tests on loopback.
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+    SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", SESSION_COOKIE_SECURE)
 
 # Behind a TLS-terminating proxy: which header says the request was HTTPS, which
 # origins may POST (e.g. https://codziennik.example), and HSTS once HTTPS is sure.
@@ -170,6 +173,9 @@ if os.environ.get("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = (os.environ["SECURE_PROXY_SSL_HEADER"], "https")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+# With HSTS on: subdomains too, and eligible for the browsers' preload list (`0` to opt out).
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
 # address, sign-ups per address. Refusals answer 429. The counters live in the
