@@ -51,7 +51,7 @@ def test_the_documented_settings_are_https_only():
     )
     result = run_manage("shell", "-c", code)
     assert result.returncode == 0, result.stderr
-    expected = "False True True True 31536000 True True True".split()
+    expected = ["False", "True", "True", "True", "31536000", "True", "True", "True"]
     assert result.stdout.strip().splitlines()[-1].split() == expected
 
 
