@@ -233,3 +233,11 @@ AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
 AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
 AXES_VERBOSE = False
+
+# The roll ledger's Ed25519 signing key (rolls/signing.py), outside the database: a PEM file
+# created on first use (back it up; docs/audit.md). After a rotation, the old keys' public
+# halves (base64, comma-separated) keep verifying the rolls they signed.
+LEDGER_SIGNING_KEY_FILE = Path(
+    os.environ.get("LEDGER_SIGNING_KEY_FILE", BASE_DIR / "var" / "ledger-signing-key.pem")
+)
+LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")

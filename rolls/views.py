@@ -15,7 +15,7 @@ from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entries, ledger, selectors, services
+from rolls import entries, ledger, selectors, services, signing
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
@@ -214,7 +214,9 @@ def audit(request, pk: int):
         "rolls/audit.html",
         {
             "session": session,
-            "report": ledger.verify_session(session.pk),
+            # The strongest check: chain, signatures, and every result recomputed.
+            "report": ledger.verify_session(session.pk, recompute=True),
+            "signing_key_id": signing.key_id_of(signing.current_public_key()),
             "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
             "legend": LEGEND,  # the engine's critical faces, for the legend
@@ -230,18 +232,34 @@ def export(request, pk: int):
     rows = (
         Roll.objects.filter(session=session)
         .order_by("seq")
-        .values("seq", "prev_hash", "hash", "record")
+        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
     )
     payload = {
         "session": session.pk,
         "title": session.title,
         "genesis_hash": ledger.GENESIS_HASH,
         "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
+        "signature_rule": signing.SIGNATURE_RULE,
+        # key_id → base64 public key; compare them with the ones the site publishes.
+        "public_keys": signing.trusted_public_keys(),
         "rolls": list(rows),
     }
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
     return response
+
+
+@require_GET
+def ledger_keys(request):
+    """The public keys every roll's signature verifies against (docs/audit.md): public, so
+    anyone can check an exported ledger with docs/verify_ledger.py --public-key."""
+    keys = signing.trusted_public_keys()
+    payload = {
+        "signature_rule": signing.SIGNATURE_RULE,
+        "current_key_id": signing.key_id_of(signing.current_public_key()),
+        "public_keys": keys,
+    }
+    return JsonResponse(payload, json_dumps_params={"indent": 1})
 
 
 @login_required

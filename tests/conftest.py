@@ -39,6 +39,11 @@ def pytest_configure(config):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.WHITENOISE_AUTOREFRESH = True
+    # The suite signs rolls with a key of its own, never one in var/ (rolls/signing.py).
+    import tempfile
+    from pathlib import Path
+
+    settings.LEDGER_SIGNING_KEY_FILE = Path(tempfile.mkdtemp()) / "ledger-signing-key.pem"
 
 
 _names = itertools.count(1)
