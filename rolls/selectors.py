@@ -369,7 +369,7 @@ def _outcomes(record: dict):
 
 def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
-    rolls = Roll.objects.filter(session=session).exclude(test__in=ENTRY_KINDS)
+    rolls = Roll.objects.filter(session=session, system=f1000.SYSTEM).exclude(test__in=ENTRY_KINDS)
     for record in rolls.values_list("record", flat=True):
         try:
             for character_id, name, result in list(_outcomes(record)):

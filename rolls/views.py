@@ -16,6 +16,7 @@ from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entries, ledger, selectors, services
+from rolls.case_panel import CasePanel
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
@@ -55,11 +56,18 @@ def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
     return f"{request.path}?{rolls_access.signed_query(user, session, query)}"
 
 
+def _panel_class(session):
+    """forum1000's own panel, or the generic one of a case system (issue 10)."""
+    return Panel if session.system == "forum1000" else CasePanel
+
+
 def _clean_panel_url(request, access) -> str:
     """A link's panel: its safe fields over a complete default panel, and a new token."""
-    mode = request.GET.get("mode") or "attribute"
-    fields = Panel(access.session, request.user, mode, access=access).initial_query()
-    for key in LINK_SAFE_FIELDS & set(request.GET):
+    mode = request.GET.get("mode") or ""
+    panel = _panel_class(access.session)(access.session, request.user, mode, access=access)
+    fields = panel.initial_query()
+    safe = panel.link_fields if getattr(panel, "is_case", False) else LINK_SAFE_FIELDS
+    for key in safe & set(request.GET):
         fields.setlist(key, request.GET.getlist(key))
     return _panel_url(request, access, fields, fresh_token=True)
 
@@ -89,7 +97,9 @@ def panel(request, pk: int):
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
         # CSRF token, so the address the browser shows (and keeps in history) has none.
-        return redirect(_panel_url(request, access, request.POST), status=303)
+        response = redirect(_panel_url(request, access, request.POST))
+        response.status_code = 303  # See Other: the browser GETs the panel's address
+        return response
     return _panel_roll(request, access, mode)
 
 
@@ -101,8 +111,8 @@ def _panel_get(request, access):
             response["HX-Redirect"] = _clean_panel_url(request, access)
             return response
         return redirect(_clean_panel_url(request, access))
-    mode = request.GET.get("mode") or "attribute"
-    panel = Panel(access.session, request.user, mode, request.GET, access)
+    mode = request.GET.get("mode") or ""
+    panel = _panel_class(access.session)(access.session, request.user, mode, request.GET, access)
     response = _render_panel(request, panel, preview=panel.preview())
     if request.htmx:
         # The address bar follows the redraws, signed, so Back brings this same panel.
@@ -113,8 +123,8 @@ def _panel_get(request, access):
 def _refuse_mode(request, access):
     """A kind of roll this user may not make (403), or no known kind at all (400, bad
     input): refused, nothing stored."""
-    panel = Panel(access.session, request.user, "attribute", access=access)
-    if request.POST.get("mode") in rolls_access.PANEL_MODES:
+    panel = _panel_class(access.session)(access.session, request.user, "", access=access)
+    if request.POST.get("mode") in rolls_access.system_modes(access.session.system):
         refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
         return _render_panel(request, panel, refusal=refusal, status=403)
     refusal = _("Unknown kind of roll; nothing was rolled. Choose a tab of the panel.")
@@ -123,6 +133,8 @@ def _refuse_mode(request, access):
 
 def _panel_roll(request, access, mode: str):
     session = access.session
+    if session.system != "forum1000":
+        return _case_panel_roll(request, access, mode)
     panel = Panel(session, request.user, mode, request.POST, access)
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
@@ -163,10 +175,52 @@ def _panel_roll(request, access, mode: str):
     return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
 
 
+def _case_panel_roll(request, access, mode: str):
+    """The same steps for a case system: its forms, its case, roll_make_case."""
+    session = access.session
+    panel = CasePanel(session, request.user, mode, request.POST, access)
+    fresh_url = None
+    if panel.is_valid():
+        target = None
+        if post_id := panel.token_form.cleaned_data.get("post"):
+            target = Post.objects.filter(pk=post_id, session=session).first()
+        answers = None
+        if ask_id := panel.token_form.cleaned_data.get("ask"):
+            answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
+        try:
+            if ask_id and answers is None:
+                raise ValidationError({"ask": _("This request is no longer open.")})
+            made = services.roll_make_case(
+                session=session,
+                by=request.user,
+                case=panel.case(),
+                token=panel.token_form.cleaned_data["token"],
+                post=target,
+                answers=answers,
+            )
+        except RuleError as error:
+            panel.add_rule_error(error)
+        except ValidationError as error:
+            about_post = hasattr(error, "error_dict") and "post" in error.error_dict
+            panel.add_error("post" if about_post else None, " ".join(error.messages))
+        except services.TokenReused:
+            panel.add_error(
+                None,
+                _("This form has already made another roll; open a new roll to roll again."),
+            )
+            fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
+        else:
+            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    elif panel.token_form.cleaned_data.get("token") is None:
+        fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
+    return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
+
+
 def _render_panel(
     request, panel, *, preview=None, show_errors=False, fresh_url=None, refusal="", status=200
 ):
-    template = "rolls/panel.html#panel" if request.htmx else "rolls/panel.html"
+    page = "rolls/case_panel.html" if getattr(panel, "is_case", False) else "rolls/panel.html"
+    template = f"{page}#panel" if request.htmx else page
     context = {
         "session": panel.session,
         "panel": panel,
