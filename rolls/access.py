@@ -164,6 +164,13 @@ def may_ask(user, session: GameSession) -> bool:
     )
 
 
+def askable_modes(system: str) -> tuple[str, ...]:
+    """Issue 10: the modes a player's request may name in a case system (its panel's modes
+    a player may roll; the GM-only ones are the GM's to start)."""
+    withheld = gm_only_modes(system)
+    return tuple(mode for mode in system_modes(system) if mode not in withheld)
+
+
 def check_may_roll(
     user, session: GameSession, request: RollRequest, characters: dict, extra_action_reason=""
 ) -> None:

@@ -118,6 +118,7 @@ class SystemPanel:
     playing one (the other side of a comparative test), `gm` whether modifiers may be typed.
     `preview(case)` explains the numbers; `lines(record)` renders a stored roll's record.
     `gm_only_modes`: modes a player may not roll themselves.
+    `summary(case)`: a player's request in words, after the character's name (optional).
     `ask_fields`: the mode forms' fields a player's request names and a link may prefill
     (what is tested, never a modifier or a reason), e.g. character, attribute, skill, raises.
     The generic panel (rolls.case_panel) reads them from the form's cleaned data.
@@ -136,6 +137,8 @@ class SystemPanel:
     lines: Callable[[dict], list[CaseLine]]
     gm_only_modes: frozenset[str] = frozenset()
     ask_fields: tuple[str, ...] = ("character",)
+    # A request in words, after the character's name (default: `Case.what`).
+    summary: Callable[[Case], str] | None = None
 
 
 # Filled by each system's module (rolls/panel_q10.py, panel_ciernie.py, panel_arsmagica.py)

@@ -469,6 +469,14 @@ def lines(record: dict) -> list[CaseLine]:
     ]
 
 
+def summary(case: Case) -> str:
+    """A request in words: "Siła + Atletyka (5z2) · podbicia: 1"."""
+    pool = q10.effective_pool(case.engine_test())
+    text = f"{case.what} ({pool_text(pool.x, pool.y)})"
+    raises = case.input.get("raises") or 0
+    return text + (" · " + _("raises: %(n)s") % {"n": raises} if raises else "")
+
+
 PANEL = cases.register(
     cases.SystemPanel(
         system=SYSTEM,
@@ -477,5 +485,6 @@ PANEL = cases.register(
         preview=preview,
         lines=lines,
         ask_fields=("character", "attribute", "skill", "sources", "raises"),
+        summary=summary,
     )
 )

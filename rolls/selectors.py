@@ -232,6 +232,12 @@ def ask_answer_query(ask: RollAsk):
 
     query = QueryDict(mutable=True)
     query["mode"] = ask.test
+    if ask.case_fields:
+        # Issue 10, a case system's request: its mode form's named fields, as they were.
+        for name, value in ask.case_fields.items():
+            query.setlist(name, [str(v) for v in value] if isinstance(value, list) else [value])
+        query["ask"] = str(ask.pk)
+        return query
     query["a-character"] = str(ask.character_id)
     if ask.test == "skill":
         query["a-skill"] = str(ask.skill_id)

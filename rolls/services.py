@@ -34,7 +34,7 @@ from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn, post_create_for_rolls
-from rolls.access import check_may_roll, check_may_roll_case, may_ask
+from rolls.access import askable_modes, check_may_roll, check_may_roll_case, may_ask
 from rolls.cases import Case
 from rolls.engine import forum1000 as f1000
 from rolls.engine import systems
@@ -596,6 +596,51 @@ def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post |
     )
     locked.touch()
     return ask
+
+
+@transaction.atomic
+def roll_ask_create_case(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
+    """A case system's request (issue 10): the player's own character, a mode a player may
+    ask for, no typed modifiers; checked by the engine now (no die), stored with the
+    mode and the named fields (`Case.request_fields`) the GM's answer must roll."""
+    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    characters = playing_characters(locked, ids=[case.character_id])
+    character = characters.get(case.character_id)
+    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
+        raise PermissionDenied
+    if case.system != locked.system or case.mode not in askable_modes(locked.system):
+        raise PermissionDenied
+    if case.gm_typed:  # a request names what the sheet gives; modifiers are the GM's
+        raise PermissionDenied
+    if case.other_character_id is not None and case.other_character_id not in (
+        playing_characters(locked, ids=[case.other_character_id])
+    ):
+        raise PermissionDenied
+    case.engine_test()  # refusals, no die
+    turn = current_turn(locked)
+    target = _ask_post(locked, by, turn, post)
+    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
+        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
+    ask = RollAsk.objects.create(
+        session=locked,
+        post=target,
+        asked_by=by,
+        character=character,
+        test=case.mode,
+        case_fields=dict(case.request_fields),
+        summary=case_ask_summary(character, case)[: RollAsk._meta.get_field("summary").max_length],
+    )
+    locked.touch()
+    return ask
+
+
+def case_ask_summary(character, case: Case) -> str:
+    """ "Eryk: Siła + Atletyka (5z2) · podbicia: 1": the system panel's words, else `what`."""
+    from rolls.cases import panel_for
+
+    system_panel = panel_for(case.system)
+    summary = system_panel.summary(case) if system_panel and system_panel.summary else case.what
+    return f"{character.name}: {summary}"
 
 
 ALREADY_ASKED = gettext_lazy(

@@ -1,5 +1,6 @@
 import json
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -16,7 +17,8 @@ from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entries, ledger, selectors, services
-from rolls.case_panel import CasePanel
+from rolls.case_panel import CasePanel, case_error_message, with_request_fields
+from rolls.cases import panel_for
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
@@ -306,6 +308,8 @@ def ask_create(request, pk: int):
     session = _session_for_reader(request, pk)
     if not rolls_access.may_ask(request.user, session):
         raise PermissionDenied
+    if session.system != "forum1000":
+        return _case_ask_create(request, session)
     mine = [c for c in playing_characters(session).values() if c.owner_id == request.user.pk]
     turn = current_turn(session)
     posts = list(
@@ -346,6 +350,72 @@ def ask_create(request, pk: int):
         {
             "session": session,
             "side": side,
+            "target": target,
+            "show_errors": posted,
+            "hide_errors": not posted,
+        },
+        status=400 if posted else 200,
+    )
+
+
+def _case_ask_create(request, session):
+    """Issue 10: a case system's request names the mode's test as its form has it (what is
+    tested, never a modifier), checked by the engine now; the GM answers with one click."""
+    system_panel = panel_for(session.system)
+    modes = [
+        (k, label)
+        for k, label in system_panel.modes
+        if k in rolls_access.askable_modes(session.system)
+    ]
+    everyone = list(playing_characters(session).values())
+    mine = [c for c in everyone if c.owner_id == request.user.pk]
+    turn = current_turn(session)
+    posts = list(
+        Post.objects.filter(
+            session=session, author=request.user, turn=turn, hidden_at__isnull=True
+        ).order_by("-id")
+    )
+    posted = request.method == "POST"
+    data = request.POST if posted else (request.GET or None)
+    asked = (data or {}).get("mode")
+    mode = asked if asked in dict(modes) else modes[0][0]
+    form = system_panel.form(
+        mode, data, characters=mine, all_characters=everyone, gm=False, session=session
+    )
+    for name, field in form.fields.items():
+        # A request names only what is tested; the rest (e.g. a difficulty) is the GM's.
+        if name not in system_panel.ask_fields:
+            multiple = isinstance(field, forms.MultipleChoiceField)
+            field.widget = forms.MultipleHiddenInput() if multiple else forms.HiddenInput()
+    target = AskTargetForm(data, posts=posts)
+    if posted and form.is_valid() and target.is_valid():
+        post_id = target.cleaned_data["post"]
+        try:
+            case = with_request_fields(form.case(), form, system_panel)
+            ask = services.roll_ask_create_case(
+                session=session,
+                by=request.user,
+                case=case,
+                post=next((p for p in posts if p.pk == post_id), None) if post_id else None,
+            )
+        except RuleError as error:
+            field, message = case_error_message(error)
+            form.add_error(field if field in form.fields else None, message)
+        except ValidationError as error:
+            apply_service_errors(target, error)
+        else:
+            messages.success(request, _("Your request is in your post; the GM will answer it."))
+            return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+    template = "rolls/case_ask.html#ask" if request.htmx else "rolls/case_ask.html"
+    return render(
+        request,
+        template,
+        {
+            "session": session,
+            "modes": modes,
+            "mode": mode,
+            "form": form,
+            "form_template": getattr(form, "panel_template", ""),
             "target": target,
             "show_errors": posted,
             "hide_errors": not posted,
