@@ -146,7 +146,8 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         shows_open_asks=shows_open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
         action_counts=counts,
-        action_limit=None if event else 1,
+        # Issue 10: the case systems count action rolls and show them, never limit them.
+        action_limit=None if event or access.session.system != f1000.SYSTEM else 1,
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
         item_counts=uses,
