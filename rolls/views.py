@@ -89,7 +89,7 @@ def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
     session = _session_for_reader(request, pk)
     access = rolls_access.access_roll_panel(request.user, session)
-    if not access.may_roll:
+    if not access.may_roll or not access.may_roll_modes:
         raise PermissionDenied
     if request.method == "GET":
         return _panel_get(request, access)

@@ -328,3 +328,25 @@ def test_a_second_action_roll_is_shown_in_the_preview_and_the_post(q10, client_f
     second = scripted_roll(q10, (1, 2, 3, 4, 5))
     page = client.get(second.post.get_absolute_url()).content.decode()
     assert 'data-testid="action-count"' in page
+
+
+def test_a_withheld_mode_is_403_and_a_player_without_modes_gets_no_panel(
+    q10_players_own, client_for, monkeypatch
+):
+    import dataclasses
+
+    from rolls import cases
+    from rolls.panel_q10 import PANEL
+
+    t = q10_players_own
+    withheld = dataclasses.replace(
+        PANEL, modes=[*PANEL.modes, ("secret", "Sekret")], gm_only_modes=frozenset({"secret"})
+    )
+    monkeypatch.setitem(cases.PANELS, "q10", withheld)
+    client = client_for(t.alice)
+    assert client.post(url(t), {**pool(t), "mode": "secret"}).status_code == 403
+    assert 'href="?mode=secret"' not in preview(client, t).content.decode()
+    only_gm = dataclasses.replace(PANEL, gm_only_modes=frozenset({"pool"}))
+    monkeypatch.setitem(cases.PANELS, "q10", only_gm)
+    assert client.post(url(t), pool(t)).status_code == 403
+    assert not Roll.objects.exists()
