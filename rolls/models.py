@@ -137,6 +137,10 @@ class RollAsk(models.Model):
     skill_id = models.PositiveBigIntegerField(null=True, blank=True)
     trait_ids = models.JSONField(default=list)
     item_ids = models.JSONField(default=list)
+    # Issue 10, a case system's request (q10, ciernie, arsmagica): `test` holds the panel's
+    # mode and this the mode form's named fields (rolls.cases.SystemPanel.ask_fields), as
+    # the panel's link prefills them; the answer must roll exactly these.
+    case_fields = models.JSONField(default=dict, blank=True)
     # The request in words, as checked when it was made (the sheet may change later).
     summary = models.CharField(_("request"), max_length=300)
     status = models.CharField(
