@@ -70,18 +70,26 @@ class SkillAdmin(CatalogAdmin):
 
 @admin.register(Trait)
 class TraitAdmin(CatalogAdmin):
-    list_display = ["name", "kind", "system", "attribute", "modifier"]
-    list_filter = ["system", "kind", "attribute"]
+    list_display = ["name", "kind", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
+    list_filter = ["system", "kind", "rerolls"]
     search_fields = ["name"]
-    rule_fields = ("system", "kind", "name", "attribute", "modifier")
+    rule_fields = ("system", "kind", "name", "attribute", "modifier", "keep_modifier", "rerolls")
 
 
 @admin.register(Item)
 class ItemAdmin(CatalogAdmin):
-    list_display = ["name", "system", "attribute", "modifier"]
-    list_filter = ["system"]
+    list_display = ["name", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
+    list_filter = ["system", "rerolls"]
     search_fields = ["name"]
-    rule_fields = ("system", "name", "attribute", "modifier")
+    rule_fields = (
+        "system",
+        "name",
+        "attribute",
+        "modifier",
+        "keep_modifier",
+        "rerolls",
+        "is_mount",
+    )
 
 
 class AttributeValueInline(ReadOnlyTabularInline):

@@ -26,7 +26,7 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
-from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE
+from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, range_message
 
 
 def _locked(pk: int, by, flag: str) -> access.CharacterAccess:
@@ -84,6 +84,22 @@ def sheet_record_change(
     return _record_revision(character, by, kind=kind, note=note)
 
 
+def check_ranges(system: str, values: dict) -> None:
+    """Attribute values and skill levels within the system's ranges (characters.systems),
+    each refusal named after its form field (`attr_<id>`, `skill_<id>`)."""
+    low, high = ATTRIBUTE_RANGE[system]
+    level_low, level_high = SKILL_LEVEL_RANGE[system]
+    errors = {}
+    for attribute, value in values["attributes"].items():
+        if not low <= value <= high:
+            errors[f"attr_{attribute.pk}"] = range_message(low, high)
+    for skill, level in values["skills"].items():
+        if not level_low <= level <= level_high:
+            errors[f"skill_{skill.pk}"] = range_message(level_low, level_high)
+    if errors:
+        raise ValidationError(errors)
+
+
 def _check_catalog(system: str, values: dict) -> None:
     """Everything on the sheet must come from the character's own system."""
     catalog_rows = [
@@ -94,6 +110,7 @@ def _check_catalog(system: str, values: dict) -> None:
     ]
     if any(row.system != system for row in catalog_rows):
         raise ValidationError(_("The sheet mixes entries of different rule systems."))
+    check_ranges(system, values)
     if values["hp_current"] > values["hp_max"]:
         raise ValidationError({"hp_current": _("Current HP cannot exceed the maximum.")})
 

@@ -7,8 +7,10 @@ from dataclasses import dataclass
 
 from django.db import models
 from django.utils.functional import Promise
+from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
+
+from characters.numbers import signed_number
 
 # forum1000 reads movement and initiative off this attribute (RULES 1.4, 1.5); the engine
 # owns the name, the sheets re-export it.
@@ -104,3 +106,12 @@ WORDS = {
 
 def words_for(system: str) -> SystemWords:
     return WORDS.get(system, WORDS[RuleSystem.FORUM1000])
+
+
+def range_message(low: int, high: int) -> str:
+    """The refusal next to a sheet's number outside its system's range."""
+    signed = low < 0  # Ars Magica's characteristics: written with their signs
+    return gettext("Allowed values in this rule system: %(low)s to %(high)s.") % {
+        "low": signed_number(low) if signed else low,
+        "high": signed_number(high) if signed else high,
+    }
