@@ -323,3 +323,58 @@ def mount_holder_ids(character_ids) -> set[int]:
             character_id__in=list(character_ids), item__is_mount=True
         ).values_list("character_id", flat=True)
     )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A system's catalog as its page lists it, with the ids of the rows in use on a sheet
+    (their rule fields are fixed: `catalog_entry_in_use`, in bulk)."""
+
+    system: str
+    attributes: list
+    skills: list
+    abilities: list
+    flaws: list
+    items: list
+    in_use: dict  # "attribute" / "skill" / "trait" / "item" -> set of ids
+
+
+def catalog_for(system: str) -> Catalog:
+    """Everything a system's catalog page shows, in a fixed number of queries."""
+    attributes = list(Attribute.objects.filter(system=system))
+    skills = list(Skill.objects.filter(system=system).select_related("attribute"))
+    traits = list(Trait.objects.filter(system=system).select_related("attribute"))
+    items = list(Item.objects.filter(system=system).select_related("attribute"))
+    used_skills = set(
+        SkillLevel.objects.filter(skill__system=system).values_list("skill_id", flat=True)
+    )
+    used_traits = set(
+        Trait.objects.filter(system=system, characters__isnull=False).values_list("pk", flat=True)
+    )
+    used_items = set(
+        ItemHolding.objects.filter(item__system=system).values_list("item_id", flat=True)
+    )
+    used_attributes = set(
+        AttributeValue.objects.filter(attribute__system=system).values_list(
+            "attribute_id", flat=True
+        )
+    )
+    used_attributes |= {s.attribute_id for s in skills if s.pk in used_skills}
+    used_attributes |= {t.attribute_id for t in traits if t.pk in used_traits}
+    used_attributes |= {i.attribute_id for i in items if i.pk in used_items and i.attribute_id}
+    if system == RuleSystem.FORUM1000:
+        used_attributes |= {a.pk for a in attributes if a.name == SPEED_ATTRIBUTE}
+    return Catalog(
+        system=system,
+        attributes=attributes,
+        skills=skills,
+        abilities=[t for t in traits if t.kind == "ability"],
+        flaws=[t for t in traits if t.kind == "flaw"],
+        items=items,
+        in_use={
+            "attribute": used_attributes,
+            "skill": used_skills,
+            "trait": used_traits,
+            "item": used_items,
+        },
+    )

@@ -47,6 +47,17 @@ SKILL_LEVEL_RANGE = {
     RuleSystem.ARSMAGICA: (0, 20),
 }
 
+# A catalog ability's, flaw's or item's modifier per system (docs/decisions.md, issue 10):
+# forum1000 threshold points (as its typed modifiers, ±500), q10 dice (a pool never passes
+# 10), ciernie threshold points (as its difficulty levels, ±12), Ars Magica a plain bonus.
+MODIFIER_RANGE = {
+    RuleSystem.FORUM1000: (-500, 500),
+    RuleSystem.Q10: (-10, 10),
+    RuleSystem.CIERNIE: (-12, 12),
+    RuleSystem.ARSMAGICA: (-10, 10),
+}
+KEEP_MODIFIER_RANGE = (-10, 10)  # q10: the kept dice (Y)
+
 
 @dataclass(frozen=True)
 class SystemWords:
