@@ -1,7 +1,8 @@
 """Seed the q10, ciernie and arsmagica catalogs (issue 10).
 
-What each seed names is marked "seed"; what a playable demo needs on top is marked
-"added" (docs/decisions.md, issue 10, lists both). Re-running adds only what is missing.
+docs/decisions.md (issue 10) lists which entries come from seeds 001–003 and which were
+added for a playable demo (the attributes below say it too). Re-running adds only what is
+missing.
 """
 
 from django.db import migrations
