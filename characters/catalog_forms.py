@@ -56,6 +56,12 @@ class CatalogEntryForm(forms.ModelForm):
                 self._bound_number(name, low, high)
         if "position" in self.fields:
             self._bound_number("position", 0, POSITION_MAX)
+        if "kind" in self.fields:
+            # Ars Magica's are virtues and flaws: its own words, never forum1000's "zdolność".
+            self.fields["kind"].choices = [
+                ("ability", self.words.ability),
+                ("flaw", self.words.flaw),
+            ]
         self._fit_to_system(system)
         if in_use:
             for name in RULE_FIELDS[self.kind_key]:

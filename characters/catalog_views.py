@@ -28,7 +28,7 @@ def _kind_label(system: str, kind: str) -> str:
         {
             "attribute": words.attribute,
             "skill": words.skill,
-            "trait": _("ability or flaw"),
+            "trait": f"{words.ability} / {words.flaw}",
             "item": _("story item"),
         }[kind]
     )

@@ -151,7 +151,7 @@ def sheet_history(character: Character) -> list[SheetChange]:
     )
     history, previous = [], {}
     for revision in revisions:
-        now = _flatten(revision.snapshot)
+        now = _flatten(revision.snapshot, traits_label=str(words_for(character.system).traits))
         history.append(SheetChange(revision, _diff(previous, now) if previous else []))
         previous = now
     return list(reversed(history))
@@ -162,7 +162,7 @@ def _diff(before: dict, after: dict) -> list[tuple[str, object, object]]:
     return [(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k)]
 
 
-def _flatten(snapshot: dict) -> dict[str, object]:
+def _flatten(snapshot: dict, traits_label: str) -> dict[str, object]:
     # Older snapshots lack description, effects and potions: .get keeps them readable.
     flat: dict[str, object] = {
         _("Name"): snapshot["name"],
@@ -171,7 +171,7 @@ def _flatten(snapshot: dict) -> dict[str, object]:
     }
     for group in ("attributes", "skills", "items"):
         flat.update(snapshot[group])
-    flat[_("Abilities and flaws")] = ", ".join(snapshot["traits"]) or None
+    flat[traits_label] = ", ".join(snapshot["traits"]) or None
     if "effects" in snapshot:
         flat[_("Negative effects")] = "; ".join(snapshot["effects"]) or None
     for effect, count in snapshot.get("potions", {}).items():
@@ -194,7 +194,7 @@ def _proposable(character: Character) -> dict[str, object]:
     flat.update({r.attribute.name: r.value for r in character.attribute_values.all()})
     flat.update({r.skill.name: r.level for r in character.skill_levels.all()})
     flat.update({h.item.name: h.quantity for h in character.item_holdings.all()})
-    flat[_("Abilities and flaws")] = (
+    flat[str(words_for(character.system).traits)] = (
         ", ".join(sorted(t.name for t in character.traits.all())) or None
     )
     return flat
@@ -219,7 +219,7 @@ def _proposed(system: str, values: dict) -> dict[str, object]:
     flat.update({attributes[k]: v for k, v in values["attributes"].items()})
     flat.update({skills[k]: v for k, v in values["skills"].items() if v})
     flat.update({items[k]: q for k, q in values["items"].items() if q})
-    flat[_("Abilities and flaws")] = (
+    flat[str(words_for(system).traits)] = (
         ", ".join(sorted(traits[str(i)] for i in values["traits"])) or None
     )
     return flat

@@ -324,3 +324,32 @@ def test_a_proposal_out_of_range_is_refused_on_approval(make_user):
     with pytest.raises(ValidationError):
         services.sheet_proposal_decide(proposal=proposal, by=gm, approve=True)
     assert Character.objects.get(pk=character.pk).value_of("Siła") == 15
+
+
+def test_no_ars_magica_page_says_zdolnosc(make_user, client_for):
+    """forum1000's "Zdolność" is an ability (trait); Ars Magica's are virtues (zalety)."""
+    owner, moderator = make_user(), make_user(moderator=True)
+    character = system_character(
+        owner, "arsmagica", "Agnieszka", attributes={"Prezencja": 3}, traits=["Kulawy"]
+    )
+    client = client_for(owner)
+    edit = reverse("characters:edit", args=[character.pk])
+    data = form_data("arsmagica", attribute=0)
+    data["traits"] = [str(Trait.objects.get(system="arsmagica", name="Wyostrzone zmysły").pk)]
+    assert client.post(edit, data).status_code == 302
+    pages = [
+        client.get(url).content.decode()
+        for url in (
+            reverse("characters:detail", args=[character.pk]),
+            reverse("characters:history", args=[character.pk]),
+            edit,
+            create_url("arsmagica"),
+            reverse("characters:catalog", args=["arsmagica"]),
+        )
+    ]
+    mod = client_for(moderator)
+    pages.append(mod.get(reverse("characters:catalog_add", args=["arsmagica", "trait"])).content)
+    pages[-1] = pages[-1].decode()
+    for body in pages:
+        assert "zdolnoś" not in body.lower()
+    assert "Zalety i wady" in pages[1]  # the history names the virtues' line
