@@ -53,6 +53,25 @@ class CatalogAdmin(admin.ModelAdmin):
         return deleted, counts, perms_needed, protected
 
 
+class SystemFieldsMixin:
+    """Issue 10: a row's change form shows only the fields its system reads (q10's kept
+    dice, ciernie's reroll source, forum1000's healing kind and mount); a new row's form
+    shows them all, since its system is chosen in it."""
+
+    system_fields = {
+        "keep_modifier": "q10",
+        "rerolls": "ciernie",
+        "is_mount": "forum1000",
+        "heals": "forum1000",
+    }
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is None:
+            return fields
+        return [f for f in fields if self.system_fields.get(f, obj.system) == obj.system]
+
+
 @admin.register(Attribute)
 class AttributeAdmin(CatalogAdmin):
     list_display = ["name", "system", "position"]
@@ -61,7 +80,7 @@ class AttributeAdmin(CatalogAdmin):
 
 
 @admin.register(Skill)
-class SkillAdmin(CatalogAdmin):
+class SkillAdmin(SystemFieldsMixin, CatalogAdmin):
     list_display = ["name", "system", "attribute", "heals"]
     list_filter = ["system", "attribute"]
     search_fields = ["name"]
@@ -69,7 +88,7 @@ class SkillAdmin(CatalogAdmin):
 
 
 @admin.register(Trait)
-class TraitAdmin(CatalogAdmin):
+class TraitAdmin(SystemFieldsMixin, CatalogAdmin):
     list_display = ["name", "kind", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
     list_filter = ["system", "kind", "rerolls"]
     search_fields = ["name"]
@@ -77,7 +96,7 @@ class TraitAdmin(CatalogAdmin):
 
 
 @admin.register(Item)
-class ItemAdmin(CatalogAdmin):
+class ItemAdmin(SystemFieldsMixin, CatalogAdmin):
     list_display = ["name", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
     list_filter = ["system", "rerolls"]
     search_fields = ["name"]

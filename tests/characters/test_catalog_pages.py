@@ -279,3 +279,34 @@ def test_no_character_is_touched_by_a_catalog_edit(make_user, client_for):
         {"name": "Magia", "attribute": skill.attribute_id, "description": "Zaklęcia."},
     )
     assert Character.objects.get(pk=character.pk).revisions.count() == revisions
+
+
+def test_the_admin_shows_a_rows_system_fields_only(make_user, client_for):
+    admin_user = make_user()
+    admin_user.is_staff = admin_user.is_superuser = True
+    admin_user.save()
+    client = client_for(admin_user)
+    ciernie = Item.objects.get(system="ciernie", name="Uzbrojenie naprowadzane")
+    q10 = Trait.objects.get(system="q10", name="Wprawny szermierz")
+    ciernie_form = client.get(reverse("admin:characters_item_change", args=[ciernie.pk]))
+    q10_form = client.get(reverse("admin:characters_trait_change", args=[q10.pk]))
+    assert 'name="rerolls"' in ciernie_form.content.decode()
+    assert 'name="keep_modifier"' not in ciernie_form.content.decode()
+    assert 'name="is_mount"' not in ciernie_form.content.decode()
+    assert 'name="keep_modifier"' in q10_form.content.decode()
+    assert 'name="rerolls"' not in q10_form.content.decode()
+
+
+def test_a_catalog_page_takes_a_fixed_number_of_queries(
+    make_user, client_for, django_assert_max_num_queries
+):
+    client = client_for(make_user())
+    for n in range(5):
+        services.catalog_entry_create(
+            by=make_user(moderator=True),
+            model=Item,
+            system="ciernie",
+            values={"name": f"Przedmiot {n}", "attribute": None, "modifier": 0, "rerolls": True},
+        )
+    with django_assert_max_num_queries(12):
+        assert client.get(catalog_url("ciernie")).status_code == 200
