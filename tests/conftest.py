@@ -85,6 +85,8 @@ def _reseed_after_flush(request):
     migration.seed(apps, None)
     horse = importlib.import_module("characters.migrations.0007_item_is_mount")
     horse.add_the_horse(apps, None)
+    systems = importlib.import_module("characters.migrations.0010_q10_ciernie_arsmagica_catalogs")
+    systems.seed(apps, None)
 
 
 @pytest.fixture
