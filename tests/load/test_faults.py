@@ -268,7 +268,6 @@ class Player:
         self.query = urlencode(
             {"mode": "attribute", "a-character": character, "a-attribute": seed["attribute"]}
         )
-        self.acknowledged = 0
 
     def log_in(self) -> None:
         page = self.send("login", "GET", "/accounts/login/", ok={200}, retry=False)
@@ -278,8 +277,9 @@ class Player:
         assert "sessionid" in self.browser.cookies, answer
 
     def send(self, phase, method, path, fields=None, *, ok, retry=True) -> Answer:
-        """The request until it gets one of the `ok` answers; a 5xx (a clean error page)
-        or a dropped connection is retried as it was, anything else fails the test."""
+        """The request until it gets one of the `ok` answers. A 5xx (which must be the
+        site's error page) is retried as it was; anything else, a dropped connection or no
+        answer within REQUEST_TIMEOUT fails the test (gunicorn itself never goes away)."""
         deadline = time.monotonic() + ROLL_DEADLINE
         while True:
             try:
@@ -331,7 +331,6 @@ class Player:
         seq = int(anchor.group(1))
         with self.ledger.lock:
             assert self.ledger.acknowledged.setdefault(token, seq) == seq
-        self.acknowledged += 1
         if resend:
             # The same form again (a lost answer, a double click): the same roll answers.
             again = self.send(phase, "POST", action, fields, ok={302}, retry=retry)
