@@ -1,0 +1,557 @@
+"""The XSS corpus through every field a user controls, on every page that shows it (issue 11).
+
+Data-driven: FIELDS is the table. Each row names a field, how a user stores the corpus in
+it (the same service or form the site's pages call, in the order a real game reaches it)
+and the pages that show it. A new field, sheet or panel is one more row (and, for a new
+page, one more PAGES entry). The test then stores every row's payloads and opens every
+page once in Chromium (one browser, one context per role), with the site's real CSP, and
+asserts on each page:
+
+- no sentinel call (`__xss(n)`, exposed to the page by the test), no dialog;
+- no request for the recorder URL `/__xss__/n` (an injected image, frame, style or object);
+- no CSP violation (the policy would have had to stop markup the escaping let through);
+- no element in the page carrying an event handler, a `javascript:` URL or a tag that
+  loads or embeds something (script without the nonce, iframe, object, embed, base, ...);
+- and, for every row, each payload is there as text (the page's text holds it verbatim;
+  for Markdown fields, the post's marker line is there and the payload's markup is not).
+
+Usernames are not a row: sign-up refuses every payload (test_signup_refuses_the_corpus).
+"""
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from itertools import count
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from characters import services as character_services
+from characters.models import Attribute, Item, Skill
+from characters.systems import RuleSystem
+from config.views import SignUpForm
+from diary import npc_services
+from diary import services as diary_services
+from diary.models import Npc, Post, SessionStatus
+from rolls import entries, initiative_services
+from rolls import services as roll_services
+from rolls.models import InitiativeEvent, Roll
+from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+from tests.browser.conftest import log_in
+from tests.browser.xss_corpus import ONE_LINE, PAYLOADS
+from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+RECORDER = "/__xss__/"
+MARK = "xss-mark-"
+
+
+def chunks(payloads: list[str], limit: int, sep: str = " ") -> list[str]:
+    """The payloads joined into as few values of at most `limit` characters as they fit."""
+    out, current = [], ""
+    for p in payloads:
+        joined = f"{current}{sep}{p}" if current else p
+        if len(joined) > limit:
+            out.append(current)
+            joined = p
+        current = joined
+    return [*out, current] if current else out
+
+
+def _once() -> dict:
+    return {"token": uuid.uuid4(), "digest": "xss"}
+
+
+class World:
+    """A running session S with a GM, two players and a moderator; a second session P
+    whose plan the moderator returned; what the table's rows store lands in these."""
+
+    def __init__(self, make_user, make_character, make_session):
+        self.gm = make_user("mg")
+        self.alice = make_user("alicja")
+        self.bob = make_user("bartek")
+        self.moderator = make_user("moderator", moderator=True)
+        self.lirael = make_character(self.alice, "Lirael")
+        self.borys = make_character(self.bob, "Borys")
+        self.session = make_session(self.gm, [self.lirael, self.borys])
+        self.plan_session = make_session(self.gm, status=SessionStatus.DRAFT, title="Plan")
+        self.perception = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Percepcja")
+        self.speed = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Szybkość")
+        self.payload_characters = []
+        self.edited_post = None
+        self.seq = count(1)
+
+    def post(self, author, character, narration: str, nc_note: str = "") -> Post:
+        return diary_services.post_create(
+            session=self.session,
+            author=author,
+            character=character,
+            narration=narration,
+            nc_note=nc_note,
+        )
+
+    def roll(self, request: RollRequest, **extra) -> Roll:
+        return roll_services.roll_make(
+            session=self.session, by=self.gm, request=request, token=uuid.uuid4(), **extra
+        ).roll
+
+
+# ---------------------------------------------------------------------------
+# How each field is stored: the service the page's form calls, as that user
+
+
+def store_narration(w: World, payloads):
+    """One post per payload (the diary's pages hold them all), a marker line after it."""
+    for n, p in enumerate(payloads, 1):
+        w.post(w.alice, w.lirael, f"{p}\n\n{MARK}p{n}.", nc_note=p)
+
+
+def store_edited_post(w: World, payloads):
+    """A post edited to hold the corpus: its history shows both revisions."""
+    w.edited_post = w.post(w.alice, w.lirael, "Lirael milczy.")
+    diary_services.post_edit(
+        post=w.edited_post,
+        by=w.alice,
+        character=w.lirael,
+        narration="\n\n".join(f"{p}\n\n{MARK}e{n}." for n, p in enumerate(payloads, 1)),
+        nc_note="\n".join(payloads),
+    )
+
+
+def store_hide_reasons(w: World, payloads):
+    for reason in chunks(payloads, 200):
+        post = w.post(w.bob, w.borys, "Borys mówi coś niestosownego.")
+        diary_services.post_hide(post=post, by=w.gm, reason=reason)
+
+
+def store_characters(w: World, payloads):
+    """A character per payload (name), owned by Alicja, playing in S; the first one's
+    description holds the whole corpus."""
+    for n, p in enumerate(payloads):
+        character = character_services.character_create(
+            owner=w.alice,
+            system=RuleSystem.FORUM1000,
+            values={
+                "name": p,
+                "description": "\n".join(payloads) if n == 0 else "",
+                "hp_current": 50,
+                "hp_max": 50,
+                "attributes": dict.fromkeys(Attribute.objects.filter(system="forum1000"), 500),
+                "skills": {},
+                "traits": [],
+                "items": {},
+            },
+        )
+        invitation = diary_services.participation_invite(
+            session=w.session, by=w.gm, character=character
+        )
+        diary_services.participation_decide(participation=invitation, by=w.alice, accept=True)
+        w.payload_characters.append(character)
+
+
+def store_asks(w: World, payloads):
+    """A roll request per payload character (its summary names the character)."""
+    for character in w.payload_characters[: len(payloads)]:
+        post = w.post(w.alice, character, "Prośba o rzut.")
+        roll_services.roll_ask_create(
+            session=w.session,
+            by=w.alice,
+            side=SideRequest(
+                character_id=character.pk, test="attribute", attribute_ids=(w.perception.pk,)
+            ),
+            post=post,
+        )
+
+
+def store_session_titles(w: World, payloads):
+    for p in payloads:
+        diary_services.session_create(
+            gm=w.gm,
+            title=p,
+            description=p,
+            system=RuleSystem.FORUM1000,
+            criticals_enabled=True,
+            npc_mode="fixed_modifiers",
+            roll_policy="gm_only",
+        )
+
+
+def store_session_description(w: World, payloads):
+    diary_services.session_update(
+        session=w.session, by=w.gm, title=payloads[0], description="\n".join(payloads)
+    )
+
+
+def store_npcs(w: World, payloads):
+    """An NPC per payload in S and in P (whose plan shows its designs)."""
+    for session in (w.session, w.plan_session):
+        for p in payloads:
+            npc_services.npc_create(
+                session=session, by=w.gm, name=p, description=p, visible_to_players=True
+            )
+
+
+def store_npc_modifiers(w: World, payloads):
+    for session in (w.session, w.plan_session):
+        npc = Npc.objects.filter(session=session).order_by("pk").first()
+        for p in payloads:
+            npc_services.npc_modifier_create(npc=npc, by=w.gm, interaction=p, value=-50, reason=p)
+
+
+def store_plan(w: World, payloads):
+    """P's scenario (Markdown), submitted; the moderator returns it with the corpus."""
+    scenario = "\n\n".join(f"{p}\n\n{MARK}s{n}." for n, p in enumerate(payloads, 1))
+    diary_services.session_plan_update(session=w.plan_session, by=w.gm, scenario=scenario)
+    diary_services.session_transition(
+        session=w.plan_session, by=w.gm, to=SessionStatus.PLAN_SUBMITTED
+    )
+    diary_services.session_plan_review(
+        session=w.plan_session, by=w.moderator, accept=False, comment="\n".join(payloads)
+    )
+
+
+def store_gm_rolls(w: World, payloads):
+    """A roll per payload for Lirael: the player's typed modifier, the GM's difficulty and
+    bonus each with the payload as reason; every roll after the first is a second action
+    the GM allows with the payload as the reason."""
+    for n, p in enumerate(payloads):
+        side = SideRequest(
+            character_id=w.lirael.pk,
+            test="attribute",
+            attribute_ids=(w.perception.pk,),
+            action_value=10,
+            action_reason=p,
+            gm_difficulty=GmModifier(-50, p),
+            gm_bonus=GmModifier(50, p),
+        )
+        reason = p if n else ""
+        w.roll(RollRequest(kind="attribute", a=side), extra_action_reason=reason)
+    if len(payloads) > 1:  # the first roll needed no reason: one more carries its payload
+        side = SideRequest(
+            character_id=w.lirael.pk, test="attribute", attribute_ids=(w.perception.pk,)
+        )
+        w.roll(RollRequest(kind="attribute", a=side), extra_action_reason=payloads[0])
+
+
+def store_entries(w: World, payloads):
+    """The GM's diary entries for Lirael: damage, an effect (described, with a reason),
+    freed again (with a reason), a potion (its effect)."""
+    for p in payloads:
+        session, by, who = w.session, w.gm, w.lirael.pk
+        entries.damage_deal(session=session, by=by, character_id=who, delta=-1, reason=p, **_once())
+        made = entries.effect_apply(
+            session=session,
+            by=by,
+            character_id=who,
+            kind="wound",
+            description=p,
+            length_turns=None,
+            reason=p,
+            **_once(),
+        )
+        effect_id = made.entry.record["entry"]["effect"]["id"]
+        entries.effect_free(
+            session=session, by=by, character_id=who, effect_id=effect_id, reason=p, **_once()
+        )
+        entries.item_grant(
+            session=session,
+            by=by,
+            character_id=who,
+            count=1,
+            effect=p,
+            restores_hp=None,
+            frees_kind="",
+            **_once(),
+        )
+
+
+def store_initiative(w: World, payloads):
+    """An initiative event per payload (its name; the roll's line reasons), each ended but
+    the last, which gets an order modifier per payload (its reason)."""
+    for n, p in enumerate(payloads):
+        if n:
+            initiative_services.initiative_event_end(
+                event=InitiativeEvent.objects.get(session=w.session, ended_at=None), by=w.gm
+            )
+        lines = (
+            InitiativeLine(w.lirael.pk, 50, p),
+            InitiativeLine(w.borys.pk, -50, p),
+        )
+        w.roll(RollRequest(kind="initiative", initiative=lines), event_name=p)
+    event = InitiativeEvent.objects.get(session=w.session, ended_at=None)
+    for p in payloads:
+        initiative_services.initiative_modifier_add(
+            event=event, by=w.gm, character_id=w.lirael.pk, value=50, turns=2, reason=p
+        )
+
+
+def store_proposals(w: World, payloads):
+    """Alicja proposes a change to Lirael's sheet per payload; the GM approves it with the
+    payload as the comment (the sheet's history shows every comment)."""
+    for n, p in enumerate(payloads, 1):
+        character = w.lirael.__class__.objects.get(pk=w.lirael.pk)
+        proposal = character_services.sheet_proposal_create(
+            character=character,
+            by=w.alice,
+            values={
+                "name": character.name,
+                "description": f"Wersja {n}",
+                "hp_max": character.hp_max,
+                "attributes": {r.attribute: r.value for r in character.attribute_values.all()},
+                "skills": {r.skill: r.level for r in character.skill_levels.all()},
+                "traits": list(character.traits.all()),
+                "items": {},
+            },
+        )
+        character_services.sheet_proposal_decide(
+            proposal=proposal, by=w.gm, approve=True, comment=p
+        )
+
+
+def store_catalog(w: World, payloads):
+    """Catalog rows through Django's admin, as a staff user allowed to add them: a story
+    item and a skill per payload (name and description)."""
+    staff = get_user_model().objects.create_superuser("admin", password=PASSWORD)
+    client = Client()
+    client.force_login(staff)
+    for p in payloads:
+        data = {"system": RuleSystem.FORUM1000, "name": p, "description": p, "modifier": "0"}
+        response = client.post(reverse("admin:characters_item_add"), data)
+        assert response.status_code == 302, response.content.decode()[:2000]
+        data = {**data, "attribute": w.perception.pk, "heals": ""}
+        response = client.post(reverse("admin:characters_skill_add"), data)
+        assert response.status_code == 302, response.content.decode()[:2000]
+    # Alicja's new character takes one of each, so the sheet pages show them too.
+    skills = Skill.objects.filter(name__in=payloads)
+    items = Item.objects.filter(name__in=payloads)
+    w.catalog_character = character_services.character_create(
+        owner=w.alice,
+        system=RuleSystem.FORUM1000,
+        values={
+            "name": "Katalogowa",
+            "description": "",
+            "hp_current": 50,
+            "hp_max": 50,
+            "attributes": dict.fromkeys(Attribute.objects.filter(system="forum1000"), 500),
+            "skills": dict.fromkeys(skills, 1),
+            "traits": [],
+            "items": dict.fromkeys(items, 1),
+        },
+    )
+
+
+# ---------------------------------------------------------------------------
+# The pages, each as the role that sees it; a page may be several URLs (the diary's pages)
+
+
+def diary_pages(w: World) -> list[str]:
+    """Every page of S's diary, oldest first (20 posts a page)."""
+    from diary.selectors import DIARY_PAGE_SIZE
+
+    url = reverse("diary:session", args=[w.session.pk])
+    ids = list(Post.objects.filter(session=w.session).order_by("id").values_list("id", flat=True))
+    return [f"{url}?after={ids[i] - 1}" for i in range(0, len(ids), DIARY_PAGE_SIZE)]
+
+
+def session_url(name: str, **kwargs) -> Callable[[World], list[str]]:
+    return lambda w: [reverse(name, kwargs={"pk": w.session.pk, **kwargs})]
+
+
+PAGES: dict[str, tuple[str, Callable[[World], list[str]]]] = {
+    "home (GM)": ("gm", lambda w: [reverse("home")]),
+    "home (player)": ("alice", lambda w: [reverse("home")]),
+    "diary": ("gm", diary_pages),
+    "diary (player)": ("alice", diary_pages),
+    "post history": ("gm", lambda w: [reverse("diary:post_history", args=[w.edited_post.pk])]),
+    "post edit": ("alice", lambda w: [reverse("diary:post_edit", args=[w.edited_post.pk])]),
+    "session list": ("gm", lambda w: [reverse("diary:session_list")]),
+    "session edit": ("gm", session_url("diary:session_edit")),
+    "participants": ("gm", session_url("diary:participants")),
+    "npcs": ("gm", session_url("diary:npcs")),
+    "npc edit": (
+        "gm",
+        lambda w: [
+            reverse(
+                "diary:npc_edit",
+                args=[w.session.pk, Npc.objects.filter(session=w.session).order_by("pk")[0].pk],
+            )
+        ],
+    ),
+    "plan": ("gm", lambda w: [reverse("diary:session_plan", args=[w.plan_session.pk])]),
+    "plan (moderator)": (
+        "moderator",
+        lambda w: [reverse("diary:session_plan", args=[w.plan_session.pk])],
+    ),
+    "panel": ("gm", session_url("rolls:panel")),
+    "initiative": ("gm", session_url("rolls:initiative")),
+    "entries": ("gm", session_url("rolls:entries")),
+    "roll detail": (
+        "gm",
+        lambda w: [
+            reverse(
+                "rolls:detail",
+                args=[w.session.pk, Roll.objects.filter(session=w.session).order_by("seq")[1].seq],
+            )
+        ],
+    ),
+    "audit": ("moderator", session_url("rolls:audit")),
+    "character list": ("alice", lambda w: [reverse("characters:list")]),
+    "character create": ("alice", lambda w: [reverse("characters:create")]),
+    "character (payload)": (
+        "gm",
+        lambda w: [reverse("characters:detail", args=[w.payload_characters[0].pk])],
+    ),
+    "character edit (payload)": (
+        "alice",
+        lambda w: [reverse("characters:edit", args=[w.payload_characters[0].pk])],
+    ),
+    "Lirael": ("gm", lambda w: [reverse("characters:detail", args=[w.lirael.pk])]),
+    "Lirael's history": ("gm", lambda w: [reverse("characters:history", args=[w.lirael.pk])]),
+    "catalog character": (
+        "alice",
+        lambda w: [reverse("characters:detail", args=[w.catalog_character.pk])],
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Field:
+    name: str
+    store: Callable[[World, list[str]], None]
+    pages: tuple[str, ...]  # keys of PAGES where every payload must be visible as text
+    payloads: tuple[str, ...] = tuple(ONE_LINE)
+    # Rendered as Markdown: the payload's own text is changed by design, so what must be
+    # visible is the marker line stored after each payload ("xss-mark-<marker><n>.").
+    marker: str = ""
+
+
+# Rows run in this order (a roll request needs the payload characters, the edit a post).
+FIELDS = [
+    Field("post narration", store_narration, ("diary", "diary (player)"), tuple(PAYLOADS), "p"),
+    Field("post NC note", store_narration, ("diary", "diary (player)")),
+    Field("post narration, edited", store_edited_post, ("post history",), tuple(PAYLOADS), "e"),
+    Field("post NC note, edited", store_edited_post, ("post history",)),
+    Field("post hide reason", store_hide_reasons, ("diary",)),
+    Field("character name", store_characters, ("character list", "participants", "panel")),
+    Field("character description", store_characters, ("character (payload)",)),
+    Field("roll request summary", store_asks, ("diary", "home (GM)", "panel")),
+    Field("session title and description", store_session_titles, ("session list",)),
+    Field("running session's description", store_session_description, ("diary",)),
+    Field("NPC name and description", store_npcs, ("npcs", "plan")),
+    Field("NPC modifier interaction and reason", store_npc_modifiers, ("npc edit", "plan")),
+    Field("plan scenario", store_plan, ("plan", "plan (moderator)"), tuple(PAYLOADS), "s"),
+    Field("plan review comment", store_plan, ("plan", "plan (moderator)")),
+    Field("roll modifier and extra-action reasons", store_gm_rolls, ("diary", "audit")),
+    Field("entry reasons, effect descriptions, potion effects", store_entries, ("Lirael",)),
+    Field("initiative event names and reasons", store_initiative, ("initiative",)),
+    Field("sheet proposal comment", store_proposals, ("Lirael's history",)),
+    Field("catalog item and skill names", store_catalog, ("catalog character",)),
+]
+
+# What the page must not have, whatever the escaping let through.
+DANGEROUS = """() => {
+  const found = [];
+  for (const el of document.querySelectorAll('*')) {
+    for (const attr of el.attributes) {
+      const name = attr.name.toLowerCase(), value = attr.value.trim().toLowerCase();
+      if (name.startsWith('on')) found.push(`${el.tagName} ${name}`);
+      if (/^(javascript|data|vbscript):/.test(value.replace(/[\\s\\u0000-\\u001f]/g, '')))
+        found.push(`${el.tagName} ${name}=${value}`);
+      if (name === 'style') found.push(`${el.tagName} style`);
+    }
+  }
+  const tags = 'script:not([nonce]), iframe, frame, object, embed, base, svg, math, ' +
+    'video, audio, source, marquee, details[open], body input[autofocus], img, ' +
+    'meta[http-equiv], link:not([rel=stylesheet][href^="/static/"])';
+  for (const el of document.querySelectorAll(tags)) found.push(el.outerHTML.slice(0, 80));
+  return found;
+}"""
+
+WATCH = """
+document.addEventListener('securitypolicyviolation', e =>
+  window.__cspViolation(`${e.violatedDirective} ${e.blockedURI} ${e.sample}`));
+"""
+
+
+@pytest.fixture
+def world(make_user, make_character, make_session):
+    w = World(make_user, make_character, make_session)
+    stored = set()
+    for field in FIELDS:
+        if field.store not in stored:  # one store may fill several rows (name, description)
+            stored.add(field.store)
+            field.store(w, list(field.payloads))
+    return w
+
+
+def test_no_payload_runs_on_any_page_and_each_shows_as_text(world, browser, live_server):
+    w = world
+    contexts, problems, texts = {}, [], {}
+
+    def context_for(role: str):
+        if role not in contexts:
+            context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+            seen = {"hits": [], "dialogs": [], "csp": [], "requests": [], "console": []}
+            context.expose_function("__xss", lambda n: seen["hits"].append(n))
+            context.expose_function("__cspViolation", lambda v: seen["csp"].append(v))
+            context.add_init_script(WATCH)
+            page = context.new_page()
+            page.set_default_timeout(15_000)
+            page.on("dialog", lambda d: (seen["dialogs"].append(d.message), d.dismiss()))
+            page.on(
+                "request",
+                lambda r: seen["requests"].append(r.url) if RECORDER in r.url else None,
+            )
+            page.on(
+                "console",
+                lambda m: seen["console"].append(m.text) if "Refused" in m.text else None,
+            )
+            log_in(page, getattr(w, role).username, PASSWORD)
+            contexts[role] = (context, page, seen)
+        return contexts[role]
+
+    for key, (role, urls) in PAGES.items():
+        _context, page, seen = context_for(role)
+        text = []
+        for url in urls(w):
+            for bucket in seen.values():
+                bucket.clear()
+            response = page.goto(url)
+            assert response.status == 200, f"{key}: {url} answered {response.status}"
+            page.wait_for_load_state("load")
+            page.wait_for_timeout(50)  # handlers such as onfocus fire after load
+            text.append(page.evaluate("() => document.documentElement.textContent"))
+            found = page.evaluate(DANGEROUS)
+            for what, values in {**seen, "dangerous markup": found}.items():
+                if values:
+                    problems.append(f"{key} ({url}): {what}: {sorted(set(map(str, values)))}")
+        texts[key] = "\n".join(text)
+
+    for field in FIELDS:
+        for key in field.pages:
+            missing = [
+                p
+                for n, p in enumerate(field.payloads, 1)
+                if (f"{MARK}{field.marker}{n}." if field.marker else p) not in texts[key]
+            ]
+            if missing:
+                problems.append(f"{field.name}: not shown as text on {key}: {missing}")
+    for context, _page, _seen in contexts.values():
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
+def test_signup_refuses_the_corpus(db):
+    """Usernames cannot carry a payload: sign-up's validator allows letters, digits and
+    @ . + - _ only, so not one payload of the corpus becomes a username."""
+    accepted = [
+        p
+        for p in PAYLOADS
+        if SignUpForm(
+            data={"username": p, "password1": PASSWORD + "x", "password2": PASSWORD + "x"}
+        ).is_valid()
+    ]
+    assert accepted == []
