@@ -10,12 +10,14 @@ So a payload that executes, or that smuggles in a tag loading something, is caug
 when the Content-Security-Policy blocks the script itself (the test also fails on every
 CSP violation: the policy is the second line of defence, never the first).
 
-Each payload is one line, without leading or trailing spaces (forms strip them) and at
-most MAX_LENGTH characters, so it fits every short field (the NPC interaction name is 40).
+Each payload is one line (but one Markdown construct), without leading or trailing spaces
+(forms strip them) and at most MAX_LENGTH characters: the test appends a two-character tag
+naming the field it stored the payload in, and the shortest field (an NPC's interaction
+name) takes 40.
 `n` in a payload is its own number (index + 1), so a hit names the payload that ran.
 """
 
-MAX_LENGTH = 40
+MAX_LENGTH = 38
 
 PAYLOADS = [
     # Plain tags and event handlers
@@ -43,7 +45,7 @@ PAYLOADS = [
     "</textarea><img src=/__xss__/21>",
     "</title><img src=/__xss__/22>",
     "</script><script>__xss(23)</script>",
-    "</option></select><img src=/__xss__/24>",
+    "</option></select><img src=/__xss__/24",
     "<!--<img src=/__xss__/25>-->",
     # javascript: and data: links, Markdown link and image tricks
     "[a](javascript:__xss(26))",
@@ -70,11 +72,11 @@ PAYLOADS = [
     "＜script＞__xss(44)＜/script＞",
     "\u202e>tpircs/<__xss(45)>tpircs<",
     "<scr\u200bipt>__xss(46)</scr\u200bipt>",
-    "<img src=/__xss__/47 \u00a0onerror=__xss(47)>",
+    "<img/src=x/onerror=__xss(47)>",
     # Template and framework injections
     "{{ 7|add:'__xss(48)' }}",
     "{% now 'Y' %}__xss(49)",
-    "<div hx-get=/__xss__/50 hx-trigger=load>",
+    "<b hx-get=/__xss__/50 hx-trigger=load>",
     "<div hx-on:load=__xss(51)>",
 ]
 
