@@ -298,20 +298,33 @@ def store_entries(w: World, v):
 
 def store_initiative(w: World, v):
     """An initiative event per payload (its name; the roll's line modifier reasons), each
-    ended but the last, which gets an order modifier per payload (its reason)."""
-    for n, (name, reason) in enumerate(
-        zip(v["initiative event name"], v["initiative roll reason"], strict=True)
-    ):
+    ended but the last, where every payload character joins the fight (the tracker keeps
+    the names as rolled) and the GM adds an order modifier and records a handover per
+    payload (their reasons)."""
+    names = v["initiative event name"]
+    for n, (name, reason) in enumerate(zip(names, v["initiative roll reason"], strict=True)):
         if n:
             initiative_services.initiative_event_end(
                 event=InitiativeEvent.objects.get(session=w.session, ended_at=None), by=w.gm
             )
-        lines = (InitiativeLine(w.lirael.pk, 50, reason), InitiativeLine(w.borys.pk, 0, ""))
-        w.roll(RollRequest(kind="initiative", initiative=lines), event_name=name)
+        lines = [InitiativeLine(w.lirael.pk, 50, reason), InitiativeLine(w.borys.pk, 0, "")]
+        if n == len(names) - 1:
+            lines += [InitiativeLine(c.pk, 0, "") for c in w.payload_characters]
+        w.roll(RollRequest(kind="initiative", initiative=tuple(lines)), event_name=name)
     event = InitiativeEvent.objects.get(session=w.session, ended_at=None)
     for reason in v["initiative modifier reason"]:
         initiative_services.initiative_modifier_add(
             event=event, by=w.gm, character_id=w.lirael.pk, value=50, turns=2, reason=reason
+        )
+    for n, reason in enumerate(v["initiative handover reason"]):
+        taker, giver = (w.lirael, w.borys) if n % 2 else (w.borys, w.lirael)
+        initiative_services.initiative_handover_record(
+            event=event,
+            by=w.gm,
+            character_id=taker.pk,
+            other_id=giver.pk,
+            position=1,
+            reason=reason,
         )
 
 
@@ -481,7 +494,11 @@ FIELDS = [
     F("edited narration", store_edited_post, ("post history", "diary"), ALL, marker="e"),
     F("edited NC note", store_edited_post, ("post history", "diary")),
     F("hide reason", store_hide_reasons, ("diary",)),
-    F("character name", store_characters, ("character list", "participants", "panel", "diary")),
+    F(
+        "character name",
+        store_characters,
+        ("character list", "participants", "panel", "diary", "initiative"),
+    ),
     F("character description", store_characters, ("character (payload)",)),
     F("roll request summary", store_asks, ("home (GM)",), shows="character name"),
     F("session title", store_sessions, ("session list",)),
@@ -507,6 +524,7 @@ FIELDS = [
     F("initiative event name", store_initiative, ("initiative",)),
     F("initiative roll reason", store_initiative, ("diary",)),
     F("initiative modifier reason", store_initiative, ("initiative",)),
+    F("initiative handover reason", store_initiative, ("initiative",)),
     F("sheet proposal comment", store_proposals, ("Lirael's history",)),
     F("catalog item name", store_catalog, ("catalog character", "character create")),
     F("catalog item description", store_catalog, ("catalog character",)),
