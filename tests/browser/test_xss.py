@@ -30,7 +30,7 @@ from django.test import Client
 from django.urls import reverse
 
 from characters import services as character_services
-from characters.models import Attribute, Character, Item, Skill, Trait
+from characters.models import NOTE_MAX, Attribute, Character, Item, Skill, Trait
 from characters.systems import RuleSystem
 from config.views import SignUpForm
 from diary import npc_services
@@ -227,18 +227,18 @@ def store_plan(w: World, v):
 
 
 def store_rolls(w: World, v):
-    """A roll per payload for Lirael: the typed action modifier, the GM's difficulty and
-    bonus, each with its reason; a first roll, then each one a second action the GM allows
-    with a reason."""
+    """Rolls for Lirael: the typed action modifier, the GM's difficulty and bonus, each with
+    a reason (as many payloads a reason as its 200 characters hold); a first roll, then each
+    one a second action the GM allows with a reason."""
     plain = SideRequest(
         character_id=w.lirael.pk, test="attribute", attribute_ids=(w.perception.pk,)
     )
     w.roll(RollRequest(kind="attribute", a=plain))
     rows = zip(
-        v["action modifier reason"],
-        v["GM difficulty reason"],
-        v["GM bonus reason"],
-        v["extra-action reason"],
+        chunks(v["action modifier reason"], 200),
+        chunks(v["GM difficulty reason"], 200),
+        chunks(v["GM bonus reason"], 200),
+        chunks(v["extra-action reason"], 200),
         strict=True,
     )
     for action, difficulty, bonus, extra in rows:
@@ -256,13 +256,19 @@ def store_rolls(w: World, v):
 
 def store_entries(w: World, v):
     """The GM's diary entries for Lirael: damage (a reason), an effect (a description and
-    a reason), freed again (a reason), a potion (its effect)."""
+    a reason), freed again (a reason), a potion (its effect); each text as many payloads as
+    it holds."""
     rows = zip(
-        v["damage reason"],
-        v["effect description"],
-        v["effect reason"],
-        v["effect freed reason"],
-        v["potion effect"],
+        *(
+            chunks(v[key], NOTE_MAX)
+            for key in (
+                "damage reason",
+                "effect description",
+                "effect reason",
+                "effect freed reason",
+                "potion effect",
+            )
+        ),
         strict=True,
     )
     session, by, who = w.session, w.gm, w.lirael.pk
@@ -297,26 +303,30 @@ def store_entries(w: World, v):
 
 
 def store_initiative(w: World, v):
-    """An initiative event per payload (its name; the roll's line modifier reasons), each
-    ended but the last, where every payload character joins the fight (the tracker keeps
-    the names as rolled) and the GM adds an order modifier and records a handover per
-    payload (their reasons)."""
-    names = v["initiative event name"]
-    for n, (name, reason) in enumerate(zip(names, v["initiative roll reason"], strict=True)):
+    """Initiative events (their names; the roll's line modifier reasons; as many payloads
+    a text as it holds), each ended but the last, where every payload character joins the
+    fight (the tracker keeps the names as rolled) and the GM adds order modifiers and
+    records handovers (their reasons)."""
+    names = chunks(v["initiative event name"], 100)
+    reasons = chunks(v["initiative roll reason"], 200)
+    for n, (name, reason) in enumerate(zip_longest(names, reasons, fillvalue="")):
         if n:
             initiative_services.initiative_event_end(
                 event=InitiativeEvent.objects.get(session=w.session, ended_at=None), by=w.gm
             )
-        lines = [InitiativeLine(w.lirael.pk, 50, reason), InitiativeLine(w.borys.pk, 0, "")]
-        if n == len(names) - 1:
+        lines = [
+            InitiativeLine(w.lirael.pk, 50 if reason else 0, reason),
+            InitiativeLine(w.borys.pk, 0, ""),
+        ]
+        if n == max(len(names), len(reasons)) - 1:
             lines += [InitiativeLine(c.pk, 0, "") for c in w.payload_characters]
         w.roll(RollRequest(kind="initiative", initiative=tuple(lines)), event_name=name)
     event = InitiativeEvent.objects.get(session=w.session, ended_at=None)
-    for reason in v["initiative modifier reason"]:
+    for reason in chunks(v["initiative modifier reason"], 200):
         initiative_services.initiative_modifier_add(
             event=event, by=w.gm, character_id=w.lirael.pk, value=50, turns=2, reason=reason
         )
-    for n, reason in enumerate(v["initiative handover reason"]):
+    for n, reason in enumerate(chunks(v["initiative handover reason"], 200)):
         taker, giver = (w.lirael, w.borys) if n % 2 else (w.borys, w.lirael)
         initiative_services.initiative_handover_record(
             event=event,
@@ -329,9 +339,10 @@ def store_initiative(w: World, v):
 
 
 def store_proposals(w: World, v):
-    """Alicja proposes a change to Lirael's sheet per payload; the GM approves it with the
-    payload as the comment (the sheet's history shows every comment)."""
-    for n, comment in enumerate(v["sheet proposal comment"], 1):
+    """Alicja proposes changes to Lirael's sheet; the GM approves each with a comment of
+    as many payloads as it holds (the sheet's history shows every comment)."""
+    # The approval's comment becomes the revision's note: NOTE_MAX characters.
+    for n, comment in enumerate(chunks(v["sheet proposal comment"], NOTE_MAX), 1):
         character = Character.objects.get(pk=w.lirael.pk)
         proposal = character_services.sheet_proposal_create(
             character=character,
