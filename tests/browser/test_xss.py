@@ -379,7 +379,7 @@ def store_catalog(w: World, v):
         strict=True,
     )
     for item, item_description, skill, skill_description, trait, trait_description in rows:
-        data = {"system": RuleSystem.FORUM1000, "modifier": "0"}
+        data = {"system": RuleSystem.FORUM1000, "modifier": "0", "keep_modifier": "0"}
         data |= {"name": item, "description": item_description}
         response = client.post(reverse("admin:characters_item_add"), data)
         assert response.status_code == 302, response.content.decode()[:2000]
@@ -463,7 +463,11 @@ PAGES: dict[str, tuple[str, Callable[[World], list[str]]]] = {
     ),
     "audit": ("moderator", session_url("rolls:audit")),
     "character list": ("alice", lambda w: [reverse("characters:list")]),
-    "character create": ("alice", lambda w: [reverse("characters:create")]),
+    "catalog": ("alice", lambda w: [reverse("characters:catalog", args=["forum1000"])]),
+    "character create": (
+        "alice",
+        lambda w: [reverse("characters:create") + "?system=forum1000"],
+    ),
     "character (payload)": (
         "gm",
         lambda w: [reverse("characters:detail", args=[w.payload_characters[0].pk])],
@@ -537,13 +541,13 @@ FIELDS = [
     F("initiative modifier reason", store_initiative, ("initiative",)),
     F("initiative handover reason", store_initiative, ("initiative",)),
     F("sheet proposal comment", store_proposals, ("Lirael's history",)),
-    F("catalog item name", store_catalog, ("catalog character", "character create")),
-    F("catalog item description", store_catalog, ("catalog character",)),
-    F("catalog skill name", store_catalog, ("catalog character", "character create")),
-    F("catalog trait name", store_catalog, ("catalog character", "character create")),
-    # Skill and trait descriptions are shown on no page of the site (only in the admin).
-    F("catalog skill description", store_catalog, ()),
-    F("catalog trait description", store_catalog, ()),
+    F("catalog item name", store_catalog, ("catalog character", "character create", "catalog")),
+    F("catalog item description", store_catalog, ("catalog character", "catalog")),
+    F("catalog skill name", store_catalog, ("catalog character", "character create", "catalog")),
+    F("catalog trait name", store_catalog, ("catalog character", "character create", "catalog")),
+    # Issue 10: the catalog page shows every entry's description.
+    F("catalog skill description", store_catalog, ("catalog",)),
+    F("catalog trait description", store_catalog, ("catalog",)),
 ]
 # Two characters a row: "~" and a letter (the corpus leaves room for them).
 TAGS = {f.key: f"~{letter}" for f, letter in zip(FIELDS, string.ascii_letters, strict=False)}
