@@ -11,7 +11,8 @@ Roles, all around one running session S:
 - other_player: plays in another session (another GM), not in S;
 - player: plays in S (character C, author of post P), may roll for C;
 - gm: runs S;
-- moderator.
+- moderator;
+- superuser: Django's superuser (the admin), who is a moderator too but plays no part in S.
 """
 
 import re
@@ -36,7 +37,7 @@ from tests.diary_entries import effect_entry, grant_entry
 pytestmark = pytest.mark.django_db
 
 DECISIONS = Path(settings.BASE_DIR) / "docs" / "decisions.md"
-ROLES = ["anonymous", "outsider", "other_player", "player", "gm", "moderator"]
+ROLES = ["anonymous", "outsider", "other_player", "player", "gm", "moderator", "superuser"]
 # Tables a request may touch without changing anything anyone reads: the log-in session
 # and the rate limiter's counters.
 NOT_COMPARED = {"sessions", "admin"}
@@ -70,6 +71,9 @@ class World:
         self.other_player = make_user("gracz_inny")
         self.outsider = make_user("obcy")
         self.moderator = make_user("moderatorka", moderator=True)
+        self.superuser = make_user("administratorka")
+        self.superuser.is_superuser = self.superuser.is_staff = True
+        self.superuser.save()
         self.character = make_character(self.player, "Cyra", skills={"Leczenie ran": 2})
         self.invited = make_character(self.player, "Druga")
         elsewhere = make_character(self.other_player, "Gdzieindziej")
