@@ -7,6 +7,8 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.http import QueryDict
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from characters.models import (
     Attribute,
@@ -887,3 +889,63 @@ def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
     )
     assert bound.is_valid(), bound.errors
     assert panel.preview(bound.case()).terms
+
+
+# ---------------------------------------------------------------------------
+# Whatever is typed: a Polish error or a case the engine accepts, never an exception
+
+FORM_FIELDS = [
+    "character", "attribute", "attributes", "difficulty", "sources", "modifier",
+    "modifier_reason", "reroll", "reroll_sources", "opponent", "opponent_attribute",
+    "opponent_value", "opponent_reason", "effect", "unit", "skill", "also_attributes", "factor",
+]  # fmt: skip
+garbage = st.one_of(
+    st.text(max_size=20),
+    st.integers(min_value=-(10**12), max_value=10**12).map(str),
+    st.sampled_from(["", "0", "-3", "12", "on", "value", "minutes", "trait:1", "item:1", "\x00"]),
+)
+
+
+@settings(
+    max_examples=80,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    mode=st.sampled_from(["attribute", "combined", "comparative", "effect", "skill"]),
+    fields=st.dictionaries(
+        st.sampled_from(FORM_FIELDS), st.lists(garbage, min_size=1, max_size=3), max_size=10
+    ),
+    pick_real=st.booleans(),
+    gm=st.booleans(),
+)
+def test_no_input_breaks_a_form(table, mode, fields, pick_real, gm):
+    query = QueryDict(mutable=True)
+    for key, values in fields.items():
+        query.setlist(key, values)
+    if pick_real:  # real ids, so the deeper checks are reached too
+        query.setlist("attribute", [attr(table, "Zręczność")])
+        query.setlist("attributes", [attr(table, "Zręczność"), attr(table, "Siła")])
+        query.setlist("skill", [str(table["catalog"]["skills"]["Otwieranie zamków"].pk)])
+        query.setlist("character", [str(table["kira"].pk)])
+    kira = load(table["kira"], ("Szczęściarz",))
+    form = panel.form(
+        mode,
+        query,
+        characters=[kira],
+        all_characters=[kira, load(table["borys"]), load(table["npc"])],
+        gm=gm,
+        session=table["session"],
+    )
+    if form.is_valid():
+        case = form.case()
+        test = case.engine_test()
+        assert test.to_input() == case.input
+        preview = panel.preview(case)
+        assert preview.terms
+        faces = [5, 15] if case.test == "reroll" else [12]
+        assert panel.lines(roll_record(case, faces))
+    else:
+        assert form.errors
+        with pytest.raises(RuleError):
+            form.case()
