@@ -19,7 +19,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
@@ -52,15 +52,15 @@ MODE_LABELS = dict(MODES)
 GM_ONLY_MODES = frozenset({"comparative", "effect", "skill"})
 
 DIFFICULTY_NAMES = {
-    12: gettext_lazy("extremely easy"),
-    9: gettext_lazy("very easy"),
-    6: gettext_lazy("easy"),
-    3: gettext_lazy("simple"),
-    0: gettext_lazy("ordinary"),
-    -3: gettext_lazy("demanding"),
-    -6: gettext_lazy("hard"),
-    -9: gettext_lazy("very hard"),
-    -12: gettext_lazy("extremely hard"),
+    12: pgettext_lazy("ciernie difficulty", "extremely easy"),
+    9: pgettext_lazy("ciernie difficulty", "very easy"),
+    6: pgettext_lazy("ciernie difficulty", "easy"),
+    3: pgettext_lazy("ciernie difficulty", "simple"),
+    0: pgettext_lazy("ciernie difficulty", "ordinary"),
+    -3: pgettext_lazy("ciernie difficulty", "demanding"),
+    -6: pgettext_lazy("ciernie difficulty", "hard"),
+    -9: pgettext_lazy("ciernie difficulty", "very hard"),
+    -12: pgettext_lazy("ciernie difficulty", "extremely hard"),
 }
 assert set(DIFFICULTY_NAMES) == set(engine.DIFFICULTY_LEVELS)
 
