@@ -19,7 +19,7 @@ from typing import Any
 
 from django import forms
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
@@ -47,20 +47,23 @@ MODES = [
     ("skill", gettext_lazy("Skill test")),
 ]
 MODE_LABELS = dict(MODES)
-# The factor, the opposing side and the effect are the GM's to set (like forum1000's opposed
-# roll and GM modifiers): a player rolls attribute and combined tests with the sheet only.
-GM_ONLY_MODES = frozenset({"comparative", "effect", "skill"})
+# The other side of a comparative test and the effect resisted are the GM's to set (like
+# forum1000's opposed roll): a player rolls, or asks for, attribute, combined and skill tests.
+GM_ONLY_MODES = frozenset({"comparative", "effect"})
+# What a player's request names (what is tested; never a modifier, a reason, the difficulty,
+# the factor or the reroll, which the GM sets when answering).
+ASK_FIELDS = ("character", "attribute", "attributes", "skill", "also_attributes", "sources")
 
 DIFFICULTY_NAMES = {
-    12: pgettext_lazy("ciernie difficulty", "extremely easy"),
-    9: pgettext_lazy("ciernie difficulty", "very easy"),
-    6: pgettext_lazy("ciernie difficulty", "easy"),
-    3: pgettext_lazy("ciernie difficulty", "simple"),
-    0: pgettext_lazy("ciernie difficulty", "ordinary"),
-    -3: pgettext_lazy("ciernie difficulty", "demanding"),
-    -6: pgettext_lazy("ciernie difficulty", "hard"),
-    -9: pgettext_lazy("ciernie difficulty", "very hard"),
-    -12: pgettext_lazy("ciernie difficulty", "extremely hard"),
+    12: gettext_lazy("extremely easy"),
+    9: gettext_lazy("very easy"),
+    6: gettext_lazy("easy"),
+    3: gettext_lazy("simple"),
+    0: gettext_lazy("ordinary"),
+    -3: gettext_lazy("demanding"),
+    -6: gettext_lazy("hard"),
+    -9: gettext_lazy("very hard"),
+    -12: gettext_lazy("extremely difficult"),
 }
 assert set(DIFFICULTY_NAMES) == set(engine.DIFFICULTY_LEVELS)
 
@@ -214,7 +217,7 @@ class CiernieForm(forms.Form):
         help_text=gettext_lazy("Each source beyond the first makes the reroll 3 points easier."),
     )
 
-    GM_FIELDS = ("difficulty", "modifier", "modifier_reason")
+    GM_FIELDS = ("modifier", "modifier_reason")
 
     def __init__(
         self,
@@ -245,8 +248,8 @@ class CiernieForm(forms.Form):
         self.fields["sources"].choices = [(s.key, s.label) for s in modifier_sources(character)]
         self.fields["reroll_sources"].choices = [(s.key, s.name) for s in reroll_sources(character)]
         if not gm:
-            # Modifiers and the difficulty are the GM's (decisions, issue 10): a player rolls
-            # an ordinary test with the sheet's own modifiers only.
+            # Typed modifiers are the GM's (decisions, issue 10): a player picks the difficulty
+            # the GM named and ticks the sheet's own modifiers only.
             for name in self.GM_FIELDS:
                 self.fields.pop(name, None)
 
@@ -349,6 +352,7 @@ class CiernieForm(forms.Form):
             other_character_id=other,
             is_action=self.mode != "effect",
             what=what,
+            gm_typed=self.gm_typed(cleaned),
         )
         try:
             case.engine_test()
@@ -423,6 +427,10 @@ class CiernieForm(forms.Form):
             return 0, []
         names = {s.key: s.name for s in available}
         return len(ticked), [names[key] for key in ticked]
+
+    def gm_typed(self, cleaned: dict) -> bool:
+        """Whether the case carries a number a person typed (the GM's only)."""
+        return bool(cleaned.get("modifier"))
 
     def case(self) -> Case:
         """The Case, once `is_valid()`; every refusal was put next to its field by then."""
@@ -565,6 +573,9 @@ class ComparativeForm(CiernieForm):
 
     def tested_attribute_ids(self, cleaned):
         return [cleaned["attribute"]] if cleaned.get("attribute") else []
+
+    def gm_typed(self, cleaned):
+        return super().gm_typed(cleaned) or cleaned.get("opponent") == OPPONENT_VALUE
 
     def base_case(self, cleaned, character):
         own = self.sheet_value(character, cleaned["attribute"], "attribute")
@@ -936,6 +947,13 @@ def lines(record: dict) -> list[CaseLine]:
     return [first_line, second_line]
 
 
+def summary(case: Case) -> str:
+    """A player's request in words: what is tested, without the factor the GM sets."""
+    if case.mode == "skill":
+        return case.what.rsplit(" vs ", 1)[0]
+    return case.what
+
+
 PANEL = cases.register(
     SystemPanel(
         system=SYSTEM,
@@ -944,5 +962,7 @@ PANEL = cases.register(
         preview=preview,
         lines=lines,
         gm_only_modes=GM_ONLY_MODES,
+        ask_fields=ASK_FIELDS,
+        summary=summary,
     )
 )

@@ -221,7 +221,9 @@ def test_the_panel_is_registered_with_its_modes():
         "effect",
         "skill",
     ]
-    assert registered.gm_only_modes == {"comparative", "effect", "skill"}
+    assert registered.gm_only_modes == {"comparative", "effect"}
+    assert "modifier" not in registered.ask_fields
+    assert "factor" not in registered.ask_fields
 
 
 # ---------------------------------------------------------------------------
@@ -315,21 +317,59 @@ def test_a_difficulty_off_the_picker_is_refused(table):
     assert "difficulty" in form.errors
 
 
-def test_a_player_types_no_modifier_and_picks_no_difficulty(table):
+def test_a_player_types_no_modifier_but_picks_the_difficulty_the_gm_named(table):
     form = form_for(
         table,
         "attribute",
         {
             "attribute": attr(table, "Siła"),
-            "difficulty": 12,
+            "difficulty": 3,
             "modifier": 10,
             "modifier_reason": "bo tak",
         },
         gm=False,
     )
-    assert not {"difficulty", "modifier", "modifier_reason"} & set(form.fields)
+    assert not {"modifier", "modifier_reason"} & set(form.fields)
     case = valid_case(form)
-    assert case.input == {"attribute": 9, "modifiers": []}
+    assert case.input == {
+        "attribute": 9,
+        "modifiers": [{"value": 3, "label": "prosty", "reason": None, "source": "difficulty"}],
+    }
+    assert not case.gm_typed
+
+
+def test_a_typed_modifier_or_value_marks_the_case_as_typed(table):
+    plain = valid_case(form_for(table, "attribute", {"attribute": attr(table, "Siła")}))
+    assert not plain.gm_typed
+    typed = valid_case(
+        form_for(
+            table,
+            "attribute",
+            {"attribute": attr(table, "Siła"), "modifier": 1, "modifier_reason": "wiatr"},
+        )
+    )
+    assert typed.gm_typed
+    value = valid_case(
+        form_for(
+            table,
+            "comparative",
+            {
+                "attribute": attr(table, "Siła"),
+                "opponent": "value",
+                "opponent_value": 8,
+                "opponent_reason": "drzwi",
+            },
+        )
+    )
+    assert value.gm_typed
+
+
+def test_a_request_summary_names_the_test_without_the_factor(table):
+    skill = table["catalog"]["skills"]["Otwieranie zamków"]
+    case = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 2}))
+    assert panel.summary(case) == "Zręczność + Otwieranie zamków"
+    case = valid_case(form_for(table, "attribute", {"attribute": attr(table, "Siła")}))
+    assert panel.summary(case) == "Siła"
 
 
 def test_a_source_of_another_attribute_is_refused_next_to_the_sources(table):
