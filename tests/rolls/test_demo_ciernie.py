@@ -1,0 +1,149 @@
+"""rolls.demo_ciernie and the ciernie panel on the case path: rolls made through the panel's
+forms and `roll_make_case`, stored with the engine's case, recomputed from the record alone,
+chained and verified; the panel page of a ciernie session."""
+
+import uuid
+
+import pytest
+from django.urls import reverse
+
+from rolls import panel_ciernie as panel
+from rolls.demo_ciernie import seed_ciernie_rolls
+from rolls.engine import systems
+from rolls.engine.dice import ScriptedDice
+from rolls.ledger import verify_session
+from rolls.models import Roll
+from rolls.selectors import playing_characters
+from rolls.services import roll_make_case
+from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def ciernie(make_user, monkeypatch):
+    table = build_ciernie_table(make_user)
+    flag_reroll_sources(monkeypatch)
+    return table
+
+
+def recomputed(record) -> dict:
+    """The roll again from its record alone: the engine's case and its dice."""
+    result = record["result"]
+    test = systems.parse_test(result["system"], result["test"], result["input"])
+    return systems.roll(result["system"], test, ScriptedDice(result["dice"])).to_dict()
+
+
+def test_the_demo_rolls_every_ciernie_test(ciernie):
+    characters = {"vera": ciernie.vera, "tomasz": ciernie.tomasz, "najemnik": ciernie.stand_in}
+    rolls = seed_ciernie_rolls(ciernie.session, characters, {"gm": ciernie.gm})
+    assert [r.seq for r in rolls] == [1, 2, 3, 4, 5, 6]
+    records = [r.record for r in rolls]
+    assert [r["kind"] for r in records] == [
+        "attribute",
+        "combined",
+        "comparative",
+        "effect",
+        "skill",
+        "attribute",
+    ]
+    attribute, combined, comparative, effect, skill, reroll = (r["result"] for r in records)
+    assert attribute["test"] == "attribute" and attribute["success"]
+    assert combined["test"] == "combined" and len(combined["input"]["attributes"]) == 2
+    # Against the NPC's stand-in, read off its sheet.
+    assert comparative["test"] == "comparative"
+    assert records[2]["characters"]["b"]["name"] == "Najemnik"
+    assert effect["test"] == "effect" and not effect["success"]
+    assert effect["duration"] >= 1 and effect["unit"] == "minutes"
+    assert skill["test"] == "skill" and skill["outcome"] == "delay"
+    assert skill["time_multiplier"] >= 2
+    assert reroll["test"] == "reroll" and reroll["rerolled"]
+    assert reroll["first"]["outcome"] in ("failure", "critical_failure")
+    assert reroll["success"] == reroll["second"]["success"] is True
+    assert reroll["input"]["reroll_sources"] == 2
+    for roll in rolls:
+        assert recomputed(roll.record) == roll.record["result"]
+        assert roll.post.author == ciernie.gm
+        assert panel.lines(roll.record)  # every stored roll reads in words
+    assert verify_session(ciernie.session.pk).ok
+    # Each line of the post reads right, the effect in its unit's plural.
+    [line] = panel.lines(records[3])
+    assert any(d.startswith("efekt trwa") and "minut" in d for d in line.details)
+    first, second = panel.lines(records[5])
+    assert "pierwszy rzut" in first.what and "rozstrzyga" in second.what
+
+
+def _gm_case(ciernie, mode, **fields):
+    from django.http import QueryDict
+
+    query = QueryDict(mutable=True)
+    for key, value in {"character": ciernie.vera.pk, **fields}.items():
+        query.setlist(key, [str(v) for v in (value if isinstance(value, list) else [value])])
+    everyone = list(playing_characters(ciernie.session).values())
+    form = panel.form(
+        mode, query, characters=everyone, all_characters=everyone, gm=True, session=ciernie.session
+    )
+    assert form.is_valid(), form.errors
+    return form.case()
+
+
+def test_a_case_roll_is_stored_once_per_token(ciernie):
+    case = _gm_case(ciernie, "attribute", attribute=ciernie.a["Zręczność"].pk)
+    token = uuid.uuid4()
+    first = roll_make_case(
+        session=ciernie.session, by=ciernie.gm, case=case, token=token, dice=ScriptedDice([4])
+    )
+    again = roll_make_case(
+        session=ciernie.session, by=ciernie.gm, case=case, token=token, dice=ScriptedDice([19])
+    )
+    assert first.roll.pk == again.roll.pk
+    assert Roll.objects.count() == 1
+    assert first.roll.record["result"]["roll"] == 4
+    assert first.roll.record["what"] == "Zręczność"
+
+
+def test_a_player_cannot_store_a_typed_modifier(ciernie):
+    from django.core.exceptions import PermissionDenied
+
+    case = _gm_case(
+        ciernie,
+        "attribute",
+        attribute=ciernie.a["Siła"].pk,
+        modifier=3,
+        modifier_reason="pomoc",
+    )
+    assert case.gm_typed
+    with pytest.raises(PermissionDenied):
+        roll_make_case(session=ciernie.session, by=ciernie.alice, case=case, token=uuid.uuid4())
+    assert not Roll.objects.exists()
+
+
+def test_the_panel_page_of_a_ciernie_session_rolls_a_skill_test(ciernie, client):
+    client.force_login(ciernie.gm)
+    url = reverse("rolls:panel", args=[ciernie.session.pk])
+    page = client.get(url, {"mode": "skill"}, follow=True)
+    assert page.status_code == 200
+    body = page.content.decode()
+    for _key, label in panel.MODES:
+        assert str(label) in body
+    from rolls.access import issue_token
+
+    data = {
+        "mode": "skill",
+        "token": issue_token(ciernie.gm, ciernie.session),
+        "character": ciernie.vera.pk,
+        "skill": ciernie.s["Otwieranie zamków"].pk,
+        "factor": "20",
+        "difficulty": "0",
+    }
+    # A factor beyond 20 is refused next to the field, and nothing is stored.
+    refused = client.post(url, {**data, "factor": "21"})
+    assert refused.status_code == 400
+    assert not Roll.objects.exists()
+    rolled = client.post(url, {**data, "factor": "1"})
+    assert rolled.status_code == 302
+    roll = Roll.objects.get()
+    assert roll.record["kind"] == "skill"
+    assert roll.record["result"]["input"]["skill"] == 3
+    diary = client.get(rolled.headers["Location"]).content.decode()
+    assert "Test umiejętności: Zręczność + Otwieranie zamków vs czynnik 1" in diary
