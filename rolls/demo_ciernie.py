@@ -144,7 +144,7 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
     threshold = values[effect_attribute]
     difficulty = _difficulty_towards(threshold, 4, 14)
     case = _case(
-        "effect",
+        "effect_test",
         session,
         everyone,
         hero,

@@ -43,13 +43,16 @@ MODES = [
     ("attribute", gettext_lazy("Attribute test")),
     ("combined", gettext_lazy("Combined test")),
     ("comparative", gettext_lazy("Comparative test")),
-    ("effect", gettext_lazy("Effect test")),
+    # Not "effect": a diary entry (issue 9) is stored with that kind.
+    ("effect_test", gettext_lazy("Effect test")),
     ("skill", gettext_lazy("Skill test")),
 ]
 MODE_LABELS = dict(MODES)
+# The engine's test kind → its name on the roll line.
+KIND_LABELS = {("effect" if key == "effect_test" else key): label for key, label in MODES}
 # The other side of a comparative test and the effect resisted are the GM's to set (like
 # forum1000's opposed roll): a player rolls, or asks for, attribute, combined and skill tests.
-GM_ONLY_MODES = frozenset({"comparative", "effect"})
+GM_ONLY_MODES = frozenset({"comparative", "effect_test"})
 # What a player's request names (what is tested; never a modifier, a reason, the difficulty,
 # the factor or the reroll, which the GM sets when answering).
 ASK_FIELDS = ("character", "attribute", "attributes", "skill", "also_attributes", "sources")
@@ -350,7 +353,7 @@ class CiernieForm(forms.Form):
             input=data,
             character_id=character.pk,
             other_character_id=other,
-            is_action=self.mode != "effect",
+            is_action=self.kind != "effect",
             what=what,
             gm_typed=self.gm_typed(cleaned),
         )
@@ -458,7 +461,8 @@ class AttributeForm(CiernieForm):
 
 
 class EffectForm(CiernieForm):
-    mode = kind = "effect"
+    mode = "effect_test"
+    kind = "effect"
 
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
@@ -694,7 +698,7 @@ FORMS: dict[str, type[CiernieForm]] = {
     "attribute": AttributeForm,
     "combined": CombinedForm,
     "comparative": ComparativeForm,
-    "effect": EffectForm,
+    "effect_test": EffectForm,
     "skill": SkillForm,
 }
 
@@ -920,10 +924,10 @@ def lines(record: dict) -> list[CaseLine]:
     summary = record.get("what") or ""
     if result["test"] != "reroll":
         kind = result["test"]
-        what = f"{MODE_LABELS.get(kind, kind)}: {summary}" if summary else str(MODE_LABELS[kind])
+        what = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
         return [_line(who, what, result, kind)]
     kind = result["input"]["base"]["test"]
-    label = f"{MODE_LABELS.get(kind, kind)}: {summary}" if summary else str(MODE_LABELS[kind])
+    label = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
     first = result["first"]
     second = result.get("second")
     if second is None:

@@ -218,10 +218,10 @@ def test_the_panel_is_registered_with_its_modes():
         "attribute",
         "combined",
         "comparative",
-        "effect",
+        "effect_test",
         "skill",
     ]
-    assert registered.gm_only_modes == {"comparative", "effect"}
+    assert registered.gm_only_modes == {"comparative", "effect_test"}
     assert "modifier" not in registered.ask_fields
     assert "factor" not in registered.ask_fields
 
@@ -581,7 +581,7 @@ def test_comparative_test_against_a_sheet_without_the_attribute(table):
 def test_effect_test_names_the_effect_and_its_time_unit(table):
     form = form_for(
         table,
-        "effect",
+        "effect_test",
         {
             "attribute": attr(table, "Wytrzymałość"),
             "effect": "utrata wzroku",
@@ -610,12 +610,12 @@ def test_effect_test_names_the_effect_and_its_time_unit(table):
 
 def test_effect_test_refuses_a_missing_effect_and_an_unknown_unit(table):
     blank = form_for(
-        table, "effect", {"attribute": attr(table, "Wola"), "effect": "  ", "unit": "hours"}
+        table, "effect_test", {"attribute": attr(table, "Wola"), "effect": "  ", "unit": "hours"}
     )
     assert not blank.is_valid()
     assert "effect" in blank.errors
     unknown = form_for(
-        table, "effect", {"attribute": attr(table, "Wola"), "effect": "strach", "unit": "lata"}
+        table, "effect_test", {"attribute": attr(table, "Wola"), "effect": "strach", "unit": "lata"}
     )
     assert not unknown.is_valid()
     assert "unit" in unknown.errors
@@ -624,7 +624,7 @@ def test_effect_test_refuses_a_missing_effect_and_an_unknown_unit(table):
 def test_an_effect_that_cannot_be_resisted_makes_no_roll(table):
     form = form_for(
         table,
-        "effect",
+        "effect_test",
         {
             "attribute": attr(table, "Wytrzymałość"),
             "effect": "trucizna",
@@ -873,7 +873,7 @@ def test_a_reroll_of_a_test_without_a_roll_says_there_is_nothing_to_reroll(table
 # Form basics
 
 
-@pytest.mark.parametrize("mode", ["attribute", "combined", "comparative", "effect", "skill"])
+@pytest.mark.parametrize("mode", ["attribute", "combined", "comparative", "effect_test", "skill"])
 def test_every_mode_refuses_a_character_it_may_not_roll_for(table, mode):
     form = panel.form(
         mode,
@@ -889,7 +889,7 @@ def test_every_mode_refuses_a_character_it_may_not_roll_for(table, mode):
         form.case()
 
 
-@pytest.mark.parametrize("mode", ["attribute", "combined", "comparative", "effect", "skill"])
+@pytest.mark.parametrize("mode", ["attribute", "combined", "comparative", "effect_test", "skill"])
 def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
     """An unbound form's initial values, submitted as they are, make a valid case (the panel
     previews at once); the effect test only needs its effect named."""
@@ -952,7 +952,7 @@ garbage = st.one_of(
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(
-    mode=st.sampled_from(["attribute", "combined", "comparative", "effect", "skill"]),
+    mode=st.sampled_from(["attribute", "combined", "comparative", "effect_test", "skill"]),
     fields=st.dictionaries(
         st.sampled_from(FORM_FIELDS), st.lists(garbage, min_size=1, max_size=3), max_size=10
     ),
