@@ -150,3 +150,78 @@ def test_the_panel_page_of_a_ciernie_session_rolls_a_skill_test(ciernie, client)
     assert roll.record["result"]["input"]["skill"] == 3
     diary = client.get(rolled.headers["Location"]).content.decode()
     assert "Test umiejętności: Zręczność + Otwieranie zamków vs czynnik 1" in diary
+
+
+# ---------------------------------------------------------------------------
+# A player's request names the ciernie test; the GM answers it with the factor
+
+
+def _words(response) -> str:
+    import html
+    import re
+
+    text = html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode()))
+    return re.sub(r"\s+", " ", text)
+
+
+def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ciernie):
+    from django.test import Client
+
+    from diary.services import post_create
+    from rolls.models import AskStatus, RollAsk
+
+    post = post_create(
+        session=ciernie.session,
+        author=ciernie.alice,
+        character=ciernie.vera,
+        narration="Vera klęka przy zamku śluzy.",
+        nc_note="",
+    )
+    player = Client()
+    player.force_login(ciernie.alice)
+    ask_url = reverse("rolls:ask", args=[ciernie.session.pk])
+    form = player.get(ask_url, {"mode": "skill"}).content.decode()
+    assert 'name="skill"' in form
+    assert 'type="hidden" name="factor"' in form  # the factor is the GM's to set
+    assert 'name="modifier"' not in form
+    # The comparative and effect tests are not for a player to ask.
+    assert "?mode=attribute" in form and "?mode=combined" in form
+    assert "?mode=comparative" not in form and "?mode=effect_test" not in form
+    response = player.post(
+        ask_url,
+        {
+            "mode": "skill",
+            "character": ciernie.vera.pk,
+            "skill": ciernie.s["Otwieranie zamków"].pk,
+            "factor": "0",
+            "difficulty": "0",
+        },
+    )
+    assert response.status_code == 302, _words(response)[:2000]
+    ask = RollAsk.objects.get()
+    assert ask.summary == "Vera: Zręczność + Otwieranie zamków"
+    assert ask.case_fields["skill"] == str(ciernie.s["Otwieranie zamków"].pk)
+
+    gm = Client()
+    gm.force_login(ciernie.gm)
+    page = gm.get(post.get_absolute_url().split("#")[0])
+    answer_url = next(view.answer_url for view in page.context["rolls"].open_asks)
+    panel_page = gm.get(answer_url, follow=True)
+    assert panel_page.status_code == 200
+    data = panel_page.context["panel"].token_form.data.dict()
+    assert data["skill"] == str(ciernie.s["Otwieranie zamków"].pk)
+    # Another skill is not what was asked: refused, the request stays open.
+    other = gm.post(
+        reverse("rolls:panel", args=[ciernie.session.pk]),
+        {**data, "skill": ciernie.s["Pilotaż"].pk, "factor": "3"},
+    )
+    assert other.status_code == 400
+    assert not Roll.objects.exists()
+    data.update({"factor": "2", "difficulty": "-3", "modifier": "1", "modifier_reason": "wytrych"})
+    answered = gm.post(reverse("rolls:panel", args=[ciernie.session.pk]), data)
+    assert answered.status_code == 302, _words(answered)[:2000]
+    roll = Roll.objects.get()
+    ask.refresh_from_db()
+    assert (ask.status, ask.answer) == (AskStatus.ANSWERED, roll)
+    assert roll.record["result"]["input"]["factor"] == 2
+    assert roll.record["answers"]["ask"] == ask.pk
