@@ -130,7 +130,7 @@ def sheet_sources(character: Character | None) -> list[SheetSource]:
             t.modifier,
             t.attribute_id,
             t.attribute.name,
-            bool(getattr(t, "rerolls", False)),
+            t.rerolls,
         )
         for t in character.traits.all()
     ]
@@ -142,7 +142,7 @@ def sheet_sources(character: Character | None) -> list[SheetSource]:
             h.item.modifier,
             h.item.attribute_id,
             h.item.attribute.name if h.item.attribute_id else "",
-            bool(getattr(h.item, "rerolls", False)),
+            h.item.rerolls,
         )
         for h in character.item_holdings.all()
     ]

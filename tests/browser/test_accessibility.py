@@ -185,11 +185,11 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
 
 
 @pytest.fixture
-def ciernie(make_user, monkeypatch):
+def ciernie(make_user):
     from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
 
     table = build_ciernie_table(make_user)
-    flag_reroll_sources(monkeypatch)
+    flag_reroll_sources()
     return table
 
 

@@ -30,9 +30,9 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture
-def ciernie(make_user, monkeypatch):
+def ciernie(make_user):
     table = build_ciernie_table(make_user)
-    flag_reroll_sources(monkeypatch)
+    flag_reroll_sources()
     return table
 
 

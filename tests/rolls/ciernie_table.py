@@ -26,21 +26,10 @@ SKILLS = {"Otwieranie zamków": "Zręczność", "Pilotaż": "Zręczność", "Wal
 REROLL_SOURCES = ("Szczęściarz", "Celownik naprowadzany")
 
 
-def reroll_flag_exists() -> bool:
-    return any(f.name == "rerolls" for f in Trait._meta.get_fields())
-
-
-def flag_reroll_sources(monkeypatch, names=REROLL_SOURCES) -> None:
-    """Mark these abilities and items as reroll sources: in the database where the sheets'
-    `rerolls` field exists; until it does, as a property of the model (what the panel reads
-    with getattr), so the tests run the same path either way."""
-    if reroll_flag_exists():
-        Trait.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
-        Item.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
-        return
-    flagged = property(lambda row: row.name in names)
-    monkeypatch.setattr(Trait, "rerolls", flagged, raising=False)
-    monkeypatch.setattr(Item, "rerolls", flagged, raising=False)
+def flag_reroll_sources(names=REROLL_SOURCES) -> None:
+    """Mark these abilities and items as reroll sources (the catalog's `rerolls` flag)."""
+    Trait.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
+    Item.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
 
 
 def _sheet(owner, name, values, *, skills=None, traits=(), items=()):

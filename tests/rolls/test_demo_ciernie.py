@@ -22,9 +22,9 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def ciernie(make_user, monkeypatch):
+def ciernie(make_user):
     table = build_ciernie_table(make_user)
-    flag_reroll_sources(monkeypatch)
+    flag_reroll_sources()
     return table
 
 
@@ -225,3 +225,28 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
     assert (ask.status, ask.answer) == (AskStatus.ANSWERED, roll)
     assert roll.record["result"]["input"]["factor"] == 2
     assert roll.record["answers"]["ask"] == ask.pk
+
+
+def test_the_demo_rolls_in_the_demo_ciernie_session():
+    """The demo command's ciernie session (rolls.management.demo_systems): every test rolls
+    there, the reroll from Vera's own reroll sources, the comparative against its stand-in."""
+    from rolls.management.commands.seed_demo import Command
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = Command()._users()
+    session, characters = seed_system_sessions(users)["ciernie"]
+    rolls = seed_ciernie_rolls(session, characters, users)
+    results = [r.record["result"] for r in rolls]
+    assert [r["test"] for r in results] == [
+        "attribute",
+        "combined",
+        "comparative",
+        "effect",
+        "skill",
+        "reroll",
+    ]
+    assert rolls[2].record["characters"]["b"]["id"] == characters["najemnik"].pk
+    assert results[4]["outcome"] == "delay"
+    assert results[5]["rerolled"] and results[5]["second"]["success"]
+    assert not results[3]["success"] and results[3]["duration"] >= 1
+    assert verify_session(session.pk).ok

@@ -38,10 +38,6 @@ SKILLS = {
 }
 
 
-def reroll_flag_exists() -> bool:
-    return any(f.name == "rerolls" for f in Trait._meta.get_fields())
-
-
 @pytest.fixture
 def catalog():
     attributes = {}
@@ -111,18 +107,15 @@ def make(catalog, owner, name, values, *, skills=None, traits=(), items=(), stan
 
 
 def load(character, reroll_sources=()):
-    """The character as the panel reads it, with `reroll_sources` (names of its traits and
-    items) flagged as reroll sources: in the database once the sheets' flag exists, and on the
-    loaded rows either way."""
-    if reroll_flag_exists() and reroll_sources:
-        Trait.objects.filter(name__in=reroll_sources).update(rerolls=True)
-        Item.objects.filter(name__in=reroll_sources).update(rerolls=True)
-    loaded = Character.objects.with_values().get(pk=character.pk)
-    for trait in loaded.traits.all():
-        trait.rerolls = trait.name in reroll_sources
-    for holding in loaded.item_holdings.all():
-        holding.item.rerolls = holding.item.name in reroll_sources
-    return loaded
+    """The character as the panel reads it, with exactly `reroll_sources` (names of its
+    traits and items) flagged as reroll sources in the catalog."""
+    names = {t.name for t in character.traits.all()} | {
+        h.item.name for h in character.item_holdings.all()
+    }
+    for model in (Trait, Item):
+        model.objects.filter(system="ciernie", name__in=names).update(rerolls=False)
+        model.objects.filter(system="ciernie", name__in=reroll_sources).update(rerolls=True)
+    return Character.objects.with_values().get(pk=character.pk)
 
 
 @pytest.fixture
