@@ -181,6 +181,53 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     assert not _scrolls_sideways(phone)
 
 
+# -- issue 10: the ciernie panel (every test's tab) and its rolls in the post ----------------
+
+
+@pytest.fixture
+def ciernie(make_user):
+    from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+
+    table = build_ciernie_table(make_user)
+    flag_reroll_sources()
+    return table
+
+
+def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie):
+    from rolls.demo_ciernie import seed_ciernie_rolls
+    from rolls.panel_ciernie import MODES
+    from tests.conftest import PASSWORD
+
+    rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
+    session = ciernie.session.pk
+    pages = {
+        ciernie.gm: [
+            f"/sessions/{session}/",
+            *(f"/sessions/{session}/rolls/panel/?mode={mode}" for mode, _label in MODES),
+            f"/sessions/{session}/rolls/{rolls[-1].seq}/",
+        ],
+        ciernie.alice: [f"/sessions/{session}/rolls/ask/"],
+    }
+    problems = {}
+    for user, urls in pages.items():
+        context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        log_in(page, user.username, PASSWORD)
+        problems |= _walk(page, urls)
+        context.close()
+    assert not problems, _report(problems)
+
+
+def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
+    from tests.conftest import PASSWORD
+
+    log_in(phone, ciernie.gm.username, PASSWORD)
+    phone.goto(f"/sessions/{ciernie.session.pk}/rolls/panel/?mode=skill")
+    phone.wait_for_load_state("load")
+    assert not _scrolls_sideways(phone)
+
+
 def _issue_10_pages(role: str) -> list[str]:
     """Issue 10: the catalogs (the moderator's with add and edit forms), the three new
     systems' sessions, sheets and sheet forms."""
