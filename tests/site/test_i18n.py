@@ -39,12 +39,23 @@ def test_compiled_catalogue_matches_the_source():
         catalogue = gettext.GNUTranslations(compiled)
     stale = [
         msgid
-        for msgid, msgstrs, flags in _entries(CATALOGUE.read_text(encoding="utf-8"))
+        for msgid, msgstrs, flags, context in _contexts(CATALOGUE.read_text(encoding="utf-8"))
         if msgid
         and len(msgstrs) == 1
-        and catalogue.gettext(_unescape(msgid)) != _unescape(msgstrs[0])
+        and _compiled(catalogue, context, _unescape(msgid)) != _unescape(msgstrs[0])
     ]
     assert stale == []
+
+
+def _contexts(text: str):
+    """`_entries` with each entry's msgctxt (None without one): pgettext's messages."""
+    for block, entry in zip(text.split("\n\n"), _entries(text), strict=True):
+        context = re.search(r'^msgctxt "(.*)"$', block, re.M)
+        yield (*entry, _unescape(context.group(1)) if context else None)
+
+
+def _compiled(catalogue, context, msgid):
+    return catalogue.pgettext(context, msgid) if context else catalogue.gettext(msgid)
 
 
 def _unescape(text: str) -> str:

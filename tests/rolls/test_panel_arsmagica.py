@@ -1,0 +1,591 @@
+"""The Ars Magica panel's forms, preview and roll lines (RULES 4, seed 003).
+
+The catalog rows and characters are made directly (the sheets of the new systems are
+another part of issue 10); the forms read them as the panel does, through
+`rolls.selectors.playing_characters`.
+"""
+
+from fractions import Fraction
+
+import pytest
+
+from characters.models import (
+    Attribute,
+    AttributeValue,
+    Character,
+    Item,
+    ItemHolding,
+    Skill,
+    SkillLevel,
+    Trait,
+)
+from diary.models import GameSession, Participation, ParticipationStatus, SessionStatus
+from rolls import cases
+from rolls import panel_arsmagica as panel
+from rolls.engine import arsmagica as ars
+from rolls.engine import systems
+from rolls.engine.dice import ScriptedDice
+from rolls.engine.errors import RuleError
+from rolls.selectors import playing_characters
+
+pytestmark = pytest.mark.django_db
+
+
+def attribute(name: str, position: int = 0) -> Attribute:
+    row, _created = Attribute.objects.get_or_create(
+        system="arsmagica", name=name, defaults={"position": position}
+    )
+    return row
+
+
+def ability(name: str, attribute_row: Attribute) -> Skill:
+    row, _created = Skill.objects.get_or_create(
+        system="arsmagica", name=name, defaults={"attribute": attribute_row}
+    )
+    return row
+
+
+class Saga:
+    """A running Ars Magica session: its GM, a player, two magi and a grog."""
+
+
+@pytest.fixture
+def saga(make_user):
+    t = Saga()
+    t.gm, t.player = make_user("storyguide"), make_user("gracz")
+    t.dex = attribute("Zręczność", 1)
+    t.int = attribute("Inteligencja", 2)
+    t.sta = attribute("Wytrzymałość", 3)
+    t.stealth = ability("Skradanie", t.dex)
+    t.latin = ability("Łacina", t.int)
+    t.brawl = ability("Bijatyka", t.dex)
+    t.session = GameSession.objects.create(
+        title="Przymierze Durenmar",
+        gm=t.gm,
+        system="arsmagica",
+        status=SessionStatus.RUNNING,
+    )
+    t.quick = Trait.objects.create(
+        system="arsmagica", kind="ability", name="Zwinne dłonie", attribute=t.dex, modifier=2
+    )
+    t.clumsy = Trait.objects.create(
+        system="arsmagica", kind="flaw", name="Niezdarny", attribute=t.dex, modifier=-1
+    )
+    t.learned = Trait.objects.create(
+        system="arsmagica", kind="ability", name="Uczony", attribute=t.int, modifier=1
+    )
+    t.gloves = Item.objects.create(
+        system="arsmagica", name="Rękawice złodzieja", attribute=t.dex, modifier=1
+    )
+    t.lamp = Item.objects.create(
+        system="arsmagica", name="Lampa", attribute=t.int, modifier=3, description=""
+    )
+    t.flambeau = make(t, t.player, "Flambeau", {t.dex: 2, t.int: -1}, {t.stealth: 5, t.latin: 3})
+    t.flambeau.traits.set([t.quick, t.clumsy, t.learned])
+    ItemHolding.objects.create(character=t.flambeau, item=t.gloves)
+    ItemHolding.objects.create(character=t.flambeau, item=t.lamp)
+    t.grog = make(t, t.gm, "Gerold", {t.dex: 0}, {})  # no Inteligencja on the sheet
+    return t
+
+
+def make(t, owner, name, values, levels) -> Character:
+    character = Character.objects.create(
+        owner=owner, name=name, system="arsmagica", hp_current=10, hp_max=10
+    )
+    for row, value in values.items():
+        AttributeValue.objects.create(character=character, attribute=row, value=value)
+    for skill, level in levels.items():
+        SkillLevel.objects.create(character=character, skill=skill, level=level)
+    Participation.objects.create(
+        session=t.session, character=character, status=ParticipationStatus.ACCEPTED
+    )
+    return character
+
+
+def form(t, mode, data=None, *, gm=True, prefix=None):
+    characters = list(playing_characters(t.session).values())
+    return panel.make_form(
+        mode,
+        data,
+        characters=characters,
+        all_characters=characters,
+        gm=gm,
+        session=t.session,
+        prefix=prefix,
+    )
+
+
+def data_for(t, character=None, **extra):
+    data = {
+        "character": str((character or t.flambeau).pk),
+        "characteristic": str(t.dex.pk),
+        "ability": str(t.stealth.pk),
+        "ease": "9",
+        "botch_dice": "1",  # read by the stress die only
+    }
+    data.update({k: str(v) for k, v in extra.items()})
+    return data
+
+
+def valid_case(t, mode, data, *, gm=True) -> cases.Case:
+    bound = form(t, mode, data, gm=gm)
+    assert bound.is_valid(), bound.errors
+    return bound.case()
+
+
+def errors_of(t, mode, data, *, gm=True):
+    bound = form(t, mode, data, gm=gm)
+    assert not bound.is_valid()
+    with pytest.raises(RuleError, match="not valid"):
+        bound.case()
+    return bound.errors
+
+
+def record_of(case: cases.Case, faces, name="Flambeau") -> dict:
+    """A stored record as roll_make_case keeps it: the engine's result, who, what."""
+    result = systems.roll(case.system, case.engine_test(), ScriptedDice(faces))
+    return {
+        "result": result.to_dict(),
+        "characters": {"a": {"id": case.character_id, "name": name}},
+        "what": case.what,
+    }
+
+
+# -- registration --------------------------------------------------------------
+
+
+def test_the_panel_is_registered_with_both_dice():
+    registered = cases.panel_for("arsmagica")
+    assert registered is panel.PANEL
+    assert [key for key, _label in registered.modes] == ["simple", "stress"]
+    assert registered.gm_only_modes == frozenset()
+
+
+def test_an_unknown_mode_is_refused(saga):
+    with pytest.raises(ValueError, match="no 'opposed' mode"):
+        form(saga, "opposed")
+
+
+# -- the simple die: the sheet's numbers, never typed --------------------------
+
+
+def test_simple_case_reads_the_sheet(saga):
+    case = valid_case(saga, "simple", data_for(saga))
+    assert (case.system, case.mode, case.test) == ("arsmagica", "simple", "simple")
+    assert case.character_id == saga.flambeau.pk
+    assert case.input == {"characteristic": 2, "ability": 5, "modifiers": [], "ease_factor": 9}
+    assert case.what == "Zręczność + Skradanie vs czynnik łatwości 9 (rzut prosty)"
+    test = case.engine_test()
+    assert isinstance(test, ars.SimpleTest) and test.base == 7
+    # The die must show 2 or more: nine faces of ten.
+    assert case.probability() == Fraction(9, 10)
+
+
+def test_typed_sheet_numbers_are_ignored(saga):
+    """The characteristic and the ability come from the sheet; typed numbers are not fields."""
+    case = valid_case(
+        saga, "simple", data_for(saga, characteristic_value=3, ability_level=20, ability_value=9)
+    )
+    assert (case.input["characteristic"], case.input["ability"]) == (2, 5)
+
+
+def test_no_ability_rolls_the_characteristic_alone(saga):
+    case = valid_case(saga, "simple", data_for(saga, ability=""))
+    assert case.input["ability"] == 0
+    assert case.what == "Zręczność vs czynnik łatwości 9 (rzut prosty)"
+
+
+def test_an_undeveloped_ability_is_level_zero(saga):
+    case = valid_case(saga, "simple", data_for(saga, ability=saga.brawl.pk))
+    assert case.input["ability"] == 0
+    assert "Bijatyka (poziom 0)" in dict(form(saga, "simple").fields["ability"].choices).values()
+
+
+def test_a_characteristic_missing_on_the_sheet_is_refused(saga):
+    errors = errors_of(
+        saga, "simple", data_for(saga, character=saga.grog, characteristic=saga.int.pk)
+    )
+    assert errors["characteristic"] == ["Gerold nie ma na karcie cechy Inteligencja."]
+
+
+def test_a_character_outside_the_session_is_refused(saga, make_user):
+    stranger = Character.objects.create(
+        owner=make_user(), name="Obcy", system="arsmagica", hp_current=5, hp_max=5
+    )
+    errors = errors_of(saga, "simple", data_for(saga, character=stranger))
+    assert "character" in errors
+
+
+@pytest.mark.parametrize("field", ["characteristic", "ability", "character"])
+def test_garbage_ids_are_refused_next_to_the_field(saga, field):
+    data = data_for(saga)
+    data[field] = "x'; DROP"
+    errors = errors_of(saga, "simple", data)
+    assert list(errors) == [field]
+
+
+def test_a_characteristic_of_another_system_is_refused(saga):
+    other = Attribute.objects.filter(system="forum1000").first()
+    errors = errors_of(saga, "simple", data_for(saga, characteristic=other.pk))
+    assert "characteristic" in errors
+
+
+# -- the ease factor: picker or typed -------------------------------------------
+
+
+def test_the_picker_offers_the_usual_ease_factors(saga):
+    choices = dict(form(saga, "simple").fields["ease"].choices)
+    assert choices == {
+        "3": "Prosty (3)",
+        "6": "Łatwy (6)",
+        "9": "Przeciętny (9)",
+        "12": "Trudny (12)",
+        "15": "Bardzo trudny (15)",
+        "18": "Imponujący (18)",
+        "21": "Niezwykły (21)",
+        "other": "inna wartość (wpisz niżej)",
+    }
+
+
+@pytest.mark.parametrize(
+    ("ease", "typed", "expected"),
+    [("21", "", 21), ("other", "0", 0), ("other", "37", 37), ("12", "12", 12)],
+)
+def test_ease_factor_from_picker_or_typed(saga, ease, typed, expected):
+    case = valid_case(saga, "simple", data_for(saga, ease=ease, ease_value=typed))
+    assert case.input["ease_factor"] == expected
+
+
+@pytest.mark.parametrize(
+    ("ease", "typed", "field", "message"),
+    [
+        ("other", "", "ease_value", "Wpisz czynnik łatwości (liczbę całkowitą, 0 lub więcej)."),
+        ("other", "-1", "ease_value", "Czynnik łatwości to liczba całkowita od 0 do 200."),
+        ("other", "201", "ease_value", "Czynnik łatwości to liczba całkowita od 0 do 200."),
+        ("other", "7.5", "ease_value", "Wpisz liczbę całkowitą."),
+        ("9", "12", "ease_value", None),
+        ("10", "", "ease", None),
+        ("", "", "ease", "To pole jest wymagane."),
+    ],
+)
+def test_bad_ease_factors_are_refused(saga, ease, typed, field, message):
+    errors = errors_of(saga, "simple", data_for(saga, ease=ease, ease_value=typed))
+    assert list(errors) == [field]
+    if message:
+        assert errors[field] == [message]
+
+
+def test_a_conflicting_typed_ease_factor_says_how_to_use_it(saga):
+    errors = errors_of(saga, "stress", data_for(saga, ease="9", ease_value="12"))
+    assert "Przeciętny (9)" in errors["ease_value"][0]
+    assert "12" in errors["ease_value"][0]
+
+
+# -- modifiers: the sheet's, and the GM's with reasons --------------------------
+
+
+def test_sheet_sources_of_the_characteristic_count_with_their_names(saga):
+    data = data_for(saga)
+    data["sources"] = [
+        f"trait:{saga.quick.pk}",
+        f"trait:{saga.clumsy.pk}",
+        f"item:{saga.gloves.pk}",
+    ]
+    case = valid_case(saga, "simple", data)
+    assert case.input["modifiers"] == [
+        {"value": 2, "label": "Zwinne dłonie", "reason": None, "source": "ability"},
+        {"value": -1, "label": "Niezdarny", "reason": None, "source": "flaw"},
+        {"value": 1, "label": "Rękawice złodzieja", "reason": None, "source": "item"},
+    ]
+    assert case.engine_test().base == 2 + 5 + 2 - 1 + 1
+
+
+@pytest.mark.parametrize("key", ["trait:learned", "item:lamp"])
+def test_a_source_of_another_characteristic_is_refused(saga, key):
+    kind, name = key.split(":")
+    data = data_for(saga)
+    data["sources"] = [f"{kind}:{getattr(saga, name).pk}"]
+    errors = errors_of(saga, "simple", data)
+    assert list(errors) == ["sources"]
+    assert "Zręczność" in errors["sources"][0] and "Inteligencja" in errors["sources"][0]
+
+
+def test_a_source_not_on_the_sheet_is_refused(saga):
+    data = data_for(saga, character=saga.grog)
+    data["sources"] = [f"trait:{saga.quick.pk}"]
+    assert "sources" in errors_of(saga, "simple", data)
+
+
+def test_gm_modifiers_carry_their_reasons(saga):
+    case = valid_case(
+        saga,
+        "stress",
+        data_for(saga, modifier_1=-3, reason_1=" ciemna noc ", modifier_2=1, reason_2="aura"),
+    )
+    assert case.input["modifiers"] == [
+        {"value": -3, "label": None, "reason": "ciemna noc", "source": "gm"},
+        {"value": 1, "label": None, "reason": "aura", "source": "gm"},
+    ]
+
+
+def test_a_gm_modifier_without_a_reason_is_refused(saga):
+    errors = errors_of(saga, "simple", data_for(saga, modifier_2=2, reason_2="  "))
+    assert errors == {
+        "reason_2": ["Modyfikator wpisany ręcznie wymaga powodu: rzut pokaże go wszystkim."]
+    }
+
+
+@pytest.mark.parametrize("value", ["11", "-11", "1000000000000", "dwa"])
+def test_a_gm_modifier_out_of_range_is_refused(saga, value):
+    errors = errors_of(saga, "simple", data_for(saga, modifier_1=value, reason_1="burza"))
+    assert list(errors) == ["modifier_1"]
+
+
+def test_a_player_cannot_type_modifiers_or_botch_dice(saga):
+    player_form = form(saga, "stress", gm=False)
+    assert not {"modifier_1", "reason_1", "botch_dice"} & set(player_form.fields)
+    case = valid_case(
+        saga,
+        "stress",
+        data_for(saga, modifier_1=10, reason_1="bo tak", botch_dice=0),
+        gm=False,
+    )
+    assert case.input["modifiers"] == []
+    assert case.input["botch_dice"] == panel.BOTCH_DICE_DEFAULT == 1
+
+
+def test_the_prefix_is_honoured(saga):
+    data = {f"x-{k}": v for k, v in data_for(saga).items()}
+    bound = form(saga, "simple", data, prefix="x")
+    assert bound.is_valid(), bound.errors
+    assert bound.case().input["ability"] == 5
+
+
+# -- the stress die: botch dice ------------------------------------------------
+
+
+def test_stress_case_with_botch_dice(saga):
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=3, ease=15))
+    assert case.input == {
+        "characteristic": 2,
+        "ability": 5,
+        "modifiers": [],
+        "ease_factor": 15,
+        "botch_dice": 3,
+    }
+    assert isinstance(case.engine_test(), ars.StressTest)
+    assert case.what == "Zręczność + Skradanie vs czynnik łatwości 15 (kość stresu)"
+
+
+def test_zero_botch_dice_are_allowed(saga):
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=0))
+    assert case.input["botch_dice"] == 0
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        ("-1", "Liczba kości fuszerki nie może być ujemna."),
+        ("11", "Najwyżej 10 kości fuszerki."),
+        ("jedna", "Wpisz liczbę całkowitą."),
+        ("", "To pole jest wymagane."),
+    ],
+)
+def test_bad_botch_dice_are_refused(saga, value, message):
+    errors = errors_of(saga, "stress", data_for(saga, botch_dice=value))
+    assert errors == {"botch_dice": [message]}
+
+
+def test_the_simple_die_has_no_botch_dice(saga):
+    assert "botch_dice" not in form(saga, "simple").fields
+    case = valid_case(saga, "simple", data_for(saga, botch_dice=5))
+    assert "botch_dice" not in case.input
+
+
+def test_an_unbound_form_starts_from_a_complete_test(saga):
+    fresh = form(saga, "stress")
+    initial = {name: fresh[name].initial for name in ("character", "characteristic", "ease")}
+    data = {k: str(v) for k, v in initial.items() if v is not None}
+    data["botch_dice"] = str(fresh["botch_dice"].initial)
+    assert valid_case(saga, "stress", data).input["ease_factor"] == 9
+
+
+# -- the preview: the engine's exact chance, in words ---------------------------
+
+
+@pytest.mark.parametrize("mode", ["simple", "stress"])
+@pytest.mark.parametrize("ease", ["3", "9", "15", "21"])
+def test_the_preview_chance_is_the_engines(saga, mode, ease):
+    case = valid_case(saga, mode, data_for(saga, ease=ease, botch_dice=2))
+    shown = panel.preview(case)
+    assert shown.chance == systems.probability("arsmagica", case.engine_test())
+    # The stress die's doubling never leaves a zero chance; the simple die can.
+    assert (0 < shown.chance <= 1) if mode == "stress" else (0 <= shown.chance <= 1)
+
+
+def test_the_simple_preview_explains_the_numbers(saga):
+    data = data_for(saga, modifier_1=-2, reason_1="ciemno")
+    data["sources"] = [f"trait:{saga.quick.pk}"]
+    shown = panel.preview(valid_case(saga, "simple", data))
+    assert shown.terms[:4] == [
+        "Cecha +2",
+        "Umiejętność 5",
+        "Zwinne dłonie (zdolność) +2",
+        "modyfikator MG −2: ciemno",
+    ]
+    assert "Bez kości: 7 wobec czynnika łatwości 9" in shown.terms
+    assert "Kość musi pokazać co najmniej 2." in shown.terms
+    assert shown.chance == Fraction(9, 10)
+
+
+def test_a_sure_simple_roll_says_so(saga):
+    easy = panel.preview(valid_case(saga, "simple", data_for(saga, ease=3)))
+    assert easy.chance == 1
+    assert easy.note == "Każdy wynik kości wystarcza; kość i tak jest rzucana."
+    hopeless = panel.preview(
+        valid_case(saga, "simple", data_for(saga, ease="other", ease_value=30))
+    )
+    assert hopeless.chance == 0
+    assert "nawet 10" in hopeless.note.lower()
+
+
+def test_the_stress_preview_gives_the_botch_chance(saga):
+    shown = panel.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2)))
+    # A first 0 (1/10), then a 0 on either of two botch dice (1 − 0.81): 1.9%.
+    assert panel.botch_chance(2) == Fraction(19, 1000)
+    assert any(t.startswith("Szansa fuszerki") and "1,9%" in t for t in shown.terms)
+    assert shown.note == ""
+
+
+def test_the_stress_preview_with_no_botch_dice_says_no_botch_is_possible(saga):
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=0))
+    shown = panel.preview(case)
+    assert not any("Szansa fuszerki" in t for t in shown.terms)
+    assert shown.note == (
+        "Bez kości fuszerki: fuszerka jest niemożliwa; zero w pierwszym rzucie liczy się po "
+        "prostu jako 0."
+    )
+    # With no botch possible, a first 0 is a plain 0 (base 7 < 9: a failure).
+    assert shown.chance == systems.probability("arsmagica", case.engine_test())
+
+
+def test_only_a_botch_fails_an_easy_stress_roll(saga):
+    shown = panel.preview(valid_case(saga, "stress", data_for(saga, ease=6, botch_dice=1)))
+    assert shown.chance == 1 - panel.botch_chance(1) == Fraction(99, 100)
+    assert shown.note == "Tylko fuszerka może sprawić, że ten rzut się nie uda."
+
+
+# -- the roll line, from the stored record only ---------------------------------
+
+
+def line_of(case, faces):
+    (line,) = panel.lines(record_of(case, faces))
+    return line
+
+
+def test_simple_success_line(saga):
+    line = line_of(valid_case(saga, "simple", data_for(saga)), [6])
+    assert (line.who, line.outcome, line.success) == ("Flambeau", "Sukces", True)
+    assert line.what == "Zręczność + Skradanie vs czynnik łatwości 9 (rzut prosty)"
+    assert line.details == [
+        "Rzut prosty: 6",
+        "Suma: Cecha +2, Umiejętność 5, kość 6 = 13",
+        "13 ≥ czynnik łatwości 9: margines +4",
+    ]
+
+
+def test_simple_zero_counts_ten(saga):
+    line = line_of(valid_case(saga, "simple", data_for(saga, ease=18)), [0])
+    assert line.details[0] == "Rzut prosty: 0, liczy się jako 10"
+    assert line.details[1].endswith("kość 10 = 17")
+    assert (line.outcome, line.details[2]) == (
+        "Porażka",
+        "17 < czynnik łatwości 18: margines −1",
+    )
+
+
+def test_stress_plain_face_with_modifiers(saga):
+    data = data_for(saga, modifier_1=-3, reason_1="rana")
+    data["sources"] = [f"item:{saga.gloves.pk}"]
+    line = line_of(valid_case(saga, "stress", data), [4])
+    assert line.details == [
+        "Kość stresu: 4",
+        "Suma: Cecha +2, Umiejętność 5, Rękawice złodzieja (przedmiot) +1, "
+        "modyfikator MG −3: rana, kość 4 = 9",
+        "9 ≥ czynnik łatwości 9: margines 0",
+    ]
+    assert line.success
+
+
+def test_stress_doubling_chain(saga):
+    line = line_of(valid_case(saga, "stress", data_for(saga, ease=21)), [1, 1, 5])
+    assert line.details[0] == "Kość stresu: 1 → 1 → 5: 5 × 4 = 20"
+    assert line.details[1].endswith("kość 20 = 27")
+    assert line.details[2] == "27 ≥ czynnik łatwości 21: margines +6"
+    assert line.outcome == "Sukces"
+
+
+def test_stress_doubling_ending_on_a_zero_counts_ten(saga):
+    line = line_of(valid_case(saga, "stress", data_for(saga)), [1, 0])
+    assert line.details[0] == "Kość stresu: 1 → 0: 10 × 2 = 20 (0 po jedynce liczy się jako 10)"
+
+
+def test_stress_botch_counts_its_zeros(saga):
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=3, ease=3))
+    line = line_of(case, [0, 0, 4, 0])
+    assert (line.outcome, line.success) == ("Fuszerka", False)
+    assert line.details == [
+        "Kość stresu: 0 — kości fuszerki: 0, 4, 0 — fuszerka! 2 zera",
+        "Fuszerka: wynik 0 (cecha, umiejętność i modyfikatory przepadają)",
+        "0 wobec czynnika łatwości 3: fuszerka to zawsze porażka (margines −3)",
+    ]
+
+
+@pytest.mark.parametrize(("zeros", "word"), [(1, "1 zero"), (2, "2 zera"), (5, "5 zer")])
+def test_botch_severity_in_polish_plurals(saga, zeros, word):
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=5))
+    line = line_of(case, [0, *([0] * zeros), *([7] * (5 - zeros))])
+    assert line.details[0].endswith(f"fuszerka! {word}")
+
+
+def test_stress_zero_without_a_botch(saga):
+    line = line_of(valid_case(saga, "stress", data_for(saga, botch_dice=2, ease=6)), [0, 3, 9])
+    assert line.details[0] == (
+        "Kość stresu: 0 — kości fuszerki: 3, 9 — pech bez fuszerki: kość liczy się jako 0"
+    )
+    assert line.details[1] == "Suma: Cecha +2, Umiejętność 5, kość 0 = 7"
+    assert (line.outcome, line.details[2]) == ("Sukces", "7 ≥ czynnik łatwości 6: margines +1")
+
+
+def test_stress_zero_with_no_botch_dice(saga):
+    line = line_of(valid_case(saga, "stress", data_for(saga, botch_dice=0)), [0])
+    assert line.details[0] == (
+        "Kość stresu: 0 — bez kości fuszerki (fuszerka niemożliwa): kość liczy się jako 0"
+    )
+    assert (line.outcome, line.details[2]) == ("Porażka", "7 < czynnik łatwości 9: margines −2")
+
+
+def test_a_negative_characteristic_and_total_read_with_minus_signs(saga):
+    data = data_for(saga, characteristic=saga.int.pk, ability="", modifier_1=-10, reason_1="klątwa")
+    line = line_of(valid_case(saga, "simple", data), [2])
+    assert (
+        line.details[1] == "Suma: Cecha −1, Umiejętność 0, modyfikator MG −10: klątwa, kość 2 = −9"
+    )
+    assert line.details[2] == "−9 < czynnik łatwości 9: margines −18"
+
+
+def test_lines_need_only_the_record(saga):
+    """A record read back later (JSON round trip) renders the same line."""
+    import json
+
+    case = valid_case(saga, "stress", data_for(saga))
+    record = json.loads(json.dumps(record_of(case, [1, 1, 1, 7])))
+    (line,) = panel.lines(record)
+    assert line.details[0] == "Kość stresu: 1 → 1 → 1 → 7: 7 × 8 = 56"
+    # And the record recomputes: the engine's input with the same dice gives the same result.
+    again = systems.roll(
+        "arsmagica",
+        systems.parse_test("arsmagica", record["result"]["test"], record["result"]["input"]),
+        ScriptedDice(record["result"]["dice"]),
+    )
+    assert again.to_dict() == record["result"]
