@@ -22,6 +22,7 @@ from characters.numbers import signed_number, with_minus
 from rolls.cases import Case, CaseLine, CasePreview, SystemPanel, register
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
+from rolls.forms import character_label
 from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
 
 SYSTEM = ars.SYSTEM
@@ -137,7 +138,7 @@ class ArsForm(forms.Form):
         self.fields["ease"].choices = [(str(v), ease_label(v)) for v, _label in EASE_LEVELS] + [
             (EASE_OTHER, _("another value (type it below)"))
         ]
-        self.fields["character"].choices = [(c.pk, c.name) for c in characters]
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
         character = self.selected_character()

@@ -335,6 +335,12 @@ def test_a_gm_modifier_without_a_reason_is_refused(saga):
     }
 
 
+def test_a_gm_reason_beyond_200_characters_is_refused(saga):
+    errors = errors_of(saga, "simple", data_for(saga, modifier_1=1, reason_1="a" * 201))
+    assert list(errors) == ["reason_1"]
+    assert "200" in errors["reason_1"][0]
+
+
 @pytest.mark.parametrize("value", ["11", "-11", "1000000000000", "dwa"])
 def test_a_gm_modifier_out_of_range_is_refused(saga, value):
     errors = errors_of(saga, "simple", data_for(saga, modifier_1=value, reason_1="burza"))
