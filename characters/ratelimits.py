@@ -22,6 +22,11 @@ from django_ratelimit.core import is_ratelimited
 ACTIONS = {
     "post": (_("Too many posts in a short time. Wait a moment and try again."), ("user", "ip")),
     "signup": (_("Too many sign-ups from this address. Try again later."), ("ip",)),
+    # Guessing the old password from a logged-in session (a stolen one) is throttled too.
+    "password_change": (
+        _("Too many password changes in a short time. Try again later."),
+        ("user",),
+    ),
 }
 
 

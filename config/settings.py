@@ -5,6 +5,7 @@ Every variable read here is listed, with its default, in README.md's
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -50,6 +51,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "django_htmx",
+    "axes",
 ]
 
 MIDDLEWARE = [
@@ -65,6 +67,8 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
+    # Last, as django-axes asks: it turns a locked-out log-in into the 429 page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"
@@ -113,6 +117,11 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+# django-axes first refuses a locked-out client, then Django's model backend logs in.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
@@ -152,8 +161,11 @@ X_FRAME_OPTIONS = "DENY"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 SECURE_REFERRER_POLICY = "same-origin"
 if not DEBUG:
+    # HTTPS only (the default in production): secure cookies and a redirect of plain HTTP.
+    # `SECURE_COOKIES=0` is for plain-HTTP tests on loopback.
     SESSION_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = env_flag("SECURE_COOKIES", True)
+    CSRF_COOKIE_SECURE = SESSION_COOKIE_SECURE
+    SECURE_SSL_REDIRECT = env_flag("SECURE_SSL_REDIRECT", SESSION_COOKIE_SECURE)
 
 # Behind a TLS-terminating proxy: which header says the request was HTTPS, which
 # origins may POST (e.g. https://codziennik.example), and HSTS once HTTPS is sure.
@@ -161,12 +173,20 @@ if os.environ.get("SECURE_PROXY_SSL_HEADER"):
     SECURE_PROXY_SSL_HEADER = (os.environ["SECURE_PROXY_SSL_HEADER"], "https")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", "")
 SECURE_HSTS_SECONDS = int(os.environ.get("SECURE_HSTS_SECONDS", "0"))
+# With HSTS on: subdomains too, and eligible for the browsers' preload list (`0` to opt out).
+SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", True)
+SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
 # address, sign-ups per address. Refusals answer 429. The counters live in the
 # database (characters/ratelimits.py) so every worker shares them; `make run`, `make
 # serve` and the test database create its table with `createcachetable`.
-DEFAULT_RATE_LIMITS = {"post_user": "10/m", "post_ip": "30/m", "signup_ip": "5/h"}
+DEFAULT_RATE_LIMITS = {
+    "post_user": "10/m",
+    "post_ip": "30/m",
+    "signup_ip": "5/h",
+    "password_change_user": "10/h",
+}
 RATE_LIMITS = {
     name: os.environ.get(f"RATE_LIMIT_{name.upper()}", rate)
     for name, rate in DEFAULT_RATE_LIMITS.items()
@@ -198,3 +218,26 @@ LOGGING = {
         "django.server": {"handlers": ["console"], "level": LOG_LEVEL, "propagate": False},
     },
 }
+
+# Log-in throttling (config/login_throttle.py, docs/security.md): after LOGIN_FAILURE_LIMIT
+# failed log-ins for one username, or from one address, further tries are refused (429)
+# for LOGIN_COOLOFF_MINUTES, which failing again does not prolong. A browser that has
+# logged in as the user before is never locked out of that account.
+AXES_FAILURE_LIMIT = int(os.environ.get("LOGIN_FAILURE_LIMIT", "5"))
+AXES_COOLOFF_TIME = timedelta(minutes=int(os.environ.get("LOGIN_COOLOFF_MINUTES", "15")))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_WHITELIST_CALLABLE = "config.login_throttle.is_known_device"
+AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
+AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
+AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
+AXES_VERBOSE = False
+
+# The roll ledger's Ed25519 signing key (rolls/signing.py), outside the database: a PEM file
+# created on first use (back it up; docs/audit.md). After a rotation, the old keys' public
+# halves (base64, comma-separated) keep verifying the rolls they signed.
+LEDGER_SIGNING_KEY_FILE = Path(
+    os.environ.get("LEDGER_SIGNING_KEY_FILE", BASE_DIR / "var" / "ledger-signing-key.pem")
+)
+LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")

@@ -2,17 +2,18 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from characters.ratelimits import rate_limited
 from config import admin as _user_admin  # noqa: F401  (registers the checked UserAdmin)
-from config import views
+from config import login_throttle, views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("accounts/signup/", views.signup, name="signup"),
-    path("accounts/login/", auth_views.LoginView.as_view(), name="login"),
+    path("accounts/login/", login_throttle.LoginView.as_view(), name="login"),
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path(
         "accounts/password/",
-        auth_views.PasswordChangeView.as_view(),
+        rate_limited("password_change")(auth_views.PasswordChangeView.as_view()),
         name="password_change",
     ),
     path(

@@ -20,14 +20,124 @@ noted earlier: the full hash (audit page, `verify_rolls`) or the start the diary
 shows (16 characters at least). A mismatch means the rolls were rewritten wholesale,
 unless the noted hash is an earlier roll's (it says so): then rolls were only added.
 Exit 2: the file is not a ledger export.
+
+Signatures (issue 11): every roll is signed by the site's Ed25519 key over its hash (the 64 hex
+characters as ASCII); `key_id` names the key (the first 16 hex digits of the SHA-256 of the
+raw public key). Pass the site's published public key(s) with --public-key (the audit page and
+/sessions/ledger-keys.json show them) to check that no row was written without the site's key;
+without --public-key the keys listed in the file itself are used, which proves less (whoever
+could forge the file could list their own key). Uses the `cryptography` package when it is
+installed, else the verification of RFC 8032 section 5.1.7 below (pure Python, slower).
 """
 
 import argparse
+import base64
 import hashlib
 import json
 import sys
 
 GENESIS_HASH = "0" * 64
+
+# -- Ed25519 verification (RFC 8032, section 5.1.7), used when `cryptography` is missing ------
+
+_P = 2**255 - 19
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+_Q = 2**252 + 27742317777372353535851937790883648493
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _add(a, b):
+    """Point addition in extended coordinates (X, Y, Z, T)."""
+    e1 = (a[1] - a[0]) * (b[1] - b[0]) % _P
+    e2 = (a[1] + a[0]) * (b[1] + b[0]) % _P
+    e3 = 2 * a[3] * b[3] * _D % _P
+    e4 = 2 * a[2] * b[2] % _P
+    e, f, g, h = e2 - e1, e4 - e3, e4 + e3, e2 + e1
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+def _multiply(scalar, point):
+    result = (0, 1, 1, 0)
+    while scalar:
+        if scalar & 1:
+            result = _add(result, point)
+        point = _add(point, point)
+        scalar >>= 1
+    return result
+
+
+def _same(a, b):
+    return (a[0] * b[2] - b[0] * a[2]) % _P == 0 and (a[1] * b[2] - b[1] * a[2]) % _P == 0
+
+
+def _recover_x(y, sign):
+    if y >= _P:
+        return None
+    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P)
+    if x2 == 0:
+        return None if sign else 0
+    x = pow(x2, (_P + 3) // 8, _P)
+    if (x * x - x2) % _P:
+        x = x * _SQRT_M1 % _P
+    if (x * x - x2) % _P:
+        return None
+    return _P - x if (x & 1) != sign else x
+
+
+def _decompress(raw: bytes):
+    if len(raw) != 32:
+        return None
+    y = int.from_bytes(raw, "little")
+    sign, y = y >> 255, y & ((1 << 255) - 1)
+    x = _recover_x(y, sign)
+    return None if x is None else (x, y, 1, x * y % _P)
+
+
+_G_Y = 4 * pow(5, _P - 2, _P) % _P
+_G = (_recover_x(_G_Y, 0), _G_Y, 1, _recover_x(_G_Y, 0) * _G_Y % _P)
+
+
+def ed25519_verify_pure(public: bytes, message: bytes, signature: bytes) -> bool:
+    if len(public) != 32 or len(signature) != 64:
+        return False
+    a, r = _decompress(public), _decompress(signature[:32])
+    s = int.from_bytes(signature[32:], "little")
+    if a is None or r is None or s >= _Q:
+        return False
+    h = int.from_bytes(hashlib.sha512(signature[:32] + public + message).digest(), "little") % _Q
+    return _same(_multiply(s, _G), _add(r, _multiply(h, a)))
+
+
+def ed25519_verify(public: bytes, message: bytes, signature: bytes) -> bool:
+    try:
+        from cryptography.exceptions import InvalidSignature
+        from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+    except ImportError:
+        return ed25519_verify_pure(public, message, signature)
+    try:
+        Ed25519PublicKey.from_public_bytes(public).verify(signature, message)
+    except (InvalidSignature, ValueError):
+        return False
+    return True
+
+
+def key_id_of(public: bytes) -> str:
+    return hashlib.sha256(public).hexdigest()[:16]
+
+
+def signature_problem(roll: dict, keys: dict) -> str | None:
+    key_id, signature = roll.get("key_id"), roll.get("signature")
+    if not key_id or not signature:
+        return "not signed (written without the site's signing key)"
+    if key_id not in keys:
+        return f"signed with a key not trusted here ({key_id})"
+    try:
+        raw = base64.b64decode(signature, validate=True)
+    except ValueError:
+        return "bad signature (not base64)"
+    if not ed25519_verify(keys[key_id], roll["hash"].encode("ascii"), raw):
+        return "bad signature (not made by the site's key)"
+    return None
 
 
 def canonical_json(value) -> bytes:
@@ -40,8 +150,9 @@ def chain_hash(prev_hash: str, record: dict) -> str:
     return hashlib.sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()
 
 
-def verify(ledger: dict):
-    """(count, head, None) if the chain holds, else (count, head, (seq, problem)) at its break."""
+def verify(ledger: dict, keys: dict | None = None):
+    """(count, head, None) if the chain holds, else (count, head, (seq, problem)) at its break.
+    `keys` (key_id → raw public key) checks every roll's signature."""
     session, expected, head, count = ledger["session"], 1, GENESIS_HASH, 0
     for roll in ledger["rolls"]:
         seq, record = roll["seq"], roll["record"]
@@ -53,6 +164,8 @@ def verify(ledger: dict):
             return count, head, (seq, "changed record (its hash does not match)")
         if record.get("seq") != seq or record.get("session") != session:
             return count, head, (seq, "wrong position (the record's session or number differs)")
+        if keys is not None and (problem := signature_problem(roll, keys)):
+            return count, head, (seq, problem)
         expected, head, count = seq + 1, roll["hash"], count + 1
     return count, head, None
 
@@ -61,11 +174,19 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Verify an exported Codziennik roll ledger.")
     parser.add_argument("file", help="the downloaded ledger.json")
     parser.add_argument("--head", help="the head hash noted earlier (full, or 16+ characters)")
+    parser.add_argument(
+        "--public-key",
+        action="append",
+        default=[],
+        help="a public key the site publishes (base64); repeat for retired keys",
+    )
     args = parser.parse_args(argv)
     try:
         with open(args.file, encoding="utf-8") as f:
             ledger = json.load(f)
-        count, head, broken = verify(ledger)
+        given = args.public_key or list(ledger.get("public_keys", {}).values())
+        keys = {key_id_of(raw): raw for raw in (base64.b64decode(k) for k in given)}
+        count, head, broken = verify(ledger, keys)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         print(f"ERROR: not a readable ledger export: {error!r}")
         return 2
@@ -74,6 +195,8 @@ def main(argv=None) -> int:
         print(f"BROKEN at #{seq}: {problem}; {count} rolls verified before it")
         return 1
     print(f"OK: {count} rolls, head {head}")
+    trusted = "the keys given" if args.public_key else "the keys listed in the file"
+    print(f"Every signature checks out against {trusted}.")
     if args.head is None:
         return 0
     noted = args.head.strip().rstrip(".…").lower()

@@ -19,15 +19,32 @@ from django.utils.crypto import constant_time_compare
 
 from diary import permissions as diary_permissions
 from diary.models import GameSession, RollPolicy
+from rolls import cases
 from rolls.requests import RollRequest
 
-# Systems the panel rolls for today; the others get their panels with their own issues.
-PANEL_SYSTEMS = frozenset({"forum1000"})
-# Every kind of roll the panel makes, in the order of its tabs.
+# Systems the panel rolls for: forum1000 through rolls.panel, the others (issue 10) through
+# rolls.case_panel once their module has registered a rolls.cases.SystemPanel.
+PANEL_SYSTEMS = frozenset({"forum1000", "q10", "ciernie", "arsmagica"})
+# Every kind of roll forum1000's panel makes, in the order of its tabs.
 PANEL_MODES = ("attribute", "combined", "opposed", "skill", "healing", "initiative")
 # Tests that only the GM rolls: they involve other players' characters, or (healing)
 # the GM's choice of which effect goes (RULES 1.6).
 GM_ONLY_KINDS = frozenset({"opposed", "initiative", "healing"})
+
+
+def system_modes(system: str) -> tuple[str, ...]:
+    """Every mode (tab) of this system's panel; none while the system has no panel."""
+    if system == "forum1000":
+        return PANEL_MODES
+    panel = cases.panel_for(system) if system in PANEL_SYSTEMS else None
+    return tuple(key for key, _label in panel.modes) if panel else ()
+
+
+def gm_only_modes(system: str) -> frozenset[str]:
+    if system == "forum1000":
+        return GM_ONLY_KINDS
+    panel = cases.panel_for(system)
+    return panel.gm_only_modes if panel else frozenset()
 
 
 @dataclass(frozen=True)
@@ -66,12 +83,14 @@ def access_roll_panel(user, session: GameSession) -> RollAccess:
     """The user's rights at this session's roll panel (GM: everything; players: their own)."""
     is_gm = diary_permissions.is_gm(user, session)
     may_roll = _may_roll_at_all(user, session, is_gm)
+    every = system_modes(session.system)
     if not may_roll:
         modes: tuple[str, ...] = ()
     elif is_gm:
-        modes = PANEL_MODES
+        modes = every
     else:
-        modes = tuple(m for m in PANEL_MODES if m not in GM_ONLY_KINDS)
+        withheld = gm_only_modes(session.system)
+        modes = tuple(m for m in every if m not in withheld)
     return RollAccess(
         session=session,
         user_id=user.pk,
@@ -98,7 +117,7 @@ def may_roll_in_diary(session_access) -> bool:
 
 
 def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) -> bool:
-    if not session.is_running or not user.is_authenticated or session.system not in PANEL_SYSTEMS:
+    if not session.is_running or not user.is_authenticated or not system_modes(session.system):
         return False
     if is_gm:
         return True
@@ -138,11 +157,18 @@ def may_ask(user, session: GameSession) -> bool:
     answers; seed 000: the player names the skill and what applies, the GM rolls)."""
     return (
         session.is_running
-        and session.system in PANEL_SYSTEMS
+        and bool(system_modes(session.system))
         and user.is_authenticated
         and not diary_permissions.is_gm(user, session)
         and diary_permissions.is_player(user, session)
     )
+
+
+def askable_modes(system: str) -> tuple[str, ...]:
+    """Issue 10: the modes a player's request may name in a case system (its panel's modes
+    a player may roll; the GM-only ones are the GM's to start)."""
+    withheld = gm_only_modes(system)
+    return tuple(mode for mode in system_modes(system) if mode not in withheld)
 
 
 def check_may_roll(
@@ -161,6 +187,22 @@ def check_may_roll(
         raise PermissionDenied
     acting = characters.get(request.acting_character_id)
     if acting is None or not access.may_roll_for(acting):
+        raise PermissionDenied
+
+
+def check_may_roll_case(user, session: GameSession, case, characters: dict) -> None:
+    """The same for a case system's roll (issue 10): the session's system and one of its
+    modes open to this user; the acting character one this user rolls for; the other side
+    (a comparative test) playing in the session; typed modifiers the GM's only."""
+    access = access_roll_panel(user, session)
+    if case.system != session.system or not access.may_roll_mode(case.mode):
+        raise PermissionDenied
+    acting = characters.get(case.character_id) if case.character_id is not None else None
+    if case.character_id is not None and (acting is None or not access.may_roll_for(acting)):
+        raise PermissionDenied
+    if case.other_character_id is not None and case.other_character_id not in characters:
+        raise PermissionDenied
+    if case.gm_typed and not access.may_type_modifiers:
         raise PermissionDenied
 
 

@@ -7,6 +7,13 @@ class RollsConfig(AppConfig):
     verbose_name = _("Rolls")
 
     def ready(self) -> None:
+        import importlib
+        import importlib.util
+
+        # Issue 10: each case system's panel registers itself (rolls.cases.PANELS).
+        for name in ("rolls.panel_q10", "rolls.panel_ciernie", "rolls.panel_arsmagica"):
+            if importlib.util.find_spec(name) is not None:
+                importlib.import_module(name)
         from diary import selectors as diary_selectors
         from rolls.selectors import diary_rolls, turn_actions
 

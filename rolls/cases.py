@@ -35,6 +35,12 @@ class Case:
     other_character_id: int | None = None  # the other side (a comparative test), if any
     is_action: bool = True  # False for what does not use the turn's roll (initiative)
     what: str = ""  # the test in words for the roll line, e.g. "Siła + Miecz (5z2)"
+    # Added for the generic path (compatible: both default to "nothing"):
+    # whether a person typed modifiers into it (the GM's only; rolls.access refuses a
+    # player's), and what a player's request names, as the mode form's values
+    # (`SystemPanel.ask_fields`; filled by rolls.case_panel, not by the system's form).
+    gm_typed: bool = False
+    request_fields: dict[str, Any] = field(default_factory=dict)
 
     def engine_test(self):
         """The engine's validated test; raises RuleError (a ValueError) for bad input."""
@@ -57,6 +63,18 @@ class Case:
 
 
 @dataclass(frozen=True)
+class CaseDie:
+    """One die of a roll as the line shows it (added for issue 10's generic display):
+    its face, whether it counts (kept, deciding), whether it is an extra die, and a word
+    for readers that do not see the marks (e.g. "zatrzymana", "kość pecha")."""
+
+    face: int
+    kept: bool = True
+    extra: bool = False
+    note: str = ""
+
+
+@dataclass(frozen=True)
 class CaseLine:
     """One line of a roll as the post shows it, in words a player without the formulas reads:
     `outcome` ("Sukces", "Porażka", "Pech"…), then `details` in order (faces, total against
@@ -67,6 +85,7 @@ class CaseLine:
     outcome: str
     success: bool
     details: list[str] = field(default_factory=list)
+    dice: list[CaseDie] = field(default_factory=list)  # optional: the faces drawn as dice
 
 
 @dataclass(frozen=True)
@@ -99,6 +118,16 @@ class SystemPanel:
     playing one (the other side of a comparative test), `gm` whether modifiers may be typed.
     `preview(case)` explains the numbers; `lines(record)` renders a stored roll's record.
     `gm_only_modes`: modes a player may not roll themselves.
+    `summary(case)`: a player's request in words, after the character's name (optional).
+    `ask_fields`: the mode forms' fields a player's request names and a link may prefill
+    (what is tested, never a modifier or a reason), e.g. character, attribute, skill, raises.
+    The generic panel (rolls.case_panel) reads them from the form's cleaned data.
+
+    A mode form's field names must not be the panel's own: token, mode, post, ask, preview,
+    sig. It may set `panel_template` (a template rendered with `form`) to lay its fields
+    out; else each field is drawn in order. `case()` may raise RuleError with params
+    `field` (the form field it concerns) and `text` (the message, already translated); the
+    panel words the engine's own codes itself.
     """
 
     system: str
@@ -107,6 +136,9 @@ class SystemPanel:
     preview: Callable[[Case], CasePreview]
     lines: Callable[[dict], list[CaseLine]]
     gm_only_modes: frozenset[str] = frozenset()
+    ask_fields: tuple[str, ...] = ("character",)
+    # A request in words, after the character's name (default: `Case.what`).
+    summary: Callable[[Case], str] | None = None
 
 
 # Filled by each system's module (rolls/panel_q10.py, panel_ciernie.py, panel_arsmagica.py)

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from characters import services as character_services
@@ -25,10 +24,9 @@ from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entry_forms
-from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.models import Roll
 from rolls.selectors import turn_actions
-from rolls.services import TokenReused, _target_post
+from rolls.services import TokenReused, _target_post, chain_append
 
 __all__ = ["TokenReused"]
 
@@ -68,41 +66,18 @@ def _target(session: GameSession, character_id: int) -> Character:
 
 
 def _append(session, by, *, kind, character, turn, post, token, digest, body) -> Roll:
-    last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
-    seq = last.seq + 1 if last else 1
-    prev_hash = last.hash if last else GENESIS_HASH
-    now = timezone.now()
-    record = {
-        "format": 1,
-        "session": session.pk,
-        "seq": seq,
-        "turn": turn.number,
-        "post": post.pk,
-        "rolled_by": {"id": by.pk, "username": by.get_username()},
-        "rolled_at": now.isoformat(),
-        "kind": kind,
-        "characters": {"a": _named(character)},
-        "entry": body,
-    }
-    entry = Roll.objects.create(
-        session=session,
-        seq=seq,
+    return chain_append(
+        session,
+        by,
         post=post,
-        rolled_by=by,
-        character=character,
-        system=session.system,
-        test=kind,
         turn_number=turn.number,
+        character_id=character.pk,
+        test=kind,
         is_action=False,  # no die: never an action roll (an item use counts as an action)
-        record=record,
-        prev_hash=prev_hash,
-        hash=chain_hash(prev_hash, record),
         token=token,
-        request_digest=digest,
-        created_at=now,
+        digest=digest,
+        body=lambda _seq: {"kind": kind, "characters": {"a": _named(character)}, "entry": body},
     )
-    session.touch()
-    return entry
 
 
 def _checked(form_class, **values) -> dict:

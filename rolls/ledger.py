@@ -33,6 +33,12 @@ PROBLEMS = {
     "bad_link": _("bad link to the previous roll"),
     "changed_record": _("changed record (its hash does not match)"),
     "wrong_position": _("record does not match its row (session or number)"),
+    # Issue 11: rolls.signing.
+    "unsigned": _("not signed (written without the site's signing key)"),
+    "unknown_key": _("signed with a key the site does not trust"),
+    "bad_signature": _("bad signature (not made by the site's key)"),
+    # Issue 11: rolls.recompute (verify_rolls --recompute).
+    "wrong_result": _("its result is not what its stored case and dice give"),
 }
 
 
@@ -42,6 +48,7 @@ class ChainReport:
     head_hash: str
     broken_seq: int | None = None
     problem: str | None = None
+    detail: str = ""
 
     @property
     def ok(self) -> bool:
@@ -49,13 +56,24 @@ class ChainReport:
 
     @property
     def problem_label(self) -> str:
-        return str(PROBLEMS[self.problem]) if self.problem else ""
+        if not self.problem:
+            return ""
+        label = str(PROBLEMS[self.problem])
+        return f"{label}: {self.detail}" if self.detail else label
 
 
-def verify_chain(rows, session_id: int) -> ChainReport:
-    """Walk `rows` (seq, prev_hash, hash, record, in seq order) and stop at the first break."""
+def verify_chain(
+    rows, session_id: int, keys: dict[str, str] | None = None, *, recompute: bool = False
+) -> ChainReport:
+    """Walk `rows` (seq, prev_hash, hash, record, key_id, signature, in seq order) and stop at
+    the first break. `keys` (key_id → public key) checks every signature; `recompute` rolls
+    every stored case again through the engine."""
+    from rolls import recompute as recomputing
+    from rolls import signing
+    from rolls.models import ENTRY_KINDS
+
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
-    for seq, row_prev_hash, row_hash, record in rows:
+    for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
         if seq != expected_seq:
             return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
         if row_prev_hash != prev_hash:
@@ -64,17 +82,28 @@ def verify_chain(rows, session_id: int) -> ChainReport:
             return ChainReport(count, prev_hash, broken_seq=seq, problem="changed_record")
         if record.get("seq") != seq or record.get("session") != session_id:
             return ChainReport(count, prev_hash, broken_seq=seq, problem="wrong_position")
+        if keys is not None and (
+            problem := signing.signature_problem(row_hash, key_id, signature, keys)
+        ):
+            return ChainReport(count, prev_hash, broken_seq=seq, problem=problem)
+        if recompute and (detail := recomputing.recompute_problem(record, ENTRY_KINDS)):
+            return ChainReport(
+                count, prev_hash, broken_seq=seq, problem="wrong_result", detail=detail
+            )
         expected_seq, prev_hash, count = seq + 1, row_hash, count + 1
     return ChainReport(count, prev_hash)
 
 
-def verify_session(session_id: int) -> ChainReport:
+def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
+    """The session's chain, every signature against the site's trusted keys and, with
+    `recompute`, every roll against the engine."""
+    from rolls import signing
     from rolls.models import Roll
 
     rows = (
         Roll.objects.filter(session_id=session_id)
         .order_by("seq")
-        .values_list("seq", "prev_hash", "hash", "record")
+        .values_list("seq", "prev_hash", "hash", "record", "key_id", "signature")
         .iterator(chunk_size=2000)
     )
-    return verify_chain(rows, session_id)
+    return verify_chain(rows, session_id, signing.trusted_public_keys(), recompute=recompute)

@@ -74,6 +74,11 @@ class Roll(models.Model):
     token = models.UUIDField(_("form token"))
     request_digest = models.CharField(max_length=64)
     created_at = models.DateTimeField(_("rolled at"))
+    # Issue 11 (rolls.signing): the app's Ed25519 signature over `hash`, and which key made it.
+    # Nullable so that adding them is a plain ADD COLUMN: SQLite would otherwise rebuild the
+    # table and lose its append-only triggers.
+    key_id = models.CharField(_("signing key"), max_length=16, null=True, blank=True)  # noqa: DJ001
+    signature = models.CharField(_("signature"), max_length=100, null=True, blank=True)  # noqa: DJ001
 
     objects = RollQuerySet.as_manager()
 
@@ -96,6 +101,11 @@ class Roll(models.Model):
     def save(self, *args, **kwargs):
         if not self._state.adding:
             raise LedgerError("Rolls are append-only: a roll is never changed.")
+        if not self.signature:
+            # Every writer of the chain signs here, as the row is written (rolls.signing).
+            from rolls import signing
+
+            self.key_id, self.signature = signing.sign(self.hash)
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
@@ -127,6 +137,10 @@ class RollAsk(models.Model):
     skill_id = models.PositiveBigIntegerField(null=True, blank=True)
     trait_ids = models.JSONField(default=list)
     item_ids = models.JSONField(default=list)
+    # Issue 10, a case system's request (q10, ciernie, arsmagica): `test` holds the panel's
+    # mode and this the mode form's named fields (rolls.cases.SystemPanel.ask_fields), as
+    # the panel's link prefills them; the answer must roll exactly these.
+    case_fields = models.JSONField(default=dict, blank=True)
     # The request in words, as checked when it was made (the sheet may change later).
     summary = models.CharField(_("request"), max_length=300)
     status = models.CharField(

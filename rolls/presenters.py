@@ -15,6 +15,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from characters.numbers import signed_text, with_minus
+from rolls import cases
 from rolls.engine import forum1000 as f1000
 from rolls.models import ENTRY_KINDS
 
@@ -204,6 +205,13 @@ class RollView:
     # Issue 9: a diary entry (HP, effect, item) in words; its 0 HP mark.
     entry: str = ""
     down: bool = False
+    # Issue 10: a case system's roll (q10, ciernie, arsmagica), its lines from its panel.
+    case_lines: list = field(default_factory=list)
+    action_count: str = ""
+
+    @property
+    def is_case(self) -> bool:
+        return bool(self.case_lines)
 
     @property
     def is_entry(self) -> bool:
@@ -240,6 +248,9 @@ def _roll_view(roll) -> RollView:
     if kind in ENTRY_KINDS:
         view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
         return view
+    system_panel = cases.panel_for(roll.system) if roll.system != f1000.SYSTEM else None
+    if system_panel is not None:
+        return _case_view(roll, record, view, system_panel)
     if kind == "opposed":
         a, b = people["a"]["name"], people["b"]["name"]
         view.lines = [test_line(a, result["a"]), test_line(b, result["b"])]
@@ -276,6 +287,26 @@ def _roll_view(roll) -> RollView:
         view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
             "reason": extra["reason"]
         }
+    answers = record.get("answers")
+    if answers:
+        view.answers = _("Answers the request for a roll: %(summary)s") % {
+            "summary": answers["summary"]
+        }
+        view.answers_url = ask_url(roll.session_id, answers["post"], answers["ask"])
+    return view
+
+
+def _case_view(roll, record: dict, view: RollView, system_panel) -> RollView:
+    """A case system's roll: its panel's lines from the record alone (issue 10)."""
+    view.kind = str(dict(system_panel.modes).get(record["kind"], record["kind"]))
+    view.case_lines = system_panel.lines(record)
+    if not view.case_lines:
+        raise ValueError("a case roll without a line")
+    count = record.get("action_count")
+    if count:
+        view.action_count = _(
+            "Action roll no. %(number)s of this character in this turn (the first: #%(seq)s)."
+        ) % {"number": count["number"], "seq": count["earlier_seq"]}
     answers = record.get("answers")
     if answers:
         view.answers = _("Answers the request for a roll: %(summary)s") % {

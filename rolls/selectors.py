@@ -146,7 +146,8 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         shows_open_asks=shows_open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
         action_counts=counts,
-        action_limit=None if event else 1,
+        # Issue 10: the case systems count action rolls and show them, never limit them.
+        action_limit=None if event or access.session.system != f1000.SYSTEM else 1,
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
         item_counts=uses,
@@ -232,6 +233,12 @@ def ask_answer_query(ask: RollAsk):
 
     query = QueryDict(mutable=True)
     query["mode"] = ask.test
+    if ask.case_fields:
+        # Issue 10, a case system's request: its mode form's named fields, as they were.
+        for name, value in ask.case_fields.items():
+            query.setlist(name, [str(v) for v in value] if isinstance(value, list) else [value])
+        query["ask"] = str(ask.pk)
+        return query
     query["a-character"] = str(ask.character_id)
     if ask.test == "skill":
         query["a-skill"] = str(ask.skill_id)
@@ -369,7 +376,7 @@ def _outcomes(record: dict):
 
 def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
-    rolls = Roll.objects.filter(session=session).exclude(test__in=ENTRY_KINDS)
+    rolls = Roll.objects.filter(session=session, system=f1000.SYSTEM).exclude(test__in=ENTRY_KINDS)
     for record in rolls.values_list("record", flat=True):
         try:
             for character_id, name, result in list(_outcomes(record)):

@@ -11,6 +11,7 @@ roll, apply healing to the patient, and append the hash-chained row.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -33,8 +34,10 @@ from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn, post_create_for_rolls
-from rolls.access import check_may_roll, may_ask
+from rolls.access import askable_modes, check_may_roll, check_may_roll_case, may_ask
+from rolls.cases import Case
 from rolls.engine import forum1000 as f1000
+from rolls.engine import systems
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.initiative_services import check_no_running_event, initiative_event_open
 from rolls.ledger import GENESIS_HASH, chain_hash
@@ -342,46 +345,85 @@ def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None
     ask.save(update_fields=["status", "answer", "closed_at"])
 
 
-def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
-    """Roll, apply healing, and append the hash-chained row (the record says it all)."""
+def chain_append(
+    session: GameSession,
+    by,
+    *,
+    post: Post,
+    turn_number: int,
+    character_id: int | None,
+    test: str,
+    is_action: bool,
+    token: uuid.UUID,
+    digest: str,
+    body: Callable[[int], dict],
+) -> Roll:
+    """The chain's one writer: every row of a session's chain (forum1000 rolls, the case
+    systems' rolls, diary entries) is appended here, under the session's row lock the caller
+    holds. `body(seq)` gives the record's own keys (kind, characters, result…); it may roll
+    and write in the same transaction (healing needs the roll's number). The envelope —
+    format, session, seq, turn, post, who and when — is the same for every row."""
     last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
     seq = last.seq + 1 if last else 1
     prev_hash = last.hash if last else GENESIS_HASH
-    result = f1000.roll(checked.test, dice)
-    healing = _apply_healing(request, result, seq, by) if request.kind == "healing" else None
+    content = body(seq)
     now = timezone.now()
-    record = _record(session, by, request, checked, seq, result, healing, now)
+    record = {
+        "format": 1,
+        "session": session.pk,
+        "seq": seq,
+        "turn": turn_number,
+        "post": post.pk,
+        "rolled_by": {"id": by.pk, "username": by.get_username()},
+        "rolled_at": now.isoformat(),
+        **content,
+    }
     roll = Roll.objects.create(
         session=session,
         seq=seq,
-        post=checked.post,
+        post=post,
         rolled_by=by,
-        character_id=request.acting_character_id,
+        character_id=character_id,
         system=session.system,
-        test=request.kind,
-        turn_number=checked.turn.number,
-        is_action=request.kind != "initiative",
+        test=test,
+        turn_number=turn_number,
+        is_action=is_action,
         record=record,
         prev_hash=prev_hash,
         hash=chain_hash(prev_hash, record),
         token=token,
-        request_digest=request.digest(),
+        request_digest=digest,
         created_at=now,
     )
     session.touch()
     return roll
 
 
-def _record(session, by, request, checked: _Checked, seq, result, healing, now) -> dict:
+def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
+    """Roll, apply healing, and append the hash-chained row (the record says it all)."""
+
+    def body(seq: int) -> dict:
+        result = f1000.roll(checked.test, dice)
+        healing = _apply_healing(request, result, seq, by) if request.kind == "healing" else None
+        return _record(request, checked, result, healing)
+
+    return chain_append(
+        session,
+        by,
+        post=checked.post,
+        turn_number=checked.turn.number,
+        character_id=request.acting_character_id,
+        test=request.kind,
+        is_action=request.kind != "initiative",
+        token=token,
+        digest=request.digest(),
+        body=body,
+    )
+
+
+def _record(request, checked: _Checked, result, healing) -> dict:
     return (
         {
-            "format": 1,
-            "session": session.pk,
-            "seq": seq,
-            "turn": checked.turn.number,
-            "post": checked.post.pk,
-            "rolled_by": {"id": by.pk, "username": by.get_username()},
-            "rolled_at": now.isoformat(),
             "kind": request.kind,
             "characters": _participants_record(request, checked.characters),
             "result": result.to_dict(),
@@ -399,6 +441,120 @@ def _answer_record(ask: RollAsk | None) -> dict:
     if ask is None:
         return {}
     return {"answers": {"ask": ask.pk, "post": ask.post_id, "summary": ask.summary}}
+
+
+# ---------------------------------------------------------------------------
+# The case systems (issue 10): q10, ciernie, arsmagica, through rolls.cases.Case
+
+
+def roll_make_case(
+    *,
+    session: GameSession,
+    by,
+    case: Case,
+    token: uuid.UUID,
+    post: Post | None = None,
+    answers: RollAsk | None = None,
+    dice: DiceSource | None = None,
+) -> RollMade:
+    """A case system's roll, with roll_make's guarantees: ONE transaction under the
+    session's row lock; who may roll checked (rolls.access); a repeated token answers with
+    its roll (its digest is `case.digest()`), the same token with other inputs is refused
+    (TokenReused); every refusal before any die; the post it lands in as roll_make's (an
+    answer to a request gets its own post after it); and the one chain writer."""
+    with transaction.atomic():
+        locked = GameSession.objects.select_for_update().get(pk=session.pk)
+        ids = [pk for pk in (case.character_id, case.other_character_id) if pk is not None]
+        characters = playing_characters(locked, ids=ids)
+        check_may_roll_case(by, locked, case, characters)
+        replayed = _replay_digest(locked, by, token, case.digest())
+        if replayed is not None:
+            return replayed
+        test = case.engine_test()  # RuleError: refused before any die
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        ask = _open_ask(locked, by, answers) if answers is not None else None
+        if ask is not None:
+            _check_case_answers(ask, case)
+        if ask is not None and post is None:
+            # The answer gets its own post, after the request: the diary reads in order.
+            target = post_create_for_rolls(session=locked, author=by, turn=turn)
+        else:
+            target = _target_post(locked, by, turn, post)
+        earlier = (
+            action_rolls_in_turn(locked, case.character_id, turn.number)
+            if case.is_action and case.character_id is not None
+            else []
+        )
+
+        def body(_seq: int) -> dict:
+            result = systems.roll(case.system, test, dice or SystemDice())
+            return _case_record(case, characters, result, earlier, ask)
+
+        roll = chain_append(
+            locked,
+            by,
+            post=target,
+            turn_number=turn.number,
+            character_id=case.character_id,
+            test=case.mode,
+            is_action=case.is_action,
+            token=token,
+            digest=case.digest(),
+            body=body,
+        )
+        if ask is not None:
+            _close_ask(ask, AskStatus.ANSWERED, answer=roll)
+    return RollMade(roll, created=True)
+
+
+def _replay_digest(session: GameSession, by, token: uuid.UUID, digest: str) -> RollMade | None:
+    existing = Roll.objects.filter(session=session, token=token).first()
+    if existing is None:
+        return None
+    if existing.rolled_by_id != by.pk or existing.request_digest != digest:
+        raise TokenReused
+    return RollMade(existing, created=False)
+
+
+def _named(character) -> dict:
+    return {"id": character.pk, "name": character.name, "owner": character.owner.username}
+
+
+def _case_record(case: Case, characters: dict, result, earlier: list, ask) -> dict:
+    people = {}
+    if case.character_id is not None:
+        people["a"] = _named(characters[case.character_id])
+    if case.other_character_id is not None:
+        people["b"] = _named(characters[case.other_character_id])
+    record = {
+        "kind": case.mode,
+        "characters": people,
+        "what": case.what,
+        # The engine's case and its dice: system, test, input, dice, result.
+        "result": result.to_dict(),
+    }
+    if earlier:
+        # Issue 10: these systems count a turn's action rolls and show them, never refuse.
+        record["action_count"] = {"number": len(earlier) + 1, "earlier_seq": earlier[0].seq}
+    return record | _answer_record(ask)
+
+
+def _check_case_answers(ask: RollAsk, case: Case) -> None:
+    """An answer rolls what was asked: the same mode, character and named fields; the GM
+    adds only modifiers (and what a request leaves to the GM, e.g. a difficulty)."""
+    differs = [
+        label
+        for label, same in [
+            (_("the kind of roll"), ask.test == case.mode),
+            (_("the character"), ask.character_id == case.character_id),
+            (_("the test"), (ask.case_fields or {}) == case.request_fields),
+        ]
+        if not same
+    ]
+    if differs:
+        raise ValidationError({"ask": ANSWER_DIFFERS % {"what": ", ".join(map(str, differs))}})
 
 
 # ---------------------------------------------------------------------------
@@ -440,6 +596,51 @@ def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post |
     )
     locked.touch()
     return ask
+
+
+@transaction.atomic
+def roll_ask_create_case(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
+    """A case system's request (issue 10): the player's own character, a mode a player may
+    ask for, no typed modifiers; checked by the engine now (no die), stored with the
+    mode and the named fields (`Case.request_fields`) the GM's answer must roll."""
+    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    characters = playing_characters(locked, ids=[case.character_id])
+    character = characters.get(case.character_id)
+    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
+        raise PermissionDenied
+    if case.system != locked.system or case.mode not in askable_modes(locked.system):
+        raise PermissionDenied
+    if case.gm_typed:  # a request names what the sheet gives; modifiers are the GM's
+        raise PermissionDenied
+    if case.other_character_id is not None and case.other_character_id not in (
+        playing_characters(locked, ids=[case.other_character_id])
+    ):
+        raise PermissionDenied
+    case.engine_test()  # refusals, no die
+    turn = current_turn(locked)
+    target = _ask_post(locked, by, turn, post)
+    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
+        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
+    ask = RollAsk.objects.create(
+        session=locked,
+        post=target,
+        asked_by=by,
+        character=character,
+        test=case.mode,
+        case_fields=dict(case.request_fields),
+        summary=case_ask_summary(character, case)[: RollAsk._meta.get_field("summary").max_length],
+    )
+    locked.touch()
+    return ask
+
+
+def case_ask_summary(character, case: Case) -> str:
+    """ "Eryk: Siła + Atletyka (5z2) · podbicia: 1": the system panel's words, else `what`."""
+    from rolls.cases import panel_for
+
+    system_panel = panel_for(case.system)
+    summary = system_panel.summary(case) if system_panel and system_panel.summary else case.what
+    return f"{character.name}: {summary}"
 
 
 ALREADY_ASKED = gettext_lazy(

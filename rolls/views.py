@@ -1,5 +1,6 @@
 import json
 
+from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -15,7 +16,9 @@ from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entries, ledger, selectors, services
+from rolls import entries, ledger, selectors, services, signing
+from rolls.case_panel import CasePanel, case_error_message, with_request_fields
+from rolls.cases import panel_for
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
@@ -55,11 +58,18 @@ def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
     return f"{request.path}?{rolls_access.signed_query(user, session, query)}"
 
 
+def _panel_class(session):
+    """forum1000's own panel, or the generic one of a case system (issue 10)."""
+    return Panel if session.system == "forum1000" else CasePanel
+
+
 def _clean_panel_url(request, access) -> str:
     """A link's panel: its safe fields over a complete default panel, and a new token."""
-    mode = request.GET.get("mode") or "attribute"
-    fields = Panel(access.session, request.user, mode, access=access).initial_query()
-    for key in LINK_SAFE_FIELDS & set(request.GET):
+    mode = request.GET.get("mode") or ""
+    panel = _panel_class(access.session)(access.session, request.user, mode, access=access)
+    fields = panel.initial_query()
+    safe = panel.link_fields if getattr(panel, "is_case", False) else LINK_SAFE_FIELDS
+    for key in safe & set(request.GET):
         fields.setlist(key, request.GET.getlist(key))
     return _panel_url(request, access, fields, fresh_token=True)
 
@@ -79,7 +89,7 @@ def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
     session = _session_for_reader(request, pk)
     access = rolls_access.access_roll_panel(request.user, session)
-    if not access.may_roll:
+    if not access.may_roll or not access.may_roll_modes:
         raise PermissionDenied
     if request.method == "GET":
         return _panel_get(request, access)
@@ -89,7 +99,9 @@ def panel(request, pk: int):
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
         # CSRF token, so the address the browser shows (and keeps in history) has none.
-        return redirect(_panel_url(request, access, request.POST), status=303)
+        response = redirect(_panel_url(request, access, request.POST))
+        response.status_code = 303  # See Other: the browser GETs the panel's address
+        return response
     return _panel_roll(request, access, mode)
 
 
@@ -101,8 +113,8 @@ def _panel_get(request, access):
             response["HX-Redirect"] = _clean_panel_url(request, access)
             return response
         return redirect(_clean_panel_url(request, access))
-    mode = request.GET.get("mode") or "attribute"
-    panel = Panel(access.session, request.user, mode, request.GET, access)
+    mode = request.GET.get("mode") or ""
+    panel = _panel_class(access.session)(access.session, request.user, mode, request.GET, access)
     response = _render_panel(request, panel, preview=panel.preview())
     if request.htmx:
         # The address bar follows the redraws, signed, so Back brings this same panel.
@@ -113,8 +125,8 @@ def _panel_get(request, access):
 def _refuse_mode(request, access):
     """A kind of roll this user may not make (403), or no known kind at all (400, bad
     input): refused, nothing stored."""
-    panel = Panel(access.session, request.user, "attribute", access=access)
-    if request.POST.get("mode") in rolls_access.PANEL_MODES:
+    panel = _panel_class(access.session)(access.session, request.user, "", access=access)
+    if request.POST.get("mode") in rolls_access.system_modes(access.session.system):
         refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
         return _render_panel(request, panel, refusal=refusal, status=403)
     refusal = _("Unknown kind of roll; nothing was rolled. Choose a tab of the panel.")
@@ -123,6 +135,8 @@ def _refuse_mode(request, access):
 
 def _panel_roll(request, access, mode: str):
     session = access.session
+    if session.system != "forum1000":
+        return _case_panel_roll(request, access, mode)
     panel = Panel(session, request.user, mode, request.POST, access)
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
@@ -163,10 +177,52 @@ def _panel_roll(request, access, mode: str):
     return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
 
 
+def _case_panel_roll(request, access, mode: str):
+    """The same steps for a case system: its forms, its case, roll_make_case."""
+    session = access.session
+    panel = CasePanel(session, request.user, mode, request.POST, access)
+    fresh_url = None
+    if panel.is_valid():
+        target = None
+        if post_id := panel.token_form.cleaned_data.get("post"):
+            target = Post.objects.filter(pk=post_id, session=session).first()
+        answers = None
+        if ask_id := panel.token_form.cleaned_data.get("ask"):
+            answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
+        try:
+            if ask_id and answers is None:
+                raise ValidationError({"ask": _("This request is no longer open.")})
+            made = services.roll_make_case(
+                session=session,
+                by=request.user,
+                case=panel.case(),
+                token=panel.token_form.cleaned_data["token"],
+                post=target,
+                answers=answers,
+            )
+        except RuleError as error:
+            panel.add_rule_error(error)
+        except ValidationError as error:
+            about_post = hasattr(error, "error_dict") and "post" in error.error_dict
+            panel.add_error("post" if about_post else None, " ".join(error.messages))
+        except services.TokenReused:
+            panel.add_error(
+                None,
+                _("This form has already made another roll; open a new roll to roll again."),
+            )
+            fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
+        else:
+            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    elif panel.token_form.cleaned_data.get("token") is None:
+        fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
+    return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
+
+
 def _render_panel(
     request, panel, *, preview=None, show_errors=False, fresh_url=None, refusal="", status=200
 ):
-    template = "rolls/panel.html#panel" if request.htmx else "rolls/panel.html"
+    page = "rolls/case_panel.html" if getattr(panel, "is_case", False) else "rolls/panel.html"
+    template = f"{page}#panel" if request.htmx else page
     context = {
         "session": panel.session,
         "panel": panel,
@@ -214,7 +270,9 @@ def audit(request, pk: int):
         "rolls/audit.html",
         {
             "session": session,
-            "report": ledger.verify_session(session.pk),
+            # The strongest check: chain, signatures, and every result recomputed.
+            "report": ledger.verify_session(session.pk, recompute=True),
+            "signing_key_id": signing.key_id_of(signing.current_public_key()),
             "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
             "legend": LEGEND,  # the engine's critical faces, for the legend
@@ -230,18 +288,34 @@ def export(request, pk: int):
     rows = (
         Roll.objects.filter(session=session)
         .order_by("seq")
-        .values("seq", "prev_hash", "hash", "record")
+        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
     )
     payload = {
         "session": session.pk,
         "title": session.title,
         "genesis_hash": ledger.GENESIS_HASH,
         "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
+        "signature_rule": signing.SIGNATURE_RULE,
+        # key_id → base64 public key; compare them with the ones the site publishes.
+        "public_keys": signing.trusted_public_keys(),
         "rolls": list(rows),
     }
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
     return response
+
+
+@require_GET
+def ledger_keys(request):
+    """The public keys every roll's signature verifies against (docs/audit.md): public, so
+    anyone can check an exported ledger with docs/verify_ledger.py --public-key."""
+    keys = signing.trusted_public_keys()
+    payload = {
+        "signature_rule": signing.SIGNATURE_RULE,
+        "current_key_id": signing.key_id_of(signing.current_public_key()),
+        "public_keys": keys,
+    }
+    return JsonResponse(payload, json_dumps_params={"indent": 1})
 
 
 @login_required
@@ -252,6 +326,8 @@ def ask_create(request, pk: int):
     session = _session_for_reader(request, pk)
     if not rolls_access.may_ask(request.user, session):
         raise PermissionDenied
+    if session.system != "forum1000":
+        return _case_ask_create(request, session)
     mine = [c for c in playing_characters(session).values() if c.owner_id == request.user.pk]
     turn = current_turn(session)
     posts = list(
@@ -292,6 +368,72 @@ def ask_create(request, pk: int):
         {
             "session": session,
             "side": side,
+            "target": target,
+            "show_errors": posted,
+            "hide_errors": not posted,
+        },
+        status=400 if posted else 200,
+    )
+
+
+def _case_ask_create(request, session):
+    """Issue 10: a case system's request names the mode's test as its form has it (what is
+    tested, never a modifier), checked by the engine now; the GM answers with one click."""
+    system_panel = panel_for(session.system)
+    modes = [
+        (k, label)
+        for k, label in system_panel.modes
+        if k in rolls_access.askable_modes(session.system)
+    ]
+    everyone = list(playing_characters(session).values())
+    mine = [c for c in everyone if c.owner_id == request.user.pk]
+    turn = current_turn(session)
+    posts = list(
+        Post.objects.filter(
+            session=session, author=request.user, turn=turn, hidden_at__isnull=True
+        ).order_by("-id")
+    )
+    posted = request.method == "POST"
+    data = request.POST if posted else (request.GET or None)
+    asked = (data or {}).get("mode")
+    mode = asked if asked in dict(modes) else modes[0][0]
+    form = system_panel.form(
+        mode, data, characters=mine, all_characters=everyone, gm=False, session=session
+    )
+    for name, field in form.fields.items():
+        # A request names only what is tested; the rest (e.g. a difficulty) is the GM's.
+        if name not in system_panel.ask_fields:
+            multiple = isinstance(field, forms.MultipleChoiceField)
+            field.widget = forms.MultipleHiddenInput() if multiple else forms.HiddenInput()
+    target = AskTargetForm(data, posts=posts)
+    if posted and form.is_valid() and target.is_valid():
+        post_id = target.cleaned_data["post"]
+        try:
+            case = with_request_fields(form.case(), form, system_panel)
+            ask = services.roll_ask_create_case(
+                session=session,
+                by=request.user,
+                case=case,
+                post=next((p for p in posts if p.pk == post_id), None) if post_id else None,
+            )
+        except RuleError as error:
+            field, message = case_error_message(error)
+            form.add_error(field if field in form.fields else None, message)
+        except ValidationError as error:
+            apply_service_errors(target, error)
+        else:
+            messages.success(request, _("Your request is in your post; the GM will answer it."))
+            return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+    template = "rolls/case_ask.html#ask" if request.htmx else "rolls/case_ask.html"
+    return render(
+        request,
+        template,
+        {
+            "session": session,
+            "modes": modes,
+            "mode": mode,
+            "form": form,
+            "form_template": getattr(form, "panel_template", ""),
             "target": target,
             "show_errors": posted,
             "hide_errors": not posted,

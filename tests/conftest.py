@@ -21,6 +21,9 @@ from diary.models import SessionStatus
 
 PASSWORD = "Sekretne-Haslo-1000"
 
+# Issue 10: the q10 table (a running q10 session) for the case path's tests.
+pytest_plugins = ["tests.rolls.q10_table"]
+
 
 def pytest_configure(config):
     from django.conf import settings
@@ -39,6 +42,11 @@ def pytest_configure(config):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.WHITENOISE_AUTOREFRESH = True
+    # The suite signs rolls with a key of its own, never one in var/ (rolls/signing.py).
+    import tempfile
+    from pathlib import Path
+
+    settings.LEDGER_SIGNING_KEY_FILE = Path(tempfile.mkdtemp()) / "ledger-signing-key.pem"
 
 
 _names = itertools.count(1)

@@ -131,3 +131,51 @@ def test_on_a_phone_the_audit_does_not_scroll_sideways(phone, demo):
     log_in(phone, "moderator", DEMO_PASSWORDS["moderator"])
     phone.goto(f"/sessions/{demo.pk}/rolls/audit/")
     assert not _scrolls_sideways(phone)
+
+
+# -- issue 10: the q10 panel, its request page, and a pool roll in the post -------------------
+
+
+def _walk(page, urls) -> dict[str, list[str]]:
+    problems = {}
+    for url in urls:
+        page.goto(url)
+        page.wait_for_load_state("load")
+        if found := _violations(page):
+            problems[url] = found
+    return problems
+
+
+def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
+    from rolls.demo_q10 import seed_q10_rolls
+    from tests.conftest import PASSWORD
+
+    rolls = seed_q10_rolls(q10.session, {"Eryk": q10.eryk, "Runa": q10.runa}, {"gm": q10.gm})
+    session = q10.session.pk
+    pages = {
+        q10.gm: [
+            f"/sessions/{session}/",
+            f"/sessions/{session}/rolls/panel/?mode=pool",
+            f"/sessions/{session}/rolls/{rolls[0].seq}/",
+        ],
+        q10.alice: [f"/sessions/{session}/rolls/ask/"],
+        q10.moderator: [f"/sessions/{session}/rolls/audit/"],
+    }
+    problems = {}
+    for user, urls in pages.items():
+        context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        log_in(page, user.username, PASSWORD)
+        problems |= _walk(page, urls)
+        context.close()
+    assert not problems, _report(problems)
+
+
+def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
+    from tests.conftest import PASSWORD
+
+    log_in(phone, q10.gm.username, PASSWORD)
+    phone.goto(f"/sessions/{q10.session.pk}/rolls/panel/?mode=pool")
+    phone.wait_for_load_state("load")
+    assert not _scrolls_sideways(phone)

@@ -60,3 +60,29 @@ def test_the_sites_role_cannot_change_rolls(table, app_role, sql):
     with connection.cursor() as cursor:
         cursor.execute("SELECT hash FROM rolls_roll WHERE id = %s", [roll.pk])
         assert cursor.fetchone() == (roll.hash,)
+
+
+def test_a_roll_the_sites_role_appends_without_the_key_is_found(table, app_role):
+    """Issue 11's finding: the site's own role may INSERT (it appends rolls), so it could add a
+    forged roll with a correct hash; without the signing key, verify_rolls finds it."""
+    from rolls.ledger import chain_hash, verify_session
+
+    (roll,) = make_rolls(table, [500])
+    record = dict(roll.record, seq=2)
+    record["result"] = dict(record["result"], roll=1, success=True)
+    with _connect_as(app_role) as app:
+        app.execute(
+            "INSERT INTO rolls_roll (session_id, seq, post_id, rolled_by_id, character_id, "
+            "system, test, turn_number, is_action, record, prev_hash, hash, token, "
+            "request_digest, created_at) SELECT session_id, 2, post_id, rolled_by_id, "
+            "character_id, system, test, turn_number, true, %s, hash, %s, %s, 'forged', "
+            "created_at FROM rolls_roll WHERE id = %s",
+            [
+                psycopg.types.json.Json(record),
+                chain_hash(roll.hash, record),
+                uuid.uuid4(),
+                roll.pk,
+            ],
+        )
+    report = verify_session(table.session.pk)
+    assert (report.ok, report.broken_seq, report.problem) == (False, 2, "unsigned")

@@ -1,5 +1,6 @@
 """The audit from outside: docs/verify_ledger.py on a real export, and who sees what."""
 
+import base64
 import json
 import re
 import subprocess
@@ -8,8 +9,11 @@ import uuid
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 
+from rolls import signing
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.selectors import chain_head
 from rolls.services import roll_make
@@ -54,7 +58,10 @@ def test_the_script_verifies_a_real_export(table, client_for, tmp_path):
     )
     head = chain_head(table.session).hash
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.strip() == f"OK: 3 rolls, head {head}"
+    assert done.stdout.strip().splitlines() == [
+        f"OK: 3 rolls, head {head}",
+        "Every signature checks out against the keys listed in the file.",
+    ]
 
 
 def test_the_head_can_be_checked_against_a_noted_hash(table, ledger, tmp_path):
@@ -91,15 +98,32 @@ def test_a_removed_roll_is_found_as_a_missing_number(ledger, tmp_path):
     assert "BROKEN at #2: missing number" in done.stdout
 
 
-def test_a_rewritten_chain_keeps_its_links_but_not_its_head(table, ledger, tmp_path):
-    """A forger who recomputes every hash passes the chain check; only the noted head tells."""
+def test_a_rewritten_chain_keeps_its_links_but_not_its_signatures_or_head(table, ledger, tmp_path):
+    """A forger who recomputes every hash passes the chain check; the site's signatures (and
+    the noted head) tell. Even re-signed with a key of their own, listed in the forged file,
+    the rows fail against the key the site publishes."""
     noted = chain_head(table.session).hash
+    site_key = signing.current_public_key()
+    forger = Ed25519PrivateKey.generate()
+    forger_public = base64.b64encode(
+        forger.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+    ).decode()
     prev_hash = GENESIS_HASH
     ledger["rolls"][1]["record"]["result"]["roll"] = 1
     for roll in ledger["rolls"]:
         roll["prev_hash"] = prev_hash
         roll["hash"] = prev_hash = chain_hash(prev_hash, roll["record"])
-    assert run_script(tmp_path, ledger).returncode == 0
+    done = run_script(tmp_path, ledger)
+    assert done.returncode == 1
+    assert "BROKEN at #2: bad signature" in done.stdout
+    for roll in ledger["rolls"]:
+        roll["key_id"] = signing.key_id_of(forger_public)
+        roll["signature"] = base64.b64encode(forger.sign(roll["hash"].encode())).decode()
+    ledger["public_keys"] = {signing.key_id_of(forger_public): forger_public}
+    assert run_script(tmp_path, ledger).returncode == 0  # the file vouches for itself …
+    refused = run_script(tmp_path, ledger, "--public-key", site_key)
+    assert refused.returncode == 1  # … the site's published key does not
+    assert "signed with a key not trusted here" in refused.stdout
     assert run_script(tmp_path, ledger, "--head", noted).returncode == 1
 
 

@@ -40,6 +40,7 @@ def test_the_documented_limits_are_the_defaults():
         "post_user": "10/m",
         "post_ip": "30/m",
         "signup_ip": "5/h",
+        "password_change_user": "10/h",
     }
     # The suite's own raised limits are not what production gets.
     assert django_settings.RATE_LIMITS != project_settings.DEFAULT_RATE_LIMITS

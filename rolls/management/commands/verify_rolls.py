@@ -1,5 +1,8 @@
-"""Verify the roll chains from the shell: `python manage.py verify_rolls [--session ID]`.
+"""Verify the roll chains from the shell: `python manage.py verify_rolls [--session ID]
+[--recompute]`.
 
+Checks every session's chain and every row's signature against the site's trusted keys;
+`--recompute` also rolls every stored case again through the engine and compares the result.
 Exits 1 if any chain is broken, naming the first broken number and what is wrong.
 """
 
@@ -14,8 +17,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--session", type=int, help="only this session (its id)")
+        parser.add_argument(
+            "--recompute",
+            action="store_true",
+            help="also recompute every roll from its stored case and dice with the engine",
+        )
 
-    def handle(self, *args, session=None, **options):
+    def handle(self, *args, session=None, recompute=False, **options):
         sessions = GameSession.objects.order_by("pk")
         if session is not None:
             sessions = sessions.filter(pk=session)
@@ -23,11 +31,12 @@ class Command(BaseCommand):
                 raise CommandError(f"No session with id {session}.")
         broken = 0
         for game_session in sessions:
-            report = verify_session(game_session.pk)
+            report = verify_session(game_session.pk, recompute=recompute)
             if report.ok:
                 self.stdout.write(
                     f"session {game_session.pk} ({game_session.title}): OK, "
                     f"{report.count} rolls, head {report.head_hash}"
+                    + (", every result recomputed" if recompute else "")
                 )
             else:
                 broken += 1

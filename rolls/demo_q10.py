@@ -1,0 +1,113 @@
+"""Demo rolls of a running q10 session (issue 10), through the panel's own form and service.
+
+`seed_q10_rolls(session, characters, users)` is called by seed_demo once the session and
+its characters exist (rolls/management/demo_systems.py makes them): a pool with a 10
+(an extra die) and a declared raise that is achieved, with a GM circumstance, and a second
+one of another character that fails. The faces are scripted (ScriptedDice) so the demo
+always shows the same thing; everything else is what the panel does.
+"""
+
+from __future__ import annotations
+
+import uuid
+
+from characters.models import Attribute, Skill
+from diary.services import post_create
+from rolls.engine import q10
+from rolls.engine.dice import ScriptedDice
+from rolls.panel_q10 import LEVEL_NAMES, PoolForm
+from rolls.services import roll_make_case
+
+
+def _best_pair(character):
+    """The character's highest attribute and highest skill, both at least 1."""
+    attributes = {a.pk: a for a in Attribute.objects.filter(system=q10.SYSTEM)}
+    skills = {s.pk: s for s in Skill.objects.filter(system=q10.SYSTEM)}
+    values = [
+        (row.value, row.attribute_id)
+        for row in character.attribute_values.all()
+        if row.attribute_id in attributes
+    ]
+    levels = [
+        (row.level, row.skill_id) for row in character.skill_levels.all() if row.skill_id in skills
+    ]
+    if not values or not levels:
+        raise ValueError(f"{character.name} has no q10 attribute or skill to roll")
+    (attribute_value, attribute_id), (level, skill_id) = max(values), max(levels)
+    if min(attribute_value, level) < 1:
+        raise ValueError(f"{character.name} keeps no die (attribute or skill at 0)")
+    return attribute_id, skill_id
+
+
+def _form(session, gm, character, **fields) -> PoolForm:
+    from rolls.selectors import playing_characters
+
+    playing = list(playing_characters(session).values())
+    attribute_id, skill_id = _best_pair(character)
+    data = {
+        "character": character.pk,
+        "attribute": attribute_id,
+        "skill": skill_id,
+        "difficulty": "15",
+        "raises": "0",
+        **fields,
+    }
+    form = PoolForm(data, characters=playing, gm=True)
+    if not form.is_valid():
+        raise ValueError(f"demo q10 roll refused: {form.errors.as_json()}")
+    return form
+
+
+def seed_q10_rolls(session, characters, users) -> list:
+    """`characters`: the session's characters (a dict by name, or a list), `users`: the
+    demo users by username ("gm" runs the session). Returns the rolls made."""
+    gm = users["gm"]
+    playing = list(characters.values() if isinstance(characters, dict) else characters)
+    first = playing[0]
+    post_create(
+        session=session,
+        author=first.owner,
+        character=first,
+        narration=f"{first.name} rozpędza się i próbuje przeskoczyć rozpadlinę jednym susem.",
+        nc_note="Deklaruję jedno podbicie: chcę wylądować po drugiej stronie z gracją.",
+    )
+    # A 10 among the dice (an extra die) and a raise achieved.
+    probe = _form(session, gm, first).case()
+    pool = q10.effective_pool(probe.engine_test())
+    faces = [10] + [9] * (pool.x - 1) + [2]
+    total = 10 + 9 * (pool.y - 1) + 2
+    circumstance = 5
+    fitting = [level for level in LEVEL_NAMES if level + circumstance + q10.RAISE_STEP <= total]
+    difficulty = max(fitting) if fitting else max(0, total - circumstance - q10.RAISE_STEP)
+    form = _form(
+        session,
+        gm,
+        first,
+        difficulty=str(difficulty),
+        raises="1",
+        circumstance_1=str(circumstance),
+        circumstance_reason_1="Śliska, omszała krawędź",
+    )
+    made = [
+        roll_make_case(
+            session=session,
+            by=gm,
+            case=form.case(),
+            token=uuid.uuid4(),
+            dice=ScriptedDice(faces),
+        ).roll
+    ]
+    if len(playing) > 1:
+        second = playing[1]
+        form = _form(session, gm, second, difficulty="25")
+        x = q10.effective_pool(form.case().engine_test()).x
+        made.append(
+            roll_make_case(
+                session=session,
+                by=gm,
+                case=form.case(),
+                token=uuid.uuid4(),
+                dice=ScriptedDice([3, 1, 4, 1, 5, 2, 6, 2, 3, 1][:x]),
+            ).roll
+        )
+    return made

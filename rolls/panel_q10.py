@@ -1,0 +1,490 @@
+"""The q10 panel (RULES 2, seed 001): one mode, the pool XzY against a difficulty.
+
+The pool comes from the sheet (X = attribute + skill, Y = the lower of the two), with the
+sheet's abilities and items tied to the tested attribute (their `modifier` adds to X and
+their `keep_modifier`, where the catalog has it, to Y) and the GM's typed pool modifiers
+(±dice z ±keep, each with a reason). The difficulty is one of the seed's named levels or a
+typed whole number ≥ 0; the GM adds circumstance modifiers (each with a reason); raises are
+declared before the roll. The engine (rolls.engine.q10) caps the pool and rolls.
+"""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from characters.models import Attribute, Character, Skill
+from characters.numbers import signed_number, with_minus
+from rolls import cases
+from rolls.cases import Case, CaseDie, CaseLine, CasePreview
+from rolls.engine import q10
+from rolls.forms import character_label
+from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+
+SYSTEM = q10.SYSTEM
+MODE = "pool"
+
+LEVEL_NAMES = {
+    5: gettext_lazy("trivial"),
+    10: gettext_lazy("easy"),
+    15: gettext_lazy("average"),
+    20: gettext_lazy("not easy"),
+    25: gettext_lazy("hard"),
+    30: gettext_lazy("very hard"),
+    35: gettext_lazy("extremely hard"),
+    40: gettext_lazy("nightmarishly hard"),
+    50: gettext_lazy("unimaginable"),
+}
+assert set(LEVEL_NAMES) == set(q10.DIFFICULTY_LEVELS)
+OTHER = "other"
+DEFAULT_DIFFICULTY = 15
+
+# What a person may type (documented in docs/decisions.md, issue 10).
+POOL_MODIFIER_ROWS = 3
+POOL_MODIFIER_LIMIT = 10  # a pool modifier's dice and keep lie in −10..+10
+CIRCUMSTANCE_ROWS = 3
+CIRCUMSTANCE_LIMIT = 20  # a circumstance lies in −20..+20, in steps of 5 (seed 001: ±5, ±10)
+CIRCUMSTANCE_STEP = 5
+DIFFICULTY_MAX = 200  # a typed difficulty: a whole number 0..200
+RAISES_MAX = 20
+
+NEGATIVE_DIFFICULTY = gettext_lazy("The difficulty cannot be negative.")
+NEGATIVE_RAISES = gettext_lazy("The number of raises cannot be negative: declare 0 or more.")
+
+
+def level_label(value: int) -> str:
+    return f"{value} — {LEVEL_NAMES[value]}"
+
+
+def difficulty_text(value: int) -> str:
+    """ "15 (przeciętny)" for a named level, else the number."""
+    return f"{value} ({LEVEL_NAMES[value]})" if value in LEVEL_NAMES else with_minus(str(value))
+
+
+def pool_text(x: int, y: int) -> str:
+    return f"{x}z{y}"
+
+
+def modifier_text(dice: int, keep: int) -> str:
+    """A pool modifier as the seed writes it: +1z+1, −3z−3."""
+    return f"{with_minus(signed_number(dice))}z{with_minus(signed_number(keep))}"
+
+
+def _bounded(label, limit: int) -> forms.IntegerField:
+    message = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": limit}
+    return forms.IntegerField(
+        label=label,
+        required=False,
+        initial=0,
+        min_value=-limit,
+        max_value=limit,
+        error_messages={"min_value": message, "max_value": message},
+    )
+
+
+def _source_keep(source) -> int:
+    """The catalog's keep modifier where the sheets have it (issue 10), else 0."""
+    return int(getattr(source, "keep_modifier", 0) or 0)
+
+
+class PoolForm(forms.Form):
+    """One q10 test: whose pool, from what, against which difficulty."""
+
+    character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
+    attribute = forms.TypedChoiceField(label=gettext_lazy("Attribute"), coerce=int)
+    skill = forms.TypedChoiceField(
+        label=gettext_lazy("Skill"), coerce=int, required=False, empty_value=None
+    )
+    sources = forms.MultipleChoiceField(
+        label=gettext_lazy("Abilities and items"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+    )
+    difficulty = forms.ChoiceField(
+        label=gettext_lazy("Difficulty"),
+        initial=DEFAULT_DIFFICULTY,
+        choices=[(v, level_label(v)) for v in LEVEL_NAMES]
+        + [(OTHER, gettext_lazy("another value…"))],
+    )
+    difficulty_value = forms.IntegerField(
+        label=gettext_lazy("Difficulty (another value)"),
+        required=False,
+        min_value=0,
+        max_value=DIFFICULTY_MAX,
+        help_text=format_lazy(
+            gettext_lazy("A whole number, 0 or more; usually a multiple of {step}."),
+            step=q10.RAISE_STEP,
+        ),
+        error_messages={"min_value": NEGATIVE_DIFFICULTY},
+    )
+    raises = forms.IntegerField(
+        label=gettext_lazy("Raises declared"),
+        initial=0,
+        min_value=0,
+        max_value=RAISES_MAX,
+        help_text=format_lazy(
+            gettext_lazy(
+                "Declared before the roll: each raise adds {step} to the difficulty; on a "
+                "success all are achieved."
+            ),
+            step=q10.RAISE_STEP,
+        ),
+        error_messages={"min_value": NEGATIVE_RAISES},
+    )
+
+    panel_template = "rolls/panel_q10.html"
+
+    def __init__(self, *args, characters, gm: bool, all_characters=(), session=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.gm = gm
+        self.characters = {c.pk: c for c in characters}
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
+        if characters:
+            self.fields["character"].initial = characters[0].pk
+        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
+        self.skills = {s.pk: s for s in Skill.objects.filter(system=SYSTEM)}
+        self.fields["attribute"].choices = [(a.pk, a.name) for a in self.attributes.values()]
+        if self.attributes:
+            self.fields["attribute"].initial = next(iter(self.attributes))
+        character = self.selected_character()
+        self.fields["skill"].choices = [("", _("— no skill (0) —"))] + [
+            (s.pk, self._skill_label(s, character)) for s in self.skills.values()
+        ]
+        if self.skills:
+            self.fields["skill"].initial = next(iter(self.skills))
+        self.fields["sources"].choices = [
+            (key, label) for key, label, _attribute, _dice, _keep in self.source_options(character)
+        ]
+        if gm:
+            for row in range(1, POOL_MODIFIER_ROWS + 1):
+                self.fields[f"pool_dice_{row}"] = _bounded(_("Dice ±"), POOL_MODIFIER_LIMIT)
+                self.fields[f"pool_keep_{row}"] = _bounded(_("Kept ±"), POOL_MODIFIER_LIMIT)
+                self.fields[f"pool_reason_{row}"] = forms.CharField(
+                    label=_("Reason"), required=False, max_length=200
+                )
+            steps = range(-CIRCUMSTANCE_LIMIT, CIRCUMSTANCE_LIMIT + 1, CIRCUMSTANCE_STEP)
+            for row in range(1, CIRCUMSTANCE_ROWS + 1):
+                self.fields[f"circumstance_{row}"] = forms.TypedChoiceField(
+                    label=_("Circumstance"),
+                    choices=[(v, with_minus(signed_number(v)) if v else "0") for v in steps],
+                    coerce=int,
+                    initial=0,
+                    required=False,
+                    empty_value=0,
+                )
+                self.fields[f"circumstance_reason_{row}"] = forms.CharField(
+                    label=_("Reason"), required=False, max_length=200
+                )
+
+    # -- what the template needs ------------------------------------------
+
+    @staticmethod
+    def _skill_label(skill: Skill, character: Character | None) -> str:
+        level = character.skill_level(skill.pk) if character else 0
+        return _("%(skill)s (level %(level)s)") % {"skill": skill.name, "level": level}
+
+    def _raw(self, name: str):
+        value = self.data.get(name) if self.is_bound else None
+        return self.fields[name].initial if value in (None, "") else value
+
+    def selected_character(self) -> Character | None:
+        try:
+            return self.characters.get(int(self._raw("character")))
+        except (TypeError, ValueError):
+            return next(iter(self.characters.values()), None)
+
+    @staticmethod
+    def source_options(character: Character | None):
+        """(key, label, attribute id, dice, keep) of each ability and item on the sheet that
+        changes the pool of one attribute."""
+        if character is None:
+            return []
+        options = []
+        for trait in character.traits.all():
+            dice, keep = trait.modifier, _source_keep(trait)
+            label = f"{trait.name} {modifier_text(dice, keep)} ({trait.attribute.name})"
+            options.append((f"trait:{trait.pk}", label, trait.attribute_id, dice, keep))
+        for holding in character.item_holdings.all():
+            item = holding.item
+            dice, keep = item.modifier, _source_keep(item)
+            if item.attribute_id and (dice or keep):
+                label = f"{item.name} {modifier_text(dice, keep)} ({item.attribute.name})"
+                options.append((f"item:{item.pk}", label, item.attribute_id, dice, keep))
+        return options
+
+    def pool_rows(self):
+        return [
+            (self[f"pool_dice_{r}"], self[f"pool_keep_{r}"], self[f"pool_reason_{r}"])
+            for r in range(1, POOL_MODIFIER_ROWS + 1)
+            if f"pool_dice_{r}" in self.fields
+        ]
+
+    def circumstance_rows(self):
+        return [
+            (self[f"circumstance_{r}"], self[f"circumstance_reason_{r}"])
+            for r in range(1, CIRCUMSTANCE_ROWS + 1)
+            if f"circumstance_{r}" in self.fields
+        ]
+
+    # -- validation -------------------------------------------------------
+
+    def clean(self):
+        cleaned = super().clean()
+        if (
+            cleaned.get("difficulty") == OTHER
+            and cleaned.get("difficulty_value") is None
+            and not self.has_error("difficulty_value")
+        ):
+            self.add_error("difficulty_value", _("Type the difficulty, 0 or more."))
+        character = self.characters.get(cleaned.get("character"))
+        attribute_id = cleaned.get("attribute")
+        options = {
+            key: (attr, dice, keep) for key, _l, attr, dice, keep in self.source_options(character)
+        }
+        for key in cleaned.get("sources") or []:
+            attr, _dice, _keep = options[key]
+            if attribute_id and attr != attribute_id:
+                tested = self.attributes[attribute_id].name
+                self.add_error(
+                    "sources",
+                    _("%(source)s changes the pool of %(attribute)s; this test uses %(tested)s.")
+                    % {
+                        "source": dict(self.fields["sources"].choices)[key],
+                        "attribute": self.attributes[attr].name if attr in self.attributes else "?",
+                        "tested": tested,
+                    },
+                )
+        for dice, keep, reason in self.pool_rows():
+            if (cleaned.get(dice.name) or cleaned.get(keep.name)) and not (
+                cleaned.get(reason.name) or ""
+            ).strip():
+                self.add_error(reason.name, TYPED_MODIFIER_REASON_MESSAGE)
+        for value, reason in self.circumstance_rows():
+            if cleaned.get(value.name) and not (cleaned.get(reason.name) or "").strip():
+                self.add_error(reason.name, TYPED_MODIFIER_REASON_MESSAGE)
+        return cleaned
+
+    # -- the case ---------------------------------------------------------
+
+    def case(self) -> Case:
+        data = self.cleaned_data
+        character = self.characters[data["character"]]
+        attribute = self.attributes[data["attribute"]]
+        skill = self.skills.get(data["skill"]) if data.get("skill") else None
+        options = {
+            key: (label, dice, keep)
+            for key, label, _a, dice, keep in self.source_options(character)
+        }
+        modifiers = []
+        for key in data.get("sources") or []:
+            label, dice, keep = options[key]
+            kind, _pk = key.split(":")
+            modifiers.append(
+                {"dice": dice, "keep": keep, "label": label, "reason": None, "source": kind}
+            )
+        typed = False
+        for dice, keep, reason in self.pool_rows():
+            d, k = data.get(dice.name) or 0, data.get(keep.name) or 0
+            if d or k:
+                typed = True
+                modifiers.append(
+                    {
+                        "dice": d,
+                        "keep": k,
+                        "label": None,
+                        "reason": data[reason.name].strip(),
+                        "source": "gm",
+                    }
+                )
+        circumstances = []
+        for value, reason in self.circumstance_rows():
+            if data.get(value.name):
+                typed = True
+                circumstances.append(
+                    {
+                        "value": data[value.name],
+                        "label": None,
+                        "reason": data[reason.name].strip(),
+                        "source": "gm",
+                    }
+                )
+        difficulty = (
+            data["difficulty_value"] if data["difficulty"] == OTHER else int(data["difficulty"])
+        )
+        what = f"{attribute.name} + {skill.name}" if skill else attribute.name
+        return Case(
+            system=SYSTEM,
+            mode=MODE,
+            test=q10.PoolTest.kind,
+            input={
+                "attribute": character.attribute_value(attribute.pk),
+                "skill": character.skill_level(skill.pk) if skill else 0,
+                "pool_modifiers": modifiers,
+                "difficulty": difficulty,
+                "circumstances": circumstances,
+                "raises": data["raises"],
+            },
+            character_id=character.pk,
+            what=what,
+            gm_typed=typed,
+        )
+
+
+def make_form(mode, data, *, characters, all_characters=(), gm=False, session=None):
+    return PoolForm(data, characters=characters, all_characters=all_characters, gm=gm)
+
+
+# -- the preview --------------------------------------------------------------
+
+
+def _reason(item: dict) -> str:
+    return f" «{item['reason']}»" if item.get("reason") else ""
+
+
+def preview(case: Case) -> CasePreview:
+    test = case.engine_test()
+    pool = q10.effective_pool(test)
+    data = case.input
+    terms = [
+        _("base pool %(pool)s: attribute %(a)s + skill %(s)s dice, keep the lower (%(y)s)")
+        % {
+            "pool": pool_text(pool.base_x, pool.base_y),
+            "a": data["attribute"],
+            "s": data["skill"],
+            "y": pool.base_y,
+        }
+    ]
+    for item in data["pool_modifiers"]:
+        who = item.get("label") or _("GM")
+        terms.append(f"{who} {modifier_text(item['dice'], item['keep'])}{_reason(item)}")
+    if data["pool_modifiers"]:
+        terms.append(
+            _("after the modifiers %(pool)s")
+            % {"pool": pool_text(pool.modified_x, pool.modified_y)}
+        )
+    if (pool.x, pool.y) != (pool.modified_x, pool.modified_y):
+        terms.append(cap_text(pool))
+    final = q10.final_difficulty(test)
+    parts = [_("difficulty %(d)s") % {"d": difficulty_text(test.difficulty)}]
+    for item in data["circumstances"]:
+        parts.append(
+            _("circumstance %(v)s") % {"v": with_minus(signed_number(item["value"]))}
+            + _reason(item)
+        )
+    if test.raises:
+        parts.append(
+            _("%(n)s raise(s) × %(step)s = +%(v)s")
+            % {"n": test.raises, "step": q10.RAISE_STEP, "v": q10.RAISE_STEP * test.raises}
+        )
+    terms.append(" + ".join(parts) + f" = {with_minus(str(final))}")
+    terms.append(_("roll %(pool)s against %(d)s") % {"pool": pool_text(pool.x, pool.y), "d": final})
+    return CasePreview(chance=case.probability(), terms=terms)
+
+
+def cap_text(pool: q10.Pool) -> str:
+    """ "12z3 → 10z3: never more than 10 dice" (RULES 2: X capped at 10, Y at X)."""
+    before, after = pool_text(pool.modified_x, pool.modified_y), pool_text(pool.x, pool.y)
+    if pool.modified_x > q10.MAX_DICE:
+        return _("%(before)s → %(after)s: never more than %(max)s dice") % {
+            "before": before,
+            "after": after,
+            "max": q10.MAX_DICE,
+        }
+    return _("%(before)s → %(after)s: no more dice kept than rolled") % {
+        "before": before,
+        "after": after,
+    }
+
+
+# -- the roll line ------------------------------------------------------------
+
+
+def _kept_marks(faces: list[int], kept: list[int]) -> list[bool]:
+    """Which of the faces (in rolling order) are kept: the highest, first come first."""
+    left = list(kept)
+    marks = []
+    # The highest faces first, so ties mark the earliest die of a value.
+    order = sorted(range(len(faces)), key=lambda i: (-faces[i], i))
+    chosen = set()
+    for index in order:
+        if faces[index] in left:
+            left.remove(faces[index])
+            chosen.add(index)
+    for index in range(len(faces)):
+        marks.append(index in chosen)
+    return marks
+
+
+def lines(record: dict) -> list[CaseLine]:
+    result = record["result"]
+    who = record["characters"]["a"]["name"]
+    faces, kept, extra = result["faces"], result["kept"], result["extra"]
+    pool = result["pool"]
+    dice = [
+        CaseDie(face, kept=mark, note=_("kept") if mark else _("not kept"))
+        for face, mark in zip(faces, _kept_marks(faces, kept), strict=True)
+    ]
+    dice += [CaseDie(face, kept=True, extra=True, note=_("extra die for a 10")) for face in extra]
+    details = [
+        _("dice: %(faces)s") % {"faces": ", ".join(map(str, faces)) or "—"},
+        _("kept: %(kept)s") % {"kept": " + ".join(map(str, kept)) or _("none")},
+    ]
+    if extra:
+        details.append(_("extra dice for tens: %(extra)s") % {"extra": " + ".join(map(str, extra))})
+    if (pool["x"], pool["y"]) != (pool["modified_x"], pool["modified_y"]):
+        details.append(cap_text(q10.Pool(**pool)))
+    comparison = "≥" if result["success"] else "<"
+    details.append(
+        _("total %(total)s %(cmp)s difficulty %(difficulty)s")
+        % {"total": result["total"], "cmp": comparison, "difficulty": result["difficulty"]}
+    )
+    details.append(_("margin %(margin)s") % {"margin": with_minus(signed_number(result["margin"]))})
+    if result["raises"]:
+        details.append(
+            _("raises achieved: %(got)s of %(declared)s")
+            % {"got": result["raises_achieved"], "declared": result["raises"]}
+        )
+    for item in result["input"]["pool_modifiers"] + result["input"]["circumstances"]:
+        if item.get("reason"):
+            value = (
+                modifier_text(item["dice"], item["keep"])
+                if "dice" in item
+                else with_minus(signed_number(item["value"]))
+            )
+            details.append(
+                _("GM %(value)s: %(reason)s") % {"value": value, "reason": item["reason"]}
+            )
+    what = f"{record.get('what') or _('Pool')} ({pool_text(result['x'], result['y'])})"
+    return [
+        CaseLine(
+            who=who,
+            what=what,
+            outcome=_("Success") if result["success"] else _("Failure"),
+            success=result["success"],
+            details=details,
+            dice=dice,
+        )
+    ]
+
+
+def summary(case: Case) -> str:
+    """A request in words: "Siła + Atletyka (5z2) · podbicia: 1"."""
+    pool = q10.effective_pool(case.engine_test())
+    text = f"{case.what} ({pool_text(pool.x, pool.y)})"
+    raises = case.input.get("raises") or 0
+    return text + (" · " + _("raises: %(n)s") % {"n": raises} if raises else "")
+
+
+PANEL = cases.register(
+    cases.SystemPanel(
+        system=SYSTEM,
+        modes=[(MODE, gettext_lazy("Pool (XzY)"))],
+        form=make_form,
+        preview=preview,
+        lines=lines,
+        ask_fields=("character", "attribute", "skill", "sources", "raises"),
+        summary=summary,
+    )
+)

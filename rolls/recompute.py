@@ -1,0 +1,42 @@
+"""Recompute a stored roll from its stored case (issue 11, `verify_rolls --recompute`).
+
+Every roll's record keeps the engine's `result.to_dict()`, which names the system, the test,
+its full input and the dice in the order they were rolled. Parsing that input again and
+rolling those dice through the engine must give back the stored result exactly; anything
+else means the record was written by something other than the engine (or the engine's rules
+changed since: both are worth knowing). Diary entries (rolls.models.ENTRY_KINDS) have no die
+and nothing to recompute.
+"""
+
+from __future__ import annotations
+
+import json
+
+from rolls.engine import systems
+from rolls.engine.dice import DiceError, ScriptedDice
+from rolls.engine.errors import RuleError
+
+
+def _plain(value):
+    """As the JSON column gives it back: tuples become lists, keys strings."""
+    return json.loads(json.dumps(value))
+
+
+def recompute_problem(record: dict, entry_kinds) -> str | None:
+    """None if the record's result is what its case gives, else a short reason."""
+    if record.get("kind") in entry_kinds:
+        return None
+    result = record.get("result")
+    if not isinstance(result, dict):
+        return "no result"
+    try:
+        system, test, data, dice = (result[k] for k in ("system", "test", "input", "dice"))
+        scripted = ScriptedDice(dice)
+        again = systems.roll(system, systems.parse_test(system, test, data), scripted)
+    except (KeyError, TypeError, RuleError, DiceError) as error:
+        return f"the case does not roll again ({error})"
+    if not scripted.all_consumed:
+        return f"{scripted.remaining} stored dice left over"
+    if _plain(again.to_dict()) != _plain(result):
+        return "the stored result differs from the engine's"
+    return None

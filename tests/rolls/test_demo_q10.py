@@ -1,0 +1,20 @@
+"""rolls.demo_q10: the demo's q10 rolls go through the panel's form and service."""
+
+import pytest
+
+from rolls.demo_q10 import seed_q10_rolls
+from rolls.ledger import verify_session
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_demo_rolls_a_pool_with_a_ten_and_an_achieved_raise(q10):
+    rolls = seed_q10_rolls(q10.session, {"Eryk": q10.eryk, "Runa": q10.runa}, {"gm": q10.gm})
+    first = rolls[0].record["result"]
+    assert first["tens"] >= 1 and first["extra"]
+    assert first["success"] and first["raises"] == 1 and first["raises_achieved"] == 1
+    assert first["input"]["circumstances"][0]["reason"] == "Śliska, omszała krawędź"
+    assert rolls[0].post.author == q10.gm
+    assert not rolls[1].record["result"]["success"]
+    assert [r.seq for r in rolls] == [1, 2]
+    assert verify_session(q10.session.pk).ok
