@@ -19,7 +19,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_
 
 from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number, with_minus
-from rolls.cases import Case, CaseLine, CasePreview, SystemPanel, register
+from rolls.cases import Case, CaseDie, CaseLine, CasePreview, SystemPanel, register
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
 from rolls.forms import character_label
@@ -31,7 +31,7 @@ MODES = [
     ("simple", gettext_lazy("Simple die")),
     ("stress", gettext_lazy("Stress die")),
 ]
-# The die inside a sentence ("… vs ease factor 9 (stress die)").
+# The die inside a sentence ("Zręczność + Skradanie (stress die)").
 DIE_WORDS = {
     "simple": pgettext_lazy("in a sentence", "simple die"),
     "stress": pgettext_lazy("in a sentence", "stress die"),
@@ -88,6 +88,7 @@ class ArsForm(forms.Form):
 
     mode: ClassVar[str] = ""
     test_kind: ClassVar[str] = ""
+    panel_template = "rolls/panel_arsmagica.html"
 
     character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
     characteristic = forms.TypedChoiceField(
@@ -187,6 +188,14 @@ class ArsForm(forms.Form):
 
     # -- what the template needs before validation -------------------------
 
+    def modifier_rows(self):
+        """(value, reason) bound fields of the GM's typed modifiers; none for a player."""
+        return [
+            (self[f"modifier_{row}"], self[f"reason_{row}"])
+            for row in range(1, TYPED_ROWS + 1)
+            if f"modifier_{row}" in self.fields
+        ]
+
     def _raw(self, name: str):
         value = self.data.get(self.add_prefix(name)) if self.is_bound else None
         if value in (None, ""):
@@ -278,7 +287,8 @@ class ArsForm(forms.Form):
             test=self.test_kind,
             input=data,
             character_id=character.pk,
-            what=self._what(attribute.name, skill.name if skill else None, ease),
+            what=self._what(attribute.name, skill.name if skill else None),
+            gm_typed=any(m["source"] == SOURCE_GM for m in modifiers),
         )
         try:
             case.engine_test()
@@ -357,18 +367,16 @@ class ArsForm(forms.Form):
     def _botch_dice(self, cleaned) -> int | None:
         return 0
 
-    def _what(self, characteristic: str, ability: str | None, ease: int) -> str:
+    def _what(self, characteristic: str, ability: str | None) -> str:
+        """The test in the catalog's words; the ease factor, the GM's, is in the line's
+        details (and a request leaves it open)."""
         test = (
             _("%(characteristic)s + %(ability)s")
             % {"characteristic": characteristic, "ability": ability}
             if ability
             else characteristic
         )
-        return _("%(test)s vs ease factor %(ease)s (%(die)s)") % {
-            "test": test,
-            "ease": ease,
-            "die": DIE_WORDS[self.mode],
-        }
+        return f"{test} ({DIE_WORDS[self.mode]})"
 
     @staticmethod
     def error_field(error: RuleError) -> tuple[str | None, str]:
@@ -593,6 +601,29 @@ def _die_text(result: dict) -> str:
     return _("Stress die: %(face)s") % {"face": first}
 
 
+def _dice(result: dict) -> list[CaseDie]:
+    """Every face drawn as a die: the die itself (each doubling 1, then the face doubled) and
+    every botch die, the zeros among them marked (they are what counts)."""
+    faces = result["die_faces"]
+    if result["test"] == "simple":
+        note = _("counts as 10") if faces[0] == 0 else _("the die")
+        return [CaseDie(faces[0], note=note)]
+    if faces[0] == ars.DOUBLING_FACE:
+        dice = [CaseDie(face, kept=False, note=_("doubles")) for face in faces[:-1]]
+        last = faces[-1]
+        note = _("× %(multiplier)s") % {"multiplier": 2 ** result["doublings"]}
+        if last == 0:
+            note = _("counts as 10, × %(multiplier)s") % {"multiplier": 2 ** result["doublings"]}
+        return [*dice, CaseDie(last, note=note)]
+    if faces[0] != 0:
+        return [CaseDie(faces[0], note=_("the die"))]
+    dice = [CaseDie(0, note=_("a first 0: botch check"))]
+    for face in result.get("botch_faces") or []:
+        note = _("botch die: zero") if face == 0 else _("botch die")
+        dice.append(CaseDie(face, kept=face == 0, extra=True, note=note))
+    return dice
+
+
 def lines(record: dict) -> list[CaseLine]:
     """One line for the roll: what was tested, the outcome, the die, the sum, the margin."""
     result = record["result"]
@@ -632,10 +663,28 @@ def lines(record: dict) -> list[CaseLine]:
             outcome=outcome,
             success=bool(result["success"]),
             details=[str(d) for d in details],
+            dice=_dice(result),
         )
     ]
 
 
+def summary(case: Case) -> str:
+    """A player's request in words, without what the GM settles (ease factor, botch dice):
+    "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"."""
+    data = case.input
+    sources = [m["label"] for m in data["modifiers"] if m.get("source") != SOURCE_GM]
+    return case.what + (f" · {', '.join(sources)}" if sources else "")
+
+
 PANEL = register(
-    SystemPanel(system=SYSTEM, modes=MODES, form=make_form, preview=preview, lines=lines)
+    SystemPanel(
+        system=SYSTEM,
+        modes=MODES,
+        form=make_form,
+        preview=preview,
+        lines=lines,
+        # A request names what is tested; the ease factor and the botch dice are the GM's.
+        ask_fields=("character", "characteristic", "ability", "sources"),
+        summary=summary,
+    )
 )

@@ -174,7 +174,7 @@ def test_simple_case_reads_the_sheet(saga):
     assert (case.system, case.mode, case.test) == ("arsmagica", "simple", "simple")
     assert case.character_id == saga.flambeau.pk
     assert case.input == {"characteristic": 2, "ability": 5, "modifiers": [], "ease_factor": 9}
-    assert case.what == "Zręczność + Skradanie vs czynnik łatwości 9 (rzut prosty)"
+    assert case.what == "Zręczność + Skradanie (rzut prosty)"
     test = case.engine_test()
     assert isinstance(test, ars.SimpleTest) and test.base == 7
     # The die must show 2 or more: nine faces of ten.
@@ -192,7 +192,7 @@ def test_typed_sheet_numbers_are_ignored(saga):
 def test_no_ability_rolls_the_characteristic_alone(saga):
     case = valid_case(saga, "simple", data_for(saga, ability=""))
     assert case.input["ability"] == 0
-    assert case.what == "Zręczność vs czynnik łatwości 9 (rzut prosty)"
+    assert case.what == "Zręczność (rzut prosty)"
 
 
 def test_an_undeveloped_ability_is_level_zero(saga):
@@ -380,7 +380,7 @@ def test_stress_case_with_botch_dice(saga):
         "botch_dice": 3,
     }
     assert isinstance(case.engine_test(), ars.StressTest)
-    assert case.what == "Zręczność + Skradanie vs czynnik łatwości 15 (kość stresu)"
+    assert case.what == "Zręczność + Skradanie (kość stresu)"
 
 
 def test_zero_botch_dice_are_allowed(saga):
@@ -492,7 +492,7 @@ def line_of(case, faces):
 def test_simple_success_line(saga):
     line = line_of(valid_case(saga, "simple", data_for(saga)), [6])
     assert (line.who, line.outcome, line.success) == ("Flambeau", "Sukces", True)
-    assert line.what == "Zręczność + Skradanie vs czynnik łatwości 9 (rzut prosty)"
+    assert line.what == "Zręczność + Skradanie (rzut prosty)"
     assert line.details == [
         "Rzut prosty: 6",
         "Suma: Cecha +2, Umiejętność 5, kość 6 = 13",
@@ -595,3 +595,40 @@ def test_lines_need_only_the_record(saga):
         ScriptedDice(record["result"]["dice"]),
     )
     assert again.to_dict() == record["result"]
+
+
+# -- wired into the case path: dice, requests, typed modifiers -----------------
+
+
+def test_the_dice_are_drawn_with_what_each_one_does(saga):
+    stress = valid_case(saga, "stress", data_for(saga, botch_dice=2))
+    chain = line_of(stress, [1, 1, 0]).dice
+    assert [(d.face, d.kept, d.extra, d.note) for d in chain] == [
+        (1, False, False, "podwaja"),
+        (1, False, False, "podwaja"),
+        (0, True, False, "liczy się jako 10, × 4"),
+    ]
+    botch = line_of(stress, [0, 0, 6]).dice
+    assert [(d.face, d.kept, d.extra, d.note) for d in botch] == [
+        (0, True, False, "pierwsze 0: sprawdzenie fuszerki"),
+        (0, True, True, "kość fuszerki: zero"),
+        (6, False, True, "kość fuszerki"),
+    ]
+    simple = line_of(valid_case(saga, "simple", data_for(saga)), [0]).dice
+    assert [(d.face, d.note) for d in simple] == [(0, "liczy się jako 10")]
+
+
+def test_a_typed_modifier_marks_the_case_as_the_gms(saga):
+    assert valid_case(saga, "stress", data_for(saga, modifier_3=2, reason_3="aura")).gm_typed
+    data = data_for(saga)
+    data["sources"] = [f"trait:{saga.quick.pk}"]
+    assert not valid_case(saga, "stress", data).gm_typed
+
+
+def test_a_request_names_the_test_and_leaves_the_ease_factor_to_the_gm(saga):
+    registered = cases.panel_for("arsmagica")
+    assert registered.ask_fields == ("character", "characteristic", "ability", "sources")
+    data = data_for(saga, ease=21)
+    data["sources"] = [f"trait:{saga.quick.pk}"]
+    case = valid_case(saga, "stress", data, gm=False)
+    assert registered.summary(case) == "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"
