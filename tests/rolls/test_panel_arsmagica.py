@@ -1,105 +1,38 @@
 """The Ars Magica panel's forms, preview and roll lines (RULES 4, seed 003).
 
-The catalog rows and characters are made directly (the sheets of the new systems are
-another part of issue 10); the forms read them as the panel does, through
-`rolls.selectors.playing_characters`.
+The catalog rows and characters are made directly (tests/rolls/ars_table.py: the sheets of
+the new systems are another part of issue 10); the forms read them as the panel does,
+through `rolls.selectors.playing_characters`.
 """
 
+import html
+import re
+import uuid
 from fractions import Fraction
 
 import pytest
+from django.core.exceptions import PermissionDenied
+from django.urls import reverse
 
-from characters.models import (
-    Attribute,
-    AttributeValue,
-    Character,
-    Item,
-    ItemHolding,
-    Skill,
-    SkillLevel,
-    Trait,
-)
-from diary.models import GameSession, Participation, ParticipationStatus, SessionStatus
-from rolls import cases
+from characters.models import Attribute, Character
+from rolls import cases, services
 from rolls import panel_arsmagica as panel
+from rolls.demo_arsmagica import seed_arsmagica_rolls
 from rolls.engine import arsmagica as ars
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.ledger import verify_session
+from rolls.models import Roll
 from rolls.selectors import playing_characters
+from tests.rolls.ars_table import build_saga
 
 pytestmark = pytest.mark.django_db
 
 
-def attribute(name: str, position: int = 0) -> Attribute:
-    row, _created = Attribute.objects.get_or_create(
-        system="arsmagica", name=name, defaults={"position": position}
-    )
-    return row
-
-
-def ability(name: str, attribute_row: Attribute) -> Skill:
-    row, _created = Skill.objects.get_or_create(
-        system="arsmagica", name=name, defaults={"attribute": attribute_row}
-    )
-    return row
-
-
-class Saga:
-    """A running Ars Magica session: its GM, a player, two magi and a grog."""
-
-
 @pytest.fixture
 def saga(make_user):
-    t = Saga()
-    t.gm, t.player = make_user("storyguide"), make_user("gracz")
-    t.dex = attribute("Zręczność", 1)
-    t.int = attribute("Inteligencja", 2)
-    t.sta = attribute("Wytrzymałość", 3)
-    t.stealth = ability("Skradanie", t.dex)
-    t.latin = ability("Łacina", t.int)
-    t.brawl = ability("Bijatyka", t.dex)
-    t.session = GameSession.objects.create(
-        title="Przymierze Durenmar",
-        gm=t.gm,
-        system="arsmagica",
-        status=SessionStatus.RUNNING,
-    )
-    t.quick = Trait.objects.create(
-        system="arsmagica", kind="ability", name="Zwinne dłonie", attribute=t.dex, modifier=2
-    )
-    t.clumsy = Trait.objects.create(
-        system="arsmagica", kind="flaw", name="Niezdarny", attribute=t.dex, modifier=-1
-    )
-    t.learned = Trait.objects.create(
-        system="arsmagica", kind="ability", name="Uczony", attribute=t.int, modifier=1
-    )
-    t.gloves = Item.objects.create(
-        system="arsmagica", name="Rękawice złodzieja", attribute=t.dex, modifier=1
-    )
-    t.lamp = Item.objects.create(
-        system="arsmagica", name="Lampa", attribute=t.int, modifier=3, description=""
-    )
-    t.flambeau = make(t, t.player, "Flambeau", {t.dex: 2, t.int: -1}, {t.stealth: 5, t.latin: 3})
-    t.flambeau.traits.set([t.quick, t.clumsy, t.learned])
-    ItemHolding.objects.create(character=t.flambeau, item=t.gloves)
-    ItemHolding.objects.create(character=t.flambeau, item=t.lamp)
-    t.grog = make(t, t.gm, "Gerold", {t.dex: 0}, {})  # no Inteligencja on the sheet
-    return t
-
-
-def make(t, owner, name, values, levels) -> Character:
-    character = Character.objects.create(
-        owner=owner, name=name, system="arsmagica", hp_current=10, hp_max=10
-    )
-    for row, value in values.items():
-        AttributeValue.objects.create(character=character, attribute=row, value=value)
-    for skill, level in levels.items():
-        SkillLevel.objects.create(character=character, skill=skill, level=level)
-    Participation.objects.create(
-        session=t.session, character=character, status=ParticipationStatus.ACCEPTED
-    )
-    return character
+    return build_saga(make_user)
 
 
 def form(t, mode, data=None, *, gm=True, prefix=None):
@@ -632,3 +565,112 @@ def test_a_request_names_the_test_and_leaves_the_ease_factor_to_the_gm(saga):
     data["sources"] = [f"trait:{saga.quick.pk}"]
     case = valid_case(saga, "stress", data, gm=False)
     assert registered.summary(case) == "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"
+
+
+# -- over HTTP: the case panel with the Ars Magica forms ------------------------
+
+
+def url(t):
+    return reverse("rolls:panel", args=[t.session.pk])
+
+
+def posted(t, mode="simple", **extra):
+    return {"token": str(uuid.uuid4()), "mode": mode, **data_for(t, **extra)}
+
+
+def words(response) -> str:
+    text = html.unescape(re.sub(r"<[^>]+>", " ", response.content.decode()))
+    return re.sub(r"\s+", " ", text).replace(" :", ":")
+
+
+def test_the_gm_gets_both_tabs_and_the_exact_chance(saga, client_for):
+    response = client_for(saga.gm).get(url(saga), posted(saga, "stress", botch_dice=2))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'data-system="arsmagica"' in page
+    assert "?mode=simple" in page and "?mode=stress" in page
+    assert 'name="modifier_1"' in page and 'name="botch_dice"' in page
+    assert 'data-testid="ars-modifiers"' in page
+    chance = panel.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2))).chance
+    shown = page.split('data-testid="chance">')[1].split("%")[0]
+    assert abs(float(shown.replace(",", ".")) - float(chance * 100)) < 0.006
+    assert "Szansa fuszerki" in words(response)
+
+
+def test_the_gm_rolls_and_the_post_shows_the_line(saga, client_for):
+    client = client_for(saga.gm)
+    response = client.post(url(saga), posted(saga, "stress", modifier_1=-1, reason_1="mgła"))
+    roll = Roll.objects.get()
+    assert response.status_code == 302 and response.url.endswith(f"#roll-{roll.seq}")
+    assert (roll.system, roll.test, roll.character) == ("arsmagica", "stress", saga.flambeau)
+    result = roll.record["result"]
+    assert result["input"]["modifiers"] == [
+        {"value": -1, "label": None, "reason": "mgła", "source": "gm"}
+    ]
+    assert roll.record["what"] == "Zręczność + Skradanie (kość stresu)"
+    diary = words(client.get(response.url.split("#")[0]))
+    assert "Flambeau · Zręczność + Skradanie (kość stresu)" in diary
+    assert "modyfikator MG −1: mgła" in diary
+    assert f"czynnik łatwości 9: margines {panel.signed_number(result['margin'])}" in diary
+
+
+def test_a_retry_returns_the_first_roll(saga, client_for):
+    client = client_for(saga.gm)
+    data = posted(saga)
+    assert client.post(url(saga), data).url == client.post(url(saga), data).url
+    assert Roll.objects.count() == 1
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ({"botch_dice": "-1"}, "botch_dice"),
+        ({"botch_dice": "11"}, "botch_dice"),
+        ({"ease": "other", "ease_value": "-3"}, "ease_value"),
+        ({"modifier_1": "4", "reason_1": ""}, "reason_1"),
+        ({"modifier_1": "40", "reason_1": "smok"}, "modifier_1"),
+        ({"characteristic": "abc"}, "characteristic"),
+    ],
+)
+def test_bad_input_is_refused_next_to_its_field_and_nothing_rolls(saga, client_for, extra, field):
+    response = client_for(saga.gm).post(url(saga), posted(saga, "stress", **extra))
+    assert response.status_code == 400
+    assert f'id="id_{field}_error"' in response.content.decode()
+    assert not Roll.objects.exists()
+
+
+def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
+    t = build_saga(make_user, roll_policy="players_own")
+    client = client_for(t.player)
+    page = client.get(url(t), posted(t, "stress")).content.decode()
+    assert 'name="modifier_1"' not in page and 'name="botch_dice"' not in page
+    client.post(url(t), posted(t, "stress", modifier_1=10, reason_1="ja", botch_dice=0))
+    result = Roll.objects.get().record["result"]
+    assert result["input"]["modifiers"] == [] and result["input"]["botch_dice"] == 1
+    # Another player's character is refused; a case carrying typed modifiers too.
+    assert client.post(url(t), posted(t, character=t.grog)).status_code == 400
+    typed = valid_case(t, "stress", data_for(t, modifier_1=2, reason_1="x"))
+    with pytest.raises(PermissionDenied):
+        services.roll_make_case(session=t.session, by=t.player, case=typed, token=uuid.uuid4())
+    assert Roll.objects.count() == 1
+
+
+# -- the demo's rolls ------------------------------------------------------------
+
+
+def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(saga):
+    made = seed_arsmagica_rolls(
+        saga.session, {"Flambeau": saga.flambeau, "Gerold": saga.grog}, {"gm": saga.gm}
+    )
+    simple, doubling, botch = (roll.record["result"] for roll in made)
+    assert (simple["test"], simple["dice"], simple["success"]) == ("simple", [7], True)
+    assert doubling["test"] == "stress" and doubling["die_faces"] == [1, 1, 5]
+    assert doubling["doublings"] == 2 and doubling["die"] == 20
+    assert doubling["input"]["modifiers"][0]["reason"] == "aura przymierza"
+    assert botch["die_faces"] == [0] and botch["botch_faces"] == [4, 0]
+    assert botch["botch"] and botch["outcome"] == "botch" and botch["total"] == 0
+    assert [roll.seq for roll in made] == [1, 2, 3]
+    assert all(roll.rolled_by == saga.gm for roll in made)
+    assert verify_session(saga.session.pk).ok
+    (line,) = panel.lines(made[2].record)
+    assert line.details[0] == "Kość stresu: 0 — kości fuszerki: 4, 0 — fuszerka! 1 zero"
