@@ -179,3 +179,29 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     phone.goto(f"/sessions/{q10.session.pk}/rolls/panel/?mode=pool")
     phone.wait_for_load_state("load")
     assert not _scrolls_sideways(phone)
+
+
+# -- issue 10: the Ars Magica panel (both dice) and its rolls in the post -------------------
+
+
+def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
+    from rolls.demo_arsmagica import seed_arsmagica_rolls
+    from tests.conftest import PASSWORD
+    from tests.rolls.ars_table import build_saga
+
+    t = build_saga(make_user)
+    rolls = seed_arsmagica_rolls(t.session, {"Flambeau": t.flambeau, "Gerold": t.grog}, t.__dict__)
+    session = t.session.pk
+    urls = [
+        f"/sessions/{session}/",
+        f"/sessions/{session}/rolls/panel/?mode=simple",
+        f"/sessions/{session}/rolls/panel/?mode=stress",
+        f"/sessions/{session}/rolls/{rolls[2].seq}/",
+    ]
+    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, t.gm.username, PASSWORD)
+    problems = _walk(page, urls)
+    context.close()
+    assert not problems, _report(problems)
