@@ -674,3 +674,78 @@ def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(saga):
     assert verify_session(saga.session.pk).ok
     (line,) = panel.lines(made[2].record)
     assert line.details[0] == "Kość stresu: 0 — kości fuszerki: 4, 0 — fuszerka! 1 zero"
+
+
+# -- a player's request, answered by the GM ----------------------------------------
+
+
+def ask_for(t, client, **extra):
+    from diary.services import post_create
+
+    post = post_create(
+        session=t.session,
+        author=t.player,
+        character=t.flambeau,
+        narration="Flambeau skrada się pod oknem wieży.",
+        nc_note="",
+    )
+    data = {"mode": "stress", **data_for(t, **extra)}
+    del data["botch_dice"]
+    data["sources"] = [f"trait:{t.quick.pk}"]
+    response = client.post(reverse("rolls:ask", args=[t.session.pk]), data)
+    return post, response
+
+
+def answer_data(t, post, gm_client):
+    page = gm_client.get(post.get_absolute_url().split("#")[0])
+    answer_url = next(view.answer_url for view in page.context["rolls"].open_asks)
+    panel_page = gm_client.get(answer_url, follow=True)
+    assert panel_page.status_code == 200
+    form_data = panel_page.context["panel"].token_form.data
+    data = form_data.dict()
+    data["sources"] = form_data.getlist("sources")
+    return data
+
+
+def test_a_request_names_the_test_and_the_gm_answers_with_the_ease_factor(saga, client_for):
+    from rolls.models import AskStatus, RollAsk
+
+    post, response = ask_for(saga, client_for(saga.player), ease="21")
+    ask = RollAsk.objects.get()
+    assert response.status_code == 302 and ask.test == "stress"
+    assert ask.case_fields == {
+        "character": str(saga.flambeau.pk),
+        "characteristic": str(saga.dex.pk),
+        "ability": str(saga.stealth.pk),
+        "sources": [f"trait:{saga.quick.pk}"],
+    }
+    assert ask.summary == "Flambeau: Zręczność + Skradanie (kość stresu) · Zwinne dłonie"
+    gm = client_for(saga.gm)
+    data = answer_data(saga, post, gm)
+    assert (data["characteristic"], data["ability"]) == (str(saga.dex.pk), str(saga.stealth.pk))
+    data.update({"ease": "15", "botch_dice": "3", "modifier_1": "-1", "reason_1": "wiatr"})
+    response = gm.post(url(saga), data)
+    assert response.status_code == 302, words(response)[:2000]
+    roll = Roll.objects.get()
+    ask.refresh_from_db()
+    assert (ask.status, ask.answer) == (AskStatus.ANSWERED, roll)
+    result = roll.record["result"]
+    assert (result["ease_factor"], result["input"]["botch_dice"]) == (15, 3)
+    assert [m["source"] for m in result["input"]["modifiers"]] == ["ability", "gm"]
+
+
+@pytest.mark.parametrize("changed", ["characteristic", "ability", "sources"])
+def test_an_answer_rolling_another_test_is_refused(saga, client_for, changed):
+    from rolls.models import RollAsk
+
+    post, _response = ask_for(saga, client_for(saga.player))
+    gm = client_for(saga.gm)
+    data = answer_data(saga, post, gm)
+    data[changed] = {
+        "characteristic": str(saga.int.pk),
+        "ability": str(saga.latin.pk),
+        "sources": [],
+    }[changed]
+    assert gm.post(url(saga), data).status_code == 400
+    assert not Roll.objects.exists()
+    assert RollAsk.objects.get().is_open
