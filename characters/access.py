@@ -152,3 +152,17 @@ def access_character(user, pk: int, *, lock: bool = False) -> CharacterAccess:
     if not access.can_view:
         raise Http404
     return access
+
+
+@dataclass(frozen=True)
+class CatalogAccess:
+    """Issue 10: every logged-in user reads the catalogs (players build sheets from them);
+    moderators add and edit rows in the site, as in the admin."""
+
+    can_read: bool
+    can_edit: bool
+
+
+def catalog_access(user) -> CatalogAccess:
+    authenticated = user.is_authenticated
+    return CatalogAccess(can_read=authenticated, can_edit=authenticated and is_moderator(user))

@@ -53,6 +53,25 @@ class CatalogAdmin(admin.ModelAdmin):
         return deleted, counts, perms_needed, protected
 
 
+class SystemFieldsMixin:
+    """Issue 10: a row's change form shows only the fields its system reads (q10's kept
+    dice, ciernie's reroll source, forum1000's healing kind and mount); a new row's form
+    shows them all, since its system is chosen in it."""
+
+    system_fields = {
+        "keep_modifier": "q10",
+        "rerolls": "ciernie",
+        "is_mount": "forum1000",
+        "heals": "forum1000",
+    }
+
+    def get_fields(self, request, obj=None):
+        fields = super().get_fields(request, obj)
+        if obj is None:
+            return fields
+        return [f for f in fields if self.system_fields.get(f, obj.system) == obj.system]
+
+
 @admin.register(Attribute)
 class AttributeAdmin(CatalogAdmin):
     list_display = ["name", "system", "position"]
@@ -61,7 +80,7 @@ class AttributeAdmin(CatalogAdmin):
 
 
 @admin.register(Skill)
-class SkillAdmin(CatalogAdmin):
+class SkillAdmin(SystemFieldsMixin, CatalogAdmin):
     list_display = ["name", "system", "attribute", "heals"]
     list_filter = ["system", "attribute"]
     search_fields = ["name"]
@@ -69,19 +88,27 @@ class SkillAdmin(CatalogAdmin):
 
 
 @admin.register(Trait)
-class TraitAdmin(CatalogAdmin):
-    list_display = ["name", "kind", "system", "attribute", "modifier"]
-    list_filter = ["system", "kind", "attribute"]
+class TraitAdmin(SystemFieldsMixin, CatalogAdmin):
+    list_display = ["name", "kind", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
+    list_filter = ["system", "kind", "rerolls"]
     search_fields = ["name"]
-    rule_fields = ("system", "kind", "name", "attribute", "modifier")
+    rule_fields = ("system", "kind", "name", "attribute", "modifier", "keep_modifier", "rerolls")
 
 
 @admin.register(Item)
-class ItemAdmin(CatalogAdmin):
-    list_display = ["name", "system", "attribute", "modifier"]
-    list_filter = ["system"]
+class ItemAdmin(SystemFieldsMixin, CatalogAdmin):
+    list_display = ["name", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
+    list_filter = ["system", "rerolls"]
     search_fields = ["name"]
-    rule_fields = ("system", "name", "attribute", "modifier")
+    rule_fields = (
+        "system",
+        "name",
+        "attribute",
+        "modifier",
+        "keep_modifier",
+        "rerolls",
+        "is_mount",
+    )
 
 
 class AttributeValueInline(ReadOnlyTabularInline):

@@ -15,7 +15,13 @@ from characters.models import (
     Trait,
 )
 from characters.numbers import signed_number
-from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, RuleSystem
+from characters.systems import (
+    ATTRIBUTE_RANGE,
+    SKILL_LEVEL_RANGE,
+    RuleSystem,
+    range_message,
+    words_for,
+)
 
 
 def apply_service_errors(form: forms.Form, error: ValidationError) -> None:
@@ -58,10 +64,21 @@ class CharacterForm(forms.Form):
         self.attributes = list(Attribute.objects.filter(system=system))
         self.skills = list(Skill.objects.filter(system=system).select_related("attribute"))
         self.items = list(Item.objects.filter(system=system).select_related("attribute"))
+        self.words = words_for(system)
+        self.system_label = RuleSystem(system).label
+        self.attribute_range = _span(low, high)
+        self.skill_range = _span(level_low, level_high)
+        out_of_range = range_message(low, high)
         for attribute in self.attributes:
             self.fields[f"attr_{attribute.pk}"] = forms.IntegerField(
-                label=attribute.name, min_value=low, max_value=high
+                label=attribute.name,
+                min_value=low,
+                max_value=high,
+                # Ars Magica's characteristics start at their middle, 0; the others at the low end.
+                initial=0 if low < 0 <= high else None,
+                error_messages={"min_value": out_of_range, "max_value": out_of_range},
             )
+        level_range = range_message(level_low, level_high)
         for skill in self.skills:
             self.fields[f"skill_{skill.pk}"] = forms.IntegerField(
                 label=skill.name,
@@ -70,9 +87,10 @@ class CharacterForm(forms.Form):
                 required=False,
                 initial=0,
                 help_text=skill.attribute.name,
+                error_messages={"min_value": level_range, "max_value": level_range},
             )
         self.fields["traits"] = forms.ModelMultipleChoiceField(
-            label=_("Abilities and flaws"),
+            label=self.words.traits,
             queryset=Trait.objects.filter(system=system).select_related("attribute"),
             required=False,
             widget=forms.CheckboxSelectMultiple,
@@ -80,7 +98,12 @@ class CharacterForm(forms.Form):
         self.fields["traits"].label_from_instance = _trait_label
         for item in self.items:
             self.fields[f"item_{item.pk}"] = forms.IntegerField(
-                label=item.name, min_value=0, max_value=99, required=False, initial=0
+                label=item.name,
+                min_value=0,
+                max_value=99,
+                required=False,
+                initial=0,
+                help_text=rule_summary(item),
             )
 
     def clean(self):
@@ -131,6 +154,12 @@ class CharacterForm(forms.Form):
         return initial
 
 
+def _span(low: int, high: int) -> str:
+    if low < 0:
+        return f"{signed_number(low)}…{signed_number(high)}"
+    return f"{low}–{high}"
+
+
 def initial_from_proposal(values: dict) -> dict:
     """A pending proposal's values as the form's initial data, so the owner refines it."""
     initial = {
@@ -145,8 +174,34 @@ def initial_from_proposal(values: dict) -> dict:
     return initial
 
 
+def modifier_text(entry: Trait | Item) -> str:
+    """What an ability, flaw or item adds, in its system's terms: "+50 Percepcja",
+    q10 "+1z1 Siła" (dice rolled z dice kept), "" when it adds nothing."""
+    if entry.attribute is None:
+        return ""
+    if entry.system == RuleSystem.Q10:
+        if not entry.modifier and not entry.keep_modifier:
+            return ""
+        dice = signed_number(entry.modifier) if entry.modifier else "0"
+        return f"{dice}z{entry.keep_modifier:+d}".replace("z+", "z").replace("-", "\u2212")
+    if not entry.modifier:
+        return ""
+    return f"{signed_number(entry.modifier)} {entry.attribute.name}"
+
+
+def rule_summary(entry: Trait | Item) -> str:
+    """The modifier and, where it is one, "reroll source", for labels and help texts."""
+    parts = [modifier_text(entry)]
+    if entry.system == RuleSystem.Q10 and parts[0]:
+        parts[0] = f"{parts[0]} {entry.attribute.name}"
+    if entry.rerolls:
+        parts.append(str(_("reroll source")))
+    return ", ".join(part for part in parts if part)
+
+
 def _trait_label(trait: Trait) -> str:
-    return f"{trait.name} ({signed_number(trait.modifier)} {trait.attribute.name})"
+    summary = rule_summary(trait)
+    return f"{trait.name} ({summary})" if summary else trait.name
 
 
 class HitPointsForm(forms.Form):

@@ -110,6 +110,18 @@ class Trait(models.Model):
         Attribute, on_delete=models.PROTECT, related_name="traits", verbose_name=_("attribute")
     )
     modifier = models.SmallIntegerField(_("modifier"))
+    # Issue 10, q10: `modifier` adds to the pool's X (dice) and this to its Y (kept dice).
+    keep_modifier = models.SmallIntegerField(
+        _("kept dice modifier"),
+        default=0,
+        help_text=_("Q10: added to the dice kept (Y); the modifier adds to the dice rolled (X)."),
+    )
+    # Issue 10, ciernie (seed 002, "Przerzut"): equipment or abilities allowing a reroll.
+    rerolls = models.BooleanField(
+        _("reroll source"),
+        default=False,
+        help_text=_("Ciernie i Gwiazdy: allows one reroll of a failed test."),
+    )
     description = models.TextField(_("description"), blank=True, max_length=CATALOG_TEXT_MAX)
 
     class Meta:
@@ -145,6 +157,16 @@ class Item(models.Model):
         default=False,
         help_text=_("A mount: whoever holds it may move mounted (Szybkość/10 m per action)."),
     )
+    keep_modifier = models.SmallIntegerField(
+        _("kept dice modifier"),
+        default=0,
+        help_text=_("Q10: added to the dice kept (Y); the modifier adds to the dice rolled (X)."),
+    )
+    rerolls = models.BooleanField(
+        _("reroll source"),
+        default=False,
+        help_text=_("Ciernie i Gwiazdy: allows one reroll of a failed test."),
+    )
 
     class Meta:
         ordering = ["system", "name"]
@@ -154,6 +176,10 @@ class Item(models.Model):
             models.CheckConstraint(
                 condition=Q(modifier=0) | Q(attribute__isnull=False),
                 name="item_modifier_needs_attribute",
+            ),
+            models.CheckConstraint(
+                condition=Q(keep_modifier=0) | Q(attribute__isnull=False),
+                name="item_keep_modifier_needs_attribute",
             ),
         ]
         verbose_name = _("story item")

@@ -1,9 +1,11 @@
 """Reads for character pages: the sheet with its derived numbers."""
 
+import dataclasses
 from dataclasses import dataclass
 
 from django.db.models import F
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from characters.models import (
     HOLDING_EFFECT_KINDS,
@@ -19,7 +21,8 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
-from characters.systems import SPEED_ATTRIBUTE, RuleSystem
+from characters.numbers import signed_number
+from characters.systems import SPEED_ATTRIBUTE, RuleSystem, SystemWords, words_for
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,9 @@ class SkillRow:
     level: int
     attribute_value: int
     threshold: int | None  # forum1000: what a roll must not exceed, before modifiers
+    # The system's derived number, as the sheet shows it: forum1000 the threshold, q10 the
+    # pool "XzY" of a developed skill, arsmagica characteristic + ability; None: nothing.
+    derived: str | None = None
 
 
 @dataclass(frozen=True)
@@ -39,6 +45,9 @@ class Sheet:
     flaws: list[Trait]
     movement_on_foot: int | None
     movement_mounted: int | None
+    words: SystemWords | None = None
+    derived_label: str = ""  # the skills table's column for SkillRow.derived ("" hides it)
+    reroll_sources: list = dataclasses.field(default_factory=list)  # ciernie: Trait/Item rows
 
 
 def characters_of(user):
@@ -49,28 +58,55 @@ def character_with_sheet(pk: int) -> Character:
     return Character.objects.with_sheet().get(pk=pk)
 
 
+def _derived(system: str, level: int, value: int) -> tuple[int | None, str | None]:
+    """(forum1000 threshold, the number the sheet shows) for a skill at `level` on `value`."""
+    from rolls.engine import forum1000, q10  # the engine is pure; characters may use it
+
+    if system == RuleSystem.FORUM1000:
+        threshold = forum1000.skill_base_threshold(level, value)
+        return threshold, str(threshold)
+    if system == RuleSystem.Q10:
+        if not level:
+            return None, None
+        pool = q10.effective_pool(q10.PoolTest(difficulty=0, attribute=value, skill=level))
+        return None, f"{pool.x}z{pool.y}"
+    if system == RuleSystem.ARSMAGICA:
+        return None, f"{signed_number(value)} + {level} = {signed_number(value + level)}"
+    return None, None
+
+
+DERIVED_LABELS = {
+    RuleSystem.FORUM1000: gettext_lazy("Threshold"),
+    RuleSystem.Q10: gettext_lazy("Pool (XzY)"),
+    RuleSystem.ARSMAGICA: gettext_lazy("Characteristic + ability"),
+}
+
+
 def sheet_for(character: Character) -> Sheet:
     """The sheet as shown: every catalog skill (level 0 when undeveloped) and derived numbers."""
     from rolls.engine import forum1000  # the engine is pure; characters may use it
 
+    system = character.system
     values_by_attribute = {row.attribute_id: row.value for row in character.attribute_values.all()}
     skills = []
-    for skill in Skill.objects.filter(system=character.system).select_related("attribute"):
+    for skill in Skill.objects.filter(system=system).select_related("attribute"):
         level = character.skill_level(skill.pk)
         value = values_by_attribute.get(skill.attribute_id, 0)
-        threshold = (
-            forum1000.skill_base_threshold(level, value)
-            if character.system == RuleSystem.FORUM1000
-            else None
-        )
-        skills.append(SkillRow(skill, level, value, threshold))
+        threshold, derived = _derived(system, level, value)
+        skills.append(SkillRow(skill, level, value, threshold, derived))
     traits = list(character.traits.all())
     speed = character.value_of(SPEED_ATTRIBUTE)
     on_foot = mounted = None
-    if character.system == RuleSystem.FORUM1000 and speed is not None:
+    if system == RuleSystem.FORUM1000 and speed is not None:
         on_foot, mounted = forum1000.movement_metres(speed)
         if not any(h.item.is_mount for h in character.item_holdings.all()):
             mounted = None  # RULES 1.5: mounted movement only for a character with a mount
+    reroll_sources = []
+    if system == RuleSystem.CIERNIE:
+        reroll_sources = [t for t in traits if t.rerolls] + [
+            h.item for h in character.item_holdings.all() if h.item.rerolls
+        ]
+    label = DERIVED_LABELS.get(system, "")
     return Sheet(
         character=character,
         attributes=list(character.attribute_values.all()),
@@ -79,6 +115,9 @@ def sheet_for(character: Character) -> Sheet:
         flaws=[t for t in traits if t.kind == "flaw"],
         movement_on_foot=on_foot,
         movement_mounted=mounted,
+        words=words_for(system),
+        derived_label=str(label) if label else "",
+        reroll_sources=reroll_sources,
     )
 
 
@@ -112,7 +151,7 @@ def sheet_history(character: Character) -> list[SheetChange]:
     )
     history, previous = [], {}
     for revision in revisions:
-        now = _flatten(revision.snapshot)
+        now = _flatten(revision.snapshot, traits_label=str(words_for(character.system).traits))
         history.append(SheetChange(revision, _diff(previous, now) if previous else []))
         previous = now
     return list(reversed(history))
@@ -123,7 +162,7 @@ def _diff(before: dict, after: dict) -> list[tuple[str, object, object]]:
     return [(k, before.get(k), after.get(k)) for k in keys if before.get(k) != after.get(k)]
 
 
-def _flatten(snapshot: dict) -> dict[str, object]:
+def _flatten(snapshot: dict, traits_label: str) -> dict[str, object]:
     # Older snapshots lack description, effects and potions: .get keeps them readable.
     flat: dict[str, object] = {
         _("Name"): snapshot["name"],
@@ -132,7 +171,7 @@ def _flatten(snapshot: dict) -> dict[str, object]:
     }
     for group in ("attributes", "skills", "items"):
         flat.update(snapshot[group])
-    flat[_("Abilities and flaws")] = ", ".join(snapshot["traits"]) or None
+    flat[traits_label] = ", ".join(snapshot["traits"]) or None
     if "effects" in snapshot:
         flat[_("Negative effects")] = "; ".join(snapshot["effects"]) or None
     for effect, count in snapshot.get("potions", {}).items():
@@ -155,7 +194,7 @@ def _proposable(character: Character) -> dict[str, object]:
     flat.update({r.attribute.name: r.value for r in character.attribute_values.all()})
     flat.update({r.skill.name: r.level for r in character.skill_levels.all()})
     flat.update({h.item.name: h.quantity for h in character.item_holdings.all()})
-    flat[_("Abilities and flaws")] = (
+    flat[str(words_for(character.system).traits)] = (
         ", ".join(sorted(t.name for t in character.traits.all())) or None
     )
     return flat
@@ -180,7 +219,7 @@ def _proposed(system: str, values: dict) -> dict[str, object]:
     flat.update({attributes[k]: v for k, v in values["attributes"].items()})
     flat.update({skills[k]: v for k, v in values["skills"].items() if v})
     flat.update({items[k]: q for k, q in values["items"].items() if q})
-    flat[_("Abilities and flaws")] = (
+    flat[str(words_for(system).traits)] = (
         ", ".join(sorted(traits[str(i)] for i in values["traits"])) or None
     )
     return flat
@@ -238,11 +277,11 @@ def catalog_entry_in_use(entry: Attribute | Skill | Trait | Item) -> bool:
 
     An attribute is also in use when a held skill, ability, flaw or item is tied to it
     (its name and place are what those rows point at). The speed attribute is always
-    in use: the engine finds initiative's attribute by its name.
+    in use: the engine finds initiative's attribute by its name (forum1000's only).
     """
     if isinstance(entry, Attribute):
         return (
-            entry.name == SPEED_ATTRIBUTE
+            (entry.system == RuleSystem.FORUM1000 and entry.name == SPEED_ATTRIBUTE)
             or AttributeValue.objects.filter(attribute=entry).exists()
             or SkillLevel.objects.filter(skill__attribute=entry).exists()
             or Trait.objects.filter(attribute=entry, characters__isnull=False).exists()
@@ -283,4 +322,59 @@ def mount_holder_ids(character_ids) -> set[int]:
         ItemHolding.objects.filter(
             character_id__in=list(character_ids), item__is_mount=True
         ).values_list("character_id", flat=True)
+    )
+
+
+@dataclass(frozen=True)
+class Catalog:
+    """A system's catalog as its page lists it, with the ids of the rows in use on a sheet
+    (their rule fields are fixed: `catalog_entry_in_use`, in bulk)."""
+
+    system: str
+    attributes: list
+    skills: list
+    abilities: list
+    flaws: list
+    items: list
+    in_use: dict  # "attribute" / "skill" / "trait" / "item" -> set of ids
+
+
+def catalog_for(system: str) -> Catalog:
+    """Everything a system's catalog page shows, in a fixed number of queries."""
+    attributes = list(Attribute.objects.filter(system=system))
+    skills = list(Skill.objects.filter(system=system).select_related("attribute"))
+    traits = list(Trait.objects.filter(system=system).select_related("attribute"))
+    items = list(Item.objects.filter(system=system).select_related("attribute"))
+    used_skills = set(
+        SkillLevel.objects.filter(skill__system=system).values_list("skill_id", flat=True)
+    )
+    used_traits = set(
+        Trait.objects.filter(system=system, characters__isnull=False).values_list("pk", flat=True)
+    )
+    used_items = set(
+        ItemHolding.objects.filter(item__system=system).values_list("item_id", flat=True)
+    )
+    used_attributes = set(
+        AttributeValue.objects.filter(attribute__system=system).values_list(
+            "attribute_id", flat=True
+        )
+    )
+    used_attributes |= {s.attribute_id for s in skills if s.pk in used_skills}
+    used_attributes |= {t.attribute_id for t in traits if t.pk in used_traits}
+    used_attributes |= {i.attribute_id for i in items if i.pk in used_items and i.attribute_id}
+    if system == RuleSystem.FORUM1000:
+        used_attributes |= {a.pk for a in attributes if a.name == SPEED_ATTRIBUTE}
+    return Catalog(
+        system=system,
+        attributes=attributes,
+        skills=skills,
+        abilities=[t for t in traits if t.kind == "ability"],
+        flaws=[t for t in traits if t.kind == "flaw"],
+        items=items,
+        in_use={
+            "attribute": used_attributes,
+            "skill": used_skills,
+            "trait": used_traits,
+            "item": used_items,
+        },
     )

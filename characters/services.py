@@ -26,7 +26,13 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
-from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE
+from characters.systems import (
+    ATTRIBUTE_RANGE,
+    KEEP_MODIFIER_RANGE,
+    MODIFIER_RANGE,
+    SKILL_LEVEL_RANGE,
+    range_message,
+)
 
 
 def _locked(pk: int, by, flag: str) -> access.CharacterAccess:
@@ -84,6 +90,22 @@ def sheet_record_change(
     return _record_revision(character, by, kind=kind, note=note)
 
 
+def check_ranges(system: str, values: dict) -> None:
+    """Attribute values and skill levels within the system's ranges (characters.systems),
+    each refusal named after its form field (`attr_<id>`, `skill_<id>`)."""
+    low, high = ATTRIBUTE_RANGE[system]
+    level_low, level_high = SKILL_LEVEL_RANGE[system]
+    errors = {}
+    for attribute, value in values["attributes"].items():
+        if not low <= value <= high:
+            errors[f"attr_{attribute.pk}"] = range_message(low, high)
+    for skill, level in values["skills"].items():
+        if not level_low <= level <= level_high:
+            errors[f"skill_{skill.pk}"] = range_message(level_low, level_high)
+    if errors:
+        raise ValidationError(errors)
+
+
 def _check_catalog(system: str, values: dict) -> None:
     """Everything on the sheet must come from the character's own system."""
     catalog_rows = [
@@ -94,6 +116,7 @@ def _check_catalog(system: str, values: dict) -> None:
     ]
     if any(row.system != system for row in catalog_rows):
         raise ValidationError(_("The sheet mixes entries of different rule systems."))
+    check_ranges(system, values)
     if values["hp_current"] > values["hp_max"]:
         raise ValidationError({"hp_current": _("Current HP cannot exceed the maximum.")})
 
@@ -442,3 +465,84 @@ def potion_use(*, potion: HealingPotion, by) -> PotionUsed:
             freed.save(update_fields=["freed_at", "freed_note"])
     _record_revision(character, by, kind=SheetChangeKind.POTION_USED, note=potion.effect)
     return PotionUsed(potion, before, character.hp_current, freed)
+
+
+# ---------------------------------------------------------------------------
+# Catalogs (issue 10): moderators extend them in the site
+# ---------------------------------------------------------------------------
+
+# The fields a row in use keeps (as the admin's `rule_fields`): changing one would change
+# every holder's sheet with no sheet revision.
+CATALOG_RULE_FIELDS = {
+    Attribute: ("system", "name", "position"),
+    Skill: ("system", "name", "attribute_id", "heals"),
+    Trait: ("system", "kind", "name", "attribute_id", "modifier", "keep_modifier", "rerolls"),
+    Item: (
+        "system",
+        "name",
+        "attribute_id",
+        "modifier",
+        "keep_modifier",
+        "rerolls",
+        "is_mount",
+    ),
+}
+
+
+def _check_catalog_values(entry, values: dict) -> None:
+    attribute = values.get("attribute")
+    if attribute is not None and attribute.system != entry.system:
+        raise ValidationError({"attribute": _("The attribute belongs to another rule system.")})
+    for name, (low, high) in (
+        ("modifier", MODIFIER_RANGE[entry.system]),
+        ("keep_modifier", KEEP_MODIFIER_RANGE),
+    ):
+        value = getattr(entry, name, 0)
+        if not low <= value <= high:
+            raise ValidationError({name: range_message(low, high)})
+
+
+@transaction.atomic
+def catalog_entry_create(*, by, model, system: str, values: dict):
+    """A new catalog row of `model` (Attribute, Skill, Trait, Item) in `system`."""
+    if not access.catalog_access(by).can_edit:
+        raise PermissionDenied
+    if system not in ATTRIBUTE_RANGE:
+        raise ValidationError(_("Unknown rule system."))
+    entry = model(system=system, **values)
+    _check_catalog_values(entry, values)
+    if model.objects.filter(system=system, name__iexact=entry.name).exists():
+        raise ValidationError(
+            {"name": _("This rule system's catalog already has an entry of this name.")}
+        )
+    entry.full_clean()
+    entry.save()
+    return entry
+
+
+@transaction.atomic
+def catalog_entry_update(*, by, entry, values: dict):
+    """Change a catalog row; a row in use on a sheet keeps its rule fields (the admin's
+    rule), its description stays editable. Rows are never deleted."""
+    if not access.catalog_access(by).can_edit:
+        raise PermissionDenied
+    model = type(entry)
+    entry = model.objects.select_for_update().get(pk=entry.pk)
+    before = {name: getattr(entry, name) for name in CATALOG_RULE_FIELDS[model]}
+    for name, value in values.items():
+        setattr(entry, name, value)
+    _check_catalog_values(entry, values)
+    changed = [n for n, v in before.items() if getattr(entry, n) != v]
+    if changed and selectors.catalog_entry_in_use(model.objects.get(pk=entry.pk)):
+        field = changed[0].removesuffix("_id")
+        raise ValidationError(
+            {field: _("This entry is in use on a character sheet: its rules cannot change.")}
+        )
+    taken = model.objects.filter(system=entry.system, name__iexact=entry.name).exclude(pk=entry.pk)
+    if taken.exists():
+        raise ValidationError(
+            {"name": _("This rule system's catalog already has an entry of this name.")}
+        )
+    entry.full_clean()
+    entry.save()
+    return entry

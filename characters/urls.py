@@ -1,6 +1,6 @@
 from django.urls import path
 
-from characters import views
+from characters import catalog_views, views
 
 app_name = "characters"
 
@@ -15,6 +15,15 @@ urlpatterns = [
     path("<int:pk>/effects/<int:effect_pk>/free/", views.effect_free, name="effect_free"),
     path("<int:pk>/potions/", views.potion_grant, name="potion_grant"),
     path("<int:pk>/potions/<int:potion_pk>/use/", views.potion_use, name="potion_use"),
+    # Issue 10: the catalogs in the site.
+    path("catalog/", catalog_views.catalog_index, name="catalog_index"),
+    path("catalog/<str:system>/", catalog_views.catalog, name="catalog"),
+    path("catalog/<str:system>/<str:kind>/new/", catalog_views.catalog_add, name="catalog_add"),
+    path(
+        "catalog/<str:system>/<str:kind>/<int:entry_pk>/edit/",
+        catalog_views.catalog_edit,
+        name="catalog_edit",
+    ),
     path(
         "<int:pk>/proposals/<int:proposal_pk>/decide/",
         views.proposal_decide,

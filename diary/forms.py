@@ -39,7 +39,7 @@ class SessionForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Sessions can run only in systems whose characters can be built.
+        # Sessions can run only in systems whose characters can be built (issue 10: all four).
         self.fields["system"].choices = [(key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE]
         if self.instance.pk:
             # The system never changes once the session exists: its characters depend on it.

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from characters.models import Character
 from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
-from characters.systems import SPEED_ATTRIBUTE, RuleSystem
+from characters.systems import ATTRIBUTE_RANGE, SPEED_ATTRIBUTE, RuleSystem
 from diary import selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
@@ -51,6 +51,9 @@ def session_create(
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
+    if system not in ATTRIBUTE_RANGE:
+        # Issue 10: a session of every system whose sheets can be built, and no other.
+        raise ValidationError({"system": _("Unknown rule system.")})
     return GameSession.objects.create(
         gm=gm,
         title=title,

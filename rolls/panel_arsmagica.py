@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_
 
 from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number, with_minus
+from characters.systems import words_for
 from rolls.cases import Case, CaseDie, CaseLine, CasePreview, SystemPanel, register
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
@@ -26,6 +27,7 @@ from rolls.forms import character_label
 from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
 
 SYSTEM = ars.SYSTEM
+WORDS = words_for(SYSTEM)  # Charakterystyka / Umiejętność, zalety i wady
 
 MODES = [
     ("simple", gettext_lazy("Simple die")),
@@ -61,8 +63,9 @@ REASON_MAX = 200
 SOURCE_GM = "gm"
 SOURCE_ITEM = "item"
 SOURCE_NAMES = {
-    TraitKind.ABILITY: pgettext_lazy("arsmagica source", "ability"),
-    TraitKind.FLAW: pgettext_lazy("arsmagica source", "flaw"),
+    # The sheet's words (characters.systems): Ars Magica's virtues and flaws.
+    TraitKind.ABILITY: WORDS.ability,
+    TraitKind.FLAW: WORDS.flaw,
     SOURCE_ITEM: pgettext_lazy("arsmagica source", "item"),
     SOURCE_GM: pgettext_lazy("arsmagica source", "GM"),
 }
@@ -91,18 +94,16 @@ class ArsForm(forms.Form):
     panel_template = "rolls/panel_arsmagica.html"
 
     character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
-    characteristic = forms.TypedChoiceField(
-        label=pgettext_lazy("arsmagica", "Characteristic"), coerce=int
-    )
+    characteristic = forms.TypedChoiceField(label=WORDS.attribute, coerce=int)
     ability = forms.TypedChoiceField(
-        label=pgettext_lazy("arsmagica", "Ability"),
+        label=WORDS.skill,
         coerce=int,
         required=False,
         empty_value=None,
         help_text=gettext_lazy("The level is read off the character's sheet (0 if undeveloped)."),
     )
     sources = forms.MultipleChoiceField(
-        label=gettext_lazy("Abilities, flaws and items"),
+        label=gettext_lazy("Virtues, flaws and items"),
         required=False,
         widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("Only those tied to the tested characteristic count."),

@@ -85,6 +85,8 @@ def _reseed_after_flush(request):
     migration.seed(apps, None)
     horse = importlib.import_module("characters.migrations.0007_item_is_mount")
     horse.add_the_horse(apps, None)
+    systems = importlib.import_module("characters.migrations.0010_q10_ciernie_arsmagica_catalogs")
+    systems.seed(apps, None)
 
 
 @pytest.fixture
@@ -197,8 +199,13 @@ def polish(msgid: str, **params) -> str:
     return text % params if params else text
 
 
+# Left out of the SQLite run: the tests that need PostgreSQL's concurrent transactions, and
+# the load test (tests/load), which brings its own PostgreSQL and needs running only once.
+POSTGRES_RUN_ONLY = ("postgres_only", "load")
+
+
 def pytest_collection_modifyitems(config, items):
-    """On SQLite, leave out the tests that need PostgreSQL's concurrent transactions.
+    """On SQLite, leave out the tests marked POSTGRES_RUN_ONLY.
 
     They are deselected (not skipped): the same suite's PostgreSQL run always has them.
     """
@@ -208,7 +215,8 @@ def pytest_collection_modifyitems(config, items):
         return
     kept, left_out = [], []
     for item in items:
-        (left_out if item.get_closest_marker("postgres_only") else kept).append(item)
+        postgres_run = any(item.get_closest_marker(name) for name in POSTGRES_RUN_ONLY)
+        (left_out if postgres_run else kept).append(item)
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept

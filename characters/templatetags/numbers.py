@@ -9,3 +9,11 @@ register = template.Library()
 def signed(value: int) -> str:
     """{{ trait.modifier|signed }} → "+50" or "−50" (the one minus sign)."""
     return signed_number(value)
+
+
+@register.filter(name="rule_summary")
+def rule_summary(entry) -> str:
+    """{{ trait|rule_summary }} → "+50 Percepcja", q10 "+1z1 Siła", "reroll source"…"""
+    from characters.forms import rule_summary as summary
+
+    return summary(entry)

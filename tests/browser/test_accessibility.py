@@ -205,3 +205,44 @@ def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_u
     problems = _walk(page, urls)
     context.close()
     assert not problems, _report(problems)
+
+
+def _issue_10_pages(role: str) -> list[str]:
+    """Issue 10: the catalogs (the moderator's with add and edit forms), the three new
+    systems' sessions, sheets and sheet forms."""
+    from characters.models import Character, Item, Skill
+    from rolls.management.demo_systems import SESSIONS
+
+    if role == "moderator":
+        picks = Item.objects.get(system="ciernie", name="Uzbrojenie naprowadzane")  # in use
+        skill = Skill.objects.get(system="q10", name="Magia")
+        return [
+            "/characters/catalog/",
+            *[f"/characters/catalog/{system}/" for system in ("forum1000", *SESSIONS)],
+            "/characters/catalog/q10/skill/new/",
+            "/characters/catalog/ciernie/trait/new/",
+            "/characters/catalog/arsmagica/attribute/new/",
+            f"/characters/catalog/ciernie/item/{picks.pk}/edit/",
+            f"/characters/catalog/q10/skill/{skill.pk}/edit/",
+        ]
+    sessions = [GameSession.objects.get(title=spec["title"]) for spec in SESSIONS.values()]
+    sheets = [Character.objects.get(name=name) for name in ("Eragon", "Vera Kos", "Wilhelm")]
+    return [
+        "/characters/catalog/ciernie/",
+        *[f"/sessions/{session.pk}/" for session in sessions],
+        *[f"/characters/{sheet.pk}/" for sheet in sheets],
+        *[f"/characters/new/?system={system}" for system in SESSIONS],
+    ]
+
+
+@pytest.mark.parametrize(("role", "user"), [("moderator", "moderator"), ("player", "gracz")])
+def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, demo, role, user):
+    log_in(page, user, DEMO_PASSWORDS[user])
+    problems = {}
+    for url in _issue_10_pages(role):
+        response = page.goto(url)
+        assert response.status == 200, url
+        page.wait_for_load_state("load")
+        if found := _violations(page):
+            problems[url] = found
+    assert not problems, _report(problems)

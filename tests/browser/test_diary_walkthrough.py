@@ -55,6 +55,9 @@ def test_a_new_player_signs_up_and_builds_a_character(page):
     page.get_by_label("Potwierdzenie hasła").fill("Mgliste-Kosci-2026")
     page.get_by_role("button", name="Załóż konto").click()
     page.goto("/characters/new/")
+    # Issue 10: four rule systems; the sheet's fields come from the one chosen.
+    page.get_by_label("System zasad").select_option("forum1000")
+    page.get_by_role("button", name="Dalej").click()
     page.get_by_label("Imię").fill("Wrzos")
     page.get_by_label("Maksymalne PŻ").fill("90")
     page.get_by_label("Aktualne PŻ").fill("90")

@@ -327,7 +327,9 @@ def test_opposed_roll_shows_the_odds_then_both_lines_and_the_verdict(gm, table):
 
 def borys_with_a_foreign_ability(table):
     """Borys also has Dobry Wzrok, an ability of Percepcja (RULES 1.2's example)."""
-    Character.objects.get(pk=table.borys.pk).traits.add(Trait.objects.get(name="Dobry Wzrok"))
+    Character.objects.get(pk=table.borys.pk).traits.add(
+        Trait.objects.get(system="forum1000", name="Dobry Wzrok")
+    )
 
 
 def pick_lock_test(page, table) -> None:

@@ -24,7 +24,11 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     player.get_by_role("button", name=polish("Publish")).click()
     player.get_by_role("link", name=polish("Ask the GM for a roll")).click()
     choose(player, "a-test", value="skill")
-    choose(player, "a-skill", value=str(Skill.objects.get(name="Otwieranie zamków").pk))
+    choose(
+        player,
+        "a-skill",
+        value=str(Skill.objects.get(system="forum1000", name="Otwieranie zamków").pk),
+    )
     tick(player, "a-sources", source_key("Precyzyjny"))
     player.get_by_role("button", name=polish("Send the request")).click()
     request = player.get_by_test_id("roll-ask")

@@ -32,12 +32,12 @@ def sheet_post_data(**overrides) -> dict:
 
 def test_owner_builds_a_character_through_the_form(make_user, client_for):
     owner = make_user()
-    lockpicking = Skill.objects.get(name="Otwieranie zamków")
-    precise = Trait.objects.get(name="Precyzyjny")
+    lockpicking = Skill.objects.get(system="forum1000", name="Otwieranie zamków")
+    precise = Trait.objects.get(system="forum1000", name="Precyzyjny")
     data = sheet_post_data(**{f"skill_{lockpicking.pk}": "3"})
     data["traits"] = [str(precise.pk)]
 
-    response = client_for(owner).post(reverse("characters:create"), data)
+    response = client_for(owner).post(reverse("characters:create") + "?system=forum1000", data)
 
     character = Character.objects.get(owner=owner)
     assert response.status_code == 302
@@ -53,11 +53,13 @@ def test_owner_builds_a_character_through_the_form(make_user, client_for):
 )
 def test_bad_sheet_input_is_refused_next_to_the_field(make_user, client_for, field, value):
     owner = make_user()
-    attribute = Attribute.objects.get(name="Siła")
-    skill = Skill.objects.get(name="Torturowanie")
+    attribute = Attribute.objects.get(system="forum1000", name="Siła")
+    skill = Skill.objects.get(system="forum1000", name="Torturowanie")
     key = {"attr": f"attr_{attribute.pk}", "skill": f"skill_{skill.pk}", "hp_max": "hp_max"}[field]
 
-    response = client_for(owner).post(reverse("characters:create"), sheet_post_data(**{key: value}))
+    response = client_for(owner).post(
+        reverse("characters:create") + "?system=forum1000", sheet_post_data(**{key: value})
+    )
 
     assert response.status_code == 400
     assert response.context["form"].errors[key]
@@ -68,7 +70,8 @@ def test_bad_sheet_input_is_refused_next_to_the_field(make_user, client_for, fie
 def test_current_hp_above_max_is_refused_in_polish(make_user, client_for):
     owner = make_user()
     response = client_for(owner).post(
-        reverse("characters:create"), sheet_post_data(hp_max="50", hp_current="60")
+        reverse("characters:create") + "?system=forum1000",
+        sheet_post_data(hp_max="50", hp_current="60"),
     )
     assert polish("Current HP cannot exceed the maximum.") in response.content.decode()
     assert not Character.objects.exists()
@@ -275,7 +278,7 @@ def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):
         sheet_post_data(
             name="Borys",
             hp_current="80",
-            **{f"attr_{Attribute.objects.get(name='Siła').pk}": "900"},
+            **{f"attr_{Attribute.objects.get(system='forum1000', name='Siła').pk}": "900"},
         ),
     )
     proposal = table.borys.proposals.get()

@@ -23,7 +23,7 @@ pytestmark = pytest.mark.django_db
 
 
 def _strength():
-    return Attribute.objects.get(name="Siła")
+    return Attribute.objects.get(system="forum1000", name="Siła")
 
 
 def _borys_data(**overrides):
@@ -84,7 +84,7 @@ def test_a_new_proposal_supersedes_the_pending_one(table, client_for):
 
 def test_gm_approves_a_proposal_and_the_history_says_who(table, client_for):
     strength = _strength()
-    seductive = Trait.objects.get(name="Seksapil")
+    seductive = Trait.objects.get(system="forum1000", name="Seksapil")
     client_for(table.bob).post(
         reverse("characters:edit", args=[table.borys.pk]),
         _borys_data(hp_max="120", traits=[str(seductive.pk)], **{f"attr_{strength.pk}": "700"}),
@@ -169,7 +169,7 @@ def test_approval_revalidates_hp_max_against_current_hp(table, client_for):
 
 
 def test_approval_revalidates_the_catalog(table, client_for):
-    seductive = Trait.objects.get(name="Seksapil")
+    seductive = Trait.objects.get(system="forum1000", name="Seksapil")
     client_for(table.bob).post(
         reverse("characters:edit", args=[table.borys.pk]),
         _borys_data(traits=[str(seductive.pk)]),

@@ -150,7 +150,8 @@ def test_a_concurrently_emptied_potion_is_a_400(table, client_for, monkeypatch):
 def test_a_huge_description_is_refused_next_to_the_field(make_user, client_for):
     owner = make_user()
     response = client_for(owner).post(
-        reverse("characters:create"), sheet_post_data(description="x" * 2_000_000)
+        reverse("characters:create") + "?system=forum1000",
+        sheet_post_data(description="x" * 2_000_000),
     )
     assert response.status_code == 400
     assert response.context["form"].errors["description"]

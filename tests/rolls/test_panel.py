@@ -30,11 +30,11 @@ def attr(name):
 
 
 def skill(name):
-    return Skill.objects.get(name=name).pk
+    return Skill.objects.get(system="forum1000", name=name).pk
 
 
 def trait(name):
-    return f"trait:{Trait.objects.get(name=name).pk}"
+    return f"trait:{Trait.objects.get(system='forum1000', name=name).pk}"
 
 
 def panel_url(table):
@@ -234,7 +234,9 @@ def test_the_roll_line_follows_rules_1_1(table, client_for):
 def test_foreign_ability_is_refused_naming_both_attributes(table, client_for):
     from characters.models import Character
 
-    Character.objects.get(pk=table.borys.pk).traits.add(Trait.objects.get(name="Wyczucie kłamstwa"))
+    Character.objects.get(pk=table.borys.pk).traits.add(
+        Trait.objects.get(system="forum1000", name="Wyczucie kłamstwa")
+    )
     response = client_for(table.gm).post(
         panel_url(table),
         skill_roll(table.borys, "Torturowanie", **{"a-sources": [trait("Wyczucie kłamstwa")]}),
@@ -510,7 +512,9 @@ def test_no_panel_for_a_system_without_one(table, client_for, monkeypatch):
 def test_a_refusal_on_the_defending_side_is_shown_on_that_side(table, client_for):
     from characters.models import Character
 
-    Character.objects.get(pk=table.borys.pk).traits.add(Trait.objects.get(name="Wyczucie kłamstwa"))
+    Character.objects.get(pk=table.borys.pk).traits.add(
+        Trait.objects.get(system="forum1000", name="Wyczucie kłamstwa")
+    )
     data = opposed(
         {"character": table.lirael.pk, "test": "attribute", "attribute": attr("Siła")},
         {

@@ -138,7 +138,7 @@ def test_a_characteristic_missing_on_the_sheet_is_refused(saga):
     errors = errors_of(
         saga, "simple", data_for(saga, character=saga.grog, characteristic=saga.int.pk)
     )
-    assert errors["characteristic"] == ["Gerold nie ma na karcie cechy Inteligencja."]
+    assert errors["characteristic"] == ["Gerold nie ma na karcie charakterystyki Inteligencja."]
 
 
 def test_a_character_outside_the_session_is_refused(saga, make_user):
@@ -367,9 +367,9 @@ def test_the_simple_preview_explains_the_numbers(saga):
     data["sources"] = [f"trait:{saga.quick.pk}"]
     shown = panel.preview(valid_case(saga, "simple", data))
     assert shown.terms[:4] == [
-        "Cecha +2",
+        "Charakterystyka +2",
         "Umiejętność 5",
-        "Zwinne dłonie (zdolność) +2",
+        "Zwinne dłonie (zaleta) +2",
         "modyfikator MG −2: ciemno",
     ]
     assert "Bez kości: 7 wobec czynnika łatwości 9" in shown.terms
@@ -428,7 +428,7 @@ def test_simple_success_line(saga):
     assert line.what == "Zręczność + Skradanie (rzut prosty)"
     assert line.details == [
         "Rzut prosty: 6",
-        "Suma: Cecha +2, Umiejętność 5, kość 6 = 13",
+        "Suma: Charakterystyka +2, Umiejętność 5, kość 6 = 13",
         "13 ≥ czynnik łatwości 9: margines +4",
     ]
 
@@ -449,7 +449,7 @@ def test_stress_plain_face_with_modifiers(saga):
     line = line_of(valid_case(saga, "stress", data), [4])
     assert line.details == [
         "Kość stresu: 4",
-        "Suma: Cecha +2, Umiejętność 5, Rękawice złodzieja (przedmiot) +1, "
+        "Suma: Charakterystyka +2, Umiejętność 5, Rękawice złodzieja (przedmiot) +1, "
         "modyfikator MG −3: rana, kość 4 = 9",
         "9 ≥ czynnik łatwości 9: margines 0",
     ]
@@ -475,7 +475,7 @@ def test_stress_botch_counts_its_zeros(saga):
     assert (line.outcome, line.success) == ("Fuszerka", False)
     assert line.details == [
         "Kość stresu: 0 — kości fuszerki: 0, 4, 0 — fuszerka! 2 zera",
-        "Fuszerka: wynik 0 (cecha, umiejętność i modyfikatory przepadają)",
+        "Fuszerka: wynik 0 (charakterystyka, umiejętność i modyfikatory przepadają)",
         "0 wobec czynnika łatwości 3: fuszerka to zawsze porażka (margines −3)",
     ]
 
@@ -492,7 +492,7 @@ def test_stress_zero_without_a_botch(saga):
     assert line.details[0] == (
         "Kość stresu: 0 — kości fuszerki: 3, 9 — pech bez fuszerki: kość liczy się jako 0"
     )
-    assert line.details[1] == "Suma: Cecha +2, Umiejętność 5, kość 0 = 7"
+    assert line.details[1] == "Suma: Charakterystyka +2, Umiejętność 5, kość 0 = 7"
     assert (line.outcome, line.details[2]) == ("Sukces", "7 ≥ czynnik łatwości 6: margines +1")
 
 
@@ -507,8 +507,8 @@ def test_stress_zero_with_no_botch_dice(saga):
 def test_a_negative_characteristic_and_total_read_with_minus_signs(saga):
     data = data_for(saga, characteristic=saga.int.pk, ability="", modifier_1=-10, reason_1="klątwa")
     line = line_of(valid_case(saga, "simple", data), [2])
-    assert (
-        line.details[1] == "Suma: Cecha −1, Umiejętność 0, modyfikator MG −10: klątwa, kość 2 = −9"
+    assert line.details[1] == (
+        "Suma: Charakterystyka −1, Umiejętność 0, modyfikator MG −10: klątwa, kość 2 = −9"
     )
     assert line.details[2] == "−9 < czynnik łatwości 9: margines −18"
 

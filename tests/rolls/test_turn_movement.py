@@ -42,7 +42,9 @@ def field_error(response, field: str) -> str:
 
 
 def give_a_horse(character):
-    ItemHolding.objects.create(character=character, item=Item.objects.get(name="Koń wierzchowy"))
+    ItemHolding.objects.create(
+        character=character, item=Item.objects.get(system="forum1000", name="Koń wierzchowy")
+    )
 
 
 def test_one_move_action_covers_szybkosc_over_20_metres(table, client_for):

@@ -25,6 +25,7 @@ from django.db import transaction
 from django.test import Client
 from django.urls import URLResolver, get_resolver, reverse
 
+from characters.models import Skill
 from characters.services import sheet_proposal_create
 from diary import services as diary_services
 from diary.models import Participation
@@ -135,6 +136,14 @@ class World:
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
         by_name = {
+            # Issue 10: a system's catalog; the skill edited is on the character's sheet.
+            "characters:catalog": {"system": "forum1000"},
+            "characters:catalog_add": {"system": "q10", "kind": "skill"},
+            "characters:catalog_edit": {
+                "system": "forum1000",
+                "kind": "skill",
+                "entry_pk": Skill.objects.get(system="forum1000", name="Leczenie ran").pk,
+            },
             "characters:detail": {"pk": character},
             "characters:edit": {"pk": character},
             "characters:history": {"pk": character},

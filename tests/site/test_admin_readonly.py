@@ -123,6 +123,7 @@ def change_data(trait, **changes):
         "name": trait.name,
         "attribute": trait.attribute_id,
         "modifier": trait.modifier,
+        "keep_modifier": trait.keep_modifier,
         "description": trait.description,
     }
     return {**data, **changes}
@@ -134,7 +135,7 @@ def trait_state(trait):
 
 
 def test_a_trait_in_use_keeps_its_rules_but_not_its_description(admin, table):
-    trait = Trait.objects.get(name="Seksapil")  # on Lirael's sheet
+    trait = Trait.objects.get(system="forum1000", name="Seksapil")  # on Lirael's sheet
     before = trait_state(trait)
     other_attribute = Attribute.objects.exclude(pk=trait.attribute_id).first()
     response = admin.post(
@@ -159,7 +160,7 @@ def test_a_trait_in_use_keeps_its_rules_but_not_its_description(admin, table):
 
 
 def test_a_trait_in_use_cannot_be_deleted(admin, table):
-    trait = Trait.objects.get(name="Seksapil")
+    trait = Trait.objects.get(system="forum1000", name="Seksapil")
     assert admin.post(url(Trait, "delete", trait.pk), {"post": "yes"}).status_code == 403
     # Nor through the changelist's bulk action, which names the row in use.
     bulk = admin.post(
@@ -184,7 +185,7 @@ def test_an_unused_trait_can_be_edited_and_deleted(admin, table):
 
 
 def test_a_new_trait_can_be_added(admin, table):
-    attribute = Attribute.objects.get(name="Siła")
+    attribute = Attribute.objects.get(system="forum1000", name="Siła")
     response = admin.post(
         url(Trait, "add"),
         {
@@ -193,16 +194,17 @@ def test_a_new_trait_can_be_added(admin, table):
             "name": "Żelazny uchwyt",
             "attribute": attribute.pk,
             "modifier": 50,
+            "keep_modifier": 0,
             "description": "",
         },
     )
     assert response.status_code == 302
-    assert Trait.objects.get(name="Żelazny uchwyt").modifier == 50
+    assert Trait.objects.get(system="forum1000", name="Żelazny uchwyt").modifier == 50
 
 
 def test_other_catalog_rows_in_use_keep_their_rules(admin, table):
-    speed = Attribute.objects.get(name=SPEED_ATTRIBUTE)
-    skill = Skill.objects.get(name="Uwodzenie")  # Lirael's
+    speed = Attribute.objects.get(system="forum1000", name=SPEED_ATTRIBUTE)
+    skill = Skill.objects.get(system="forum1000", name="Uwodzenie")  # Lirael's
     item = Item.objects.create(
         system=speed.system, name="Buty wiatru", attribute=speed, modifier=30
     )

@@ -20,7 +20,9 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     session = GameSession.objects.get(title=SESSION_TITLE)
     assert session.status == "running" and session.system == "forum1000"
     assert session.participations.filter(status="accepted").count() == 3
-    assert Character.objects.filter(is_stand_in=False).count() == 3
+    # Three forum1000 characters; issue 10 adds three of each other system.
+    assert Character.objects.filter(is_stand_in=False, system="forum1000").count() == 3
+    assert Character.objects.filter(is_stand_in=False).count() == 3 + 3 * 3
     assert Post.objects.filter(session=session).count() >= 4
     # Issue 8: the current turn has a deadline in the future.
     assert session.turns.order_by("-number").first().deadline > timezone.now()
@@ -88,3 +90,60 @@ def test_every_demo_roll_verifies_signed_and_recomputed(capsys):
     out = capsys.readouterr().out
     assert "BROKEN" not in out
     assert out.count("every result recomputed") == GameSession.objects.count()
+
+
+def test_seed_demo_runs_a_session_of_each_other_system_with_full_sheets():
+    """Issue 10: q10, ciernie and arsmagica sessions, running, with accepted plans,
+    characters of the demo players, an open turn and Polish posts; run twice, built once."""
+    from characters.models import Trait
+    from characters.systems import ATTRIBUTE_RANGE
+    from rolls.management.demo_systems import SESSIONS
+
+    call_command("seed_demo")
+    call_command("seed_demo")
+    for system, spec in SESSIONS.items():
+        session = GameSession.objects.get(title=spec["title"])
+        assert (session.system, session.status) == (system, "running")
+        assert session.gm.username == "gm"
+        assert session.plan_submissions.get().decision == "accepted"
+        playing = [p.character for p in session.participations.filter(status="accepted")]
+        assert sorted(c.owner.username for c in playing) == ["gracz", "gracz2", "gracz3"]
+        low, high = ATTRIBUTE_RANGE[system]
+        for character in playing:
+            assert character.system == system
+            values = [row.value for row in character.attribute_values.all()]
+            assert len(values) == 8 if system != "q10" else len(values) == 4
+            assert all(low <= value <= high for value in values)
+            assert character.skill_levels.count() >= 3
+        assert session.turns.count() == 1
+        assert Post.objects.filter(session=session).count() >= 3
+    ciernie = GameSession.objects.get(system="ciernie")
+    vera = Character.objects.get(name="Vera Kos")
+    sources = [t for t in vera.traits.all() if t.rerolls]
+    sources += [h.item for h in vera.item_holdings.all() if h.item.rerolls]
+    assert len(sources) == 2
+    stand_in = ciernie.npcs.get().stand_in
+    assert stand_in.is_stand_in and stand_in.system == "ciernie"
+    assert not stand_in.item_holdings.exists()
+    assert Trait.objects.filter(system="q10", name="Wprawny szermierz", keep_modifier=1).exists()
+
+
+def test_seed_system_sessions_returns_the_characters_by_their_short_names(make_user):
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    made = seed_system_sessions(users)
+    assert set(made) == {"q10", "ciernie", "arsmagica"}
+    assert set(made["q10"][1]) == {"eragon", "arya", "murtagh"}
+    assert set(made["ciernie"][1]) == {"vera", "tomasz", "ilja", "najemnik"}
+    assert set(made["arsmagica"][1]) == {"magnus", "wilhelm", "agnieszka"}
+    for system, (session, characters) in made.items():
+        assert session.system == system and session.is_running
+        assert all(c.system == system for c in characters.values())
+    assert (
+        made["q10"][1]["eragon"].skill_level(
+            made["q10"][1]["eragon"].skill_levels.get(skill__name="Walka wręcz").skill_id
+        )
+        == 2
+    )

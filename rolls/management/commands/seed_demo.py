@@ -1,4 +1,5 @@
-"""Demo data for `make run`: users, a running forum1000 session, three characters, posts.
+"""Demo data for `make run`: users, a running forum1000 session, three characters, posts;
+and (issue 10, rolls/management/demo_systems.py) a running q10, ciernie and arsmagica session.
 
 Everything goes through the same services the pages use. Running it again
 changes nothing and prints the credentials again.
@@ -21,8 +22,14 @@ from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+from rolls.demo_q10 import seed_q10_rolls
+from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
+from rolls.management.demo_systems import seed_system_sessions
 from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from rolls.services import roll_ask_create, roll_make
+
+# Issue 10: each system's demo rolls (rolls/demo_<system>.py).
+DEMO_ROLLS = {"q10": seed_q10_rolls}
 
 # Development passwords only: printed at the end so a developer can log in.
 DEMO_USERS = {
@@ -107,7 +114,10 @@ POSTS = [
 
 
 class Command(BaseCommand):
-    help = "Create the demo users, characters and a running forum1000 session (idempotent)."
+    help = (
+        "Create the demo users, characters, running forum1000 sessions and one running "
+        "session of each other system (idempotent)."
+    )
 
     def handle(self, *args, **options):
         with transaction.atomic():
@@ -116,7 +126,16 @@ class Command(BaseCommand):
             if not present:
                 self._session(users)
                 seed_stand_in_session(users)
-        if present:
+            # Issue 10: a running session of each other system (added to an older demo too).
+            systems_present = GameSession.objects.filter(
+                title=SYSTEM_SESSIONS[RuleSystem.Q10]["title"], gm=users["gm"]
+            ).exists()
+            if not systems_present:
+                for system, (session, characters) in seed_system_sessions(users).items():
+                    # A roll of every test, through the service the panel uses.
+                    if system in DEMO_ROLLS:
+                        DEMO_ROLLS[system](session, characters, users)
+        if present and systems_present:
             self.stdout.write("Demo data already present.")
         else:
             self.stdout.write(self.style.SUCCESS("Demo data created."))
