@@ -749,3 +749,19 @@ def test_an_answer_rolling_another_test_is_refused(saga, client_for, changed):
     assert gm.post(url(saga), data).status_code == 400
     assert not Roll.objects.exists()
     assert RollAsk.objects.get().is_open
+
+
+def test_the_demo_rolls_work_on_the_demo_saga(make_user):
+    """On the demo's own Ars Magica session (rolls/management/demo_systems.py), as seed_demo
+    will call it."""
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    session, characters = seed_system_sessions(users)["arsmagica"]
+    made = seed_arsmagica_rolls(session, characters, users)
+    outcomes = [roll.record["result"]["outcome"] for roll in made]
+    assert outcomes[2] == "botch"
+    assert made[1].record["result"]["die"] == 20
+    assert {roll.session_id for roll in made} == {session.pk}
+    assert verify_session(session.pk).ok
