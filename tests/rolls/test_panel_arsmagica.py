@@ -13,6 +13,8 @@ from fractions import Fraction
 import pytest
 from django.core.exceptions import PermissionDenied
 from django.urls import reverse
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from characters.models import Attribute, Character
 from rolls import cases, services
@@ -765,3 +767,37 @@ def test_the_demo_rolls_work_on_the_demo_saga(make_user):
     assert made[1].record["result"]["die"] == 20
     assert {roll.session_id for roll in made} == {session.pk}
     assert verify_session(session.pk).ok
+
+
+# -- garbage never makes a 500 or a half-made roll ----------------------------------
+
+FUZZ_FIELDS = [
+    "token", "mode", "post", "ask", "character", "characteristic", "ability", "sources",
+    "ease", "ease_value", "botch_dice", "modifier_1", "reason_1", "modifier_3", "preview",
+]  # fmt: skip
+FUZZ_VALUES = st.one_of(
+    st.text(max_size=30),
+    st.integers(min_value=-(10**20), max_value=10**20).map(str),
+    st.sampled_from(["simple", "stress", "other", "9", "21", "trait:1", "item:1", "0", "-1", ""]),
+    st.uuids().map(str),
+)  # fmt: skip
+
+
+@settings(
+    max_examples=40,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    garbage=st.dictionaries(st.sampled_from(FUZZ_FIELDS), FUZZ_VALUES, max_size=6),
+    mode=st.sampled_from(["simple", "stress"]),
+    method=st.sampled_from(["get", "post"]),
+)
+def test_the_panel_never_fails_on_garbage(saga, client_for, garbage, mode, method):
+    data = {**posted(saga, mode), **garbage}
+    before = Roll.objects.count()
+    response = getattr(client_for(saga.gm), method)(url(saga), data)
+    assert response.status_code < 500
+    if method == "get" or response.status_code != 302:
+        assert Roll.objects.count() == before
+    assert verify_session(saga.session.pk).ok
