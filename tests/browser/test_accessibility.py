@@ -246,3 +246,15 @@ def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, dem
         if found := _violations(page):
             problems[url] = found
     assert not problems, _report(problems)
+
+
+def test_on_a_phone_the_arsmagica_panel_does_not_scroll_sideways(phone, make_user):
+    from tests.conftest import PASSWORD
+    from tests.rolls.ars_table import build_saga
+
+    t = build_saga(make_user)
+    log_in(phone, t.gm.username, PASSWORD)
+    for mode in ("simple", "stress"):
+        phone.goto(f"/sessions/{t.session.pk}/rolls/panel/?mode={mode}")
+        phone.wait_for_load_state("load")
+        assert not _scrolls_sideways(phone), mode
