@@ -96,6 +96,11 @@ def panel(request, pk: int):
     mode = request.POST.get("mode") or ""
     if not access.may_roll_mode(mode):
         return _refuse_mode(request, access)
+    if (request.POST.get("extra_action_reason") or "").strip() and not (
+        access.may_allow_extra_action
+    ):
+        # Only the GM allows a second action roll (RULES 1.5); a player sending it is refused.
+        raise PermissionDenied
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
         # CSRF token, so the address the browser shows (and keeps in history) has none.

@@ -41,8 +41,9 @@ def test_gm_posts_without_a_character(table, client_for):
 
 @pytest.mark.parametrize("who", ["moderator", "outsider"])
 def test_only_gm_and_players_post(table, client_for, who):
+    # Both know the running session (a moderator reads it, an outsider sees its card): 403.
     response = write(client_for(getattr(table, who)), table.session, narration="Wtrącam się")
-    assert response.status_code in (403, 404)
+    assert response.status_code == 403
     assert not Post.objects.exists()
 
 
@@ -71,16 +72,58 @@ def test_no_posts_outside_a_running_session(make_user, make_character, make_sess
 
 
 @pytest.mark.parametrize(
+    ("source", "shown"),
+    [
+        ("<script>alert(1)</script>", "<p>&lt;script&gt;alert(1)&lt;/script&gt;</p>\n"),
+        (
+            '<img src=x onerror="alert(1)">',
+            '<p>&lt;img src=x onerror="alert(1)"&gt;</p>\n',
+        ),
+        ("[klik](javascript:alert(1))", "<p>[klik](javascript:alert(1))</p>\n"),
+        ("<iframe src=//evil></iframe>", "<p>&lt;iframe src=//evil&gt;&lt;/iframe&gt;</p>\n"),
+    ],
+)
+def test_raw_html_in_narration_is_shown_as_text(source, shown):
+    """Raw HTML is off in the renderer: what a player typed is shown, never run."""
+    assert render_narration(source) == shown
+
+
+@pytest.mark.parametrize(
+    ("source", "sanitised"),
+    [
+        # The renderer lets these schemes through; only the sanitiser's allowlist drops them.
+        ("[x](data:image/png;base64,AAAA)", '<p><a rel="nofollow noopener noreferrer">x</a></p>\n'),
+        ("[x](ftp://evil.example/a)", '<p><a rel="nofollow noopener noreferrer">x</a></p>\n'),
+        ("[x](tel:123)", '<p><a rel="nofollow noopener noreferrer">x</a></p>\n'),
+        # Attributes outside the allowlist go (the renderer writes a class on fenced code).
+        ("```python\nx\n```", "<pre><code>x\n</code></pre>\n"),
+    ],
+)
+def test_the_sanitiser_removes_what_the_renderer_lets_through(source, sanitised):
+    assert render_narration(source) == sanitised
+
+
+@pytest.mark.parametrize(
     ("source", "forbidden"),
     [
         ("<script>alert(1)</script>", "<script"),
         ('<img src=x onerror="alert(1)">', "<img"),
-        ("[klik](javascript:alert(1))", 'href="javascript'),
-        ('<a href="https://x.pl" onclick="steal()">x</a>', "<a href"),
+        ('<a href="javascript:alert(1)">x</a>', "javascript:"),
+        ('<a href="https://x.pl" onclick="steal()">x</a>', "onclick"),
         ("<iframe src=//evil></iframe>", "<iframe"),
+        ('<p style="position:fixed">x</p>', "style="),
     ],
 )
-def test_narration_html_is_escaped_and_sanitised(source, forbidden):
+def test_the_sanitiser_stops_raw_html_even_if_the_renderer_passed_it(
+    monkeypatch, source, forbidden
+):
+    """Defence in depth: with raw HTML switched on in the renderer, nh3 still removes it."""
+    from markdown_it import MarkdownIt
+
+    from diary import markdown
+
+    monkeypatch.setattr(markdown, "_markdown", MarkdownIt("commonmark", {"html": True}))
+    assert forbidden in markdown._markdown.render(source)  # the renderer alone lets it through
     assert forbidden not in render_narration(source)
 
 

@@ -43,7 +43,13 @@ def empty_database():
 
 
 def run(script: str, *args: str, database_url: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, DATABASE_URL=database_url, SECRET_KEY="test-only-secret-key")
+    # The site's signing key comes along (outside the database): verify checks signatures.
+    env = dict(
+        os.environ,
+        DATABASE_URL=database_url,
+        SECRET_KEY="test-only-secret-key",
+        LEDGER_SIGNING_KEY_FILE=str(settings.LEDGER_SIGNING_KEY_FILE),
+    )
     return subprocess.run(
         [str(ROOT / "scripts" / script), *args],
         cwd=ROOT,

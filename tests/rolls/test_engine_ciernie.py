@@ -36,7 +36,15 @@ base_tests = st.one_of(
     ),
 )
 reroll_tests = st.builds(c.RerollTest, base_tests, st.integers(1, 4))
-faces = st.integers(1, 20)
+# The die's ends (1 and 20 decide whatever the threshold) and their neighbours, always drawn.
+faces = st.one_of(st.sampled_from([1, 2, 19, 20]), st.integers(1, 20))
+
+
+def faces_near(limit: int):
+    """Faces at the bands' edges: the threshold, one above it, the last delay face (+3) and
+    the first failure (+4), or any face."""
+    edges = sorted({f for f in (limit, limit + 1, limit + 3, limit + 4) if 1 <= f <= 20})
+    return st.one_of(st.sampled_from(edges), faces) if edges else faces
 
 
 def expected_threshold(test: c.BaseTest) -> int:
@@ -62,48 +70,102 @@ def test_threshold_follows_the_rules(test):
     assert c.threshold(test).value == expected_threshold(test)
 
 
-@PROPERTY
-@given(base_tests, faces)
-def test_one_never_fails_and_twenty_never_succeeds(test, face):
+def test_one_never_fails_and_twenty_never_succeeds():
+    seen = set()
+
+    @PROPERTY
+    @given(base_tests, faces)
+    def run(test, face):
+        result = c.roll(test, ScriptedDice([face]))
+        if result.roll is None:
+            assert result.outcome in {"impossible", "automatic_success"}
+            return
+        assert result.roll == face
+        limit = c.threshold(test).value
+        if face == 1:
+            assert result.success
+            assert result.outcome == "critical_success"
+            seen.add(("1 against the threshold", limit < 1))
+        if face == 20:
+            assert not result.success
+            assert result.outcome == "critical_failure"
+            seen.add(("20 against the threshold", limit >= 20))
+
+    run()
+    # Each end was rolled where the threshold alone would have said the opposite (a skill
+    # test rolls whatever its threshold), and where it agrees.
+    assert seen == {
+        (f"{end} against the threshold", against) for end in (1, 20) for against in (True, False)
+    }
+
+
+def test_outcome_bands():
+    seen = set()
+
+    @PROPERTY
+    @given(base_tests, st.data())
+    def run(test, data):
+        limit = c.threshold(test).value
+        face = data.draw(faces_near(limit))
+        dice = ScriptedDice([face])
+        result = c.roll(test, dice)
+        seen.add(result.outcome)
+        if isinstance(test, c.SkillTest):
+            difference = test.skill - test.factor
+            assert (result.outcome == "automatic_success") == (difference >= 3)
+            assert (result.outcome == "impossible") == (difference <= -3)
+            rolled = -3 < difference < 3
+        else:
+            assert (result.outcome == "impossible") == (limit < 1)
+            rolled = limit >= 1
+        assert dice.consumed == int(rolled)
+        if not rolled or face in (1, 20):
+            return
+        if face <= limit:
+            assert result.outcome == "success"
+        elif isinstance(test, c.SkillTest) and face <= limit + 3:
+            assert result.outcome == "delay"
+            assert result.time_multiplier == 1 + face - limit
+            seen.add(("delay", face - limit))
+        else:
+            assert result.outcome == "failure"
+            if isinstance(test, c.SkillTest):
+                seen.add(("skill failure", face - limit))
+        if isinstance(test, c.EffectTest):
+            assert result.duration == (0 if result.success else max(1, face - limit))
+
+    run()
+    assert {
+        "critical_success",
+        "success",
+        "delay",
+        "failure",
+        "critical_failure",
+        "impossible",
+        "automatic_success",
+    } <= seen
+    # The delay band's both edges (the first face past it: test_skill_bands_at_their_edges).
+    assert {("delay", 1), ("delay", 3)} <= seen
+
+
+@pytest.mark.parametrize(
+    ("face", "outcome", "multiplier"),
+    [
+        (1, "critical_success", None),
+        (10, "success", None),
+        (11, "delay", 2),
+        (13, "delay", 4),
+        (14, "failure", None),
+        (19, "failure", None),
+        (20, "critical_failure", None),
+    ],
+)
+def test_skill_bands_at_their_edges(face, outcome, multiplier):
+    test = c.SkillTest(skill=2, factor=2, modifiers=(), attribute=10)  # threshold 10
     result = c.roll(test, ScriptedDice([face]))
-    if result.roll is None:
-        assert result.outcome in {"impossible", "automatic_success"}
-        return
-    assert result.roll == face
-    if face == 1:
-        assert result.success
-        assert result.outcome == "critical_success"
-    if face == 20:
-        assert not result.success
-        assert result.outcome == "critical_failure"
-
-
-@PROPERTY
-@given(base_tests, faces)
-def test_outcome_bands(test, face):
-    limit = c.threshold(test).value
-    dice = ScriptedDice([face])
-    result = c.roll(test, dice)
-    if isinstance(test, c.SkillTest):
-        difference = test.skill - test.factor
-        assert (result.outcome == "automatic_success") == (difference >= 3)
-        assert (result.outcome == "impossible") == (difference <= -3)
-        rolled = -3 < difference < 3
-    else:
-        assert (result.outcome == "impossible") == (limit < 1)
-        rolled = limit >= 1
-    assert dice.consumed == int(rolled)
-    if not rolled or face in (1, 20):
-        return
-    if face <= limit:
-        assert result.outcome == "success"
-    elif isinstance(test, c.SkillTest) and face <= limit + 3:
-        assert result.outcome == "delay"
-        assert result.time_multiplier == 1 + face - limit
-    else:
-        assert result.outcome == "failure"
-    if isinstance(test, c.EffectTest):
-        assert result.duration == (0 if result.success else max(1, face - limit))
+    assert result.outcome == outcome
+    if multiplier is not None:
+        assert result.time_multiplier == multiplier
 
 
 @PROPERTY

@@ -1,5 +1,6 @@
 """forum1000: thresholds, verdicts, initiative, healing, exact odds (RULES.md §1)."""
 
+import itertools
 import json
 import math
 from fractions import Fraction
@@ -14,7 +15,26 @@ from rolls.engine.errors import RuleError
 
 PROPERTY = settings(deadline=None, derandomize=True, max_examples=200)
 NAMES = ["Siła", "Zręczność", "Szybkość", "Percepcja", "Charyzma", "Mądrość"]
-faces = st.integers(1, 1000)
+# RULES 1.1: luck is roll ≤ 50, bad luck roll ≥ 950; the faces on either side of each edge,
+# and the die's own ends, are drawn as often as any other face.
+CRITICAL_EDGES = (1, 50, 51, 949, 950, 1000)
+faces = st.one_of(st.sampled_from(CRITICAL_EDGES), st.integers(1, 1000))
+levels = st.one_of(st.sampled_from([0, 25]), st.integers(0, 25))
+attribute_values = st.one_of(st.sampled_from([0, 1000]), st.integers(0, 1000))
+
+
+def faces_near(limit: int):
+    """Faces at a threshold's edge (roll = threshold succeeds, threshold + 1 fails), at the
+    critical edges, or anywhere."""
+    edges = sorted({face for face in (limit, limit + 1) if 1 <= face <= 1000})
+    return st.one_of(st.sampled_from(edges), faces) if edges else faces
+
+
+def rules_critical(roll: int, criticals: bool) -> str | None:
+    """RULES 1.1, written out: the flags depend on the face alone."""
+    if not criticals:
+        return None
+    return "luck" if roll <= 50 else "bad_luck" if roll >= 950 else None
 
 
 @st.composite
@@ -40,14 +60,14 @@ def single_tests(draw, criticals: bool | None = None) -> f.SingleTest:
     kind = draw(st.sampled_from(["attribute", "combined", "skill"]))
     names = draw(st.lists(st.sampled_from(NAMES), min_size=2, max_size=2, unique=True))
     names = names if kind == "combined" else names[:1]
-    attributes = [f.Attribute(name, draw(st.integers(0, 1000))) for name in names]
+    attributes = [f.Attribute(name, draw(attribute_values)) for name in names]
     modifiers = draw(modifiers_for(names))
     crits = draw(st.booleans()) if criticals is None else criticals
     if kind == "attribute":
         return f.AttributeTest(attributes[0], modifiers, crits)
     if kind == "combined":
         return f.CombinedTest(tuple(attributes), modifiers, crits)
-    return f.SkillTest(draw(st.integers(0, 25)), attributes[0], modifiers, crits)
+    return f.SkillTest(draw(levels), attributes[0], modifiers, crits)
 
 
 def expected_exact_threshold(test: f.SingleTest) -> Fraction:
@@ -144,18 +164,43 @@ def test_percent_rounds_half_up():
     assert f.percent(800, 801) == 1
 
 
-@PROPERTY
-@given(single_tests(), faces)
-def test_success_iff_roll_at_most_threshold(test, roll):
-    result = f.evaluate(test, roll)
-    assert result.success == (roll <= result.threshold.value)
-    assert result.distance == result.threshold.value - roll
-    assert 0 <= result.percent <= 100
-    if not test.criticals:
-        assert result.critical is None
-    else:
-        assert (result.critical == "luck") == (roll <= 50)
-        assert (result.critical == "bad_luck") == (roll >= 950)
+@pytest.mark.parametrize(
+    ("roll", "critical"),
+    [(1, "luck"), (50, "luck"), (51, None), (949, None), (950, "bad_luck"), (1000, "bad_luck")],
+)
+@pytest.mark.parametrize("limit", [-20, 0, 50, 500, 949, 950, 1200])
+def test_critical_flags_at_their_edges_whatever_the_threshold(roll, critical, limit):
+    result = f.evaluate(_exactly(limit), roll)
+    assert result.success == (roll <= limit)
+    assert result.critical == critical
+    assert f.evaluate(_exactly(limit, criticals=False), roll).critical is None
+
+
+def test_success_iff_roll_at_most_threshold():
+    seen = set()
+
+    @PROPERTY
+    @given(single_tests(), st.data())
+    def run(test, data):
+        limit = math.floor(expected_exact_threshold(test))
+        roll = data.draw(faces_near(limit))
+        result = f.evaluate(test, roll)
+        assert result.success == (roll <= limit)
+        assert result.distance == limit - roll
+        assert 0 <= result.percent <= 100
+        assert result.critical == rules_critical(roll, test.criticals)
+        seen.add((result.critical, result.success, test.criticals))
+        seen.add(("face", roll))
+        seen.add(("edge", roll - limit))
+
+    run()
+    # Each critical edge was rolled, a success and a failure at the threshold's own edge,
+    # and every flag with both outcomes (bad luck on a success: threshold ≥ 950).
+    assert {("face", face) for face in CRITICAL_EDGES} <= seen
+    assert {("edge", 0), ("edge", 1)} <= seen
+    for critical in ("luck", "bad_luck", None):
+        assert {(critical, True, True), (critical, False, True)} <= seen, critical
+    assert {(None, True, False), (None, False, False)} <= seen
 
 
 # ---------------------------------------------------------------------------
@@ -164,14 +209,75 @@ def test_success_iff_roll_at_most_threshold(test, roll):
 SWAPPED = {"a": "b", "b": "a", "draw": "draw", "none": "none"}
 
 
-@PROPERTY
-@given(single_tests(), single_tests(), faces, faces)
-def test_swapping_opposed_sides_swaps_the_winner(a, b, roll_a, roll_b):
-    forward = f.roll(f.OpposedTest(a, b), ScriptedDice([roll_a, roll_b]))
-    backward = f.roll(f.OpposedTest(b, a), ScriptedDice([roll_b, roll_a]))
-    assert backward.winner == SWAPPED[forward.winner]
-    assert forward.a.roll == roll_a
-    assert forward.b.roll == roll_b
+def rules_verdict(roll_a: int, limit_a: int, roll_b: int, limit_b: int) -> str:
+    """RULES 1.3, written out."""
+    a_ok, b_ok = roll_a <= limit_a, roll_b <= limit_b
+    if a_ok and b_ok:
+        a_distance, b_distance = limit_a - roll_a, limit_b - roll_b
+        return "draw" if a_distance == b_distance else "a" if a_distance > b_distance else "b"
+    return "a" if a_ok else "b" if b_ok else "none"
+
+
+def _success_faces(limit: int):
+    return st.integers(1, min(limit, 1000)) if limit >= 1 else None
+
+
+def _failure_faces(limit: int):
+    return st.integers(max(limit + 1, 1), 1000) if limit < 1000 else None
+
+
+@st.composite
+def opposed_cases(draw):
+    """Two sides and their faces, built (no `assume`) to reach every verdict: both succeed
+    (either may win), equal distances (draw), one succeeds (either), both fail."""
+    a, b = draw(single_tests()), draw(single_tests())
+    limit_a, limit_b = (math.floor(expected_exact_threshold(t)) for t in (a, b))
+    shape = draw(st.sampled_from(["any", "both", "draw", "only_a", "only_b", "none"]))
+    if shape == "draw":
+        low, high = max(0, limit_a - 1000, limit_b - 1000), min(limit_a, limit_b) - 1
+        if low <= high:
+            distance = draw(st.integers(low, high))
+            return a, b, limit_a - distance, limit_b - distance
+    wanted = {"both": (True, True), "only_a": (True, False), "only_b": (False, True)}.get(
+        shape, (False, False) if shape == "none" else None
+    )
+    if wanted is not None:
+        pick = [
+            (_success_faces if ok else _failure_faces)(limit)
+            for ok, limit in zip(wanted, (limit_a, limit_b), strict=True)
+        ]
+        if None not in pick:
+            return a, b, draw(pick[0]), draw(pick[1])
+    return a, b, draw(faces_near(limit_a)), draw(faces_near(limit_b))
+
+
+def test_opposed_verdict_follows_the_rules_and_swaps_with_the_sides():
+    seen = set()
+
+    @PROPERTY
+    @given(opposed_cases())
+    def run(case):
+        a, b, roll_a, roll_b = case
+        forward = f.roll(f.OpposedTest(a, b), ScriptedDice([roll_a, roll_b]))
+        backward = f.roll(f.OpposedTest(b, a), ScriptedDice([roll_b, roll_a]))
+        limits = [math.floor(expected_exact_threshold(t)) for t in (a, b)]
+        expected = rules_verdict(roll_a, limits[0], roll_b, limits[1])
+        assert forward.winner == expected
+        assert backward.winner == SWAPPED[expected]
+        assert (forward.a.roll, forward.b.roll) == (roll_a, roll_b)
+        both = forward.a.success and forward.b.success
+        seen.add((expected, "on distance" if both else "alone"))
+
+    run()
+    # b wins both ways (the reversed verdict), draws happen, and so does "nobody".
+    assert {
+        ("a", "on distance"),
+        ("a", "alone"),
+        ("b", "on distance"),
+        ("b", "alone"),
+        ("draw", "on distance"),
+        ("none", "alone"),
+    } <= seen
 
 
 def _odds_by_counting(threshold_a: int, threshold_b: int) -> f.OpposedOdds:
@@ -192,12 +298,13 @@ def _odds_by_counting(threshold_a: int, threshold_b: int) -> f.OpposedOdds:
     return f.OpposedOdds(*(Fraction(counts[k], total) for k in ("a", "draw", "b", "none")))
 
 
-def _opposed(threshold_a: int, threshold_b: int) -> f.OpposedTest:
-    # An attribute test with only an action modifier has exactly the wanted threshold.
-    def side(limit: int) -> f.AttributeTest:
-        return f.AttributeTest(f.Attribute("Siła", 0), (f.Modifier(limit, "action"),))
+def _exactly(limit: int, *, criticals: bool = True) -> f.AttributeTest:
+    """An attribute test with only an action modifier has exactly the wanted threshold."""
+    return f.AttributeTest(f.Attribute("Siła", 0), (f.Modifier(limit, "action"),), criticals)
 
-    return f.OpposedTest(side(threshold_a), side(threshold_b))
+
+def _opposed(threshold_a: int, threshold_b: int) -> f.OpposedTest:
+    return f.OpposedTest(_exactly(threshold_a), _exactly(threshold_b))
 
 
 @pytest.mark.parametrize(("threshold_a", "threshold_b"), [(650, 420), (1200, -30)])
@@ -267,18 +374,44 @@ def initiative_tests(draw) -> f.InitiativeTest:
     return f.InitiativeTest(entries, draw(st.booleans()))
 
 
-@PROPERTY
-@given(initiative_tests(), st.lists(st.sampled_from([100, 300, 500, 950]), min_size=6, max_size=6))
-def test_initiative_order_is_a_permutation_sorted_by_score(test, rolls):
-    result = f.roll(test, ScriptedDice(rolls[: len(test.characters)]))
-    names = [c.name for c in test.characters]
-    assert sorted(result.order) == sorted(names)
-    speed = {c.name: c.speed for c in test.characters}
-    keys = [(-result.scores[n], -speed[n], f.polish_sort_key(n)) for n in result.order]
-    assert keys == sorted(keys)
-    for entry, roll in zip(result.rolls, rolls, strict=False):
-        assert entry.result.roll == roll
-        assert entry.score == entry.result.threshold.value - roll
+@st.composite
+def initiative_cases(draw):
+    """A test and its faces, each face aimed at a score from a small set, so scores tie
+    often: between equal and between different Szybkość."""
+    test = draw(initiative_tests())
+    rolls = []
+    for single in test.tests:
+        limit = f.threshold(single).value
+        roll = limit - draw(st.sampled_from([0, 100, 250]))
+        rolls.append(roll if 1 <= roll <= 1000 else draw(faces_near(limit)))
+    return test, rolls
+
+
+def test_initiative_order_is_sorted_by_score_then_szybkosc_then_name():
+    seen = set()
+
+    @PROPERTY
+    @given(initiative_cases())
+    def run(case):
+        test, rolls = case
+        result = f.roll(test, ScriptedDice(rolls))
+        speed = {c.name: c.speed for c in test.characters}
+        scores = {
+            c.name: math.floor(expected_exact_threshold(single)) - roll
+            for c, single, roll in zip(test.characters, test.tests, rolls, strict=True)
+        }
+        assert result.scores == scores
+        expected = sorted(scores, key=lambda n: (-scores[n], -speed[n], f.polish_sort_key(n)))
+        assert list(result.order) == expected
+        for entry, roll in zip(result.rolls, rolls, strict=True):
+            assert entry.result.roll == roll
+            assert entry.score == entry.result.threshold.value - roll
+        for first, second in itertools.pairwise(expected):
+            if scores[first] == scores[second]:
+                seen.add("Szybkość decides" if speed[first] != speed[second] else "name decides")
+
+    run()
+    assert seen == {"Szybkość decides", "name decides"}
 
 
 def test_polish_name_order():
@@ -307,23 +440,61 @@ def test_initiative_without_probability():
 # Healing
 
 
-@PROPERTY
-@given(
-    single_tests(criticals=None).filter(lambda t: isinstance(t, f.SkillTest)),
-    st.integers(1, 500),
-    st.data(),
-)
-def test_healing_stays_within_zero_and_max(skill, max_hp, data):
-    hp = data.draw(st.integers(0, max_hp))
-    roll = data.draw(faces)
-    result = f.roll(f.HealingTest(skill, hp, max_hp), ScriptedDice([roll]))
-    assert 0 <= result.effect.hp_after <= max_hp
-    assert result.effect.frees_effect == result.result.success
-    if not result.result.success:
-        assert result.effect.hp_after <= hp
-    if result.result.critical is None:
-        expected = min(max_hp, hp + result.result.distance) if result.result.success else hp
+@st.composite
+def healing_cases(draw):
+    """A healing roll (skill test, HP, max HP, face), with cases aimed (no `assume`) at
+    critical luck on a success, bad luck on a success and on a failure, the HP neither zero
+    nor at the cap, so the tenth of RULES 1.6 shows; and any case at all."""
+    shape = draw(st.sampled_from(["luck_success", "bad_success", "bad_failure", "any"]))
+    if shape == "any":
+        skill = draw(single_tests().filter(lambda t: isinstance(t, f.SkillTest)))
+        max_hp = draw(st.integers(1, 500))
+        hp = draw(st.one_of(st.sampled_from([0, max_hp]), st.integers(0, max_hp)))
+        limit = math.floor(expected_exact_threshold(skill))
+        return skill, hp, max_hp, draw(faces_near(limit))
+    # Level 25 always passes 950 (threshold ≥ 1000); level 0 never reaches it (≤ 500).
+    level = {"luck_success": draw(levels), "bad_success": 25, "bad_failure": 0}[shape]
+    skill = f.SkillTest(level, f.Attribute("Mądrość", draw(st.integers(2, 1000))), (), True)
+    limit = math.floor(expected_exact_threshold(skill))
+    low, high = {
+        "luck_success": (1, min(50, limit)),
+        "bad_success": (950, 1000),
+        "bad_failure": (950, 1000),
+    }[shape]
+    hp = draw(st.integers(10, 2000))
+    max_hp = hp + draw(st.integers(0, 2000))
+    return skill, hp, max_hp, draw(st.one_of(st.sampled_from([low, high]), st.integers(low, high)))
+
+
+def test_healing_follows_rules_1_6_and_stays_within_zero_and_max():
+    seen = set()
+
+    @PROPERTY
+    @given(healing_cases())
+    def run(case):
+        skill, hp, max_hp, roll = case
+        limit = math.floor(expected_exact_threshold(skill))
+        result = f.roll(f.HealingTest(skill, hp, max_hp), ScriptedDice([roll]))
+        # RULES 1.6, written out: HP before the action; luck adds a tenth on a success,
+        # bad luck takes a tenth on a success or a failure.
+        success, critical, tenth = roll <= limit, rules_critical(roll, skill.criticals), hp // 10
+        loss = tenth if critical == "bad_luck" else 0
+        if success:
+            bonus = tenth if critical == "luck" else 0
+            expected = min(max_hp, hp - loss + (limit - roll) + bonus)
+        else:
+            expected = hp - loss
         assert result.effect.hp_after == expected
+        assert 0 <= result.effect.hp_after <= max_hp
+        assert result.effect.frees_effect == success
+        seen.add((critical, success))
+        if tenth and expected < max_hp:  # the tenth shows: neither zero nor under the cap
+            seen.add((critical, success, "uncapped"))
+
+    run()
+    assert {(c, ok) for c in ("luck", "bad_luck", None) for ok in (True, False)} <= seen
+    assert {("luck", True, "uncapped"), ("bad_luck", True, "uncapped")} <= seen
+    assert ("bad_luck", False, "uncapped") in seen
 
 
 def test_healing_critical_luck_uses_hp_before_the_action():

@@ -20,8 +20,14 @@ def test_highest_score_first():
 def test_ties_go_to_the_higher_speed_then_the_name_in_polish_order():
     fast = Entry(5, "Zofia", speed=900, score=200)
     cma = Entry(6, "Ćma", speed=500, score=200)
-    order = current_order((BORYS, cma, fast), turn=1)
-    assert names(order) == ["Zofia", "Borys", "Ćma"]
+    # By code point "Dorota" < "Ćma"; in Polish order C < Ć < D.
+    dorota = Entry(7, "Dorota", speed=500, score=200)
+    order = current_order((dorota, BORYS, cma, fast), turn=1)
+    assert names(order) == ["Zofia", "Borys", "Ćma", "Dorota"]
+    # A tie made by a modifier is broken the same way: Anna (Szybkość 600) 300 − 100 = 200.
+    slowed = OrderModifier(character_id=1, value=-100, from_turn=1, turns=1)
+    order = current_order((dorota, BORYS, cma, fast, ANNA), turn=1, modifiers=[slowed])
+    assert names(order) == ["Zofia", "Anna", "Borys", "Ćma", "Dorota"]
 
 
 def test_a_modifier_counts_from_its_turn_for_n_turns_and_ends_by_itself():

@@ -1,6 +1,7 @@
 """q10: XzY pools with open-ended tens, and their exact odds (RULES.md §2)."""
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 
 import icepool
@@ -53,6 +54,60 @@ def test_roll_invariants(test, seed):
     assert result.margin == result.total - result.difficulty
     assert result.raises_achieved == (test.raises if result.success else 0)
     assert result.to_dict()["dice"] == [*result.faces, *result.extra]
+
+
+# Faces with tens (and so open-ended chains of them) as often as any other face.
+q10_faces = st.lists(st.one_of(st.just(10), st.integers(1, 10)), min_size=30, max_size=30).map(
+    lambda faces: [*faces, *[3] * 30]
+)  # a chain of tens always ends
+
+
+def test_success_at_the_difficulty_and_open_ended_tens():
+    """The total against a final difficulty set exactly at it (success, margin 0) or one
+    above (failure), on faces rich in tens; every ten among the X adds a die, a ten on an
+    extra die one more."""
+    seen = set()
+
+    @PROPERTY
+    @given(pool_tests(), q10_faces, st.sampled_from([0, 1]))
+    def run(test, faces, above):
+        total = q10.roll(test, ScriptedDice(faces)).total
+        pool = q10.effective_pool(test)
+        shown, kept = faces[: pool.x], sorted(faces[: pool.x], reverse=True)[: pool.y]
+        extra, pending, at = [], shown.count(10), pool.x
+        while pending:  # RULES 2, written out: each 10 among the X and every extra 10 adds a die
+            face, at, pending = faces[at], at + 1, pending - 1
+            extra.append(face)
+            pending += face == 10
+        assert total == sum(kept) + sum(extra)
+        adjustments = sum(c.value for c in test.circumstances) + 5 * test.raises
+        difficulty = total + above - adjustments
+        if difficulty < 0:
+            return
+        exact = q10.roll(replace(test, difficulty=difficulty), ScriptedDice(faces))
+        assert exact.difficulty == total + above
+        assert exact.success == (above == 0)
+        assert exact.margin == -above
+        assert exact.raises_achieved == (test.raises if above == 0 else 0)
+        seen.add(("at the difficulty" if above == 0 else "one short", test.raises > 0))
+        seen.add(("tens among the X", min(shown.count(10), 2)))
+        seen.add(("an extra ten", 10 in extra))
+        seen.add(("dice capped at 10", pool.modified_x > 10))
+
+    run()
+    assert {
+        ("at the difficulty", True),
+        ("at the difficulty", False),
+        ("one short", True),
+        ("one short", False),
+        ("tens among the X", 0),
+        ("tens among the X", 1),
+        ("tens among the X", 2),
+        ("an extra ten", True),
+        ("an extra ten", False),
+        ("dice capped at 10", True),
+        ("dice capped at 10", False),
+    } <= seen
 
 
 def test_extra_dice_come_after_all_pool_dice():

@@ -1,5 +1,7 @@
 """No input produces a 500: every form and URL of the site, fed garbage."""
 
+import uuid
+
 import pytest
 from django.urls import reverse
 
@@ -13,7 +15,7 @@ GARBAGE = [
     {"title": "A" * 5000, "name": "\x00", "status": "💥", "character": "abc"},
     {
         "character": "999999999999999999999",
-        "narration": "\ud800" if False else "\u202e",
+        "narration": "\u202e",  # right-to-left override
         "count": "-1",
     },
     {"hp_current": "1e99", "kind": "plague", "description": "", "reason": "r" * 1000},
@@ -60,6 +62,40 @@ def test_garbage_posts_never_raise_server_errors(table, client_for, who):
         for data in GARBAGE:
             response = client.post(url, data)
             assert response.status_code < 500, (url, data)
+
+
+# What a browser or a script can send but a str cannot hold: a lone surrogate (UTF-8 as
+# CESU writes it), bytes that are no UTF-8 at all, NUL (PostgreSQL refuses it in text).
+RAW_GARBAGE = [
+    b"narration=%ED%A0%80&nc_note=%ED%B0%80&title=%ED%A0%80&name=%ED%A0%80&reason=%ED%A0%80",
+    b"narration=%FF%FE%C0%AF&description=%C3%28&title=%80&name=%F0%28%8C%28&comment=%FF",
+    b"narration=a%00b&nc_note=%00&title=%00&name=%00&description=%00&reason=%00&effect=%00",
+]
+
+
+@pytest.mark.parametrize("who", ["gm", "bob"])
+def test_undecodable_bytes_never_raise_server_errors(table, client_for, who):
+    post = post_create(
+        session=table.session, author=table.bob, character=None, narration="x", nc_note=""
+    )
+    client = client_for(getattr(table, who))
+    for url in all_post_urls(table, post):
+        for body in RAW_GARBAGE:
+            response = client.post(url, body, content_type="application/x-www-form-urlencoded")
+            assert response.status_code < 500, (url, body)
+
+
+def test_a_lone_surrogate_reaches_a_post_as_replacement_characters(table, client_for):
+    """The bytes are decoded, not dropped: the form sees (and stores) U+FFFD."""
+    from diary.models import Post
+
+    response = client_for(table.bob).post(
+        reverse("diary:post_create", args=[table.session.pk]),
+        b"narration=Borys%ED%A0%80&nc_note=&token=" + str(uuid.uuid4()).encode(),
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 302
+    assert Post.objects.get(narration__startswith="Borys").narration == "Borys\ufffd\ufffd\ufffd"
 
 
 def test_unknown_ids_are_404_not_500(client_for, make_user):
