@@ -147,3 +147,28 @@ def test_seed_system_sessions_returns_the_characters_by_their_short_names(make_u
         )
         == 2
     )
+
+
+def test_the_demo_rolls_every_test_of_each_other_system():
+    """Issue 10's Done when: through the panel's service, Q10 a pool with a 10 and a raise;
+    Ciernie attribute, combined, comparative, effect, skill with a delay and a reroll; Ars
+    Magica simple, stress with a doubling and stress with a botch check."""
+    from rolls.models import Roll
+
+    call_command("seed_demo")
+    results = {"q10": [], "ciernie": [], "arsmagica": []}
+    for roll in Roll.objects.filter(session__system__in=results).order_by("session", "seq"):
+        results[roll.session.system].append(roll.record["result"])
+    q10 = results["q10"]
+    assert any(10 in r["faces"] and r["extra"] and r["raises_achieved"] >= 1 for r in q10)
+    ciernie = results["ciernie"]
+    assert {"attribute", "combined", "comparative", "effect", "skill", "reroll"} == {
+        r["test"] for r in ciernie
+    }
+    assert any(r["test"] == "skill" and r["outcome"] == "delay" for r in ciernie)
+    reroll = next(r for r in ciernie if r["test"] == "reroll")
+    assert reroll["first"]["outcome"] in ("failure", "critical_failure")
+    ars = results["arsmagica"]
+    assert any(r["test"] == "simple" for r in ars)
+    assert any(r["test"] == "stress" and r["doublings"] >= 1 for r in ars)
+    assert any(r["test"] == "stress" and r["die_faces"][0] == 0 and r["botch_faces"] for r in ars)
