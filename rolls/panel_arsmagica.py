@@ -20,6 +20,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_
 from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number, with_minus
 from characters.systems import words_for
+from rolls.case_forms import SheetCaseForm
 from rolls.cases import Case, CaseDie, CaseLine, CasePreview, SystemPanel, register
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
@@ -86,7 +87,7 @@ def percent_text(chance: Fraction) -> str:
     return text(chance)
 
 
-class ArsForm(forms.Form):
+class ArsForm(SheetCaseForm):
     """One Ars Magica test: who, Cecha + Umiejętność from the sheet, modifiers, ease factor."""
 
     mode: ClassVar[str] = ""
@@ -117,22 +118,8 @@ class ArsForm(forms.Form):
         help_text=gettext_lazy("Choose “another value” above and type it here."),
     )
 
-    def __init__(
-        self,
-        data=None,
-        *,
-        characters: list[Character],
-        all_characters: list[Character] | None = None,
-        gm: bool,
-        session=None,
-        prefix: str | None = None,
-    ):
-        super().__init__(data, prefix=prefix)
-        self.characters = {c.pk: c for c in characters}
-        self.all_characters = list(all_characters or characters)
-        self.gm = gm
-        self.session = session
-        self._case: Case | None = None
+    def __init__(self, data=None, *, characters: list[Character], gm: bool, **kwargs):
+        super().__init__(data, characters=characters, gm=gm, **kwargs)
         ease_range = EASE_RANGE_MESSAGE % {"max": EASE_MAX}
         self.fields["ease_value"].error_messages.update(
             {"min_value": ease_range, "max_value": ease_range}
@@ -196,18 +183,6 @@ class ArsForm(forms.Form):
             for row in range(1, TYPED_ROWS + 1)
             if f"modifier_{row}" in self.fields
         ]
-
-    def _raw(self, name: str):
-        value = self.data.get(self.add_prefix(name)) if self.is_bound else None
-        if value in (None, ""):
-            return self.fields[name].initial if name in self.fields else None
-        return value
-
-    def selected_character(self) -> Character | None:
-        try:
-            return self.characters.get(int(self._raw("character")))
-        except (TypeError, ValueError):
-            return next(iter(self.characters.values()), None)
 
     @staticmethod
     def _characteristic_row(character: Character | None, attribute_id: int):

@@ -24,6 +24,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
 from rolls import cases
+from rolls.case_forms import SheetCaseForm
 from rolls.cases import Case, CaseLine, CasePreview, SystemPanel
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
@@ -174,7 +175,7 @@ def _modifier(value: int, source: str, label: str | None = None, reason: str | N
 # The forms
 
 
-class CiernieForm(forms.Form):
+class CiernieForm(SheetCaseForm):
     """What every mode has: the character, the difficulty, the sheet's modifiers, the GM's
     typed modifier and the reroll. A subclass adds its mode's fields, says which attributes
     it tests (`tested_attribute_ids`) and builds the engine's base test (`base_case`)."""
@@ -222,22 +223,8 @@ class CiernieForm(forms.Form):
 
     GM_FIELDS = ("modifier", "modifier_reason")
 
-    def __init__(
-        self,
-        data=None,
-        *,
-        characters: list[Character],
-        all_characters: list[Character] | None = None,
-        gm: bool,
-        session=None,
-        prefix: str | None = None,
-    ):
-        super().__init__(data, prefix=prefix)
-        self.characters = {c.pk: c for c in characters}
-        self.all_characters = list(all_characters if all_characters is not None else characters)
-        self.gm = gm
-        self.session = session
-        self._case: Case | None = None
+    def __init__(self, data=None, *, characters: list[Character], gm: bool, **kwargs):
+        super().__init__(data, characters=characters, gm=gm, **kwargs)
         if "modifier" in self.fields:
             range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_MODIFIER_LIMIT}
             self.fields["modifier"].error_messages.update(
@@ -257,18 +244,6 @@ class CiernieForm(forms.Form):
                 self.fields.pop(name, None)
 
     # -- before validation: the chosen character, labels with the sheet's numbers ---------
-
-    def _raw(self, name: str):
-        value = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
-        if value in (None, "") and name in self.fields:
-            return self.fields[name].initial
-        return value
-
-    def selected_character(self) -> Character | None:
-        try:
-            return self.characters.get(int(self._raw("character")))
-        except (TypeError, ValueError):
-            return next(iter(self.characters.values()), None)
 
     def attribute_choices(self, character: Character | None) -> list[tuple[Any, str]]:
         values = _values(character) if character else {}

@@ -18,6 +18,7 @@ from django.utils.translation import gettext_lazy
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
 from rolls import cases
+from rolls.case_forms import SheetCaseForm
 from rolls.cases import Case, CaseDie, CaseLine, CasePreview
 from rolls.engine import q10
 from rolls.forms import character_label
@@ -89,7 +90,7 @@ def _source_keep(source) -> int:
     return int(getattr(source, "keep_modifier", 0) or 0)
 
 
-class PoolForm(forms.Form):
+class PoolForm(SheetCaseForm):
     """One q10 test: whose pool, from what, against which difficulty."""
 
     character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
@@ -136,10 +137,8 @@ class PoolForm(forms.Form):
 
     panel_template = "rolls/panel_q10.html"
 
-    def __init__(self, *args, characters, gm: bool, all_characters=(), session=None, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.gm = gm
-        self.characters = {c.pk: c for c in characters}
+    def __init__(self, *args, characters, gm: bool, **kwargs):
+        super().__init__(*args, characters=characters, gm=gm, **kwargs)
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
@@ -184,16 +183,6 @@ class PoolForm(forms.Form):
     def _skill_label(skill: Skill, character: Character | None) -> str:
         level = character.skill_level(skill.pk) if character else 0
         return _("%(skill)s (level %(level)s)") % {"skill": skill.name, "level": level}
-
-    def _raw(self, name: str):
-        value = self.data.get(name) if self.is_bound else None
-        return self.fields[name].initial if value in (None, "") else value
-
-    def selected_character(self) -> Character | None:
-        try:
-            return self.characters.get(int(self._raw("character")))
-        except (TypeError, ValueError):
-            return next(iter(self.characters.values()), None)
 
     @staticmethod
     def source_options(character: Character | None):
