@@ -138,6 +138,20 @@ def _refuse_mode(request, access):
     return _render_panel(request, panel, refusal=refusal, status=400)
 
 
+def _post_and_answered_ask(token_form, session):
+    """The post a roll lands in (None: the service picks) and the request it answers, from
+    the panel's token form; a request that is gone is refused like a closed one."""
+    target = None
+    if post_id := token_form.cleaned_data.get("post"):
+        target = Post.objects.filter(pk=post_id, session=session).first()
+    answers = None
+    if ask_id := token_form.cleaned_data.get("ask"):
+        answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
+        if answers is None:
+            raise ValidationError({"ask": _("This request is no longer open.")})
+    return target, answers
+
+
 def _panel_roll(request, access, mode: str):
     session = access.session
     if session.system != "forum1000":
@@ -145,15 +159,8 @@ def _panel_roll(request, access, mode: str):
     panel = Panel(session, request.user, mode, request.POST, access)
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
-        target = None
-        if post_id := panel.token_form.cleaned_data.get("post"):
-            target = Post.objects.filter(pk=post_id, session=session).first()
-        answers = None
-        if ask_id := panel.token_form.cleaned_data.get("ask"):
-            answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
         try:
-            if ask_id and answers is None:
-                raise ValidationError({"ask": _("This request is no longer open.")})
+            target, answers = _post_and_answered_ask(panel.token_form, session)
             made = services.roll_make(
                 session=session,
                 by=request.user,
@@ -188,15 +195,8 @@ def _case_panel_roll(request, access, mode: str):
     panel = CasePanel(session, request.user, mode, request.POST, access)
     fresh_url = None
     if panel.is_valid():
-        target = None
-        if post_id := panel.token_form.cleaned_data.get("post"):
-            target = Post.objects.filter(pk=post_id, session=session).first()
-        answers = None
-        if ask_id := panel.token_form.cleaned_data.get("ask"):
-            answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
         try:
-            if ask_id and answers is None:
-                raise ValidationError({"ask": _("This request is no longer open.")})
+            target, answers = _post_and_answered_ask(panel.token_form, session)
             made = services.roll_make_case(
                 session=session,
                 by=request.user,
