@@ -1,9 +1,9 @@
-"""Every URL × every role × GET and POST answers what docs/decisions.md's table says.
+"""Every URL × every role × GET and POST answers what config/access_matrix.py's table says.
 
-The table (between the `access-matrix` markers in docs/decisions.md) is the one place a
-reader learns who may open what; this test walks the URL configuration, so a new URL
-without a row fails, and a refused request (login redirect, 403, 404, 405, 429) must leave
-every table of the database exactly as it was.
+That table is the one place the expected answers live; docs/decisions.md shows the same
+table to readers (between its `access-matrix` markers; a test keeps them equal). This test
+walks the URL configuration, so a new URL without a row fails, and a refused request (login
+redirect, 403, 404, 405, 429) must leave every table of the database exactly as it was.
 
 Roles, all around one running session S:
 - anonymous;
@@ -28,6 +28,7 @@ from django.urls import URLResolver, get_resolver, reverse
 
 from characters.models import Skill
 from characters.services import sheet_proposal_create
+from config import access_matrix
 from diary import services as diary_services
 from diary.models import Participation
 from rolls import services as roll_services
@@ -37,7 +38,7 @@ from tests.diary_entries import effect_entry, grant_entry
 pytestmark = pytest.mark.django_db
 
 DECISIONS = Path(settings.BASE_DIR) / "docs" / "decisions.md"
-ROLES = ["anonymous", "outsider", "other_player", "player", "gm", "moderator", "superuser"]
+ROLES = list(access_matrix.ROLES)
 # Tables a request may touch without changing anything anyone reads: the log-in session
 # and the rate limiter's counters.
 NOT_COMPARED = {"sessions", "admin"}
@@ -50,16 +51,30 @@ def site_url_names() -> list[str]:
 
 
 def documented_matrix() -> dict[tuple[str, str], dict[str, str]]:
+    """(URL name, method) → role → the expected answer, from config/access_matrix.py."""
+    rows = {}
+    for name, method, *statuses in access_matrix.MATRIX:
+        assert len(statuses) == len(ROLES), (name, method)
+        assert (name, method) not in rows, f"two rows for {name} {method}"
+        rows[(name, method)] = dict(zip(ROLES, statuses, strict=True))
+    return rows
+
+
+def decisions_table() -> list[list[str]]:
     text = DECISIONS.read_text(encoding="utf-8")
     block = re.search(r"<!-- access-matrix:start -->(.*?)<!-- access-matrix:end -->", text, re.S)
     assert block, "docs/decisions.md has no access-matrix table"
-    rows = {}
-    for line in block.group(1).strip().splitlines()[2:]:
-        cells = [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")]
-        name, method, *statuses = cells
-        assert len(statuses) == len(ROLES), line
-        rows[(name, method)] = dict(zip(ROLES, statuses, strict=True))
-    return rows
+    lines = block.group(1).strip().splitlines()
+    return [
+        [cell.strip().strip("`") for cell in line.strip().strip("|").split("|")] for line in lines
+    ]
+
+
+def test_the_readers_table_is_the_codes_table():
+    """docs/decisions.md shows exactly config/access_matrix.py: same roles, same rows."""
+    header, _rule, *rows = decisions_table()
+    assert header == ["URL", "method", *ROLES]
+    assert [tuple(row) for row in rows] == list(access_matrix.MATRIX)
 
 
 class World:
