@@ -3,7 +3,10 @@
 The URLs come from the URL configuration (through the access matrix's table in
 docs/decisions.md), so a new URL is fuzzed without anyone adding it here. Each is posted to as
 the most privileged role the table lets through (the GM, then the moderator, then the player
-...), in the access matrix's World: one running session with everything its URLs point at.
+...; one the form answers, 200 or 400, before one only redirected: sign-up is fuzzed as the
+anonymous visitor), in the access matrix's World: one running session with everything its
+URLs point at. A URL no role may POST to in this world (a plan, once the session runs) is
+fuzzed as the GM: it must refuse cleanly.
 
 The field names (and their right values: hidden tokens, the options of a select) are read from
 the forms the site's own pages render with that URL as their action. Hypothesis then sends
