@@ -1,0 +1,164 @@
+"""The roll panel and the diary with the keyboard alone (Tab, Shift+Tab, Enter, Space, arrows).
+
+A player of the demo session ("gracz", Lirael) starts every page at the skip link (the first
+Tab stop), follows it into the main content, and from there reaches the panel's tabs and
+modes, fills a roll, sees its chance and rolls; in the diary they jump to the post form,
+write and publish. No click, no fill(): only key presses. Each focused element must show
+a visible focus ring (the site's :focus-visible outline).
+"""
+
+import io
+
+import pytest
+from django.core.management import call_command
+from playwright.sync_api import expect
+
+from diary.models import GameSession, Post
+from rolls.management.commands.seed_demo import DEMO_USERS, SESSION_TITLE
+from rolls.models import Roll
+from tests.browser.axe import violations
+from tests.browser.conftest import log_in
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Measured: 12 Tab presses from the skip link's target to "Roll" in the default mode
+# (back link, fight history, two tabs, two modes, character, attribute, one ability,
+# post, "Show the chance", "Roll"). A little headroom for one more sheet entry.
+DEFAULT_MODE_TABS_TO_ROLL = 15
+# Measured: 5 from the skip link's target to "Publish" (jump link, then the form's fields).
+DIARY_TABS_TO_PUBLISH = 8
+
+FOCUSED = """() => {
+  const e = document.activeElement;
+  const style = getComputedStyle(e);
+  return {
+    tag: e.tagName, id: e.id, name: e.getAttribute("name") || "",
+    text: (e.innerText || "").trim(), testid: e.dataset.testid || "",
+    classes: e.className || "",
+    ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) >= 2,
+    top: e.getBoundingClientRect().top,
+  };
+}"""
+
+
+def focused(page) -> dict:
+    return page.evaluate(FOCUSED)
+
+
+def tab(page, *, backwards: bool = False) -> dict:
+    page.keyboard.press("Shift+Tab" if backwards else "Tab")
+    now = focused(page)
+    assert now["ring"], f"no visible focus ring on {now}"
+    return now
+
+
+def tab_until(page, wanted, limit: int) -> tuple[int, dict]:
+    """Tab (counting) until `wanted(focused)` holds; fails after `limit` presses."""
+    seen = []
+    for presses in range(1, limit + 1):
+        now = tab(page)
+        if wanted(now):
+            return presses, now
+        seen.append(now["text"] or now["name"] or now["tag"])
+    raise AssertionError(f"not reached in {limit} Tab presses: {seen}")
+
+
+def through_the_skip_link(page) -> None:
+    """The first Tab stop is the skip link, visible once focused; Enter lands in <main>."""
+    skip = page.locator("a.skip-link")
+    assert skip.bounding_box()["y"] < 0  # off-screen until focused
+    first = tab(page)
+    assert first["classes"] == "skip-link" and first["text"] == "Przejdź do treści", first
+    assert first["top"] >= 0  # shown on focus
+    page.keyboard.press("Enter")
+    assert focused(page)["id"] == "content"
+
+
+COUNT_REDRAWS = """() => document.addEventListener("htmx:afterSettle", () => {
+  const root = document.documentElement;
+  root.dataset.redraws = String(Number(root.dataset.redraws || 0) + 1);
+})"""
+
+
+def wait_for_redraws(page, count: int) -> None:
+    expect(page.locator("html")).to_have_attribute("data-redraws", str(count))
+
+
+@pytest.fixture
+def demo():
+    call_command("seed_demo", stdout=io.StringIO())
+    return GameSession.objects.get(title=SESSION_TITLE)
+
+
+def test_the_roll_button_is_a_few_tab_presses_from_the_skip_link(page, demo):
+    log_in(page, "gracz", DEMO_USERS["gracz"])
+    page.goto(f"/sessions/{demo.pk}/rolls/panel/")
+    through_the_skip_link(page)
+    _presses, button = tab_until(
+        page, lambda f: f["classes"] == "roll-button", DEFAULT_MODE_TABS_TO_ROLL
+    )
+    assert button["text"] == "Wykonaj rzut"
+    # And back: Shift+Tab walks the same order in reverse.
+    assert tab(page, backwards=True)["testid"] == "show-chance"
+
+
+def test_a_player_picks_a_mode_fills_it_sees_the_chance_and_rolls_by_keyboard(page, demo):
+    log_in(page, "gracz", DEMO_USERS["gracz"])
+    page.goto(f"/sessions/{demo.pk}/rolls/panel/")
+    through_the_skip_link(page)
+    # The tabs: "Umiejętności" (skills), followed with Enter.
+    tab_until(page, lambda f: "tab" in f["classes"].split() and f["text"] == "Umiejętności", 6)
+    page.keyboard.press("Enter")
+    page.wait_for_url("**mode=skill**")
+    page.evaluate(COUNT_REDRAWS)
+    through_the_skip_link(page)
+    # The skills tab's modes: "test umiejętności" is current; "leczenie" is the other one.
+    tab_until(page, lambda f: f["id"] == "id_a-skill", 12)
+    # Arrows pick the skill: the panel redraws (htmx) and keeps the focus on the field.
+    page.keyboard.press("ArrowDown")
+    wait_for_redraws(page, 1)
+    assert focused(page)["id"] == "id_a-skill"
+    skill = page.locator("#id_a-skill").input_value()
+    assert skill
+    chance = page.get_by_test_id("chance")
+    expect(chance).to_have_count(1)
+    assert chance.inner_text().endswith("%")
+    # The panel with the chance shown passes axe too; then on to "Roll", pressed with Space.
+    assert not violations(page)
+    tab_until(page, lambda f: f["classes"] == "roll-button", 8)
+    before = Roll.objects.filter(session=demo).count()
+    page.keyboard.press("Space")
+    page.wait_for_load_state("load")
+    expect(page.get_by_test_id("chance")).to_have_count(0, timeout=15_000)
+    rolled = Roll.objects.filter(session=demo).order_by("-seq").first()
+    assert Roll.objects.filter(session=demo).count() == before + 1
+    assert rolled.test == "skill" and rolled.character.name == "Lirael"
+    assert not violations(page)
+
+
+def test_a_player_writes_and_publishes_a_post_by_keyboard(page, demo):
+    log_in(page, "gracz", DEMO_USERS["gracz"])
+    page.goto(f"/sessions/{demo.pk}/")
+    through_the_skip_link(page)
+    jump = tab(page)
+    assert jump["text"] == "Napisz wpis", jump
+    page.keyboard.press("Enter")
+    assert focused(page)["id"] == "write"
+    presses = 0
+    # The narrating character: arrows on the select (the first choice is "none").
+    presses += 1
+    assert tab(page)["name"] == "character"
+    page.keyboard.press("ArrowDown")
+    assert page.locator("#write select[name=character]").input_value()
+    presses += 1
+    assert tab(page)["name"] == "narration"
+    page.keyboard.type("Lirael przechodzi bród *bez słowa*.")
+    more, _button = tab_until(page, lambda f: f["text"] == "Opublikuj", DIARY_TABS_TO_PUBLISH)
+    assert presses + more <= DIARY_TABS_TO_PUBLISH
+    before = Post.objects.filter(session=demo).count()
+    page.keyboard.press("Enter")
+    page.wait_for_load_state("load")
+    expect(page.locator("article.post", has_text="Lirael przechodzi bród")).to_have_count(1)
+    assert Post.objects.filter(session=demo).count() == before + 1
+    post = Post.objects.filter(session=demo).order_by("-pk").first()
+    assert post.character.owner.username == "gracz" and "bez słowa" in post.narration
