@@ -70,7 +70,7 @@ def verify_chain(
     every stored case again through the engine."""
     from rolls import recompute as recomputing
     from rolls import signing
-    from rolls.models import ENTRY_KINDS
+    from rolls.models import is_entry_record
 
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
     for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
@@ -86,7 +86,7 @@ def verify_chain(
             problem := signing.signature_problem(row_hash, key_id, signature, keys)
         ):
             return ChainReport(count, prev_hash, broken_seq=seq, problem=problem)
-        if recompute and (detail := recomputing.recompute_problem(record, ENTRY_KINDS)):
+        if recompute and (detail := recomputing.recompute_problem(record, is_entry_record)):
             return ChainReport(
                 count, prev_hash, broken_seq=seq, problem="wrong_result", detail=detail
             )

@@ -19,6 +19,12 @@ from diary.models import GameSession, Post
 ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use")
 
 
+def is_entry_record(record: dict) -> bool:
+    """A diary entry's record (it holds "entry" and no die); a case roll's mode may share a
+    kind's name (a system's "effect" test), so the kind alone does not tell."""
+    return record.get("kind") in ENTRY_KINDS and "entry" in record
+
+
 class LedgerError(Exception):
     """An attempt to change or delete a roll."""
 

@@ -17,7 +17,7 @@ from django.utils.translation import gettext_lazy
 from characters.numbers import signed_text, with_minus
 from rolls import cases
 from rolls.engine import forum1000 as f1000
-from rolls.models import ENTRY_KINDS
+from rolls.models import is_entry_record
 
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
 CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}
@@ -235,7 +235,8 @@ def roll_view(roll) -> RollView:
 
 def _roll_view(roll) -> RollView:
     record = roll.record
-    result = record.get("result") if record["kind"] in ENTRY_KINDS else record["result"]
+    entry = is_entry_record(record)
+    result = record.get("result") if entry else record["result"]
     people = record["characters"]
     view = RollView(
         seq=roll.seq,
@@ -245,7 +246,7 @@ def _roll_view(roll) -> RollView:
         hash=roll.hash,
     )
     kind = record["kind"]
-    if kind in ENTRY_KINDS:
+    if entry:
         view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
         return view
     system_panel = cases.panel_for(roll.system) if roll.system != f1000.SYSTEM else None

@@ -22,9 +22,10 @@ def _plain(value):
     return json.loads(json.dumps(value))
 
 
-def recompute_problem(record: dict, entry_kinds) -> str | None:
-    """None if the record's result is what its case gives, else a short reason."""
-    if record.get("kind") in entry_kinds:
+def recompute_problem(record: dict, is_entry) -> str | None:
+    """None if the record's result is what its case gives, else a short reason. `is_entry`
+    tells a diary entry's record (rolls.models.is_entry_record)."""
+    if is_entry(record):
         return None
     result = record.get("result")
     if not isinstance(result, dict):

@@ -175,6 +175,79 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     assert not _scrolls_sideways(phone)
 
 
+# -- issue 10: the ciernie panel (every test's tab) and its rolls in the post ----------------
+
+
+@pytest.fixture
+def ciernie(make_user):
+    from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+
+    table = build_ciernie_table(make_user)
+    flag_reroll_sources()
+    return table
+
+
+def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie):
+    from rolls.demo_ciernie import seed_ciernie_rolls
+    from rolls.panel_ciernie import MODES
+    from tests.conftest import PASSWORD
+
+    rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
+    session = ciernie.session.pk
+    pages = {
+        ciernie.gm: [
+            f"/sessions/{session}/",
+            *(f"/sessions/{session}/rolls/panel/?mode={mode}" for mode, _label in MODES),
+            f"/sessions/{session}/rolls/{rolls[-1].seq}/",
+        ],
+        ciernie.alice: [f"/sessions/{session}/rolls/ask/"],
+    }
+    problems = {}
+    for user, urls in pages.items():
+        context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+        page = context.new_page()
+        page.set_default_timeout(15_000)
+        log_in(page, user.username, PASSWORD)
+        problems |= _walk(page, urls)
+        context.close()
+    assert not problems, _report(problems)
+
+
+def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
+    from tests.conftest import PASSWORD
+
+    log_in(phone, ciernie.gm.username, PASSWORD)
+    phone.goto(f"/sessions/{ciernie.session.pk}/rolls/panel/?mode=skill")
+    phone.wait_for_load_state("load")
+    assert not _scrolls_sideways(phone)
+
+
+# -- issue 10: the Ars Magica panel (both dice) and its rolls in the post -------------------
+
+
+def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
+    from rolls.demo_arsmagica import seed_arsmagica_rolls
+    from tests.conftest import PASSWORD
+    from tests.rolls.ars_table import build_saga
+
+    t = build_saga(make_user)
+    rolls = seed_arsmagica_rolls(t.session, {"Flambeau": t.flambeau, "Gerold": t.grog}, t.__dict__)
+    session = t.session.pk
+    urls = [
+        f"/sessions/{session}/",
+        f"/sessions/{session}/rolls/panel/?mode=simple",
+        f"/sessions/{session}/rolls/panel/?mode=stress",
+        f"/sessions/{session}/rolls/{rolls[2].seq}/",
+    ]
+    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, t.gm.username, PASSWORD)
+    problems = _walk(page, urls)
+    context.close()
+    assert not problems, _report(problems)
+
+
 def _issue_10_pages(role: str) -> list[str]:
     """Issue 10: the catalogs (the moderator's with add and edit forms), the three new
     systems' sessions, sheets and sheet forms."""
@@ -214,3 +287,15 @@ def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, dem
         if found := _violations(page):
             problems[url] = found
     assert not problems, _report(problems)
+
+
+def test_on_a_phone_the_arsmagica_panel_does_not_scroll_sideways(phone, make_user):
+    from tests.conftest import PASSWORD
+    from tests.rolls.ars_table import build_saga
+
+    t = build_saga(make_user)
+    log_in(phone, t.gm.username, PASSWORD)
+    for mode in ("simple", "stress"):
+        phone.goto(f"/sessions/{t.session.pk}/rolls/panel/?mode={mode}")
+        phone.wait_for_load_state("load")
+        assert not _scrolls_sideways(phone), mode

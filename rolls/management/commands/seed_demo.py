@@ -22,6 +22,8 @@ from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+from rolls.demo_arsmagica import seed_arsmagica_rolls
+from rolls.demo_ciernie import seed_ciernie_rolls
 from rolls.demo_q10 import seed_q10_rolls
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import seed_system_sessions
@@ -29,7 +31,11 @@ from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from rolls.services import roll_ask_create, roll_make
 
 # Issue 10: each system's demo rolls (rolls/demo_<system>.py).
-DEMO_ROLLS = {"q10": seed_q10_rolls}
+DEMO_ROLLS = {
+    "q10": seed_q10_rolls,
+    "ciernie": seed_ciernie_rolls,
+    "arsmagica": seed_arsmagica_rolls,
+}
 
 # Development passwords only: printed at the end so a developer can log in.
 DEMO_USERS = {
@@ -133,8 +139,7 @@ class Command(BaseCommand):
             if not systems_present:
                 for system, (session, characters) in seed_system_sessions(users).items():
                     # A roll of every test, through the service the panel uses.
-                    if system in DEMO_ROLLS:
-                        DEMO_ROLLS[system](session, characters, users)
+                    DEMO_ROLLS[system](session, characters, users)
         if present and systems_present:
             self.stdout.write("Demo data already present.")
         else:

@@ -1,0 +1,691 @@
+"""The Ars Magica panel (RULES 4, seed 003): the simple die and the stress die.
+
+Each test is Cecha + Umiejętność + modifiers + the die against the ease factor (Poziom
+Trudności). The form reads the characteristic and the ability off the chosen character's
+sheet (never typed), adds the sheet's abilities, flaws and items tied to that
+characteristic and the GM's typed modifiers (each with its reason), and turns it all into
+the engine's input (rolls.engine.arsmagica). `preview` explains the numbers and the exact
+chance; `lines` renders a stored roll for a player who does not know the formulas.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any, ClassVar
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext, pgettext_lazy
+
+from characters.models import Attribute, Character, Skill, TraitKind
+from characters.numbers import signed_number, with_minus
+from characters.systems import words_for
+from rolls.cases import Case, CaseDie, CaseLine, CasePreview, SystemPanel, register
+from rolls.engine import arsmagica as ars
+from rolls.engine.errors import RuleError
+from rolls.forms import character_label
+from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+
+SYSTEM = ars.SYSTEM
+WORDS = words_for(SYSTEM)  # Charakterystyka / Umiejętność, zalety i wady
+
+MODES = [
+    ("simple", gettext_lazy("Simple die")),
+    ("stress", gettext_lazy("Stress die")),
+]
+# The die inside a sentence ("Zręczność + Skradanie (stress die)").
+DIE_WORDS = {
+    "simple": pgettext_lazy("in a sentence", "simple die"),
+    "stress": pgettext_lazy("in a sentence", "stress die"),
+}
+
+# The usual Ars Magica ease factors (docs/decisions.md, issue 10), offered as a picker;
+# any other whole number from 0 to EASE_MAX can be typed.
+EASE_LEVELS = [
+    (3, pgettext_lazy("ease factor", "Simple")),
+    (6, pgettext_lazy("ease factor", "Easy")),
+    (9, pgettext_lazy("ease factor", "Average")),
+    (12, pgettext_lazy("ease factor", "Hard")),
+    (15, pgettext_lazy("ease factor", "Very hard")),
+    (18, pgettext_lazy("ease factor", "Impressive")),
+    (21, pgettext_lazy("ease factor", "Remarkable")),
+]
+EASE_OTHER = "other"
+EASE_DEFAULT = 9
+EASE_MAX = 200
+BOTCH_DICE_DEFAULT = 1  # the usual situation; also what a player's own stress roll uses
+BOTCH_DICE_MAX = 10
+TYPED_LIMIT = 10  # each GM-typed modifier lies in −10..+10
+TYPED_ROWS = 3  # the GM may type up to three modifiers, each with its reason
+REASON_MAX = 200
+
+# Where a modifier came from (`source` in the engine's input).
+SOURCE_GM = "gm"
+SOURCE_ITEM = "item"
+SOURCE_NAMES = {
+    # The sheet's words (characters.systems): Ars Magica's virtues and flaws.
+    TraitKind.ABILITY: WORDS.ability,
+    TraitKind.FLAW: WORDS.flaw,
+    SOURCE_ITEM: pgettext_lazy("arsmagica source", "item"),
+    SOURCE_GM: pgettext_lazy("arsmagica source", "GM"),
+}
+
+EASE_RANGE_MESSAGE = gettext_lazy("The ease factor is a whole number from 0 to %(max)s.")
+BOTCH_NEGATIVE_MESSAGE = gettext_lazy("The number of botch dice cannot be negative.")
+BOTCH_MAX_MESSAGE = gettext_lazy("At most %(max)s botch dice.")
+
+
+def ease_label(value: int) -> str:
+    names = dict(EASE_LEVELS)
+    return f"{names[value]} ({value})" if value in names else str(value)
+
+
+def percent_text(chance: Fraction) -> str:
+    from rolls.panel import percent_text as text
+
+    return text(chance)
+
+
+class ArsForm(forms.Form):
+    """One Ars Magica test: who, Cecha + Umiejętność from the sheet, modifiers, ease factor."""
+
+    mode: ClassVar[str] = ""
+    test_kind: ClassVar[str] = ""
+    panel_template = "rolls/panel_arsmagica.html"
+
+    character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
+    characteristic = forms.TypedChoiceField(label=WORDS.attribute, coerce=int)
+    ability = forms.TypedChoiceField(
+        label=WORDS.skill,
+        coerce=int,
+        required=False,
+        empty_value=None,
+        help_text=gettext_lazy("The level is read off the character's sheet (0 if undeveloped)."),
+    )
+    sources = forms.MultipleChoiceField(
+        label=gettext_lazy("Virtues, flaws and items"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("Only those tied to the tested characteristic count."),
+    )
+    ease = forms.ChoiceField(label=gettext_lazy("Ease factor"), initial=EASE_DEFAULT)
+    ease_value = forms.IntegerField(
+        label=gettext_lazy("Another ease factor"),
+        required=False,
+        min_value=0,
+        max_value=EASE_MAX,
+        help_text=gettext_lazy("Choose “another value” above and type it here."),
+    )
+
+    def __init__(
+        self,
+        data=None,
+        *,
+        characters: list[Character],
+        all_characters: list[Character] | None = None,
+        gm: bool,
+        session=None,
+        prefix: str | None = None,
+    ):
+        super().__init__(data, prefix=prefix)
+        self.characters = {c.pk: c for c in characters}
+        self.all_characters = list(all_characters or characters)
+        self.gm = gm
+        self.session = session
+        self._case: Case | None = None
+        ease_range = EASE_RANGE_MESSAGE % {"max": EASE_MAX}
+        self.fields["ease_value"].error_messages.update(
+            {"min_value": ease_range, "max_value": ease_range}
+        )
+        self.fields["ease"].choices = [(str(v), ease_label(v)) for v, _label in EASE_LEVELS] + [
+            (EASE_OTHER, _("another value (type it below)"))
+        ]
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
+        if characters:
+            self.fields["character"].initial = characters[0].pk
+        character = self.selected_character()
+        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
+        self.fields["characteristic"].choices = [
+            (a.pk, self.characteristic_label(a, character)) for a in self.attributes.values()
+        ]
+        if self.attributes:
+            self.fields["characteristic"].initial = next(iter(self.attributes))
+        self.skills = {s.pk: s for s in Skill.objects.filter(system=SYSTEM)}
+        self.fields["ability"].choices = [("", _("— no ability (0) —"))] + [
+            (s.pk, self.ability_label(s, character)) for s in self.skills.values()
+        ]
+        self.fields["sources"].choices = [
+            (key, label) for key, label, _attribute in self.source_options(character)
+        ]
+        if gm:
+            self._add_gm_fields()
+        self.order_fields(
+            ["character", "characteristic", "ability", "sources"]
+            + [
+                f"{name}_{row}"
+                for row in range(1, TYPED_ROWS + 1)
+                for name in ("modifier", "reason")
+            ]
+            + ["ease", "ease_value", "botch_dice"]
+        )
+
+    def _add_gm_fields(self) -> None:
+        """The GM's typed modifiers (a player rolls with the sheet's numbers only)."""
+        range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_LIMIT}
+        for row in range(1, TYPED_ROWS + 1):
+            self.fields[f"modifier_{row}"] = forms.IntegerField(
+                label=_("GM modifier %(row)s") % {"row": row},
+                required=False,
+                initial=0,
+                min_value=-TYPED_LIMIT,
+                max_value=TYPED_LIMIT,
+                error_messages={"min_value": range_error, "max_value": range_error},
+            )
+            self.fields[f"reason_{row}"] = forms.CharField(
+                label=_("Reason for GM modifier %(row)s") % {"row": row},
+                required=False,
+                max_length=REASON_MAX,
+            )
+
+    # -- what the template needs before validation -------------------------
+
+    def modifier_rows(self):
+        """(value, reason) bound fields of the GM's typed modifiers; none for a player."""
+        return [
+            (self[f"modifier_{row}"], self[f"reason_{row}"])
+            for row in range(1, TYPED_ROWS + 1)
+            if f"modifier_{row}" in self.fields
+        ]
+
+    def _raw(self, name: str):
+        value = self.data.get(self.add_prefix(name)) if self.is_bound else None
+        if value in (None, ""):
+            return self.fields[name].initial if name in self.fields else None
+        return value
+
+    def selected_character(self) -> Character | None:
+        try:
+            return self.characters.get(int(self._raw("character")))
+        except (TypeError, ValueError):
+            return next(iter(self.characters.values()), None)
+
+    @staticmethod
+    def _characteristic_row(character: Character | None, attribute_id: int):
+        if character is None:
+            return None
+        return next(
+            (r for r in character.attribute_values.all() if r.attribute_id == attribute_id), None
+        )
+
+    def characteristic_label(self, attribute: Attribute, character: Character | None) -> str:
+        row = self._characteristic_row(character, attribute.pk)
+        if row is None:
+            return attribute.name
+        return f"{attribute.name} ({signed_number(row.value)})"
+
+    @staticmethod
+    def ability_label(skill: Skill, character: Character | None) -> str:
+        level = character.skill_level(skill.pk) if character else 0
+        return _("%(ability)s (level %(level)s)") % {"ability": skill.name, "level": level}
+
+    @staticmethod
+    def source_options(character: Character | None) -> list[tuple[str, str, int | None]]:
+        """(key, label, attribute id) of every characteristic-bound ability, flaw and item."""
+        if character is None:
+            return []
+        options = []
+        for trait in character.traits.all():
+            if trait.system != SYSTEM:
+                continue
+            label = f"{trait.name} {signed_number(trait.modifier)} "
+            label += f"({SOURCE_NAMES[trait.kind]}, {trait.attribute.name})"
+            options.append((f"trait:{trait.pk}", label, trait.attribute_id))
+        for holding in character.item_holdings.all():
+            item = holding.item
+            if item.system != SYSTEM or not item.attribute_id or not item.modifier:
+                continue
+            label = f"{item.name} {signed_number(item.modifier)} "
+            label += f"({SOURCE_NAMES[SOURCE_ITEM]}, {item.attribute.name})"
+            options.append((f"item:{item.pk}", label, item.attribute_id))
+        return options
+
+    # -- validation ---------------------------------------------------------
+
+    def clean(self):
+        cleaned = super().clean()
+        character = self.characters.get(cleaned.get("character"))
+        attribute = self.attributes.get(cleaned.get("characteristic"))
+        characteristic = None
+        if character is not None and attribute is not None:
+            row = self._characteristic_row(character, attribute.pk)
+            if row is None:
+                self.add_error(
+                    "characteristic",
+                    _("%(name)s has no %(characteristic)s on the sheet.")
+                    % {"name": character.name, "characteristic": attribute.name},
+                )
+            else:
+                characteristic = row.value
+        skill = self.skills.get(cleaned.get("ability"))
+        modifiers = self._sheet_modifiers(cleaned, character, attribute)
+        modifiers += self._typed_modifiers(cleaned)
+        ease = self._ease(cleaned)
+        botch_dice = self._botch_dice(cleaned)
+        if self.errors or characteristic is None or ease is None or botch_dice is None:
+            return cleaned
+        ability = character.skill_level(skill.pk) if skill else 0
+        data: dict[str, Any] = {
+            "characteristic": characteristic,
+            "ability": ability,
+            "modifiers": modifiers,
+            "ease_factor": ease,
+        }
+        if self.test_kind == "stress":
+            data["botch_dice"] = botch_dice
+        case = Case(
+            system=SYSTEM,
+            mode=self.mode,
+            test=self.test_kind,
+            input=data,
+            character_id=character.pk,
+            what=self._what(attribute.name, skill.name if skill else None),
+            gm_typed=any(m["source"] == SOURCE_GM for m in modifiers),
+        )
+        try:
+            case.engine_test()
+        except RuleError as error:
+            self.add_error(*self.error_field(error))
+            return cleaned
+        self._case = case
+        return cleaned
+
+    def _sheet_modifiers(self, cleaned, character, attribute) -> list[dict[str, Any]]:
+        keys = cleaned.get("sources") or []
+        if not keys or character is None:
+            return []
+        options = {
+            key: attribute_id for key, _label, attribute_id in self.source_options(character)
+        }
+        traits = {f"trait:{t.pk}": t for t in character.traits.all()}
+        items = {f"item:{h.item_id}": h.item for h in character.item_holdings.all()}
+        modifiers = []
+        for key in keys:
+            source = traits.get(key) or items.get(key)
+            if attribute is not None and options.get(key) != attribute.pk:
+                self.add_error(
+                    "sources",
+                    _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.")
+                    % {
+                        "source": source.name,
+                        "attribute": source.attribute.name,
+                        "tested": attribute.name,
+                    },
+                )
+                continue
+            kind = source.kind if key.startswith("trait:") else SOURCE_ITEM
+            modifiers.append(
+                {"value": source.modifier, "label": source.name, "reason": None, "source": kind}
+            )
+        return modifiers
+
+    def _typed_modifiers(self, cleaned) -> list[dict[str, Any]]:
+        if not self.gm:
+            return []
+        modifiers = []
+        for row in range(1, TYPED_ROWS + 1):
+            value = cleaned.get(f"modifier_{row}") or 0
+            reason = (cleaned.get(f"reason_{row}") or "").strip()
+            if not value:
+                continue
+            if not reason:
+                self.add_error(f"reason_{row}", TYPED_MODIFIER_REASON_MESSAGE)
+                continue
+            modifiers.append({"value": value, "label": None, "reason": reason, "source": SOURCE_GM})
+        return modifiers
+
+    def _ease(self, cleaned) -> int | None:
+        choice = cleaned.get("ease")
+        typed = cleaned.get("ease_value")
+        if choice is None or self.has_error("ease_value"):
+            return None
+        if choice == EASE_OTHER:
+            if typed is None:
+                self.add_error("ease_value", _("Type the ease factor (a whole number, 0 or more)."))
+            return typed
+        level = int(choice)
+        if typed is not None and typed != level:
+            self.add_error(
+                "ease_value",
+                _(
+                    "You chose %(level)s above and typed %(typed)s here: choose “another "
+                    "value” to use the typed one, or clear this field."
+                )
+                % {"level": ease_label(level), "typed": typed},
+            )
+            return None
+        return level
+
+    def _botch_dice(self, cleaned) -> int | None:
+        return 0
+
+    def _what(self, characteristic: str, ability: str | None) -> str:
+        """The test in the catalog's words; the ease factor, the GM's, is in the line's
+        details (and a request leaves it open)."""
+        test = (
+            _("%(characteristic)s + %(ability)s")
+            % {"characteristic": characteristic, "ability": ability}
+            if ability
+            else characteristic
+        )
+        return f"{test} ({DIE_WORDS[self.mode]})"
+
+    @staticmethod
+    def error_field(error: RuleError) -> tuple[str | None, str]:
+        """An engine refusal, next to the field it concerns."""
+        if error.code == "negative_ability":
+            return "ability", _("An ability cannot be negative (the sheet says %(level)s).") % {
+                "level": error.params.get("ability")
+            }
+        if error.code == "negative_botch_dice":
+            return "botch_dice", str(BOTCH_NEGATIVE_MESSAGE)
+        return None, _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
+
+    def case(self) -> Case:
+        """The test to roll; only after `is_valid()`."""
+        if self._case is None:
+            raise RuleError("invalid_input", "the form is not valid", field="form")
+        return self._case
+
+
+class SimpleForm(ArsForm):
+    mode = "simple"
+    test_kind = "simple"
+
+
+class StressForm(ArsForm):
+    mode = "stress"
+    test_kind = "stress"
+
+    botch_dice = forms.IntegerField(
+        label=gettext_lazy("Botch dice"),
+        initial=BOTCH_DICE_DEFAULT,
+        min_value=0,
+        max_value=BOTCH_DICE_MAX,
+        help_text=gettext_lazy(
+            "Rolled when the stress die shows 0: any 0 among them is a botch. Usually 1, more "
+            "for aggravating factors; 0 when no botch is possible."
+        ),
+    )
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        field = self.fields["botch_dice"]
+        field.error_messages.update(
+            {
+                "min_value": BOTCH_NEGATIVE_MESSAGE,
+                "max_value": BOTCH_MAX_MESSAGE % {"max": BOTCH_DICE_MAX},
+            }
+        )
+        if not self.gm:
+            # How many botch dice the situation calls for is the GM's call: a player's own
+            # stress roll uses the usual one (docs/decisions.md, issue 10).
+            del self.fields["botch_dice"]
+
+    def _botch_dice(self, cleaned) -> int | None:
+        if not self.gm:
+            return BOTCH_DICE_DEFAULT
+        return cleaned.get("botch_dice")
+
+
+FORMS: dict[str, type[ArsForm]] = {"simple": SimpleForm, "stress": StressForm}
+
+
+def make_form(mode: str, data=None, **kwargs) -> ArsForm:
+    """The mode's form: `characters`, `all_characters`, `gm`, `session`, `prefix`."""
+    try:
+        form_class = FORMS[mode]
+    except KeyError:
+        raise ValueError(f"arsmagica has no {mode!r} mode") from None
+    return form_class(data, **kwargs)
+
+
+# ---------------------------------------------------------------------------
+# Words shared by the preview and the roll line
+
+
+def _modifier_term(modifier: dict[str, Any]) -> str:
+    """ "Ostrożny (zdolność) +1", "modyfikator MG −2: ciemno"."""
+    value = signed_number(modifier["value"])
+    source = modifier.get("source")
+    if source == SOURCE_GM or not modifier.get("label"):
+        text = _("GM modifier %(value)s") % {"value": value}
+        return f"{text}: {modifier['reason']}" if modifier.get("reason") else text
+    kind = SOURCE_NAMES.get(source)
+    name = f"{modifier['label']} ({kind})" if kind else modifier["label"]
+    return f"{name} {value}"
+
+
+def _base_terms(data: dict[str, Any]) -> list[str]:
+    return [
+        pgettext("arsmagica", "Characteristic %(value)s")
+        % {"value": signed_number(data["characteristic"])},
+        pgettext("arsmagica", "Ability %(value)s") % {"value": data["ability"]},
+        *(_modifier_term(m) for m in data["modifiers"]),
+    ]
+
+
+def botch_chance(botch_dice: int) -> Fraction:
+    """P(a botch): a first 0 on the stress die, then a 0 on any of the botch dice."""
+    return ars.TENTH * (1 - Fraction(9, 10) ** botch_dice)
+
+
+def preview(case: Case) -> CasePreview:
+    """The exact chance of success and, for the stress die, of a botch, term by term."""
+    test = case.engine_test()
+    data = test.to_input()
+    chance = case.probability()
+    needed = test.ease_factor - test.base
+    terms = _base_terms(data)
+    terms.append(
+        _("Without the die: %(base)s against ease factor %(ease)s")
+        % {
+            "base": with_minus(str(test.base)),
+            "ease": test.ease_factor,
+        }
+    )
+    notes = []
+    if isinstance(test, ars.SimpleTest):
+        terms.append(_("Simple die: 1 to 9 as rolled, 0 counts as 10."))
+        if needed <= 1:
+            notes.append(_("Any face of the die succeeds; the die is still rolled."))
+        elif needed > ars.ZERO_AS:
+            notes.append(
+                _(
+                    "Not even a 10 on the die reaches the ease factor: the roll fails "
+                    "whatever it shows."
+                )
+            )
+        else:
+            terms.append(_("The die must show at least %(needed)s.") % {"needed": needed})
+    else:
+        terms.append(
+            _(
+                "Stress die: 2 to 9 as rolled; a 1 rolls again and doubles (each further 1 "
+                "doubles again, a 0 there counts as 10); a first 0 counts as 0 and calls for "
+                "the botch dice."
+            )
+        )
+        if needed > 0:
+            terms.append(
+                _("The die must give at least %(needed)s (a doubling can reach any number).")
+                % {"needed": needed}
+            )
+        botch_dice = test.botch_dice
+        if botch_dice == 0:
+            notes.append(_("No botch dice: a botch is not possible; a first 0 simply counts as 0."))
+        else:
+            terms.append(
+                ngettext(
+                    "Chance of a botch (a first 0, then a 0 on the %(count)s botch die): "
+                    "%(chance)s%%",
+                    "Chance of a botch (a first 0, then a 0 on any of the %(count)s botch "
+                    "dice): %(chance)s%%",
+                    botch_dice,
+                )
+                % {"count": botch_dice, "chance": percent_text(botch_chance(botch_dice))}
+            )
+            if needed <= 0:
+                notes.append(_("Only a botch can make this roll fail."))
+    return CasePreview(chance=chance, terms=[str(t) for t in terms], note=" ".join(notes))
+
+
+# ---------------------------------------------------------------------------
+# The stored roll, in words
+
+
+OUTCOMES = {
+    "success": gettext_lazy("Success"),
+    "failure": gettext_lazy("Failure"),
+    "botch": gettext_lazy("Botch"),
+}
+
+
+def _who(record: dict) -> str:
+    people = record.get("characters") or {}
+    if isinstance(people, dict):
+        person = people.get("a") or next(iter(people.values()), None)
+    else:
+        person = people[0] if people else None
+    if isinstance(person, dict):
+        return person.get("name", "")
+    return str(person or "")
+
+
+def _zeros(count: int) -> str:
+    return ngettext("%(count)s zero", "%(count)s zeros", count) % {"count": count}
+
+
+def _die_text(result: dict) -> str:
+    faces = result["die_faces"]
+    if result["test"] == "simple":
+        face = faces[0]
+        if face == 0:
+            return _("Simple die: 0, counts as 10")
+        return _("Simple die: %(face)s") % {"face": face}
+    first = faces[0]
+    if first == 0:
+        botch_faces = result.get("botch_faces") or []
+        if not result["input"].get("botch_dice"):
+            return _("Stress die: 0 — no botch dice (no botch possible): the die counts as 0")
+        shown = ", ".join(str(f) for f in botch_faces)
+        if result.get("botch"):
+            return _("Stress die: 0 — botch dice: %(faces)s — botch! %(zeros)s") % {
+                "faces": shown,
+                "zeros": _zeros(result["botch_zeros"]),
+            }
+        return _(
+            "Stress die: 0 — botch dice: %(faces)s — no zero, no botch: the die counts as 0"
+        ) % {"faces": shown}
+    if first == ars.DOUBLING_FACE:
+        last = faces[-1]
+        value = ars.simple_value(last)
+        chain = " → ".join(str(f) for f in faces)
+        text = _("Stress die: %(chain)s: %(value)s × %(multiplier)s = %(die)s") % {
+            "chain": chain,
+            "value": value,
+            "multiplier": 2 ** result["doublings"],
+            "die": result["die"],
+        }
+        if last == 0:
+            text += " " + _("(a 0 after a 1 counts as 10)")
+        return text
+    return _("Stress die: %(face)s") % {"face": first}
+
+
+def _dice(result: dict) -> list[CaseDie]:
+    """Every face drawn as a die: the die itself (each doubling 1, then the face doubled) and
+    every botch die, the zeros among them marked (they are what counts)."""
+    faces = result["die_faces"]
+    if result["test"] == "simple":
+        note = _("counts as 10") if faces[0] == 0 else _("the die")
+        return [CaseDie(faces[0], note=note)]
+    if faces[0] == ars.DOUBLING_FACE:
+        dice = [CaseDie(face, kept=False, note=_("doubles")) for face in faces[:-1]]
+        last = faces[-1]
+        note = _("× %(multiplier)s") % {"multiplier": 2 ** result["doublings"]}
+        if last == 0:
+            note = _("counts as 10, × %(multiplier)s") % {"multiplier": 2 ** result["doublings"]}
+        return [*dice, CaseDie(last, note=note)]
+    if faces[0] != 0:
+        return [CaseDie(faces[0], note=_("the die"))]
+    dice = [CaseDie(0, note=_("a first 0: botch check"))]
+    for face in result.get("botch_faces") or []:
+        note = _("botch die: zero") if face == 0 else _("botch die")
+        dice.append(CaseDie(face, kept=face == 0, extra=True, note=note))
+    return dice
+
+
+def lines(record: dict) -> list[CaseLine]:
+    """One line for the roll: what was tested, the outcome, the die, the sum, the margin."""
+    result = record["result"]
+    data = result["input"]
+    outcome = str(OUTCOMES[result["outcome"]])
+    details = [_die_text(result)]
+    ease = result["ease_factor"]
+    margin = signed_number(result["margin"])
+    if result.get("botch"):
+        details.append(
+            _("A botch: the total is 0 (characteristic, ability and modifiers are lost)")
+        )
+        details.append(
+            _("0 against ease factor %(ease)s: a botch always fails (margin %(margin)s)")
+            % {"ease": ease, "margin": margin}
+        )
+    else:
+        terms = [*_base_terms(data), _("die %(die)s") % {"die": result["die"]}]
+        details.append(
+            _("Total: %(terms)s = %(total)s")
+            % {"terms": ", ".join(terms), "total": with_minus(str(result["total"]))}
+        )
+        compare = "≥" if result["success"] else "<"
+        details.append(
+            _("%(total)s %(compare)s ease factor %(ease)s: margin %(margin)s")
+            % {
+                "total": with_minus(str(result["total"])),
+                "compare": compare,
+                "ease": ease,
+                "margin": margin,
+            }
+        )
+    return [
+        CaseLine(
+            who=_who(record),
+            what=record.get("what") or str(dict(MODES).get(result["test"], result["test"])),
+            outcome=outcome,
+            success=bool(result["success"]),
+            details=[str(d) for d in details],
+            dice=_dice(result),
+        )
+    ]
+
+
+def summary(case: Case) -> str:
+    """A player's request in words, without what the GM settles (ease factor, botch dice):
+    "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"."""
+    data = case.input
+    sources = [m["label"] for m in data["modifiers"] if m.get("source") != SOURCE_GM]
+    return case.what + (f" · {', '.join(sources)}" if sources else "")
+
+
+PANEL = register(
+    SystemPanel(
+        system=SYSTEM,
+        modes=MODES,
+        form=make_form,
+        preview=preview,
+        lines=lines,
+        # A request names what is tested; the ease factor and the botch dice are the GM's.
+        ask_fields=("character", "characteristic", "ability", "sources"),
+        summary=summary,
+    )
+)

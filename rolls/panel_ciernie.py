@@ -1,0 +1,972 @@
+"""The Ciernie i Gwiazdy roll panel (RULES 3, seed 002): its forms, preview and roll lines.
+
+Five modes, one form class each: attribute (test cechy), combined (test łączony: the mean
+of two or more attributes, floored), comparative (test porównawczy: own attribute against
+another character's or a stand-in NPC's, or against a value the GM types), effect (test
+efektu: how long an effect lasts, in a named time unit) and skill (test umiejętności:
+attribute, or the mean of several, + 3 × (skill − factor)). Every mode has the difficulty
+picker (+12 … −12), the sheet's abilities, flaws and items tied to the tested attribute, the
+GM's typed modifier (with a reason) and the reroll (przerzut) from the character's reroll
+sources. The forms are the only place the panel's input is parsed: the numbers come from the
+sheet, never from the user, and each modifier keeps its label, source and reason in the
+engine's input, so the stored record says where every number came from.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from characters.models import Attribute, Character, Skill
+from characters.numbers import signed_number, with_minus
+from rolls import cases
+from rolls.cases import Case, CaseLine, CasePreview, SystemPanel
+from rolls.engine import ciernie as engine
+from rolls.engine.errors import RuleError
+from rolls.forms import character_label
+from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+
+SYSTEM = engine.SYSTEM
+
+# Ranges the forms keep to (docs/decisions.md, issue 10).
+TYPED_MODIFIER_LIMIT = 10  # the GM's typed threshold modifier: −10..+10
+FACTOR_RANGE = (0, 20)  # a skill test's factor (a lock's class, a mechanism's level)
+OPPOSING_VALUE_RANGE = (0, 30)  # an opposing value the GM types (attributes run about 1–20)
+REASON_MAX = 200
+EFFECT_MAX = 100
+
+MODES = [
+    ("attribute", gettext_lazy("Attribute test")),
+    ("combined", gettext_lazy("Combined test")),
+    ("comparative", gettext_lazy("Comparative test")),
+    # Not "effect": a diary entry (issue 9) is stored with that kind.
+    ("effect_test", gettext_lazy("Effect test")),
+    ("skill", gettext_lazy("Skill test")),
+]
+MODE_LABELS = dict(MODES)
+# The engine's test kind → its name on the roll line.
+KIND_LABELS = {("effect" if key == "effect_test" else key): label for key, label in MODES}
+# The other side of a comparative test and the effect resisted are the GM's to set (like
+# forum1000's opposed roll): a player rolls, or asks for, attribute, combined and skill tests.
+GM_ONLY_MODES = frozenset({"comparative", "effect_test"})
+# What a player's request names (what is tested; never a modifier, a reason, the difficulty,
+# the factor or the reroll, which the GM sets when answering).
+ASK_FIELDS = ("character", "attribute", "attributes", "skill", "also_attributes", "sources")
+
+DIFFICULTY_NAMES = {
+    12: gettext_lazy("extremely easy"),
+    9: gettext_lazy("very easy"),
+    6: gettext_lazy("easy"),
+    3: gettext_lazy("simple"),
+    0: gettext_lazy("ordinary"),
+    -3: gettext_lazy("demanding"),
+    -6: gettext_lazy("hard"),
+    -9: gettext_lazy("very hard"),
+    -12: gettext_lazy("extremely difficult"),
+}
+assert set(DIFFICULTY_NAMES) == set(engine.DIFFICULTY_LEVELS)
+
+# The effect test's time units: key stored in the record → (one, few, many) in words.
+TIME_UNITS = {
+    "turns": gettext_lazy("turns (of the diary)"),
+    "rounds": gettext_lazy("rounds"),
+    "minutes": gettext_lazy("minutes"),
+    "hours": gettext_lazy("hours"),
+    "days": gettext_lazy("days"),
+}
+
+OPPONENT_VALUE = "value"
+
+
+def unit_count(unit: str | None, count: int) -> str:
+    """ "3 minuty", "1 runda", "5 godzin": the count with its unit, in the language's plural."""
+    forms_by_unit = {
+        "turns": ngettext("%(count)s turn", "%(count)s turns", count),
+        "rounds": ngettext("%(count)s round", "%(count)s rounds", count),
+        "minutes": ngettext("%(count)s minute", "%(count)s minutes", count),
+        "hours": ngettext("%(count)s hour", "%(count)s hours", count),
+        "days": ngettext("%(count)s day", "%(count)s days", count),
+    }
+    text = forms_by_unit.get(unit or "")
+    if text is None:  # a unit this panel does not know (another caller): the count and the word
+        return f"{count} {unit or ''}".strip()
+    return text % {"count": count}
+
+
+# ---------------------------------------------------------------------------
+# What the sheet offers
+
+
+@dataclass(frozen=True)
+class SheetSource:
+    """An ability, flaw or item of the sheet: a threshold modifier to one attribute, a reroll
+    source, or both."""
+
+    key: str  # "trait:<id>" or "item:<id>"
+    kind: str  # "ability", "flaw" or "item"
+    name: str
+    modifier: int
+    attribute_id: int | None
+    attribute: str
+    rerolls: bool
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} {signed_number(self.modifier)} ({self.attribute})"
+
+
+def sheet_sources(character: Character | None) -> list[SheetSource]:
+    if character is None:
+        return []
+    sources = [
+        SheetSource(
+            f"trait:{t.pk}",
+            t.kind,
+            t.name,
+            t.modifier,
+            t.attribute_id,
+            t.attribute.name,
+            t.rerolls,
+        )
+        for t in character.traits.all()
+    ]
+    sources += [
+        SheetSource(
+            f"item:{h.item_id}",
+            "item",
+            h.item.name,
+            h.item.modifier,
+            h.item.attribute_id,
+            h.item.attribute.name if h.item.attribute_id else "",
+            h.item.rerolls,
+        )
+        for h in character.item_holdings.all()
+    ]
+    return sources
+
+
+def modifier_sources(character: Character | None) -> list[SheetSource]:
+    """The sheet's sources that change a threshold: a non-zero modifier tied to an attribute."""
+    return [s for s in sheet_sources(character) if s.modifier and s.attribute_id]
+
+
+def reroll_sources(character: Character | None) -> list[SheetSource]:
+    return [s for s in sheet_sources(character) if s.rerolls]
+
+
+def _values(character: Character) -> dict[int, int]:
+    return {row.attribute_id: row.value for row in character.attribute_values.all()}
+
+
+def _skill_levels(character: Character) -> dict[int, int]:
+    return {row.skill_id: row.level for row in character.skill_levels.all()}
+
+
+def _modifier(value: int, source: str, label: str | None = None, reason: str | None = None):
+    return {"value": value, "label": label, "reason": reason, "source": source}
+
+
+# ---------------------------------------------------------------------------
+# The forms
+
+
+class CiernieForm(forms.Form):
+    """What every mode has: the character, the difficulty, the sheet's modifiers, the GM's
+    typed modifier and the reroll. A subclass adds its mode's fields, says which attributes
+    it tests (`tested_attribute_ids`) and builds the engine's base test (`base_case`)."""
+
+    mode: str = ""
+    kind: str = ""  # the engine's test kind of the base test
+
+    character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
+    difficulty = forms.TypedChoiceField(
+        label=gettext_lazy("Difficulty"),
+        coerce=int,
+        initial=0,
+        required=False,
+        empty_value=0,
+        choices=[
+            (value, f"{signed_number(value)} {name}") for value, name in DIFFICULTY_NAMES.items()
+        ],
+    )
+    sources = forms.MultipleChoiceField(
+        label=gettext_lazy("Abilities, flaws and items"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("Only those tied to the tested attribute count (threshold points)."),
+    )
+    modifier = forms.IntegerField(
+        label=gettext_lazy("GM modifier"),
+        required=False,
+        initial=0,
+        min_value=-TYPED_MODIFIER_LIMIT,
+        max_value=TYPED_MODIFIER_LIMIT,
+        help_text=gettext_lazy("Threshold points, −10 to +10; the roll shows the reason."),
+    )
+    modifier_reason = forms.CharField(
+        label=gettext_lazy("Reason for the modifier"), required=False, max_length=REASON_MAX
+    )
+    reroll = forms.BooleanField(
+        label=gettext_lazy("Use a reroll (if the first roll fails)"), required=False
+    )
+    reroll_sources = forms.MultipleChoiceField(
+        label=gettext_lazy("Reroll sources that apply"),
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=gettext_lazy("Each source beyond the first makes the reroll 3 points easier."),
+    )
+
+    GM_FIELDS = ("modifier", "modifier_reason")
+
+    def __init__(
+        self,
+        data=None,
+        *,
+        characters: list[Character],
+        all_characters: list[Character] | None = None,
+        gm: bool,
+        session=None,
+        prefix: str | None = None,
+    ):
+        super().__init__(data, prefix=prefix)
+        self.characters = {c.pk: c for c in characters}
+        self.all_characters = list(all_characters if all_characters is not None else characters)
+        self.gm = gm
+        self.session = session
+        self._case: Case | None = None
+        if "modifier" in self.fields:
+            range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_MODIFIER_LIMIT}
+            self.fields["modifier"].error_messages.update(
+                {"min_value": range_error, "max_value": range_error}
+            )
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
+        if characters:
+            self.fields["character"].initial = characters[0].pk
+        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
+        character = self.selected_character()
+        self.fields["sources"].choices = [(s.key, s.label) for s in modifier_sources(character)]
+        self.fields["reroll_sources"].choices = [(s.key, s.name) for s in reroll_sources(character)]
+        if not gm:
+            # Typed modifiers are the GM's (decisions, issue 10): a player picks the difficulty
+            # the GM named and ticks the sheet's own modifiers only.
+            for name in self.GM_FIELDS:
+                self.fields.pop(name, None)
+
+    # -- before validation: the chosen character, labels with the sheet's numbers ---------
+
+    def _raw(self, name: str):
+        value = self.data.get(self.add_prefix(name)) if self.is_bound else self.initial.get(name)
+        if value in (None, "") and name in self.fields:
+            return self.fields[name].initial
+        return value
+
+    def selected_character(self) -> Character | None:
+        try:
+            return self.characters.get(int(self._raw("character")))
+        except (TypeError, ValueError):
+            return next(iter(self.characters.values()), None)
+
+    def attribute_choices(self, character: Character | None) -> list[tuple[Any, str]]:
+        values = _values(character) if character else {}
+        return [
+            (a.pk, f"{a.name} ({values[a.pk]})" if a.pk in values else a.name)
+            for a in self.attributes.values()
+        ]
+
+    def attribute_field(self, label) -> forms.TypedChoiceField:
+        character = self.selected_character()
+        field = forms.TypedChoiceField(
+            label=label, coerce=int, choices=self.attribute_choices(character)
+        )
+        if self.attributes:
+            field.initial = next(iter(self.attributes))
+        return field
+
+    # -- validation -------------------------------------------------------------------
+
+    def tested_attribute_ids(self, cleaned: dict) -> list[int]:
+        raise NotImplementedError
+
+    def base_case(self, cleaned: dict, character: Character) -> tuple[dict, str, int | None]:
+        """(the engine's base input without modifiers, `what`, the other character's id)."""
+        raise NotImplementedError
+
+    def sheet_value(self, character: Character, attribute_id: int, field: str) -> int | None:
+        """The sheet's value of an attribute; an error next to `field` when missing or < 0."""
+        attribute = self.attributes[attribute_id]
+        value = _values(character).get(attribute_id)
+        if value is None:
+            self.add_error(
+                field,
+                _("%(name)s has no %(attribute)s on the sheet.")
+                % {"name": character.name, "attribute": attribute.name},
+            )
+            return None
+        if value < 0:
+            self.add_error(
+                field,
+                _(
+                    "%(name)s's %(attribute)s is %(value)s on the sheet: an attribute is never "
+                    "negative (RULES 3). Correct the sheet first."
+                )
+                % {
+                    "name": character.name,
+                    "attribute": attribute.name,
+                    "value": with_minus(str(value)),
+                },
+            )
+            return None
+        return value
+
+    def clean(self):
+        cleaned = super().clean()
+        character = self.characters.get(cleaned.get("character"))
+        if character is None:
+            if "character" not in self.errors:
+                self.add_error("character", _("Choose the character."))
+            return cleaned
+        modifiers = self._clean_modifiers(cleaned, character)
+        reroll_count, reroll_names = self._clean_reroll(cleaned, character)
+        if self.errors:
+            return cleaned
+        built = self.base_case(cleaned, character)
+        if built is None or self.errors:
+            return cleaned
+        base, what, other = built
+        base["modifiers"] = modifiers + base.get("modifiers", [])
+        test, data = self.kind, base
+        if reroll_count:
+            test = "reroll"
+            data = {"base": {"test": self.kind, **base}, "reroll_sources": reroll_count}
+            what = _("%(what)s (reroll: %(sources)s)") % {
+                "what": what,
+                "sources": ", ".join(reroll_names),
+            }
+        case = Case(
+            system=SYSTEM,
+            mode=self.mode,
+            test=test,
+            input=data,
+            character_id=character.pk,
+            other_character_id=other,
+            is_action=self.kind != "effect",
+            what=what,
+            gm_typed=self.gm_typed(cleaned),
+        )
+        try:
+            case.engine_test()
+        except RuleError as error:
+            self.add_error(None, rule_error_message(error))
+            return cleaned
+        self._case = case
+        return cleaned
+
+    def _clean_modifiers(self, cleaned: dict, character: Character) -> list[dict]:
+        """Difficulty, the sheet's ticked sources (of the tested attributes only), the GM's."""
+        modifiers = []
+        difficulty = cleaned.get("difficulty") or 0
+        if difficulty:
+            modifiers.append(
+                _modifier(difficulty, "difficulty", engine.DIFFICULTY_LEVELS[difficulty])
+            )
+        tested = self.tested_attribute_ids(cleaned)
+        by_key = {s.key: s for s in modifier_sources(character)}
+        for key in cleaned.get("sources") or []:
+            source = by_key[key]
+            if tested and source.attribute_id not in tested:
+                self.add_error(
+                    "sources",
+                    _(
+                        "%(source)s is tied to %(attribute)s; this test uses %(tested)s "
+                        "(an ability, flaw or item counts only for its own attribute)."
+                    )
+                    % {
+                        "source": source.name,
+                        "attribute": source.attribute,
+                        "tested": ", ".join(
+                            self.attributes[i].name for i in tested if i in self.attributes
+                        ),
+                    },
+                )
+                continue
+            modifiers.append(_modifier(source.modifier, source.kind, source.name))
+        value = cleaned.get("modifier") or 0
+        reason = (cleaned.get("modifier_reason") or "").strip()
+        if value and not reason:
+            self.add_error("modifier_reason", TYPED_MODIFIER_REASON_MESSAGE)
+        elif value:
+            modifiers.append(_modifier(value, "gm", reason=reason))
+        return modifiers
+
+    def _clean_reroll(self, cleaned: dict, character: Character) -> tuple[int, list[str]]:
+        """k = the reroll sources ticked (RULES 3: at least one; 0 is refused)."""
+        ticked = cleaned.get("reroll_sources") or []
+        if not cleaned.get("reroll"):
+            if ticked:
+                self.add_error(
+                    "reroll", _("Tick “use a reroll” to use the reroll sources you ticked.")
+                )
+            return 0, []
+        available = reroll_sources(character)
+        if not available:
+            self.add_error(
+                "reroll",
+                _(
+                    "%(name)s has no reroll source on the sheet (an ability or item that "
+                    "allows a reroll): this test cannot be rerolled."
+                )
+                % {"name": character.name},
+            )
+            return 0, []
+        if not ticked:
+            self.add_error(
+                "reroll_sources",
+                _("Tick the reroll sources that apply to this test: a reroll needs at least one."),
+            )
+            return 0, []
+        names = {s.key: s.name for s in available}
+        return len(ticked), [names[key] for key in ticked]
+
+    def gm_typed(self, cleaned: dict) -> bool:
+        """Whether the case carries a number a person typed (the GM's only)."""
+        return bool(cleaned.get("modifier"))
+
+    def case(self) -> Case:
+        """The Case, once `is_valid()`; every refusal was put next to its field by then."""
+        if self._case is None:
+            raise RuleError("invalid_input", "the form is not valid", field="form")
+        return self._case
+
+
+class AttributeForm(CiernieForm):
+    mode = kind = "attribute"
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["attribute"] = self.attribute_field(gettext_lazy("Attribute"))
+        self.order_fields(["character", "attribute"])
+
+    def tested_attribute_ids(self, cleaned):
+        return [cleaned["attribute"]] if cleaned.get("attribute") else []
+
+    def base_case(self, cleaned, character):
+        value = self.sheet_value(character, cleaned["attribute"], "attribute")
+        if value is None:
+            return None
+        return {"attribute": value}, self.attributes[cleaned["attribute"]].name, None
+
+
+class EffectForm(CiernieForm):
+    mode = "effect_test"
+    kind = "effect"
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["attribute"] = self.attribute_field(gettext_lazy("Attribute"))
+        self.fields["effect"] = forms.CharField(
+            label=gettext_lazy("The effect"),
+            max_length=EFFECT_MAX,
+            help_text=gettext_lazy("What the character resists, e.g. blindness, weakness."),
+        )
+        self.fields["unit"] = forms.ChoiceField(
+            label=gettext_lazy("Time unit"),
+            choices=list(TIME_UNITS.items()),
+            initial="rounds",
+            help_text=gettext_lazy("Each point missing to pass the test is one unit of this."),
+        )
+        self.order_fields(["character", "attribute", "effect", "unit"])
+
+    def tested_attribute_ids(self, cleaned):
+        return [cleaned["attribute"]] if cleaned.get("attribute") else []
+
+    def base_case(self, cleaned, character):
+        value = self.sheet_value(character, cleaned["attribute"], "attribute")
+        effect = (cleaned.get("effect") or "").strip()
+        if not effect:
+            self.add_error("effect", _("Name the effect the character resists."))
+        if value is None or not effect:
+            return None
+        what = f"{self.attributes[cleaned['attribute']].name}: {effect}"
+        return {"attribute": value, "unit": cleaned["unit"]}, what, None
+
+
+class CombinedForm(CiernieForm):
+    mode = kind = "combined"
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        character = self.selected_character()
+        self.fields["attributes"] = forms.TypedMultipleChoiceField(
+            label=gettext_lazy("Attributes (their mean, rounded down)"),
+            coerce=int,
+            choices=self.attribute_choices(character),
+            widget=forms.CheckboxSelectMultiple,
+            error_messages={"required": gettext_lazy("Choose two or more attributes.")},
+        )
+        self.fields["attributes"].initial = list(self.attributes)[:2]
+        self.order_fields(["character", "attributes"])
+
+    def tested_attribute_ids(self, cleaned):
+        return list(cleaned.get("attributes") or [])
+
+    def base_case(self, cleaned, character):
+        ids = cleaned["attributes"]
+        if len(ids) < 2:
+            self.add_error("attributes", _("A combined test needs two or more attributes."))
+            return None
+        values = [self.sheet_value(character, pk, "attributes") for pk in ids]
+        if None in values:
+            return None
+        what = " + ".join(self.attributes[pk].name for pk in ids)
+        return {"attributes": values}, what, None
+
+
+class ComparativeForm(CiernieForm):
+    """Own attribute against the other side's: another playing character's or a stand-in
+    NPC's attribute from their sheet, or a value the GM types with a reason."""
+
+    mode = kind = "comparative"
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        self.fields["attribute"] = self.attribute_field(gettext_lazy("Attribute"))
+        own = self.selected_character()
+        others = [c for c in self.all_characters if own is None or c.pk != own.pk]
+        choices = [(str(c.pk), character_label(c)) for c in others]
+        if self.gm:
+            choices.append((OPPONENT_VALUE, _("a value I type")))
+        self.fields["opponent"] = forms.ChoiceField(
+            label=gettext_lazy("Against"),
+            choices=choices,
+            initial=choices[0][0] if choices else None,
+        )
+        self.fields["opponent_attribute"] = forms.TypedChoiceField(
+            label=gettext_lazy("Their attribute"),
+            coerce=int,
+            required=False,
+            empty_value=None,
+            choices=[("", gettext_lazy("— the same attribute —"))]
+            + [(a.pk, a.name) for a in self.attributes.values()],
+        )
+        if self.gm:
+            low, high = OPPOSING_VALUE_RANGE
+            self.fields["opponent_value"] = forms.IntegerField(
+                label=gettext_lazy("Opposing value"),
+                required=False,
+                min_value=low,
+                max_value=high,
+                help_text=gettext_lazy("Only with “a value I type”: from 0 to 30."),
+            )
+            self.fields["opponent_reason"] = forms.CharField(
+                label=gettext_lazy("What the value is"), required=False, max_length=REASON_MAX
+            )
+        self.order_fields(
+            [
+                "character",
+                "attribute",
+                "opponent",
+                "opponent_attribute",
+                "opponent_value",
+                "opponent_reason",
+            ]
+        )
+
+    def tested_attribute_ids(self, cleaned):
+        return [cleaned["attribute"]] if cleaned.get("attribute") else []
+
+    def gm_typed(self, cleaned):
+        return super().gm_typed(cleaned) or cleaned.get("opponent") == OPPONENT_VALUE
+
+    def base_case(self, cleaned, character):
+        own = self.sheet_value(character, cleaned["attribute"], "attribute")
+        attribute = self.attributes[cleaned["attribute"]]
+        opponent = cleaned["opponent"]
+        if opponent == OPPONENT_VALUE:
+            value = cleaned.get("opponent_value")
+            reason = (cleaned.get("opponent_reason") or "").strip()
+            if value is None:
+                self.add_error("opponent_value", _("Type the opposing value."))
+            if not reason:
+                self.add_error(
+                    "opponent_reason",
+                    _("Say what the opposing value is: the roll shows it to everyone."),
+                )
+            if own is None or value is None or not reason:
+                return None
+            what = f"{attribute.name} vs {value} ({reason})"
+            return {"own": own, "opposing": value}, what, None
+        others = {c.pk: c for c in self.all_characters if c.pk != character.pk}
+        other = others.get(int(opponent))
+        if other is None:
+            self.add_error("opponent", _("Choose the other side of the test."))
+            return None
+        their_id = cleaned.get("opponent_attribute") or cleaned["attribute"]
+        opposing = self.sheet_value(other, their_id, "opponent_attribute")
+        if own is None or opposing is None:
+            return None
+        their = self.attributes[their_id]
+        what = f"{attribute.name} vs {other.name} ({their.name})"
+        return {"own": own, "opposing": opposing}, what, other.pk
+
+
+class SkillForm(CiernieForm):
+    """The skill's attribute (or the mean of it and further attributes) + 3 × (skill − factor)."""
+
+    mode = kind = "skill"
+
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        character = self.selected_character()
+        levels = _skill_levels(character) if character else {}
+        self.skills = {
+            s.pk: s for s in Skill.objects.filter(system=SYSTEM).select_related("attribute")
+        }
+        self.fields["skill"] = forms.TypedChoiceField(
+            label=gettext_lazy("Skill"),
+            coerce=int,
+            choices=[
+                (
+                    s.pk,
+                    _("%(skill)s (%(attribute)s, level %(level)s)")
+                    % {
+                        "skill": s.name,
+                        "attribute": s.attribute.name,
+                        "level": levels.get(s.pk, 0),
+                    },
+                )
+                for s in self.skills.values()
+            ],
+        )
+        if self.skills:
+            self.fields["skill"].initial = next(iter(self.skills))
+        self.fields["also_attributes"] = forms.TypedMultipleChoiceField(
+            label=gettext_lazy("Also tested with (combined: the mean)"),
+            coerce=int,
+            required=False,
+            choices=self.attribute_choices(character),
+            widget=forms.CheckboxSelectMultiple,
+            help_text=gettext_lazy("Leave empty to test the skill's own attribute."),
+        )
+        low, high = FACTOR_RANGE
+        self.fields["factor"] = forms.IntegerField(
+            label=gettext_lazy("Factor"),
+            min_value=low,
+            max_value=high,
+            initial=0,
+            help_text=gettext_lazy(
+                "The level the skill is tested against (0 to 20): 3 or more below the skill "
+                "succeeds without a roll, 3 or more above it is impossible."
+            ),
+        )
+        self.order_fields(["character", "skill", "also_attributes", "factor"])
+
+    def tested_attribute_ids(self, cleaned):
+        skill = self.skills.get(cleaned.get("skill"))
+        if skill is None:
+            return []
+        extra = [pk for pk in cleaned.get("also_attributes") or [] if pk != skill.attribute_id]
+        return [skill.attribute_id, *extra]
+
+    def base_case(self, cleaned, character):
+        skill = self.skills[cleaned["skill"]]
+        ids = self.tested_attribute_ids(cleaned)
+        values = [
+            self.sheet_value(
+                character, pk, "skill" if pk == skill.attribute_id else "also_attributes"
+            )
+            for pk in ids
+        ]
+        if None in values:
+            return None
+        level = _skill_levels(character).get(skill.pk, 0)
+        factor = cleaned["factor"]
+        tested = {"attribute": values[0]} if len(values) == 1 else {"attributes": values}
+        names = " + ".join(self.attributes[pk].name for pk in ids)
+        what = _("%(attributes)s + %(skill)s vs factor %(factor)s") % {
+            "attributes": names,
+            "skill": skill.name,
+            "factor": factor,
+        }
+        return {**tested, "skill": level, "factor": factor}, what, None
+
+
+FORMS: dict[str, type[CiernieForm]] = {
+    "attribute": AttributeForm,
+    "combined": CombinedForm,
+    "comparative": ComparativeForm,
+    "effect_test": EffectForm,
+    "skill": SkillForm,
+}
+
+
+def form(mode: str, data=None, **kwargs) -> CiernieForm:
+    return FORMS[mode](data, **kwargs)
+
+
+def rule_error_message(error: RuleError) -> str:
+    """An engine refusal (the forms check first, so this is a last line) in the site's words."""
+    messages = {
+        "negative_attribute": _("An attribute is never negative (RULES 3)."),
+        "attribute_count": _("A combined test needs two or more attributes."),
+        "negative_level": _("A skill level cannot be negative."),
+        "negative_factor": _("The factor cannot be negative."),
+        "no_reroll_sources": _("A reroll needs at least one reroll source."),
+    }
+    message = messages.get(error.code)
+    if message is None:
+        return _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
+    return message
+
+
+# ---------------------------------------------------------------------------
+# Words for the numbers: the preview and the roll lines share them
+
+
+def _term_text(term: dict, first: bool) -> str:
+    value = term["value"]
+    shown = with_minus(str(value)) if first else signed_number(value)
+    kind = term["kind"]
+    if kind == "attribute":
+        return _("attribute %(value)s") % {"value": shown}
+    if kind == "mean":
+        return _("mean of the attributes (%(values)s), rounded down: %(value)s") % {
+            "values": ", ".join(with_minus(str(v)) for v in term["attributes"]),
+            "value": shown,
+        }
+    if kind == "base":
+        return _("base %(value)s") % {"value": shown}
+    if kind == "own":
+        return _("own value %(value)s") % {"value": shown}
+    if kind == "opposing":
+        return _("opposing value %(value)s") % {"value": with_minus(f"{value:+d}")}
+    if kind == "skill":
+        return _("3 × (skill %(skill)s − factor %(factor)s) = %(value)s") % {
+            "skill": term["skill"],
+            "factor": term["factor"],
+            "value": signed_number(value),
+        }
+    if kind == "reroll_sources":
+        return _("reroll from %(sources)s source(s): %(value)s") % {
+            "sources": term["sources"],
+            "value": signed_number(value),
+        }
+    source = term.get("source") or ""
+    label = term.get("label") or ""
+    if source == "difficulty":
+        name = DIFFICULTY_NAMES.get(value, label)
+        return _("difficulty: %(name)s %(value)s") % {"name": name, "value": shown}
+    if source == "gm":
+        return _("GM modifier %(value)s (%(reason)s)") % {
+            "value": shown,
+            "reason": term.get("reason") or "",
+        }
+    if source in ("ability", "flaw", "item"):
+        what = {"ability": _("ability"), "flaw": _("flaw"), "item": _("item")}[source]
+        return f"{label} ({what}) {shown}"
+    return f"{label} {shown}".strip()
+
+
+def terms_text(breakdown: list[dict], threshold: int) -> str:
+    """ "attribute 12 + difficulty: hard −6 + Refleks (ability) +2 = threshold 8"."""
+    parts = [_term_text(term, index == 0) for index, term in enumerate(breakdown)]
+    return _("threshold: %(terms)s → %(threshold)s") % {
+        "terms": ", ".join(parts),
+        "threshold": with_minus(str(threshold)),
+    }
+
+
+def _no_roll_reason(test: engine.BaseTest | dict, outcome: str) -> str:
+    """Why no die is rolled, in words (a test or its stored input)."""
+    data = test if isinstance(test, dict) else test.to_input()
+    if "skill" in data and "factor" in data:
+        numbers = {"skill": data["skill"], "factor": data["factor"]}
+        if outcome == engine.Outcome.AUTOMATIC_SUCCESS:
+            return (
+                _(
+                    "No roll: the skill (%(skill)s) is 3 or more levels above the factor "
+                    "(%(factor)s), so the test succeeds automatically."
+                )
+                % numbers
+            )
+        return (
+            _(
+                "No roll: the skill (%(skill)s) is 3 or more levels below the factor (%(factor)s), "
+                "so the test is impossible."
+            )
+            % numbers
+        )
+    return _("No roll: the threshold is below 1, so the test is impossible.")
+
+
+def _effect_impossible() -> str:
+    return _("The effect cannot be resisted: the GM sets how long it lasts.")
+
+
+# ---------------------------------------------------------------------------
+# Preview
+
+
+def preview(case: Case) -> CasePreview:
+    """The exact chance and the threshold's terms; when no die is rolled, why."""
+    test = case.engine_test()
+    base = test.base if isinstance(test, engine.RerollTest) else test
+    limit = engine.threshold(base)
+    terms = [terms_text([dict(t) for t in limit.terms], limit.value)]
+    decided = engine.roll_allowed(base, limit.value)
+    if decided is not None:
+        note = _no_roll_reason(base, decided)
+        if isinstance(base, engine.EffectTest):
+            note += " " + _effect_impossible()
+        if isinstance(test, engine.RerollTest):
+            note += " " + _("There is nothing to reroll.")
+        return CasePreview(chance=None, terms=terms, note=note)
+    if isinstance(base, engine.SkillTest):
+        terms.append(
+            _(
+                "1 is always a success, 20 always a failure; up to 3 above the threshold is a "
+                "delay: the action succeeds but takes longer."
+            )
+        )
+    else:
+        terms.append(_("1 is always a success, 20 always a failure."))
+    if isinstance(base, engine.EffectTest):
+        terms.append(
+            _("On a failure the effect lasts one unit (%(unit)s) per point missed, at least one.")
+            % {"unit": TIME_UNITS.get(base.unit or "", base.unit or "")}
+        )
+    if isinstance(test, engine.RerollTest):
+        second = engine.threshold(base, test.reroll_sources)
+        terms.append(
+            _("If the first roll fails (a delay is not a failure), the reroll decides: %(terms)s")
+            % {"terms": terms_text([dict(t) for t in second.terms], second.value)}
+        )
+    return CasePreview(chance=case.probability(), terms=terms)
+
+
+# ---------------------------------------------------------------------------
+# The roll lines
+
+OUTCOMES = {
+    "critical_success": gettext_lazy("Critical success"),
+    "success": gettext_lazy("Success"),
+    "delay": gettext_lazy("Delay"),
+    "failure": gettext_lazy("Failure"),
+    "critical_failure": gettext_lazy("Critical failure"),
+    "automatic_success": gettext_lazy("Automatic success"),
+    "impossible": gettext_lazy("Impossible"),
+}
+
+
+def _who(record: dict) -> str:
+    people = record.get("characters") or {}
+    if isinstance(people, dict):
+        first = people.get("a") or next(iter(people.values()), None)
+    else:
+        first = people[0] if people else None
+    return (first or {}).get("name", "")
+
+
+def _base_details(result: dict, kind: str) -> list[str]:
+    """The roll against the threshold, the band, and what it means, for one base result."""
+    outcome = result["outcome"]
+    roll = result["roll"]
+    threshold = result["threshold"]
+    details = []
+    if roll is None:
+        details.append(_no_roll_reason(result["input"], outcome))
+    else:
+        sign = "≤" if roll <= threshold else ">"
+        details.append(
+            _("roll %(roll)s %(sign)s threshold %(threshold)s")
+            % {"roll": roll, "sign": sign, "threshold": with_minus(str(threshold))}
+        )
+        if roll == engine.CRITICAL_SUCCESS_FACE:
+            details.append(_("a 1 always succeeds"))
+        elif roll == engine.CRITICAL_FAILURE_FACE:
+            details.append(_("a 20 always fails"))
+    if kind == "skill" and outcome == engine.Outcome.DELAY:
+        details.append(
+            _("the action succeeds, but takes %(times)s× the normal time")
+            % {"times": result["time_multiplier"]}
+        )
+    if kind == "effect":
+        if outcome == engine.Outcome.IMPOSSIBLE:
+            details.append(_effect_impossible())
+        elif result["success"]:
+            details.append(_("the effect is resisted: it does not take hold"))
+        else:
+            details.append(
+                _("the effect lasts %(length)s")
+                % {"length": unit_count(result.get("unit"), result["duration"])}
+            )
+    details.append(terms_text(result["breakdown"], threshold))
+    return details
+
+
+def _line(who: str, what: str, result: dict, kind: str) -> CaseLine:
+    return CaseLine(
+        who=who,
+        what=what,
+        outcome=str(OUTCOMES.get(result["outcome"], result["outcome"])),
+        success=bool(result["success"]),
+        details=_base_details(result, kind),
+    )
+
+
+def lines(record: dict) -> list[CaseLine]:
+    """A stored ciernie roll in words; a reroll shows both rolls, the second deciding."""
+    result = record["result"]
+    who = _who(record)
+    summary = record.get("what") or ""
+    if result["test"] != "reroll":
+        kind = result["test"]
+        what = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
+        return [_line(who, what, result, kind)]
+    kind = result["input"]["base"]["test"]
+    label = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
+    first = result["first"]
+    second = result.get("second")
+    if second is None:
+        line = _line(who, label, first, kind)
+        if first["roll"] is None:
+            note = _("no reroll: there was no roll to repeat")
+        elif first["outcome"] == engine.Outcome.DELAY:
+            note = _("no reroll: a delay is not a failure")
+        else:
+            note = _("no reroll needed: the first roll succeeded")
+        return [CaseLine(line.who, line.what, line.outcome, line.success, [*line.details, note])]
+    sources = result["input"]["reroll_sources"]
+    first_line = _line(who, _("%(what)s — first roll") % {"what": label}, first, kind)
+    second_line = _line(
+        who,
+        _("%(what)s — reroll (%(sources)s source(s)), which decides")
+        % {"what": label, "sources": sources},
+        second,
+        kind,
+    )
+    return [first_line, second_line]
+
+
+def summary(case: Case) -> str:
+    """A player's request in words: what is tested, without the factor the GM sets."""
+    if case.mode == "skill":
+        return case.what.rsplit(" vs ", 1)[0]
+    return case.what
+
+
+PANEL = cases.register(
+    SystemPanel(
+        system=SYSTEM,
+        modes=[(key, label) for key, label in MODES],
+        form=form,
+        preview=preview,
+        lines=lines,
+        gm_only_modes=GM_ONLY_MODES,
+        ask_fields=ASK_FIELDS,
+        summary=summary,
+    )
+)
