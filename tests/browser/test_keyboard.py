@@ -45,6 +45,15 @@ FOCUSED = """() => {
 }"""
 
 
+# True the first time the focus lands on this element (marks it).
+ENTERING = """() => {
+  const e = document.activeElement;
+  const first = !e.dataset.keyboardSeen;
+  e.dataset.keyboardSeen = "1";
+  return first;
+}"""
+
+
 def focused(page) -> dict:
     return page.evaluate(FOCUSED)
 
@@ -212,3 +221,29 @@ def test_a_player_switches_tab_and_mode_and_rolls_a_combined_test_by_keyboard(pa
     assert Roll.objects.filter(session=demo).count() == before + 1
     rolled = Roll.objects.filter(session=demo).order_by("-seq").first()
     assert rolled.test == "combined" and rolled.character.name == "Lirael"
+
+
+def test_every_tab_stop_shows_a_focus_ring(page, demo):
+    """Every focusable element of the GM's busiest pages shows the :focus-visible outline."""
+    log_in(page, "gm", DEMO_USERS["gm"])
+    sheet = demo.participations.filter(status="accepted").first().character
+    for url in [
+        f"/sessions/{demo.pk}/",
+        f"/sessions/{demo.pk}/rolls/panel/?mode=opposed",
+        f"/sessions/{demo.pk}/plan/",
+        f"/characters/{sheet.pk}/",
+    ]:
+        page.goto(url)
+        stops = 0
+        while True:
+            page.keyboard.press("Tab")
+            now = focused(page)
+            if now["tag"] == "BODY" or (now["classes"] == "skip-link" and stops):
+                break  # past the last stop (Chromium rests on the document once)
+            # A date-time field is several stops (day, month, ..., the calendar button,
+            # drawn by the browser): the site's ring shows as the focus enters it.
+            entering = page.evaluate(ENTERING)
+            assert now["ring"] or not entering, f"{url}: no visible focus ring on {now}"
+            stops += 1
+            assert stops < 400, url
+        assert stops > 10, url
