@@ -2,35 +2,24 @@
 
 The demo session (seed_demo) has a roll of every tab, so every kind of roll line, the
 initiative table, the audit and a roll's permalink are all on the pages walked here.
-axe-core comes bundled with axe-playwright-python (no download); it is evaluated through
-the DevTools protocol, which the site's Content Security Policy does not govern.
+axe-core is the npm registry's, pinned and integrity-checked by scripts/ensure-axe, and
+injected by tests/browser/axe.py through the DevTools protocol, which the site's Content
+Security Policy does not govern. Every violation fails, whatever its impact.
 """
 
 import io
 
 import pytest
-from axe_playwright_python.sync_playwright import Axe
 from django.core.management import call_command
 
 from diary.models import GameSession
 from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
 from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
+from tests.browser.axe import violations as _violations
 from tests.browser.conftest import log_in
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-# Every violation fails, whatever its impact: the pages are small enough to be clean.
-AXE_OPTIONS = {"resultTypes": ["violations"]}
-
-
-def _violations(page) -> list[str]:
-    results = Axe().run(page, options=AXE_OPTIONS)
-    found = []
-    for violation in results.response["violations"]:
-        targets = [", ".join(node["target"]) for node in violation["nodes"]][:5]
-        found.append(f"{violation['impact']}: {violation['id']} — {violation['help']} @ {targets}")
-    return found
 
 
 def _report(problems: dict[str, list[str]]) -> str:
@@ -46,10 +35,13 @@ def _pages(session: GameSession) -> list[str]:
         "/",
         "/sessions/",
         f"/sessions/{session.pk}/",
+        f"/sessions/{session.pk}/plan/",
         f"/sessions/{session.pk}/participants/",
         f"/sessions/{session.pk}/npcs/",
         *[f"/sessions/{session.pk}/npcs/{npc.pk}/" for npc in session.npcs.all()[:1]],
+        # Every tab and every mode of the forum1000 panel.
         f"{panel}?mode=attribute",
+        f"{panel}?mode=combined",
         f"{panel}?mode=opposed",
         f"{panel}?mode=skill",
         f"{panel}?mode=healing",
@@ -61,7 +53,9 @@ def _pages(session: GameSession) -> list[str]:
         f"/sessions/{session.pk}/entries/",
         f"/sessions/{session.pk}/items/use/",
         f"/sessions/{session.pk}/rolls/{entry.seq}/",
+        "/characters/",
         f"/characters/{character.pk}/",
+        f"/characters/{character.pk}/edit/",
         f"/characters/{character.pk}/history/",
     ]
 
