@@ -26,7 +26,7 @@ from rolls.access import RollAccess, access_roll_panel
 from rolls.cases import Case, CasePreview, SystemPanel, panel_for
 from rolls.engine.errors import RuleError
 from rolls.forms import SignedTokenForm
-from rolls.panel import percent_text
+from rolls.panel import AnswersRequests, percent_text
 from rolls.selectors import playing_characters
 
 # The panel's own fields; a mode form's fields never take these names (rolls.cases).
@@ -101,7 +101,7 @@ class CasePanelPreview:
     problems: list[str] = field(default_factory=list)
 
 
-class CasePanel:
+class CasePanel(AnswersRequests):
     """One user's panel in one session of a case system (see the module's docstring)."""
 
     is_case = True
@@ -159,28 +159,6 @@ class CasePanel:
     @property
     def tabs(self):
         return self.mode_choices
-
-    @property
-    def answering(self):
-        from rolls.models import AskStatus, RollAsk
-
-        raw = self.token_form.data.get("ask") if self.bound else None
-        if not raw or not str(raw).isdigit() or not self.gm:
-            return None
-        return (
-            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
-            .select_related("post")
-            .first()
-        )
-
-    @property
-    def open_asks(self) -> list:
-        if not self.gm:
-            return []
-        return [
-            selectors.ask_view(ask, is_gm=True, user_id=self.user.pk)
-            for ask in selectors.open_roll_asks(self.session)
-        ]
 
     fight = None  # the seeds 001–003 define no initiative (docs/decisions.md, issue 10)
 

@@ -85,7 +85,36 @@ def percent_text(chance: Fraction) -> str:
     return formats.number_format(Decimal(text), use_l10n=True)
 
 
-class Panel:
+class AnswersRequests:
+    """The GM's side of the players' requests on a panel (forum1000's and the case systems'):
+    the request it was opened to answer, and the session's open ones."""
+
+    @property
+    def answering(self):
+        """The open request of this session the panel answers, if it was opened for one."""
+        from rolls.models import AskStatus, RollAsk
+
+        raw = self.token_form.data.get("ask") if self.bound else None
+        if not raw or not str(raw).isdigit() or not self.gm:
+            return None
+        return (
+            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
+            .select_related("post")
+            .first()
+        )
+
+    @property
+    def open_asks(self) -> list:
+        """The GM's view of the session's requests still waiting (answer one from here)."""
+        if not self.gm:
+            return []
+        return [
+            selectors.ask_view(ask, is_gm=True, user_id=self.user.pk)
+            for ask in selectors.open_roll_asks(self.session)
+        ]
+
+
+class Panel(AnswersRequests):
     def __init__(
         self, session: GameSession, user, mode: str, data=None, access: RollAccess | None = None
     ):
@@ -148,30 +177,6 @@ class Panel:
                 )
             if self.mode == "healing":
                 self.healing = HealingForm(data, characters=self.all_characters)
-
-    @property
-    def answering(self):
-        """The open request of this session the panel answers, if it was opened for one."""
-        from rolls.models import AskStatus, RollAsk
-
-        raw = self.token_form.data.get("ask") if self.bound else None
-        if not raw or not str(raw).isdigit() or not self.gm:
-            return None
-        return (
-            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
-            .select_related("post")
-            .first()
-        )
-
-    @property
-    def open_asks(self) -> list:
-        """The GM's view of the session's requests still waiting (answer one from here)."""
-        if not self.gm:
-            return []
-        return [
-            selectors.ask_view(ask, is_gm=True, user_id=self.user.pk)
-            for ask in selectors.open_roll_asks(self.session)
-        ]
 
     # The initiative tab's column: the attribute the engine rolls initiative on.
     speed_attribute = f1000.SPEED_ATTRIBUTE

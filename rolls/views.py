@@ -155,59 +155,43 @@ def _post_and_answered_ask(token_form, session):
 def _panel_roll(request, access, mode: str):
     session = access.session
     if session.system != "forum1000":
-        return _case_panel_roll(request, access, mode)
+        panel = CasePanel(session, request.user, mode, request.POST, access)
+        return _roll_from_panel(
+            request, access, panel, services.roll_make_case, {"case": panel.case}
+        )
     panel = Panel(session, request.user, mode, request.POST, access)
+    return _roll_from_panel(
+        request,
+        access,
+        panel,
+        services.roll_make,
+        {
+            "request": panel.request,
+            "extra_action_reason": lambda: panel.extra_action_reason,
+            "event_name": lambda: panel.event_name,
+        },
+    )
+
+
+def _roll_from_panel(request, access, panel, make, inputs: dict):
+    """Roll what a valid panel asks (`make` is roll_make or roll_make_case; each input is read
+    once the forms are valid), or show the panel again with every refusal next to its field."""
+    session = access.session
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
         try:
             target, answers = _post_and_answered_ask(panel.token_form, session)
-            made = services.roll_make(
+            made = make(
                 session=session,
                 by=request.user,
-                request=panel.request(),
                 token=panel.token_form.cleaned_data["token"],
                 post=target,
                 answers=answers,
-                extra_action_reason=panel.extra_action_reason,
-                event_name=panel.event_name,
+                **{name: read() for name, read in inputs.items()},
             )
         except (RuleError, RequestError) as error:
             panel.add_rule_error(error)
         except ValidationError as error:  # the chosen post left the turn, the request closed
-            about_post = hasattr(error, "error_dict") and "post" in error.error_dict
-            panel.add_error("post" if about_post else None, " ".join(error.messages))
-        except services.TokenReused:
-            panel.add_error(
-                None,
-                _("This form has already made another roll; open a new roll to roll again."),
-            )
-            fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
-        else:
-            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
-    elif panel.token_form.cleaned_data.get("token") is None:
-        fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
-    return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
-
-
-def _case_panel_roll(request, access, mode: str):
-    """The same steps for a case system: its forms, its case, roll_make_case."""
-    session = access.session
-    panel = CasePanel(session, request.user, mode, request.POST, access)
-    fresh_url = None
-    if panel.is_valid():
-        try:
-            target, answers = _post_and_answered_ask(panel.token_form, session)
-            made = services.roll_make_case(
-                session=session,
-                by=request.user,
-                case=panel.case(),
-                token=panel.token_form.cleaned_data["token"],
-                post=target,
-                answers=answers,
-            )
-        except RuleError as error:
-            panel.add_rule_error(error)
-        except ValidationError as error:
             about_post = hasattr(error, "error_dict") and "post" in error.error_dict
             panel.add_error("post" if about_post else None, " ".join(error.messages))
         except services.TokenReused:
