@@ -1,26 +1,23 @@
 """A running Ciernie i Gwiazdy session for the ciernie panel's service, demo and browser tests.
 
-The ciernie catalog and sheets are another engineer's part: the rows are made with the ORM
-(get_or_create, so a seeded catalog with the same names is reused), the session, its
-participations and its NPC stand-in through the diary's services as the pages make them.
+Built on tests/rolls/system_tables.py; the NPC stand-in through the diary's services.
 """
 
 from types import SimpleNamespace
 
-from characters.models import (
-    Attribute,
-    AttributeValue,
-    Character,
-    Item,
-    ItemHolding,
-    Skill,
-    SkillLevel,
-    Trait,
-)
+from characters.models import Item, Trait
 from diary import npc_services
-from diary import services as diary_services
-from diary.models import SessionStatus
+from tests.rolls.system_tables import (
+    catalog_attribute,
+    catalog_item,
+    catalog_skill,
+    catalog_trait,
+    session_with_players,
+    sheet,
+    start,
+)
 
+SYSTEM = "ciernie"
 ATTRIBUTES = ["Siła", "Zręczność", "Zwinność", "Wytrzymałość", "Percepcja", "Wola"]
 SKILLS = {"Otwieranie zamków": "Zręczność", "Pilotaż": "Zręczność", "Walka wręcz": "Zwinność"}
 REROLL_SOURCES = ("Szczęściarz", "Celownik naprowadzany")
@@ -28,54 +25,24 @@ REROLL_SOURCES = ("Szczęściarz", "Celownik naprowadzany")
 
 def flag_reroll_sources(names=REROLL_SOURCES) -> None:
     """Mark these abilities and items as reroll sources (the catalog's `rerolls` flag)."""
-    Trait.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
-    Item.objects.filter(system="ciernie", name__in=names).update(rerolls=True)
+    Trait.objects.filter(system=SYSTEM, name__in=names).update(rerolls=True)
+    Item.objects.filter(system=SYSTEM, name__in=names).update(rerolls=True)
 
 
-def _sheet(owner, name, values, *, skills=None, traits=(), items=()):
-    character = Character.objects.create(
-        owner=owner, name=name, system="ciernie", hp_current=12, hp_max=12
-    )
-    for attribute, value in values.items():
-        AttributeValue.objects.create(character=character, attribute=attribute, value=value)
-    for skill, level in (skills or {}).items():
-        SkillLevel.objects.create(character=character, skill=skill, level=level)
-    character.traits.set(traits)
-    for item in items:
-        ItemHolding.objects.create(character=character, item=item)
-    return character
+def _sheet(owner, name, values, **rest):
+    return sheet(SYSTEM, owner, name, values, hp=12, **rest)
 
 
 def build_ciernie_table(make_user, *, roll_policy="gm_only"):
     gm, alice, bob = make_user(), make_user(), make_user()
     moderator = make_user(moderator=True)
     a = {
-        name: Attribute.objects.get_or_create(
-            system="ciernie", name=name, defaults={"position": position}
-        )[0]
-        for position, name in enumerate(ATTRIBUTES)
+        name: catalog_attribute(SYSTEM, name, position) for position, name in enumerate(ATTRIBUTES)
     }
-    s = {
-        name: Skill.objects.get_or_create(
-            system="ciernie", name=name, defaults={"attribute": a[attribute]}
-        )[0]
-        for name, attribute in SKILLS.items()
-    }
-    lucky = Trait.objects.get_or_create(
-        system="ciernie",
-        name="Szczęściarz",
-        defaults={"kind": "ability", "attribute": a["Wola"], "modifier": 0},
-    )[0]
-    sharp = Trait.objects.get_or_create(
-        system="ciernie",
-        name="Sokoli wzrok",
-        defaults={"kind": "ability", "attribute": a["Percepcja"], "modifier": 2},
-    )[0]
-    homing = Item.objects.get_or_create(
-        system="ciernie",
-        name="Celownik naprowadzany",
-        defaults={"attribute": a["Percepcja"], "modifier": 1},
-    )[0]
+    s = {name: catalog_skill(SYSTEM, name, a[attribute]) for name, attribute in SKILLS.items()}
+    lucky = catalog_trait(SYSTEM, "Szczęściarz", "ability", a["Wola"], 0)
+    sharp = catalog_trait(SYSTEM, "Sokoli wzrok", "ability", a["Percepcja"], 2)
+    homing = catalog_item(SYSTEM, "Celownik naprowadzany", a["Percepcja"], 1)
     vera = _sheet(
         alice,
         "Vera",
@@ -97,34 +64,21 @@ def build_ciernie_table(make_user, *, roll_policy="gm_only"):
         {a["Siła"]: 15, a["Zręczność"]: 8, a["Zwinność"]: 9, a["Percepcja"]: 7},
         skills={s["Walka wręcz"]: 2},
     )
-    session = diary_services.session_create(
-        gm=gm,
+    session = session_with_players(
+        SYSTEM,
+        gm,
+        (vera, tomasz),
         title="Ciernie: Stacja Wega",
-        description="",
-        system="ciernie",
-        criticals_enabled=True,
-        npc_mode="gm_character",
         roll_policy=roll_policy,
+        npc_mode="gm_character",
     )
-    for character in (vera, tomasz):
-        invitation = diary_services.participation_invite(
-            session=session, by=gm, character=character
-        )
-        diary_services.participation_decide(
-            participation=invitation, by=character.owner, accept=True
-        )
     stand_in = _sheet(gm, "Najemnik", {a["Siła"]: 12, a["Zręczność"]: 11, a["Zwinność"]: 14})
     npc = npc_services.npc_create(
         session=session, by=gm, name="Najemnik", description="", visible_to_players=True
     )
     npc_services.npc_stand_in_set(npc=npc, by=gm, character=stand_in)
     stand_in.refresh_from_db()
-    for status, by in [
-        (SessionStatus.PLAN_SUBMITTED, gm),
-        (SessionStatus.ACCEPTED, moderator),
-        (SessionStatus.RUNNING, gm),
-    ]:
-        session = diary_services.session_transition(session=session, by=by, to=status)
+    session = start(session, gm, moderator)
     return SimpleNamespace(
         gm=gm,
         alice=alice,
