@@ -6,33 +6,23 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, connections
-from django.test import Client
+from django.db import connection
 
 from rolls.access import sign_token
 from rolls.cases import Case
 from rolls.ledger import verify_session
 from rolls.models import Roll
 from rolls.services import roll_make_case
+from tests.rolls.concurrency import in_thread, post_at_once
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def _in_thread(work):
-    def run(*args):
-        try:
-            return work(*args)
-        finally:
-            connections.close_all()
-
-    return run
 
 
 def test_two_concurrent_case_rolls_chain_one_after_the_other(q10):
     assert connection.vendor == "postgresql"
     start = threading.Barrier(2)
 
-    @_in_thread
+    @in_thread
     def roll(character_id):
         case = Case(
             system="q10",
@@ -65,19 +55,7 @@ def test_eight_concurrent_identical_posts_make_exactly_one_case_roll(q10):
         "difficulty": "15",
         "raises": "1",
     }
-    url = f"/sessions/{q10.session.pk}/rolls/panel/"
-    start = threading.Barrier(8)
-
-    @_in_thread
-    def post(_):
-        client = Client()
-        client.force_login(q10.gm)
-        start.wait()
-        response = client.post(url, data)
-        return response.status_code, response.get("Location")
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        answers = list(pool.map(post, range(8)))
+    answers = post_at_once(q10.gm, f"/sessions/{q10.session.pk}/rolls/panel/", data)
 
     assert Roll.objects.count() == 1
     assert set(answers) == {(302, answers[0][1])}

@@ -6,7 +6,7 @@ import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, connections, transaction
+from django.db import connection, transaction
 from django.test import Client
 
 from characters.models import Attribute
@@ -16,20 +16,9 @@ from rolls.ledger import verify_session
 from rolls.models import Roll
 from rolls.requests import RollRequest, SideRequest
 from rolls.services import roll_make
+from tests.rolls.concurrency import in_thread, post_at_once
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def _in_thread(work):
-    """Run `work` on its own database connection, closed afterwards."""
-
-    def run(*args):
-        try:
-            return work(*args)
-        finally:
-            connections.close_all()
-
-    return run
 
 
 def test_eight_concurrent_identical_posts_make_exactly_one_roll(table):
@@ -45,19 +34,7 @@ def test_eight_concurrent_identical_posts_make_exactly_one_roll(table):
         "a-gm_difficulty": "0",
         "a-gm_bonus": "0",
     }
-    url = f"/sessions/{table.session.pk}/rolls/panel/"
-    start = threading.Barrier(8)
-
-    @_in_thread
-    def post(_):
-        client = Client()
-        client.force_login(table.gm)
-        start.wait()
-        response = client.post(url, data)
-        return response.status_code, response.get("Location")
-
-    with ThreadPoolExecutor(max_workers=8) as pool:
-        answers = list(pool.map(post, range(8)))
+    answers = post_at_once(table.gm, f"/sessions/{table.session.pk}/rolls/panel/", data)
 
     assert Roll.objects.count() == 1
     # Every request got the same answer: the one roll's place in the diary.
@@ -71,14 +48,14 @@ def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_se
     percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
     holding, release = threading.Event(), threading.Event()
 
-    @_in_thread
+    @in_thread
     def hold_first_session():
         with transaction.atomic():
             GameSession.objects.select_for_update().get(pk=table.session.pk)
             holding.set()
             release.wait(timeout=30)
 
-    @_in_thread
+    @in_thread
     def roll_in_other_session():
         request = RollRequest(
             kind="attribute",
@@ -110,7 +87,7 @@ def test_two_concurrent_uses_of_the_last_potion_make_one_entry(table):
     url = f"/sessions/{table.session.pk}/items/use/"
     start = threading.Barrier(2)
 
-    @_in_thread
+    @in_thread
     def use(_):
         client = Client()
         client.force_login(table.bob)

@@ -1,0 +1,36 @@
+"""Helpers of the PostgreSQL concurrency tests (forum1000's and the case systems')."""
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from django.db import connections
+from django.test import Client
+
+
+def in_thread(work):
+    """Run `work` on its own database connection, closed afterwards."""
+
+    def run(*args):
+        try:
+            return work(*args)
+        finally:
+            connections.close_all()
+
+    return run
+
+
+def post_at_once(user, url: str, data: dict, *, times: int = 8) -> list[tuple[int, str | None]]:
+    """The same form posted `times` times at the same instant by one logged-in user:
+    each request's status and Location."""
+    start = threading.Barrier(times)
+
+    @in_thread
+    def post(_):
+        client = Client()
+        client.force_login(user)
+        start.wait()
+        response = client.post(url, data)
+        return response.status_code, response.get("Location")
+
+    with ThreadPoolExecutor(max_workers=times) as pool:
+        return list(pool.map(post, range(times)))
