@@ -1,4 +1,4 @@
-"""The four rule systems by key, with one entry point per operation.
+"""The four rule systems (and free-form dice notation) by key, one entry point per operation.
 
 Each system module offers the same three functions:
 `parse_test(kind, input) -> test`, `roll(test, dice) -> result` (with `to_dict()`)
@@ -13,7 +13,7 @@ from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
-from rolls.engine import arsmagica, ciernie, forum1000, q10
+from rolls.engine import arsmagica, ciernie, forum1000, notation, q10
 from rolls.engine.dice import DiceSource
 from rolls.engine.errors import RuleError
 
@@ -22,6 +22,7 @@ SYSTEMS: dict[str, ModuleType] = {
     q10.SYSTEM: q10,
     ciernie.SYSTEM: ciernie,
     arsmagica.SYSTEM: arsmagica,
+    notation.SYSTEM: notation,  # free-form dice notation (issue 13): no probability
 }
 
 
