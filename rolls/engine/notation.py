@@ -390,7 +390,7 @@ class TermResult:
     dice: tuple[Die, ...] = ()
 
     @property
-    def value(self) -> int:
+    def subtotal(self) -> int:
         """The term's contribution to the total, sign included."""
         if isinstance(self.term, ConstantTerm):
             return self.term.sign * self.term.value
@@ -400,7 +400,7 @@ class TermResult:
         data = self.term.to_dict()
         if isinstance(self.term, DiceTerm):
             data["dice"] = [die.to_dict() for die in self.dice]
-        data["value"] = self.value
+        data["subtotal"] = self.subtotal
         return data
 
 
@@ -411,7 +411,7 @@ class NotationResult:
 
     @property
     def total(self) -> int:
-        return sum(term.value for term in self.terms)
+        return sum(term.subtotal for term in self.terms)
 
     @property
     def faces(self) -> list[int]:
