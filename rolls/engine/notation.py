@@ -81,23 +81,36 @@ _GRAMMAR = r"""
     %ignore / +/
 """
 
-# What a refused token most likely meant, for the message.
-_HINTS = {
-    "*": "multiplication is not supported",
-    "/": "division is not supported",
-    "x": "multiplication is not supported",
-    "%": "use d% or d100",
-    ".": "only whole numbers",
-    ",": "only whole numbers",
-    "r": "rerolls are not supported",
-    "e": "explode with ! after the dice",
-    "k": "keep with kh or kl and a count",
-    "h": "keep with kh or kl and a count",
-    "l": "keep with kh or kl and a count",
-    "p": "drop with dh or dl and a count",
-    ">": "comparisons are not supported",
-    "=": "comparisons are not supported",
-    "[": "annotations are not supported",
+# What a refused character most likely meant: a stable hint code (the web layer words
+# it in Polish) and its English sentence.
+HINTS = {
+    "multiplication": "multiplication is not supported",
+    "division": "division is not supported",
+    "decimal": "only whole numbers",
+    "reroll": "rerolls are not supported",
+    "explode": "explode with ! after the dice",
+    "keep": "keep with kh or kl and a count",
+    "drop": "drop with dh or dl and a count",
+    "comparison": "comparisons are not supported",
+    "annotation": "annotations are not supported",
+    "percent": "use d% or d100",
+}
+_HINT_OF = {
+    "*": "multiplication",
+    "x": "multiplication",
+    "/": "division",
+    ".": "decimal",
+    ",": "decimal",
+    "r": "reroll",
+    "e": "explode",
+    "k": "keep",
+    "h": "keep",
+    "l": "keep",
+    "p": "drop",
+    ">": "comparison",
+    "=": "comparison",
+    "[": "annotation",
+    "%": "percent",
 }
 
 
@@ -238,11 +251,11 @@ def _syntax_error(text: str, error: LarkError) -> RuleError:
         found = str(error.token)[:1]
     else:
         found = ""
-    hint = _HINTS.get(found.lower(), "")
+    hint = _HINT_OF.get(found.lower(), "")
     return RuleError(
         "notation_syntax",
         f"the dice expression {text!r} cannot be read at character {position} ({found!r})"
-        + (f": {hint}" if hint else ""),
+        + (f": {HINTS[hint]}" if hint else ""),
         expression=text,
         position=position,
         found=found,
@@ -339,6 +352,7 @@ def _checked_term(raw: tuple) -> Term:
                 selection=name,
                 selection_count=n,
                 count=count,
+                most=most,
             )
     return DiceTerm(
         sign=sign,
