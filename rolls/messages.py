@@ -66,6 +66,7 @@ NOTATION_HINTS = {
     "comparison": gettext_lazy("Comparisons are not supported."),
     "annotation": gettext_lazy("Notes in square brackets are not supported."),
     "percent": gettext_lazy("Write d100 for a percentile die."),
+    "order": gettext_lazy("After the dice: at most one !, then at most one of kh, kl, dh, dl."),
 }
 
 

@@ -94,6 +94,7 @@ HINTS = {
     "comparison": "comparisons are not supported",
     "annotation": "annotations are not supported",
     "percent": "use d% or d100",
+    "order": "after the dice at most one !, then at most one of kh, kl, dh, dl",
 }
 _HINT_OF = {
     "*": "multiplication",
@@ -251,7 +252,10 @@ def _syntax_error(text: str, error: LarkError) -> RuleError:
         found = str(error.token)[:1]
     else:
         found = ""
-    hint = _HINT_OF.get(found.lower(), "")
+    if isinstance(error, UnexpectedToken) and error.token.type in ("EXPLODE", "SELECT"):
+        hint = "order"  # a second `!` or keep/drop, or `!` after keep/drop
+    else:
+        hint = _HINT_OF.get(found.lower(), "")
     return RuleError(
         "notation_syntax",
         f"the dice expression {text!r} cannot be read at character {position} ({found!r})"

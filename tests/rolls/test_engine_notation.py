@@ -302,6 +302,9 @@ def test_the_longest_expression_is_accepted():
         ("1d20[fire]", "annotation", "annotations"),
         ("6%", "percent", "d%"),
         ("2d6^2", "", "character 4"),
+        ("4d6kh1kh1", "order", "at most one of kh"),
+        ("4d6kh3!", "order", "at most one !"),
+        ("1d6!!", "order", "at most one !"),
     ],
 )
 def test_unsupported_operators_say_what_to_write(text, hint, words):

@@ -31,6 +31,7 @@ def refusal(text) -> RuleError:
         ("1k20e20", "Nie da się odczytać rzutu na znaku 5 (e). Kości wybuchające oznacz"),
         ("4k6k3", "Zachowaj kości przez kh albo kl z liczbą (4k6kh3)."),
         ("<b>", "Nie da się odczytać rzutu na znaku 1 (<)."),
+        ("4k6kh3!", "na znaku 7 (!). Po kościach najwyżej jeden !, a po nim najwyżej jedno z"),
         ("1k6\x00", "na znaku 4 (U+0000)."),
     ],
 )
