@@ -26,7 +26,7 @@ comments) is refused with a reason before any die is rolled.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
@@ -163,11 +163,19 @@ Term = DiceTerm | ConstantTerm
 
 @dataclass(frozen=True)
 class Notation:
-    """A checked expression: `text` as the person wrote it, `terms` summed with their signs."""
+    """A checked expression: `text` as the person wrote it (trimmed), `terms` read from it,
+    summed with their signs. `Notation(text)` parses and checks itself, so a notation whose
+    terms are not its text's (which the ledger's input, the text alone, could not replay)
+    cannot exist; `RuleError` for anything refused."""
 
     text: str
-    terms: tuple[Term, ...]
+    terms: tuple[Term, ...] = field(init=False)
     kind = TEST
+
+    def __post_init__(self) -> None:
+        text = _checked_text(self.text)
+        object.__setattr__(self, "text", text)
+        object.__setattr__(self, "terms", _parse_terms(text))
 
     @property
     def dice_count(self) -> int:
@@ -269,6 +277,10 @@ def _syntax_error(text: str, error: LarkError) -> RuleError:
 
 def parse_notation(text: object) -> Notation:
     """A checked `Notation`, or `RuleError` with the reason (nothing is rolled)."""
+    return Notation(text)
+
+
+def _checked_text(text: object) -> str:
     if type(text) is not str:
         raise RuleError(
             "invalid_input",
@@ -286,37 +298,38 @@ def parse_notation(text: object) -> Notation:
             length=len(text),
             max=MAX_LENGTH,
         )
-    if not text.isascii() or not text.isprintable():
-        bad = next(
-            (i, c) for i, c in enumerate(text, start=1) if not (c.isascii() and c.isprintable())
-        )
-        raise RuleError(
-            "notation_syntax",
-            f"the dice expression cannot be read at character {bad[0]} ({bad[1]!r})",
-            expression=text,
-            position=bad[0],
-            found=bad[1],
-            hint="",
-        )
+    for position, character in enumerate(text, start=1):
+        if not (character.isascii() and character.isprintable()):
+            raise RuleError(
+                "notation_syntax",
+                f"the dice expression cannot be read at character {position} ({character!r})",
+                expression=text,
+                position=position,
+                found=character,
+                hint="",
+            )
+    return text
+
+
+def _parse_terms(text: str) -> tuple[Term, ...]:
     try:
         raw_terms = _PARSER.parse(text.lower())
     except LarkError as error:
         raise _syntax_error(text, error) from None
     terms = tuple(_checked_term(raw) for raw in raw_terms)
-    notation = Notation(text=text, terms=terms)
-    if notation.dice_count == 0:
+    dice_count = sum(term.count for term in terms if isinstance(term, DiceTerm))
+    if dice_count == 0:
         raise RuleError(
             "notation_no_dice", f"the expression {text!r} rolls no dice", expression=text
         )
-    if notation.dice_count > MAX_DICE:
+    if dice_count > MAX_DICE:
         raise RuleError(
             "notation_too_many_dice",
-            f"a dice expression rolls at most {MAX_DICE} dice, this one asks for "
-            f"{notation.dice_count}",
-            count=notation.dice_count,
+            f"a dice expression rolls at most {MAX_DICE} dice, this one asks for {dice_count}",
+            count=dice_count,
             max=MAX_DICE,
         )
-    return notation
+    return terms
 
 
 def _checked_term(raw: tuple) -> Term:

@@ -452,3 +452,12 @@ def test_near_miss_notation_is_a_notation_or_a_rule_error(text):
         return
     result = roll_notation(parsed, RandomDice(1))
     assert json.loads(json.dumps(result.to_dict())) == result.to_dict()
+
+
+def test_a_notation_is_its_text():
+    assert notation.Notation(" 2k6+1 ") == parse_notation("2k6+1")
+    assert notation.Notation("2d6").terms == (notation.DiceTerm(sign=1, count=2, faces=6),)
+    with pytest.raises(TypeError):
+        notation.Notation("1d6", terms=())
+    with pytest.raises(RuleError):
+        notation.Notation("1d1")
