@@ -120,6 +120,11 @@ for number, url in enumerate(DATABASE_REPLICA_URLS, start=1):
         conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
         conn_health_checks=True,
     ) | {"TEST": {"MIRROR": "default"}}
+# Behind pgbouncer in transaction mode a cursor cannot outlive its transaction: Django's
+# .iterator() must fetch in chunks client-side (docs/deploy.md, "Past one machine").
+if env_flag("PGBOUNCER_TRANSACTION_MODE"):
+    for database in DATABASES.values():
+        database["DISABLE_SERVER_SIDE_CURSORS"] = True
 # Well above a healthy replica's lag (milliseconds; seconds under a burst of writes), and
 # short enough that an author's reads return to the replicas soon after they stop writing.
 READ_YOUR_WRITES_SECONDS = int(os.environ.get("READ_YOUR_WRITES_SECONDS", "15"))

@@ -33,6 +33,9 @@ class CacheEntry:  # what DatabaseCache hands the router
 out = {
     "aliases": list(settings.DATABASES),
     "mirrors": [d["TEST"].get("MIRROR") for a, d in settings.DATABASES.items() if a != "default"],
+    "server_side_cursors": [
+        not d.get("DISABLE_SERVER_SIDE_CURSORS", False) for d in settings.DATABASES.values()
+    ],
     "routers": getattr(settings, "DATABASE_ROUTERS", []),
     "middleware": settings.MIDDLEWARE,
     "outside": router.db_for_read(Post),
@@ -99,6 +102,12 @@ def test_without_replicas_nothing_changes():
     assert seen["routers"] == []
     assert "config.db_router.ReplicaMiddleware" not in seen["middleware"]
     assert seen["outside"] == "default"
+    assert seen["server_side_cursors"] == [True]
+
+
+def test_behind_pgbouncer_no_alias_uses_server_side_cursors():
+    seen = probe(DATABASE_REPLICA_URLS=REPLICAS, PGBOUNCER_TRANSACTION_MODE="1")
+    assert seen["server_side_cursors"] == [False, False, False]
 
 
 def test_with_replicas_safe_requests_read_a_replica_and_writers_the_primary():
