@@ -4,7 +4,8 @@ Installed only when replicas are configured (config/settings.py); with one datab
 nothing here runs. Then:
 
 - `ReplicaMiddleware` decides once per request: a GET or HEAD may read from a replica
-  (one, picked at random, for the whole request); any other method reads the primary.
+  (one that answers, picked at random, for the whole request; the primary if none
+  does); any other method reads the primary.
   After a request that wrote (any non-safe method, or a safe one that wrote, such as a
   session save), the response carries a signed cookie that sends this browser's reads
   to the primary for READ_YOUR_WRITES_SECONDS: the author sees their post or roll at
@@ -23,7 +24,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 
 COOKIE = "primary_reads"
@@ -61,11 +62,8 @@ class PrimaryReplicaRouter:
             return DEFAULT_DB_ALIAS
         if model._meta.app_label in PRIMARY_ONLY_APPS:
             return DEFAULT_DB_ALIAS
-        primary = connections[DEFAULT_DB_ALIAS]
         # Inside a transaction the reads belong with its writes and locks.
-        if primary.in_atomic_block:
-            return DEFAULT_DB_ALIAS
-        if is_test_mirror(connections[reads.replica].settings_dict, primary.settings_dict):
+        if connections[DEFAULT_DB_ALIAS].in_atomic_block:
             return DEFAULT_DB_ALIAS
         return reads.replica
 
@@ -95,7 +93,7 @@ class ReplicaMiddleware:
     def __call__(self, request):
         replica = None
         if request.method in SAFE_METHODS and not self.wrote_lately(request):
-            replica = random.choice(self.replicas)
+            replica = self.answering_replica()
         reads = RequestReads(replica)
         token = _request.set(reads)
         try:
@@ -113,6 +111,23 @@ class ReplicaMiddleware:
                 samesite="Lax",
             )
         return response
+
+    def answering_replica(self) -> str | None:
+        """A replica that answers, tried in random order; None (the primary) if none does,
+        so a dead replica slows nothing but its own connect. A kept connection is checked
+        once per request anyway (conn_health_checks): checking it here costs nothing more."""
+        primary = connections[DEFAULT_DB_ALIAS].settings_dict
+        for alias in random.sample(self.replicas, len(self.replicas)):
+            connection = connections[alias]
+            if is_test_mirror(connection.settings_dict, primary):
+                return None
+            try:
+                connection.close_if_health_check_failed()
+                connection.ensure_connection()
+            except DatabaseError:
+                continue
+            return alias
+        return None
 
     def wrote_lately(self, request) -> bool:
         stamp = request.get_signed_cookie(

@@ -14,7 +14,8 @@ certainly lags, so what a page shows tells the two apart too:
   shows it, until READ_YOUR_WRITES_SECONDS have passed, then from the replica again;
 - once replay resumes, the post appears on the replica;
 - inside a request, reads within `transaction.atomic`, `select_for_update` and writes
-  go to the primary (tests/load/replica_probe.py asks the connection itself).
+  go to the primary (tests/load/replica_probe.py asks the connection itself);
+- with the replica stopped, GETs are served by the primary.
 """
 
 from __future__ import annotations
@@ -247,3 +248,10 @@ def test_reads_go_to_the_replica_and_an_author_reads_their_own_writes(pair, serv
         "GET: write": False,
         "POST: read": False,
     }
+
+    # The replica dies: reads fall back to the primary, no error page.
+    subprocess.run([str(CLUSTER), "stop", replica.directory], check=True, timeout=60)
+    page, on_primary, _ = served(primary, replica, lambda: reader.get(diary))
+    assert page.status == 200
+    assert marker in page.body
+    assert any("diary_post" in line for line in on_primary)

@@ -1,8 +1,8 @@
 """The replica router's decisions, in a process configured with two replicas.
 
 The suite's own process has one database, so a fresh process gets the settings with
-DATABASE_REPLICA_URLS (never connected to: the router only names aliases). The real
-streaming replica is in tests/load/test_replica.py.
+DATABASE_REPLICA_URLS; the "replicas" are SQLite files here (the router only needs an
+alias that answers). The real streaming replica is in tests/load/test_replica.py.
 """
 
 import json
@@ -12,7 +12,11 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-REPLICAS = "postgres://app@127.0.0.1:1/codziennik,postgres://app@127.0.0.1:2/codziennik"
+
+
+def replicas(directory: Path, *names: str) -> str:
+    return ",".join(f"sqlite:///{directory / name}" for name in names)
+
 
 PROBE = r"""
 import json, time
@@ -105,13 +109,15 @@ def test_without_replicas_nothing_changes():
     assert seen["server_side_cursors"] == [True]
 
 
-def test_behind_pgbouncer_no_alias_uses_server_side_cursors():
-    seen = probe(DATABASE_REPLICA_URLS=REPLICAS, PGBOUNCER_TRANSACTION_MODE="1")
+def test_behind_pgbouncer_no_alias_uses_server_side_cursors(tmp_path):
+    seen = probe(
+        DATABASE_REPLICA_URLS=replicas(tmp_path, "r1", "r2"), PGBOUNCER_TRANSACTION_MODE="1"
+    )
     assert seen["server_side_cursors"] == [False, False, False]
 
 
-def test_with_replicas_safe_requests_read_a_replica_and_writers_the_primary():
-    seen = probe(DATABASE_REPLICA_URLS=REPLICAS)
+def test_with_replicas_safe_requests_read_a_replica_and_writers_the_primary(tmp_path):
+    seen = probe(DATABASE_REPLICA_URLS=replicas(tmp_path, "r1", "r2"))
     assert seen["aliases"] == ["default", "replica1", "replica2"]
     assert seen["mirrors"] == ["default", "default"]  # the test runner's own databases
     assert seen["routers"] == ["config.db_router.PrimaryReplicaRouter"]
@@ -144,3 +150,13 @@ def test_with_replicas_safe_requests_read_a_replica_and_writers_the_primary():
 
     # Under the test runner a replica mirrors the primary's test database: its connection.
     assert seen["test_mirror"] == "default"
+
+
+def test_a_replica_that_does_not_answer_is_passed_over(tmp_path):
+    """replica1 cannot be opened (its directory does not exist): GETs read replica2; with
+    no replica answering, the primary."""
+    seen = probe(DATABASE_REPLICA_URLS=replicas(tmp_path, "missing/r1", "r2"))
+    assert seen["reads"] == ["replica2"]
+    seen = probe(DATABASE_REPLICA_URLS=replicas(tmp_path, "missing/r1"))
+    assert seen["reads"] == ["default"]
+    assert seen["get"]["read"] == "default"
