@@ -1,7 +1,12 @@
 """Rules-engine benchmark: latency of the exact probabilities and rolls per second.
 
-    .venv/bin/python bench/engine_bench.py            # everything (about 25 s)
+    .venv/bin/python bench/engine_bench.py            # everything (about 50 s)
     .venv/bin/python bench/engine_bench.py --quick    # skips the fully cold Q10 pass
+
+The "cold process" rows start fresh Python processes: one kind loads the app as
+gunicorn does (`config.wsgi`, whose start builds the Q10 tables, rolls.apps), the
+other imports only the engine (what every process met before issue 12); each times
+its first 10z10 odds calls.
 
 Prints Markdown tables; docs/performance.md quotes them. Not a test: numbers
 depend on the machine.
@@ -10,7 +15,10 @@ depend on the machine.
 from __future__ import annotations
 
 import argparse
+import json
+import os
 import platform
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable
@@ -21,6 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from rolls.engine import arsmagica, ciernie, forum1000, q10
 from rolls.engine.dice import SystemDice
 
+ROOT = Path(__file__).resolve().parents[1]
 MS = 1e-6  # nanoseconds → milliseconds
 
 
@@ -139,6 +148,62 @@ def probability_tables(quick: bool) -> list[str]:
     return rows
 
 
+COLD_PROCESSES = 10
+# One fresh process: load the app (or only the engine), then its first 10z10 odds calls,
+# each a new difficulty, so each computes its Fraction (no odds are cached at start).
+COLD_PROBE = """
+import json, sys, time
+started = time.perf_counter_ns()
+if sys.argv[1] == "app":
+    import config.wsgi  # as gunicorn loads it
+from rolls.engine import q10
+loaded = time.perf_counter_ns() - started
+samples = []
+for difficulty in range(61):
+    test = q10.PoolTest(x=10, y=10, difficulty=difficulty)
+    start = time.thread_time_ns()  # CPU time: a shared machine's preemption is not the call's
+    q10.probability(test)
+    samples.append(time.thread_time_ns() - start)
+q10.clear_caches()
+start = time.thread_time_ns()
+q10.warm()
+print(json.dumps({"loaded": loaded, "samples": samples, "warm": time.thread_time_ns() - start}))
+"""
+
+
+def cold_process_tables() -> list[str]:
+    env = os.environ | {"DJANGO_SETTINGS_MODULE": "config.settings"}
+    env.setdefault("SECRET_KEY", "engine-bench")
+    env.pop("DEBUG", None)
+    rows = [
+        "| cold process, first 10z10 odds (61 difficulties each) | processes | calls |"
+        " p50 CPU ms | p99 CPU ms | max CPU ms | start s | q10.warm() CPU ms |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for kind, name in (
+        ("app", "app started as production does (tables built at start)"),
+        ("engine", "engine only, no tables built (before issue 12)"),
+    ):
+        samples, loads, warms = [], [], []
+        for _ in range(COLD_PROCESSES):
+            done = subprocess.run(
+                [sys.executable, "-c", COLD_PROBE, kind],
+                cwd=ROOT, env=env, capture_output=True, text=True, check=True, timeout=120,
+            )  # fmt: skip
+            result = json.loads(done.stdout)
+            samples += result["samples"]
+            loads.append(result["loaded"])
+            warms.append(result["warm"])
+        ordered = sorted(samples)
+        rows.append(
+            f"| {name} | {COLD_PROCESSES} | {len(ordered)} | {percentile(ordered, 0.5):.4f} | "
+            f"{percentile(ordered, 0.99):.4f} | {ordered[-1] * MS:.3f} | "
+            f"{sorted(loads)[len(loads) // 2] / 1e9:.2f} | "
+            f"{sorted(warms)[len(warms) // 2] * MS:.1f} |"
+        )
+    return rows
+
+
 def rolls_per_second(seconds: float = 0.4) -> list[str]:
     dice = SystemDice()
     zr = forum1000.Attribute("Zręczność", 500)
@@ -192,6 +257,8 @@ def main() -> None:
     print(f"Python {platform.python_version()} on {platform.machine()}, {platform.system()}")
     print()
     print("\n".join(probability_tables(quick)))
+    print()
+    print("\n".join(cold_process_tables()))
     print()
     print("\n".join(rolls_per_second()))
 

@@ -109,6 +109,33 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {"timeout": 20, "transaction_mode": "IMMEDIATE"}
     )
 
+# Streaming replicas of the primary (PostgreSQL), comma-separated URLs: GET and HEAD
+# requests read from one of them, writes and transactions use the primary, and a browser
+# that just wrote reads the primary for READ_YOUR_WRITES_SECONDS (config/db_router.py,
+# docs/deploy.md). The test runner points them at the primary's test database (MIRROR).
+DATABASE_REPLICA_URLS = env_list("DATABASE_REPLICA_URLS", "")
+for number, url in enumerate(DATABASE_REPLICA_URLS, start=1):
+    DATABASES[f"replica{number}"] = dj_database_url.parse(
+        url,
+        conn_max_age=DATABASES["default"]["CONN_MAX_AGE"],
+        conn_health_checks=True,
+    ) | {"TEST": {"MIRROR": "default"}}
+# Behind pgbouncer in transaction mode a cursor cannot outlive its transaction: Django's
+# .iterator() must fetch in chunks client-side (docs/deploy.md, "Past one machine").
+if env_flag("PGBOUNCER_TRANSACTION_MODE"):
+    for database in DATABASES.values():
+        database["DISABLE_SERVER_SIDE_CURSORS"] = True
+# Well above a healthy replica's lag (milliseconds; seconds under a burst of writes), and
+# short enough that an author's reads return to the replicas soon after they stop writing.
+READ_YOUR_WRITES_SECONDS = int(os.environ.get("READ_YOUR_WRITES_SECONDS", "15"))
+if DATABASE_REPLICA_URLS:
+    DATABASE_ROUTERS = ["config.db_router.PrimaryReplicaRouter"]
+    # Before the session and auth middleware, so their reads are routed too.
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware"),
+        "config.db_router.ReplicaMiddleware",
+    )
+
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [
