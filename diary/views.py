@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import selectors, services
+from diary import live, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -194,14 +194,34 @@ def session_detail(request, pk: int):
     return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
-@login_required
 @require_GET
 def session_live(request, pk: int):
-    """Polled by an open diary: nothing (204) until something changes, then the fresh posts."""
-    access = access_session(request.user, pk)
-    if request.GET.get("seen") == access.session.activity_marker:
+    """Polled by an open diary: nothing (204, or 304 for its ETag) until something changes,
+    then the fresh posts. "Nothing new" comes from one query while this browser's access
+    is freshly checked (diary/live.py); everything else takes the full path."""
+    status = live.nothing_new(request, pk)
+    if status is not None:
+        return HttpResponse(status=status)
+    return _session_live_checked(request, pk)
+
+
+@login_required
+def _session_live_checked(request, pk: int):
+    access = access_session(request.user, pk, roster=True)
+    live.grant(request, access)
+    marker = access.session.activity_marker
+    tag = live.etag(marker, request.user.pk)
+    if request.headers.get("If-None-Match") == tag:
+        return HttpResponse(status=304)
+    if request.GET.get("seen") == marker:
         return HttpResponse(status=204)
-    return render(request, "diary/session_detail.html#diary_posts", _diary_context(request, access))
+    response = render(
+        request, "diary/session_detail.html#diary_posts", _diary_context(request, access)
+    )
+    response["ETag"] = tag
+    # The browser may keep it, but asks again every time (it is this viewer's only).
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 @login_required
