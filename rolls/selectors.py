@@ -117,10 +117,20 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
     def read() -> _PageLedger:
         head, event_id = _chain_head_and_running_event(session)
         counts, uses = turn_action_counts(session, turn_number) if turn_number else ({}, {})
+        # The page's requests and (for the GM) the session's open ones, in one query.
+        wanted = models.Q(post__in=post_ids)
+        if shows_open_asks:
+            wanted |= models.Q(session=session, status=AskStatus.OPEN)
+        asks = list(
+            RollAsk.objects.filter(wanted)
+            .select_related("answer", "character", "post")
+            .order_by("id")
+        )
+        on_page = set(post_ids)
         return _PageLedger(
             rolls=list(Roll.objects.filter(post__in=post_ids).order_by("seq")),
-            asks=list(RollAsk.objects.filter(post__in=post_ids).select_related("answer")),
-            open_asks=open_roll_asks(session) if shows_open_asks else [],
+            asks=[a for a in asks if a.post_id in on_page],
+            open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
             head=head,
             running_event_id=event_id,
             counts=counts,
