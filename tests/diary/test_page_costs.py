@@ -140,10 +140,10 @@ def test_viewers_of_other_roles_never_get_each_others_links(table, client_for):
 def test_a_renamed_character_is_shown_renamed(table, client_for):
     _say(table, table.alice, table.lirael, "Tekst.")
     bob = client_for(table.bob)
-    assert "Lirael" in _diary(bob, table)
+    assert '<span class="narrator">Lirael</span>' in _diary(bob, table)
     # A sheet's rename moves no session marker: the post's body key holds the name itself.
     type(table.lirael).objects.filter(pk=table.lirael.pk).update(name="Lirael Zmieniona")
-    assert "Lirael Zmieniona" in _diary(bob, table)
+    assert '<span class="narrator">Lirael Zmieniona</span>' in _diary(bob, table)
 
 
 def test_a_roll_shows_in_the_other_language_in_that_language(table, client_for, settings):
