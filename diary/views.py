@@ -194,18 +194,20 @@ def session_detail(request, pk: int):
     return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
-@require_GET
 def session_live(request, pk: int):
     """Polled by an open diary: nothing (204, or 304 for its ETag) until something changes,
     then the fresh posts. "Nothing new" comes from one query while this browser's access
-    is freshly checked (diary/live.py); everything else takes the full path."""
-    status = live.nothing_new(request, pk)
-    if status is not None:
-        return HttpResponse(status=status)
+    is freshly checked (diary/live.py); everything else takes the full path (log-in first,
+    then GET only, as every diary view)."""
+    if request.method == "GET":
+        status = live.nothing_new(request, pk)
+        if status is not None:
+            return HttpResponse(status=status)
     return _session_live_checked(request, pk)
 
 
 @login_required
+@require_GET
 def _session_live_checked(request, pk: int):
     access = access_session(request.user, pk, roster=True)
     live.grant(request, access)
