@@ -224,7 +224,16 @@ CACHES = {
         "LOCATION": "codziennik_cache",
         # Culling would drop live counters; rate-limit keys expire within the hour anyway.
         "OPTIONS": {"MAX_ENTRIES": 100_000},
-    }
+    },
+    # The diary page's reads and rendered HTML (diary/page_cache.py) and the live poll's
+    # short-lived answers (diary/live.py), per process: every key changes with what it
+    # caches, so workers need not share it (docs/decisions.md, issue 12).
+    "diary": {
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "codziennik-diary",
+        "TIMEOUT": 600,
+        "OPTIONS": {"MAX_ENTRIES": 20_000, "CULL_FREQUENCY": 4},
+    },
 }
 RATELIMIT_USE_CACHE = "default"
 # Behind a proxy every request comes from the proxy's address: name the META key

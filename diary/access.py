@@ -13,11 +13,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
+from django.db.models import Exists
 from django.http import Http404
 
 from characters.models import Character
-from characters.roles import is_moderator
+from characters.roles import MODERATOR_GROUP, is_moderator
 from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
 
 # Participations that let the owner read the diary: playing, or invited by the GM.
@@ -65,6 +67,9 @@ class SessionAccess:
     is_moderator: bool
     # The user's own participations in this session, any status (one query).
     my_participations: tuple[Participation, ...] = field(default=())
+    # Every participation of the session (the diary's roster), when asked for with
+    # `access_session(..., roster=True)`: the same query then gives my_participations.
+    roster: tuple[Participation, ...] | None = None
 
     @property
     def my_characters(self) -> list[Character]:
@@ -185,21 +190,36 @@ class SessionAccess:
         )
 
 
-def session_access(user, session: GameSession) -> SessionAccess:
-    """The flags for a session already in hand (one query for the user's participations)."""
-    if not user.is_authenticated:
-        return SessionAccess(session=session, user=user, is_gm=False, is_moderator=False)
-    mine = tuple(
-        Participation.objects.filter(session=session, character__owner=user).select_related(
-            "character"
+def session_roster(session: GameSession) -> tuple[Participation, ...]:
+    """Every participation of the session with its character and owner (one query)."""
+    return tuple(
+        session.participations.select_related("character__owner").order_by(
+            "status", "character__name"
         )
     )
+
+
+def session_access(user, session: GameSession, *, roster: bool = False) -> SessionAccess:
+    """The flags for a session already in hand (one query for the user's participations;
+    with `roster`, one query for every participation, the user's among them)."""
+    if not user.is_authenticated:
+        return SessionAccess(session=session, user=user, is_gm=False, is_moderator=False)
+    everyone = session_roster(session) if roster else None
+    if everyone is not None:
+        mine = tuple(p for p in everyone if p.character.owner_id == user.pk)
+    else:
+        mine = tuple(
+            Participation.objects.filter(session=session, character__owner=user).select_related(
+                "character"
+            )
+        )
     return SessionAccess(
         session=session,
         user=user,
         is_gm=session.gm_id == user.pk,
         is_moderator=is_moderator(user),
         my_participations=mine,
+        roster=everyone,
     )
 
 
@@ -210,16 +230,30 @@ def _get_or_404(queryset, pk: int):
         raise Http404 from None
 
 
-def access_session(user, pk: int, *, lock: bool = False, card_only: bool = False) -> SessionAccess:
+def access_session(
+    user, pk: int, *, lock: bool = False, card_only: bool = False, roster: bool = False
+) -> SessionAccess:
     """The session and what the user may do in it.
 
     404 when the user may not know it exists, 403 when they may see its card but not
-    read it (`card_only=True` asks only for the card, e.g. to ask to join).
+    read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
+    reads every participation (the diary's roster) in the query that finds the user's.
     """
     sessions = GameSession.objects.select_related("gm")
+    if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
+        # Whether the user is a moderator, asked in the session's own query (one round trip
+        # less a page); characters.roles.is_moderator reads it back from the user.
+        sessions = sessions.annotate(
+            viewer_is_moderator=Exists(
+                Group.objects.filter(name=MODERATOR_GROUP, user=user.pk).values("pk")
+            )
+        )
     if lock:
         sessions = sessions.select_for_update(of=("self",))
-    access = session_access(user, _get_or_404(sessions, pk))
+    session = _get_or_404(sessions, pk)
+    if hasattr(session, "viewer_is_moderator"):
+        user._is_moderator = bool(session.viewer_is_moderator)
+    access = session_access(user, session, roster=roster)
     if not access.can_read:
         if not access.can_see_card:
             raise Http404

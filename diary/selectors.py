@@ -389,13 +389,29 @@ class TurnStatus:
         return [row.character for row in self.characters if row.awaited]
 
 
-def turn_status(turn: Turn | None, playing: list[Character], rolls=None) -> TurnStatus | None:
-    """One query (the turn's posts); `rolls` is the page's DiaryRolls (action counts)."""
+def _turn_post_rows(turn: Turn, session: GameSession) -> list[tuple]:
+    """The turn's visible posts as turn_status counts them; a post, an edit or a hide moves
+    the session's activity marker, so the rows are read once per marker."""
+    from diary.page_cache import memo
+
+    def read():
+        return list(
+            Post.objects.filter(turn=turn, hidden_at__isnull=True).values_list(
+                "character_id", "author_id", "move_metres", "move_actions"
+            )
+        )
+
+    return memo(("turn-posts", session.pk, session.activity_marker, turn.pk), read)
+
+
+def turn_status(
+    turn: Turn | None, playing: list[Character], rolls=None, *, session: GameSession
+) -> TurnStatus | None:
+    """One query (the turn's posts; none while the session's activity marker stays);
+    `rolls` is the page's DiaryRolls (action counts)."""
     if turn is None:
         return None
-    rows = Post.objects.filter(turn=turn, hidden_at__isnull=True).values_list(
-        "character_id", "author_id", "move_metres", "move_actions"
-    )
+    rows = _turn_post_rows(turn, session)
     posted, moves, metres = set(), Counter(), Counter()
     for character_id, author_id, move_metres, move_actions in rows:
         posted.add((character_id, author_id))
@@ -485,11 +501,19 @@ def npc_roster_for(npc_access) -> list:
     """The NPCs this user sees in the diary: all for the GM and moderators, the visible
     ones (names and descriptions) for everyone else who reads the session."""
     from diary.models import Npc
+    from diary.page_cache import memo
 
-    npcs = Npc.objects.filter(session=npc_access.session)
-    if not npc_access.sees_hidden:
-        npcs = npcs.filter(visible_to_players=True)
-    return list(npcs.only("pk", "name", "description", "visible_to_players", "session_id"))
+    session = npc_access.session
+
+    def read():
+        npcs = Npc.objects.filter(session=session)
+        if not npc_access.sees_hidden:
+            npcs = npcs.filter(visible_to_players=True)
+        return list(npcs.only("pk", "name", "description", "visible_to_players", "session_id"))
+
+    # Every NPC change moves the session's activity marker (diary/npc_services.py).
+    key = ("npcs", session.pk, session.activity_marker, npc_access.sees_hidden)
+    return memo(key, read)
 
 
 def npc_designs(session: GameSession) -> list[dict]:

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import selectors, services
+from diary import live, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -34,6 +34,7 @@ from diary.forms import (
     TurnDeadlineForm,
 )
 from diary.models import ParticipationStatus, SessionStatus
+from diary.rendering import post_body_html
 
 
 def _cursor(value: str | None) -> int | None:
@@ -123,9 +124,13 @@ def _diary_context(
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
     page = selectors.diary_page(session, before=before, after=after)
-    # Every link and button on a post comes from its PostAccess (diary/access.py).
+    # Every link and button on a post comes from its PostAccess (diary/access.py); its head
+    # and text are rendered once per version and viewer variant (diary/rendering.py).
     for post in page.posts:
         post.access = access.post(post)
+        post.body_html = post_body_html(
+            post, gm_id=session.gm_id, can_see_content=post.access.can_see_content
+        )
     current_turn = services.current_turn(session)
     rolls = selectors.diary_rolls(
         page.posts,
@@ -140,7 +145,12 @@ def _diary_context(
     can_post = access.can_post
     if can_post and post_form is None:
         post_form = NewPostForm(characters=access.my_characters, movement=_counts_movement(access))
-    participations = selectors.session_participations(session)
+    # The roster comes with the access when the view asked for it (one query for both).
+    participations = (
+        list(access.roster)
+        if access.roster is not None
+        else selectors.session_participations(session)
+    )
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
@@ -154,7 +164,7 @@ def _diary_context(
         "live_after": after,
         "roster": [access.participation(p) for p in participations],
         # Issue 8: who is awaited this turn, action rolls per character, the deadline.
-        "turn_status": selectors.turn_status(current_turn, playing, rolls),
+        "turn_status": selectors.turn_status(current_turn, playing, rolls, session=session),
         "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,
@@ -180,18 +190,40 @@ def _npc_context(access: SessionAccess) -> dict:
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk)
+    access = access_session(request.user, pk, roster=True)
     return render(request, "diary/session_detail.html", _diary_context(request, access))
+
+
+def session_live(request, pk: int):
+    """Polled by an open diary: nothing (204, or 304 for its ETag) until something changes,
+    then the fresh posts. "Nothing new" comes from one query while this browser's access
+    is freshly checked (diary/live.py); everything else takes the full path (log-in first,
+    then GET only, as every diary view)."""
+    if request.method == "GET":
+        status = live.nothing_new(request, pk)
+        if status is not None:
+            return HttpResponse(status=status)
+    return _session_live_checked(request, pk)
 
 
 @login_required
 @require_GET
-def session_live(request, pk: int):
-    """Polled by an open diary: nothing (204) until something changes, then the fresh posts."""
-    access = access_session(request.user, pk)
-    if request.GET.get("seen") == access.session.activity_marker:
+def _session_live_checked(request, pk: int):
+    access = access_session(request.user, pk, roster=True)
+    live.grant(request, access)
+    marker = access.session.activity_marker
+    tag = live.etag(marker, request.user.pk)
+    if request.headers.get("If-None-Match") == tag:
+        return HttpResponse(status=304)
+    if request.GET.get("seen") == marker:
         return HttpResponse(status=204)
-    return render(request, "diary/session_detail.html#diary_posts", _diary_context(request, access))
+    response = render(
+        request, "diary/session_detail.html#diary_posts", _diary_context(request, access)
+    )
+    response["ETag"] = tag
+    # The browser may keep it, but asks again every time (it is this viewer's only).
+    response["Cache-Control"] = "private, no-cache"
+    return response
 
 
 @login_required
@@ -395,7 +427,7 @@ def _counts_movement(access) -> bool:
 @require_POST
 @rate_limited("post")
 def post_create(request, pk: int):
-    access = access_session(request.user, pk)
+    access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(
@@ -572,7 +604,7 @@ def session_plan_review(request, pk: int):
 @require_POST
 def turn_deadline(request, pk: int):
     """The GM sets or clears the current turn's deadline (Europe/Warsaw time)."""
-    access = access_session(request.user, pk)
+    access = access_session(request.user, pk, roster=True)
     if not access.can_set_turn_deadline:
         raise PermissionDenied
     form = TurnDeadlineForm(request.POST)

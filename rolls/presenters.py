@@ -405,3 +405,33 @@ def npc_text(npc: dict) -> str:
     """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
     value = with_minus(signed_text(npc["value"]))
     return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"
+
+
+@dataclass(frozen=True)
+class RenderedRoll:
+    """A roll's rolls/roll.html, rendered once per language: what rolls/post_rolls.html
+    needs besides (whether it takes the die legend)."""
+
+    html: str
+    seq: int
+    is_entry: bool
+    is_case: bool
+    legend: Legend = LEGEND
+
+
+def rendered_roll(roll) -> RenderedRoll:
+    """Rolls never change, and a roll's hash covers its whole record: keyed by it (and the
+    language), the HTML can never be stale or another roll's."""
+    from django.template.loader import render_to_string
+    from django.utils.translation import get_language
+
+    from diary.page_cache import memo
+
+    def render() -> RenderedRoll:
+        view = roll_view(roll)
+        html = render_to_string(
+            "rolls/roll.html", {"view": view, "session": {"pk": roll.session_id}}
+        )
+        return RenderedRoll(html, view.seq, view.is_entry, view.is_case, view.legend)
+
+    return memo(("roll", roll.pk, roll.hash, get_language()), render)

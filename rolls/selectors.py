@@ -97,11 +97,60 @@ def usable_items(session, user, *, is_gm: bool) -> list:
     return list(potions.select_related("character").order_by("character__name", "id"))
 
 
+@dataclass(frozen=True)
+class _PageLedger:
+    """What the diary page reads of the ledger, all of it fixed until the session's
+    activity marker moves (every roll, request and turn moves it): cached by the marker."""
+
+    rolls: list  # the page's rolls, by seq (records included: rendered on a cache miss)
+    asks: list  # the requests on the page's posts, with their answering roll
+    open_asks: list  # the session's open requests (the GM's list), or []
+    head: ChainHead
+    running_event_id: int | None
+    counts: dict
+    uses: dict
+
+
+def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: bool):
+    from diary.page_cache import memo
+
+    def read() -> _PageLedger:
+        head, event_id = _chain_head_and_running_event(session)
+        counts, uses = turn_action_counts(session, turn_number) if turn_number else ({}, {})
+        # The page's requests and (for the GM) the session's open ones, in one query.
+        wanted = models.Q(post__in=post_ids)
+        if shows_open_asks:
+            wanted |= models.Q(session=session, status=AskStatus.OPEN)
+        asks = list(
+            RollAsk.objects.filter(wanted)
+            .select_related("answer", "character", "post")
+            .order_by("id")
+        )
+        on_page = set(post_ids)
+        return _PageLedger(
+            rolls=list(Roll.objects.filter(post__in=post_ids).order_by("seq")),
+            asks=[a for a in asks if a.post_id in on_page],
+            open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
+            head=head,
+            running_event_id=event_id,
+            counts=counts,
+            uses=uses,
+        )
+
+    marker = session.activity_marker
+    key = ("ledger", session.pk, marker, turn_number, shows_open_asks, *post_ids)
+    return memo(key, read)
+
+
 def diary_rolls(posts, access, turn=None, entry_character=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
-    views, the chain head, whether the user gets the panel, and the running initiative event
-    (one query; four while an event runs). A constant number of queries a page, and
-    the user's role comes from the page's SessionAccess (one participation check a request)."""
+    views, the chain head, whether the user gets the panel, and the running initiative event.
+
+    The ledger's part is read once per activity marker (six queries, then none until
+    something happens in the session; rolls.presenters caches each roll's HTML); what stays
+    per request is the running event (four queries while one runs, since ending it moves no
+    marker) and the GM's entry forms (two). The user's role comes from the page's
+    SessionAccess."""
     from diary.selectors import DiaryRolls
     from rolls import initiative_selectors
     from rolls.access import (
@@ -110,47 +159,45 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         may_roll_in_diary,
         may_write_entries_in_diary,
     )
-    from rolls.presenters import roll_view
+    from rolls.presenters import rendered_roll
 
-    by_post: dict[int, list] = {}
-    rolls = Roll.objects.filter(post__in=[p.pk for p in posts]).order_by("seq")
-    for roll in rolls:
-        by_post.setdefault(roll.post_id, []).append(roll_view(roll))
     running = access.session.is_running
+    shows_open_asks = access.is_gm and running
+    ledger = _page_ledger(
+        access.session, [p.pk for p in posts], turn.number if turn else None, shows_open_asks
+    )
+    by_post: dict[int, list] = {}
+    for roll in ledger.rolls:
+        by_post.setdefault(roll.post_id, []).append(rendered_roll(roll))
     who = {"is_gm": access.is_gm, "user_id": access.user.pk, "running": running}
     asks_by_post: dict[int, list] = {}
-    for ask in RollAsk.objects.filter(post__in=[p.pk for p in posts]).select_related("answer"):
+    for ask in ledger.asks:
         asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
     # The requests waiting for an answer: the GM's list, while the session runs.
-    shows_open_asks = access.is_gm and running
-    open_asks = (
-        [ask_view(a, **who) for a in open_roll_asks(access.session)] if shows_open_asks else []
-    )
-    # Issue 9: the chain head's query also says whether an initiative event runs (an event
-    # is opened by a roll, so no roll means no event): what in_combat() asks, without a query
-    # of its own; only a running event is then read (four queries, as many posts as there are).
-    head, event_id = _chain_head_and_running_event(access.session)
+    open_asks = [ask_view(a, **who) for a in ledger.open_asks]
+    # Issue 9: an event is opened by a roll (the marker moves) but ended without one, so a
+    # cached event id is checked live; no id means no event, without a query.
+    event_id = ledger.running_event_id
     event = initiative_selectors.running_event(access.session, pk=event_id) if event_id else None
     fight = (
         initiative_selectors.fight_view(event, turn.number if turn else event.opened_turn)
         if event
         else None
     )
-    counts, uses = turn_action_counts(access.session, turn.number) if turn else ({}, {})
     return DiaryRolls(
         by_post=by_post,
-        head=head,
+        head=ledger.head,
         may_roll=may_roll_in_diary(access),
         asks_by_post=asks_by_post,
         open_asks=open_asks,
         shows_open_asks=shows_open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
-        action_counts=counts,
+        action_counts=ledger.counts,
         # Issue 10: the case systems count action rolls and show them, never limit them.
         action_limit=None if event or access.session.system != f1000.SYSTEM else 1,
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
-        item_counts=uses,
+        item_counts=ledger.uses,
         entry_forms=(
             _entry_forms(access, entry_character) if may_write_entries_in_diary(access) else None
         ),

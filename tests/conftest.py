@@ -70,6 +70,15 @@ def _polish_by_default(settings):
 
 
 @pytest.fixture(autouse=True)
+def _empty_diary_cache():
+    """The diary's per-process cache (diary/page_cache.py) starts empty in every test: ids
+    and markers come back after a test's rollback, and a test must see its own misses."""
+    from diary import page_cache
+
+    page_cache.clear()
+
+
+@pytest.fixture(autouse=True)
 def _reseed_after_flush(request):
     """Transactional tests start from a flushed database: put the seeded catalog back."""
     marker = request.node.get_closest_marker("django_db")
