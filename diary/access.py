@@ -216,7 +216,8 @@ def access_session(user, pk: int, *, lock: bool = False, card_only: bool = False
     404 when the user may not know it exists, 403 when they may see its card but not
     read it (`card_only=True` asks only for the card, e.g. to ask to join).
     """
-    sessions = GameSession.objects.select_related("gm")
+    # The current turn rides along: every page of a session shows or uses it (issue 12).
+    sessions = GameSession.objects.select_related("gm", "current_turn")
     if lock:
         sessions = sessions.select_for_update(of=("self",))
     access = session_access(user, _get_or_404(sessions, pk))
