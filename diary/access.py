@@ -239,7 +239,8 @@ def access_session(
     read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
     reads every participation (the diary's roster) in the query that finds the user's.
     """
-    sessions = GameSession.objects.select_related("gm")
+    # The current turn rides along: every page of a session shows or uses it (issue 12).
+    sessions = GameSession.objects.select_related("gm", "current_turn")
     if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
         # Whether the user is a moderator, asked in the session's own query (one round trip
         # less a page); characters.roles.is_moderator reads it back from the user.

@@ -29,6 +29,10 @@ class RollPolicy(models.TextChoices):
     PLAYERS_OWN = "players_own", _("players may also roll for their own characters")
 
 
+# The chain's start (rolls.ledger.GENESIS_HASH; diary does not import the rolls app).
+GENESIS_HASH = "0" * 64
+
+
 class GameSessionQuerySet(models.QuerySet):
     def listed_for(self, user):
         """Sessions a user sees in the list: past the draft, or their own, or all for moderators."""
@@ -67,6 +71,22 @@ class GameSession(models.Model):
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
     activity_at = models.DateTimeField(_("last activity"), default=timezone.now)
+    # Issue 12, the session's head, kept on its row so an append is one lock, one insert,
+    # one update: the last roll's number and hash in the chain (rolls.services.chain_append
+    # is their one writer) and the turn being played (diary.services opens turns).
+    chain_seq = models.PositiveIntegerField(_("rolls in the chain"), default=0, editable=False)
+    chain_hash = models.CharField(
+        _("last roll's hash"), max_length=64, default=GENESIS_HASH, editable=False
+    )
+    current_turn = models.ForeignKey(
+        "Turn",
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+        editable=False,
+        verbose_name=_("current turn"),
+    )
 
     objects = GameSessionQuerySet.as_manager()
 
@@ -91,10 +111,13 @@ class GameSession(models.Model):
     def activity_marker(self) -> str:
         return str(int(self.activity_at.timestamp() * 1_000_000))
 
-    def touch(self) -> None:
-        """Tell open diaries that something changed (see diary.views.session_live)."""
+    def touch(self, **head) -> None:
+        """Tell open diaries that something changed (see diary.views.session_live); `head`:
+        fields of the session's head written in the same UPDATE (a new turn)."""
         self.activity_at = timezone.now()
-        GameSession.objects.filter(pk=self.pk).update(activity_at=self.activity_at)
+        for name, value in head.items():
+            setattr(self, name, value)
+        GameSession.objects.filter(pk=self.pk).update(activity_at=self.activity_at, **head)
 
 
 class ParticipationStatus(models.TextChoices):

@@ -139,7 +139,8 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
     session.save(update_fields=["status", "updated_at"])
     _plan_record_transition(session=session, by=by, source=source, to=to)
     if to == SessionStatus.RUNNING and not session.turns.exists():
-        Turn.objects.create(session=session, number=1, opened_by=by)
+        turn = Turn.objects.create(session=session, number=1, opened_by=by)
+        session.touch(current_turn=turn)
     return session
 
 
@@ -248,12 +249,15 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
     turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
     # Issue 9: effects whose length in turns ran out end by themselves as the turn opens.
     effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
-    session.touch()
+    # The head moves with the marker, under the lock that made the turn (issue 12).
+    session.touch(current_turn=turn)
     return turn
 
 
 def current_turn(session: GameSession) -> Turn | None:
-    return session.turns.order_by("-number").first()
+    """The turn being played: the session row's head (issue 12), set where turns open (with
+    `select_related("current_turn")` this costs no query)."""
+    return session.current_turn
 
 
 # ---------------------------------------------------------------------------

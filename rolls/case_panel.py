@@ -119,7 +119,9 @@ class CasePanel(AnswersRequests):
         ]
         self.modes = [key for key, _label in self.mode_choices]
         self.mode = mode if mode in self.modes else (self.modes[0] if self.modes else "")
-        self.all_characters = list(playing_characters(session).values())
+        # The sheets, read once a request (the forms, the preview and the roll use them).
+        self.sheets = playing_characters(session)
+        self.all_characters = list(self.sheets.values())
         self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
         self.posts = (
@@ -245,4 +247,8 @@ class CasePanel(AnswersRequests):
         return _(
             "%(name)s already has %(count)s action roll(s) in this turn (first #%(seq)s); "
             "this one is counted and shown."
-        ) % {"name": names.get(case.character_id, ""), "count": len(earlier), "seq": earlier[0].seq}
+        ) % {
+            "name": names.get(case.character_id, ""),
+            "count": earlier.count,
+            "seq": earlier.first_seq,
+        }

@@ -26,7 +26,7 @@ from rolls import access as rolls_access
 from rolls import entry_forms
 from rolls.models import Roll
 from rolls.selectors import turn_actions
-from rolls.services import TokenReused, _target_post, chain_append
+from rolls.services import TokenReused, _target_post, chain_append, lock_session
 
 __all__ = ["TokenReused"]
 
@@ -46,7 +46,7 @@ def _named(character: Character) -> dict:
 
 def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
     """The session row locked, and the entry this token already made (or None)."""
-    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    locked = lock_session(session)
     existing = Roll.objects.filter(session=locked, token=token).first()
     if existing is not None and (
         existing.rolled_by_id != by.pk or existing.request_digest != digest

@@ -126,9 +126,13 @@ class Panel(AnswersRequests):
         self.modes = [m for m in MODES if self.access.may_roll_mode(m)]
         self.mode = mode if mode in self.modes else "attribute"
         self.tab = MODES[self.mode]
-        self.all_characters = list(playing_characters(session).values())
+        # The sheets, read once a request: the forms' choices, the preview and the roll
+        # (rolls.services.roll_make takes them) all use these.
+        self.sheets = playing_characters(session)
+        self.all_characters = list(self.sheets.values())
         self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
+        self._action_rolls: dict[int, selectors.TurnActionRolls] = {}
         self.posts = (
             list(
                 Post.objects.filter(
@@ -282,14 +286,16 @@ class Panel(AnswersRequests):
         try:
             request = self.request()
             check_no_running_event(self.session, request)
-            test = prepare(self.session, request)
+            test = prepare(self.session, request, self.sheets)
             names = {c.pk: c.name for c in self.all_characters}
+            acting = request.acting_character_id
             check_action_limit(
                 self.session,
                 request,
                 self.turn,
-                names.get(request.acting_character_id, ""),
+                names.get(acting, ""),
                 self.extra_action_reason,
+                counted=self.action_rolls(acting) if acting and self.turn else None,
             )
         except (RuleError, RequestError) as error:
             field_name, message = (
@@ -335,12 +341,12 @@ class Panel(AnswersRequests):
         chance = f1000.success_probability(limit.value)
         warning = ""
         if character_id and self.turn:
-            earlier = selectors.action_rolls_in_turn(self.session, character_id, self.turn.number)
+            earlier = self.action_rolls(character_id)
             if earlier:
                 warning = _(
                     "%(name)s already has an action roll in this turn (#%(seq)s): "
                     "one action per turn may have a roll."
-                ) % {"name": name, "seq": earlier[0].seq}
+                ) % {"name": name, "seq": earlier.first_seq}
         return SidePreview(
             name=name,
             threshold=limit.value,
@@ -350,6 +356,14 @@ class Panel(AnswersRequests):
             terms=threshold_terms([t.to_dict() for t in limit.terms]),
             action_warning=str(warning),
         )
+
+    def action_rolls(self, character_id: int) -> selectors.TurnActionRolls:
+        """The character's action rolls this turn, counted once a request."""
+        if character_id not in self._action_rolls:
+            self._action_rolls[character_id] = selectors.action_rolls_in_turn(
+                self.session, character_id, self.turn.number
+            )
+        return self._action_rolls[character_id]
 
     def _preview_of(self, request: RollRequest, test) -> Preview:
         names = {c.pk: c.name for c in self.all_characters}

@@ -38,14 +38,6 @@ def playing_characters(session, ids=None) -> dict[int, Character]:
     return {c.pk: c for c in characters}
 
 
-def item_uses_in_turn(session, character_id: int, turn_number: int) -> int:
-    """Issue 9, RULES 1.5: the potions and items the character used this turn (actions
-    without a roll)."""
-    return Roll.objects.filter(
-        session=session, character_id=character_id, turn_number=turn_number, test="item_use"
-    ).count()
-
-
 def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[int, int]]:
     """RULES 1.5, the diary's turn: action rolls and item uses per character (one query)."""
     rows = (
@@ -301,13 +293,31 @@ def ask_answer_query(ask: RollAsk):
     return query
 
 
-def action_rolls_in_turn(session, character_id: int, turn_number: int) -> list[Roll]:
-    """RULES 1.5: the character's action rolls this turn (defence and counter-rolls excluded)."""
-    return list(
-        Roll.objects.filter(
-            session=session, character_id=character_id, turn_number=turn_number, is_action=True
-        ).order_by("seq")
+@dataclass(frozen=True)
+class TurnActionRolls:
+    """RULES 1.5: a character's action rolls this turn (defence and counter-rolls excluded)
+    and its item uses, as counts: true when there is an action roll."""
+
+    count: int = 0
+    first_seq: int | None = None  # the first action roll's number, as the refusal names it
+    item_uses: int = 0
+
+    def __bool__(self) -> bool:
+        return self.count > 0
+
+
+def action_rolls_in_turn(session, character_id: int, turn_number: int) -> TurnActionRolls:
+    """One aggregate over the index on (character, turn): the turn's rolls are counted, never
+    loaded (issue 12: a turn with thousands of rolls costs what a turn with one does)."""
+    action, use = models.Q(is_action=True), models.Q(test="item_use")
+    row = Roll.objects.filter(
+        session=session, character_id=character_id, turn_number=turn_number
+    ).aggregate(
+        count=Count("id", filter=action),
+        first_seq=models.Min("seq", filter=action),
+        item_uses=Count("id", filter=use),
     )
+    return TurnActionRolls(row["count"], row["first_seq"], row["item_uses"])
 
 
 def in_combat(session) -> bool:
@@ -326,10 +336,9 @@ def turn_actions(session, turn, character_id: int):
     uses this turn, and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
     from diary.selectors import TurnActions
 
+    counted = action_rolls_in_turn(session, character_id, turn.number)
     return TurnActions(
-        action_rolls=len(action_rolls_in_turn(session, character_id, turn.number)),
-        in_combat=in_combat(session),
-        item_uses=item_uses_in_turn(session, character_id, turn.number),
+        action_rolls=counted.count, in_combat=in_combat(session), item_uses=counted.item_uses
     )
 
 

@@ -6,6 +6,10 @@ roll (rolls.access); answer a repeated one-time token with the roll it already
 made, for its own roller only; check the rules and build the engine test (every
 refusal before any die) and find or create the post the roll lands in; then
 roll, apply healing to the patient, and append the hash-chained row.
+
+Issue 12: the session row holds the chain's head (seq, hash) and the current turn, so an
+append is one lock, one insert and one update of that row (the head and the activity
+marker together); the turn's earlier action rolls are counted, never loaded.
 """
 
 from __future__ import annotations
@@ -40,7 +44,7 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine import systems
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.initiative_services import check_no_running_event, initiative_event_open
-from rolls.ledger import GENESIS_HASH, chain_hash
+from rolls.ledger import chain_hash
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.requests import (
     SIDE_TESTS,
@@ -56,7 +60,6 @@ from rolls.selectors import (
     action_rolls_in_turn,
     ask_summary,
     in_combat,
-    item_uses_in_turn,
     playing_characters,
 )
 
@@ -71,44 +74,70 @@ class TokenReused(Exception):
     """The one-time token already made a different roll."""
 
 
+class ChainHeadMoved(Exception):
+    """The session's head was not the one this writer read: it did not hold the session's
+    lock. The transaction rolls back; nothing is stored."""
+
+
+def lock_session(session: GameSession) -> GameSession:
+    """The session row, locked (one chain at a time; other sessions never wait), fresh, with
+    its current turn (the head: rolls.services.chain_append, diary.services.current_turn).
+    Only the session's row is locked, not the turn's."""
+    return (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn")
+        .get(pk=session.pk)
+    )
+
+
 # ---------------------------------------------------------------------------
 # Checks (they read, never write)
 
 
-def prepare(session: GameSession, request: RollRequest):
-    """The engine test for a request, or RequestError/RuleError: the panel's preview."""
-    characters = playing_characters(session, ids=request.character_ids)
+def prepare(session: GameSession, request: RollRequest, characters: dict | None = None):
+    """The engine test for a request, or RequestError/RuleError: the panel's preview.
+    `characters`: the sheets the caller already read (rolls.selectors.playing_characters)."""
+    if characters is None:
+        characters = playing_characters(session, ids=request.character_ids)
     return build_test(request, characters, session.criticals_enabled, session)
 
 
 def check_action_limit(
-    session: GameSession, request: RollRequest, turn, name: str, extra_action_reason: str = ""
+    session: GameSession,
+    request: RollRequest,
+    turn,
+    name: str,
+    extra_action_reason: str = "",
+    counted=None,
 ) -> dict | None:
     """RULES 1.5 outside combat: two actions per character per turn, one of them with a
     roll. A second action roll, or one after two moves, is refused (RequestError on the
     reason field) unless the GM gives a reason; then this returns what the roll's record
     keeps of it. Initiative, defence (side b) and rolls in
-    combat (rolls.selectors.in_combat) are never refused here."""
+    combat (rolls.selectors.in_combat) are never refused here. `counted`: the character's
+    action rolls this turn if the caller already counted them (the panel's preview)."""
     character_id = request.acting_character_id
     if request.kind == "initiative" or character_id is None or turn is None:
         return None
     if in_combat(session):
         return None
-    earlier = action_rolls_in_turn(session, character_id, turn.number)
+    earlier = (
+        counted if counted is not None else action_rolls_in_turn(session, character_id, turn.number)
+    )
     moves = move_actions_in_turn(turn, character_id)
     # Issue 9: a potion or item used is an action without a roll, like a move.
-    uses = item_uses_in_turn(session, character_id, turn.number)
+    uses = earlier.item_uses
     if not earlier and moves + uses < f1000.MOVE_ACTIONS_PER_TURN:
         return None
     reason = extra_action_reason.strip()
     if not reason and earlier:
         raise RequestError(
-            "extra_action_reason", "second_action_roll", name=name, seq=earlier[0].seq
+            "extra_action_reason", "second_action_roll", name=name, seq=earlier.first_seq
         )
     if not reason:
         code = "no_action_left_items" if uses else "no_action_left"
         raise RequestError("extra_action_reason", code, name=name)
-    record = {"reason": reason, "earlier_seq": earlier[0].seq if earlier else None}
+    record = {"reason": reason, "earlier_seq": earlier.first_seq}
     return record | ({"moves": moves} if moves else {}) | ({"item_uses": uses} if uses else {})
 
 
@@ -210,13 +239,14 @@ def roll_make(
     dice: DiceSource | None = None,
     extra_action_reason: str = "",
     event_name: str = "",
+    characters: dict | None = None,
 ) -> RollMade:
     """`answers`: the player's request this roll answers (the GM's one click). An initiative
-    roll opens an initiative event (issue 9) named `event_name`, in the same transaction."""
+    roll opens an initiative event (issue 9) named `event_name`, in the same transaction.
+    `characters`: the sheets the panel read (rolls.selectors.playing_characters), if any."""
     with transaction.atomic():
-        # Everything below reads and writes under the session's lock, so the
-        # sheet values, the patient's HP and the chain head cannot move meanwhile.
-        locked, characters = _lock(session, request)
+        # Under the lock: the chain head, the turn's actions, the token, the patient's HP.
+        locked, characters = _lock(session, request, characters)
         check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
         replayed = _replay(locked, by, token, request)
         if replayed is not None:
@@ -243,13 +273,17 @@ class _Checked:
     npc: NpcTarget | None = None
 
 
-def _lock(session: GameSession, request: RollRequest):
-    """The session row locked (one chain at a time), and the sheets the roll reads."""
-    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+def _lock(session: GameSession, request: RollRequest, characters: dict | None = None):
+    """The session row locked (one chain at a time), and the sheets the roll reads: the
+    request's characters among those given (the panel read them a moment ago; a character
+    not among them is not playing), else read now."""
+    locked = lock_session(session)
     if request.patient_id:
         # HP is tended outside sessions too (the sheet): hold the patient still.
         list(Character.objects.select_for_update().filter(pk=request.patient_id))
-    return locked, playing_characters(locked, ids=request.character_ids)
+    if characters is None:
+        return locked, playing_characters(locked, ids=request.character_ids)
+    return locked, {pk: characters[pk] for pk in request.character_ids if pk in characters}
 
 
 def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) -> RollMade | None:
@@ -362,10 +396,13 @@ def chain_append(
     systems' rolls, diary entries) is appended here, under the session's row lock the caller
     holds. `body(seq)` gives the record's own keys (kind, characters, result…); it may roll
     and write in the same transaction (healing needs the roll's number). The envelope —
-    format, session, seq, turn, post, who and when — is the same for every row."""
-    last = Roll.objects.filter(session=session).order_by("-seq").only("seq", "hash").first()
-    seq = last.seq + 1 if last else 1
-    prev_hash = last.hash if last else GENESIS_HASH
+    format, session, seq, turn, post, who and when — is the same for every row.
+
+    The head comes from the locked session row (lock_session), not from a "last roll"
+    query; one UPDATE moves it and the activity marker, and only if it is still the head
+    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts)."""
+    seq = session.chain_seq + 1
+    prev_hash = session.chain_hash
     content = body(seq)
     now = timezone.now()
     record = {
@@ -395,7 +432,12 @@ def chain_append(
         request_digest=digest,
         created_at=now,
     )
-    session.touch()
+    moved = GameSession.objects.filter(pk=session.pk, chain_seq=seq - 1).update(
+        chain_seq=seq, chain_hash=roll.hash, activity_at=now
+    )
+    if moved != 1:
+        raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
+    session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
     return roll
 
 
@@ -456,16 +498,21 @@ def roll_make_case(
     post: Post | None = None,
     answers: RollAsk | None = None,
     dice: DiceSource | None = None,
+    characters: dict | None = None,
 ) -> RollMade:
     """A case system's roll, with roll_make's guarantees: ONE transaction under the
     session's row lock; who may roll checked (rolls.access); a repeated token answers with
     its roll (its digest is `case.digest()`), the same token with other inputs is refused
     (TokenReused); every refusal before any die; the post it lands in as roll_make's (an
-    answer to a request gets its own post after it); and the one chain writer."""
+    answer to a request gets its own post after it); and the one chain writer.
+    `characters`: as roll_make's (the panel's sheets, read once)."""
     with transaction.atomic():
-        locked = GameSession.objects.select_for_update().get(pk=session.pk)
+        locked = lock_session(session)
         ids = [pk for pk in (case.character_id, case.other_character_id) if pk is not None]
-        characters = playing_characters(locked, ids=ids)
+        if characters is None:
+            characters = playing_characters(locked, ids=ids)
+        else:
+            characters = {pk: characters[pk] for pk in ids if pk in characters}
         check_may_roll_case(by, locked, case, characters)
         replayed = _replay_digest(locked, by, token, case.digest())
         if replayed is not None:
@@ -485,7 +532,7 @@ def roll_make_case(
         earlier = (
             action_rolls_in_turn(locked, case.character_id, turn.number)
             if case.is_action and case.character_id is not None
-            else []
+            else None
         )
 
         def body(_seq: int) -> dict:
@@ -522,7 +569,7 @@ def _named(character) -> dict:
     return {"id": character.pk, "name": character.name, "owner": character.owner.username}
 
 
-def _case_record(case: Case, characters: dict, result, earlier: list, ask) -> dict:
+def _case_record(case: Case, characters: dict, result, earlier, ask) -> dict:
     people = {}
     if case.character_id is not None:
         people["a"] = _named(characters[case.character_id])
@@ -537,7 +584,7 @@ def _case_record(case: Case, characters: dict, result, earlier: list, ask) -> di
     }
     if earlier:
         # Issue 10: these systems count a turn's action rolls and show them, never refuse.
-        record["action_count"] = {"number": len(earlier) + 1, "earlier_seq": earlier[0].seq}
+        record["action_count"] = {"number": earlier.count + 1, "earlier_seq": earlier.first_seq}
     return record | _answer_record(ask)
 
 
@@ -565,7 +612,7 @@ def _check_case_answers(ask: RollAsk, case: Case) -> None:
 def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post | None) -> RollAsk:
     """Checked now against RULES 1.2 (seed 000 examples 2 and 3 are refused), before the GM
     sees it: the sources must be on the character's sheet and tied to the tested attribute."""
-    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    locked = lock_session(session)
     characters = playing_characters(locked, ids=[side.character_id])
     character = characters.get(side.character_id)
     if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
@@ -603,7 +650,7 @@ def roll_ask_create_case(*, session: GameSession, by, case: Case, post: Post | N
     """A case system's request (issue 10): the player's own character, a mode a player may
     ask for, no typed modifiers; checked by the engine now (no die), stored with the
     mode and the named fields (`Case.request_fields`) the GM's answer must roll."""
-    locked = GameSession.objects.select_for_update().get(pk=session.pk)
+    locked = lock_session(session)
     characters = playing_characters(locked, ids=[case.character_id])
     character = characters.get(case.character_id)
     if not may_ask(by, locked) or character is None or character.owner_id != by.pk:

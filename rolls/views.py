@@ -31,7 +31,9 @@ from rolls.selectors import playing_characters
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
-    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
+    # The current turn rides along (issue 12): the panel and the roll read it off the row.
+    sessions = GameSession.objects.select_related("gm", "current_turn")
+    session = get_object_or_404(sessions, pk=pk)
     if not diary_permissions.can_read_session(request.user, session):
         raise Http404
     return session
@@ -157,7 +159,11 @@ def _panel_roll(request, access, mode: str):
     if session.system != "forum1000":
         panel = CasePanel(session, request.user, mode, request.POST, access)
         return _roll_from_panel(
-            request, access, panel, services.roll_make_case, {"case": panel.case}
+            request,
+            access,
+            panel,
+            services.roll_make_case,
+            {"case": panel.case, "characters": lambda: panel.sheets},
         )
     panel = Panel(session, request.user, mode, request.POST, access)
     return _roll_from_panel(
@@ -169,6 +175,8 @@ def _panel_roll(request, access, mode: str):
             "request": panel.request,
             "extra_action_reason": lambda: panel.extra_action_reason,
             "event_name": lambda: panel.event_name,
+            # The sheets the panel read for its forms: a roll reads them once.
+            "characters": lambda: panel.sheets,
         },
     )
 

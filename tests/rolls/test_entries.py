@@ -704,6 +704,8 @@ def _replay(session, character) -> tuple[int, set[int]]:
             hp = min(character.hp_max, hp + (body["potion"]["restores_hp"] or 0))
             if body["freed_effect"]:
                 del active[body["freed_effect"]["id"]]
+    # The session's row as it is now (its head holds the current turn; issue 12).
+    session.refresh_from_db()
     now = current_turn(session).number
     return hp, {pk for pk, end in active.items() if end is None or end > now}
 
