@@ -12,6 +12,7 @@ The words are made when shown, in the reader's language: `notification_text`.
 
 from __future__ import annotations
 
+import email.policy
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
@@ -385,6 +386,14 @@ def preferences_of(user) -> tuple[set[str], str]:
 # ---------------------------------------------------------------------------
 
 
+class _Mail(EmailMessage):
+    """Headers unfolded: Python's folding of a long non-ASCII subject drops the space where
+    it splits two encoded words ("Sesja 1" arrives as "Sesja1")."""
+
+    def message(self, *, policy=email.policy.default):
+        return super().message(policy=policy.clone(max_line_length=998))
+
+
 def _absolute(path: str) -> str:
     return settings.SITE_URL + path
 
@@ -417,9 +426,7 @@ def send_emails(ids: list[int]) -> int:
                         ]
                     )
                     subject = _("Codziennik: %(text)s") % {"text": text}
-                message = EmailMessage(
-                    subject=subject[:200], body=body, to=[notification.recipient.email]
-                )
+                message = _Mail(subject=subject[:200], body=body, to=[notification.recipient.email])
                 connection.send_messages([message])
                 locked.email_pending = False
                 locked.emailed_at = timezone.now()
@@ -469,7 +476,7 @@ def send_digests(now: datetime | None = None) -> int:
                     body = "\n\n".join(
                         [_("What happened since the last digest:"), "\n".join(lines), _footer()]
                     )
-                message = EmailMessage(subject=subject, body=body, to=[row.user.email])
+                message = _Mail(subject=subject, body=body, to=[row.user.email])
                 connection.send_messages([message])
                 Notification.objects.filter(pk__in=[n.pk for n in pending]).update(
                     email_pending=False, emailed_at=now
