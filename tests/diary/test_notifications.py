@@ -319,3 +319,15 @@ def test_an_unknown_digest_choice_is_refused(table, client_for):
         "Select a valid choice. %(value)s is not one of the available choices.", value="hourly"
     )
     assert not NotificationSettings.objects.filter(user=table.bob).exists()
+
+
+def test_the_demo_leaves_the_demo_player_unread_notifications():
+    import io
+
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+
+    call_command("seed_demo", stdout=io.StringIO())
+    player = get_user_model().objects.get(username="gracz")
+    unread = Notification.objects.filter(recipient=player, read_at__isnull=True)
+    assert {K.TURN_OPENED, K.REPLY} <= set(unread.values_list("kind", flat=True))
