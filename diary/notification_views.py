@@ -3,6 +3,7 @@
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.paginator import Paginator
+from django.http import HttpResponseRedirect
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
@@ -33,11 +34,13 @@ def notification_list(request):
 
 
 def _back(request):
+    """Back to the page the button was on: a local path only (never a URL name to reverse,
+    never another site)."""
     target = request.POST.get("next", "")
-    if target and url_has_allowed_host_and_scheme(
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
         target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
-        return redirect(target)
+        return HttpResponseRedirect(target)
     return redirect("notifications:list")
 
 

@@ -331,3 +331,13 @@ def test_the_demo_leaves_the_demo_player_unread_notifications():
     player = get_user_model().objects.get(username="gracz")
     unread = Notification.objects.filter(recipient=player, read_at__isnull=True)
     assert {K.TURN_OPENED, K.REPLY} <= set(unread.values_list("kind", flat=True))
+
+
+@pytest.mark.parametrize("target", ["notifications:list", "https://evil.example/", "//evil.example/"])
+def test_marking_read_goes_back_only_to_a_local_page(table, client_for, target):
+    row = Notification.objects.filter(recipient=table.alice).first()
+    response = client_for(table.alice).post(
+        reverse("notifications:read", args=[row.pk]), {"next": target}
+    )
+    assert response.status_code == 302
+    assert response["Location"] == reverse("notifications:list")
