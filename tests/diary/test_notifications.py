@@ -333,7 +333,9 @@ def test_the_demo_leaves_the_demo_player_unread_notifications():
     assert {K.TURN_OPENED, K.REPLY} <= set(unread.values_list("kind", flat=True))
 
 
-@pytest.mark.parametrize("target", ["notifications:list", "https://evil.example/", "//evil.example/"])
+@pytest.mark.parametrize(
+    "target", ["notifications:list", "https://evil.example/", "//evil.example/"]
+)
 def test_marking_read_goes_back_only_to_a_local_page(table, client_for, target):
     row = Notification.objects.filter(recipient=table.alice).first()
     response = client_for(table.alice).post(
