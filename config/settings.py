@@ -52,6 +52,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "axes",
+    # Issue 13: the tasks framework's database backend and its worker (`db_worker`).
+    "django_tasks_db",
 ]
 
 MIDDLEWARE = [
@@ -85,6 +87,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "diary.context_processors.notifications",
             ],
         },
     },
@@ -277,3 +280,33 @@ LEDGER_SIGNING_KEY_FILE = Path(
     os.environ.get("LEDGER_SIGNING_KEY_FILE", BASE_DIR / "var" / "ledger-signing-key.pem")
 )
 LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")
+
+# Notifications by e-mail (issue 13; diary/notifications.py). E-mails leave the request:
+# Django's tasks framework queues them in the database (django-tasks-db) and `db_worker`
+# (started by `make run` and `make serve`) sends them over SMTP. `make run` prints them
+# to the console instead (EMAIL_BACKEND).
+TASKS = {
+    "default": {
+        "BACKEND": "django_tasks_db.DatabaseBackend",
+        "QUEUES": ["default"],
+    }
+}
+# Django 6.1's MAILERS, from the classic variables. Any other backend (the console's,
+# under `make run`) takes no SMTP options.
+SMTP_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+EMAIL_BACKEND_PATH = os.environ.get("EMAIL_BACKEND", SMTP_BACKEND)
+MAILERS = {"default": {"BACKEND": EMAIL_BACKEND_PATH}}
+if EMAIL_BACKEND_PATH == SMTP_BACKEND:
+    MAILERS["default"]["OPTIONS"] = {
+        "host": os.environ.get("EMAIL_HOST", "localhost"),
+        "port": int(os.environ.get("EMAIL_PORT", "25")),
+        "username": os.environ.get("EMAIL_HOST_USER", ""),
+        "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+        "use_tls": env_flag("EMAIL_USE_TLS"),
+        "timeout": 30,
+    }
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Codziennik <codziennik@localhost>")
+# The site's address as e-mails link to it (no request to read it from).
+SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
+# How long before a turn's deadline its players who have not posted are reminded.
+DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))

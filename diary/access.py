@@ -384,3 +384,17 @@ def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
     if lock:
         npcs = npcs.select_for_update()
     return access, _get_or_404(npcs, npc_pk)
+
+
+# ---------------------------------------------------------------------------
+# Notifications (issue 13): each is its recipient's alone.
+
+
+def access_notification(user, pk: int, *, lock: bool = False):
+    """A notification of the user's own; 404 for anyone else's (or none)."""
+    from diary.models import Notification
+
+    notifications = Notification.objects.filter(recipient_id=user.pk)
+    if lock:
+        notifications = notifications.select_for_update()
+    return _get_or_404(notifications, pk)

@@ -413,3 +413,121 @@ class NpcModifier(models.Model):
 
     def __str__(self) -> str:
         return f"{self.npc} · {self.interaction} {self.value:+d}"
+
+
+# ---------------------------------------------------------------------------
+# Notifications (issue 13): in the site (the bell) and by e-mail (diary/notifications.py)
+# ---------------------------------------------------------------------------
+
+
+class NotificationKind(models.TextChoices):
+    TURN_OPENED = "turn_opened", _("a new turn")
+    REPLY = "reply", _("a new post in a session where I posted")
+    QUOTE = "quote", _("a quote of my post")
+    ASK_ANSWERED = "ask_answered", _("my roll request answered")
+    INVITATION = "invitation", _("an invitation to a session")
+    JOIN_REQUEST = "join_request", _("a request to join my session")
+    PARTICIPATION_DECIDED = "participation_decided", _("an invitation or a request answered")
+    PLAN_SUBMITTED = "plan_submitted", _("a session plan to review")
+    PLAN_REVIEWED = "plan_reviewed", _("my session plan reviewed")
+    DEADLINE_NEAR = "deadline_near", _("a turn's deadline near")
+
+
+class DigestChoice(models.TextChoices):
+    IMMEDIATELY = "immediately", _("one e-mail per notification, at once")
+    DAILY = "daily", _("one e-mail a day with everything new")
+
+
+class NotificationQuerySet(models.QuerySet):
+    def unread(self):
+        return self.filter(read_at__isnull=True)
+
+
+class Notification(models.Model):
+    """Something that happened for one user. Its words are made when it is shown, in the
+    reader's language, from `kind` and `args` (names as they were then)."""
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
+    post = models.ForeignKey(
+        Post, on_delete=models.SET_NULL, related_name="+", null=True, blank=True
+    )
+    turn = models.ForeignKey(
+        Turn, on_delete=models.SET_NULL, related_name="+", null=True, blank=True
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+    )
+    args = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    read_at = models.DateTimeField(_("read"), null=True, blank=True)
+    # Set when made for a user who wants this kind by e-mail; cleared by the e-mail.
+    email_pending = models.BooleanField(default=False)
+    emailed_at = models.DateTimeField(_("e-mailed"), null=True, blank=True)
+
+    objects = NotificationQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["recipient", "read_at"], name="notification_unread"),
+            models.Index(fields=["recipient", "-created_at"], name="notification_list"),
+        ]
+        constraints = [
+            # notify_deadlines runs again and again: once per turn per user.
+            models.UniqueConstraint(
+                fields=["recipient", "turn"],
+                condition=Q(kind="deadline_near"),
+                name="notification_deadline_once",
+            ),
+        ]
+        verbose_name = _("notification")
+        verbose_name_plural = _("notifications")
+
+    def __str__(self) -> str:
+        return f"{self.kind} → {self.recipient_id}"
+
+    @property
+    def is_read(self) -> bool:
+        return self.read_at is not None
+
+
+class NotificationPreference(models.Model):
+    """One user's choice for one kind: by e-mail or only in the site (opt-in: no row, no
+    e-mail)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_prefs"
+    )
+    kind = models.CharField(_("kind"), max_length=30, choices=NotificationKind.choices)
+    email = models.BooleanField(_("by e-mail"), default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "kind"], name="notification_pref_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.kind} {self.email}"
+
+
+class NotificationSettings(models.Model):
+    """How a user's e-mails come: each at once, or one digest a day."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_settings"
+    )
+    digest = models.CharField(
+        _("e-mails"), max_length=20, choices=DigestChoice.choices, default=DigestChoice.IMMEDIATELY
+    )
+    digest_sent_at = models.DateTimeField(null=True, blank=True, editable=False)
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.digest}"

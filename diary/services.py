@@ -16,7 +16,7 @@ from characters.models import Character
 from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, SPEED_ATTRIBUTE, RuleSystem
-from diary import selectors
+from diary import notifications, selectors
 from diary.access import GONE_STATUSES, access_participation, session_access
 from diary.markdown import render_narration
 from diary.models import (
@@ -141,6 +141,7 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
     if to == SessionStatus.RUNNING and not session.turns.exists():
         turn = Turn.objects.create(session=session, number=1, opened_by=by)
         session.touch(current_turn=turn)
+        notifications.notify_turn_opened(turn, by=by)
     return session
 
 
@@ -192,7 +193,9 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     _check_character_fits(session, character)
-    return _reopen_or_create(session, character, ParticipationStatus.INVITED)
+    participation = _reopen_or_create(session, character, ParticipationStatus.INVITED)
+    notifications.notify_invitation(participation, by=by)
+    return participation
 
 
 @transaction.atomic
@@ -201,7 +204,9 @@ def participation_request(*, session: GameSession, by, character: Character) -> 
     if character.owner_id != by.pk or not session_access(by, session).can_see_card:
         raise PermissionDenied
     _check_character_fits(session, character)
-    return _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
+    participation = _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
+    notifications.notify_join_request(participation, by=by)
+    return participation
 
 
 @transaction.atomic
@@ -214,6 +219,7 @@ def participation_decide(*, participation: Participation, by, accept: bool) -> P
     participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
     participation.save(update_fields=["status", "decided_at"])
+    notifications.notify_participation_decided(participation, by=by)
     return participation
 
 
@@ -251,6 +257,7 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
     effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
     # The head moves with the marker, under the lock that made the turn (issue 12).
     session.touch(current_turn=turn)
+    notifications.notify_turn_opened(turn, by=by)
     return turn
 
 
@@ -409,6 +416,7 @@ def post_create(
         written_by=author,
     )
     session.touch()
+    notifications.notify_post_created(post)
     return post
 
 
@@ -516,6 +524,7 @@ def _plan_record_transition(*, session: GameSession, by, source: str, to: str) -
             npcs=selectors.npc_designs(session),
             submitted_by=by,
         )
+        notifications.notify_plan_submitted(session, by=by)
         return
     if source != SessionStatus.PLAN_SUBMITTED:
         return
@@ -525,6 +534,7 @@ def _plan_record_transition(*, session: GameSession, by, source: str, to: str) -
     if to == SessionStatus.ACCEPTED:
         submission.decision = PlanDecision.ACCEPTED
         submission.reviewed_by = by
+        notifications.notify_plan_reviewed(session, by=by, accepted=True)
     elif to == SessionStatus.DRAFT:
         submission.decision = PlanDecision.WITHDRAWN
     submission.reviewed_at = timezone.now()
@@ -570,6 +580,7 @@ def session_plan_review(
         submission.decision = PlanDecision.RETURNED
         submission.reviewed_by = by
         submission.reviewed_at = timezone.now()
+        notifications.notify_plan_reviewed(session, by=by, accepted=False)
     if submission is not None:
         submission.comment = comment
         submission.save(update_fields=["decision", "reviewed_by", "reviewed_at", "comment"])

@@ -36,6 +36,7 @@ from characters.models import (
 from characters.services import sheet_record_change
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
+from diary.notifications import notify_ask_answered
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn, post_create_for_rolls
 from rolls.access import askable_modes, check_may_roll, check_may_roll_case, may_ask
@@ -377,6 +378,8 @@ def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None
     ask.answer = answer
     ask.closed_at = timezone.now()
     ask.save(update_fields=["status", "answer", "closed_at"])
+    if answer is not None:
+        notify_ask_answered(ask, roll=answer)  # issue 13: the asking player hears of it
 
 
 def chain_append(

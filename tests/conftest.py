@@ -22,7 +22,7 @@ from diary.models import SessionStatus
 PASSWORD = "Sekretne-Haslo-1000"
 
 # Issue 10: the q10 table (a running q10 session) for the case path's tests.
-pytest_plugins = ["tests.rolls.q10_table"]
+pytest_plugins = ["tests.rolls.q10_table", "tests.smtp"]
 
 
 def pytest_configure(config):

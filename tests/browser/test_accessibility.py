@@ -57,6 +57,9 @@ def _pages(session: GameSession) -> list[str]:
         f"/characters/{character.pk}/",
         f"/characters/{character.pk}/edit/",
         f"/characters/{character.pk}/history/",
+        # Issue 13: the bell's list and the e-mail preferences.
+        "/notifications/",
+        "/notifications/preferences/",
     ]
 
 

@@ -178,6 +178,8 @@ class World:
             "diary:post_edit": {"pk": self.post.pk},
             "diary:post_hide": {"pk": self.post.pk},
             "diary:post_history": {"pk": self.post.pk},
+            # Issue 13: the player's own notification (the invitation of Druga).
+            "notifications:read": {"pk": self.player.notifications.first().pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},

@@ -1,0 +1,82 @@
+"""The bell's pages (issue 13): the list, marking read, the e-mail preferences."""
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.paginator import Paginator
+from django.http import HttpResponseRedirect
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from diary import notifications
+from diary.access import access_notification
+from diary.models import Notification
+from diary.notification_forms import NotificationPreferencesForm, kind_field
+
+PAGE_SIZE = 20
+
+
+@login_required
+@require_GET
+def notification_list(request):
+    rows = Notification.objects.filter(recipient=request.user).select_related("session")
+    page = Paginator(rows, PAGE_SIZE).get_page(request.GET.get("page"))
+    items = [
+        {
+            "notification": n,
+            "text": notifications.notification_text(n),
+            "url": notifications.notification_url(n),
+        }
+        for n in page
+    ]
+    return render(request, "diary/notifications.html", {"page": page, "items": items})
+
+
+def _back(request):
+    """Back to the page the button was on: a local path only (never a URL name to reverse,
+    never another site)."""
+    target = request.POST.get("next", "")
+    if target.startswith("/") and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return HttpResponseRedirect(target)
+    return redirect("notifications:list")
+
+
+@login_required
+@require_POST
+def notification_read(request, pk: int):
+    notification = access_notification(request.user, pk)
+    notifications.notification_mark_read(notification=notification)
+    return _back(request)
+
+
+@login_required
+@require_POST
+def notification_read_all(request):
+    notifications.notification_mark_all_read(user=request.user)
+    messages.success(request, _("All notifications are marked as read."))
+    return redirect("notifications:list")
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def notification_preferences(request):
+    if request.method == "POST":
+        form = NotificationPreferencesForm(request.POST)
+        if form.is_valid():
+            notifications.notification_preferences_save(
+                user=request.user,
+                email=form.cleaned_data["email"],
+                kinds=form.chosen_kinds,
+                digest=form.cleaned_data["digest"],
+            )
+            messages.success(request, _("Notification preferences saved."))
+            return redirect("notifications:preferences")
+    else:
+        kinds, digest = notifications.preferences_of(request.user)
+        initial = {"email": request.user.email, "digest": digest}
+        initial |= {kind_field(kind): True for kind in kinds}
+        form = NotificationPreferencesForm(initial=initial)
+    return render(request, "diary/notification_preferences.html", {"form": form})

@@ -1,0 +1,72 @@
+"""Issue 13 in Chromium: the player asks for turn e-mails, the GM opens a turn, the player's
+bell counts it, the list leads to the diary, and the e-mail has arrived over SMTP (sent by
+the tasks framework's database worker, as `make serve` runs it)."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.axe import violations
+from tests.browser.conftest import log_in
+from tests.conftest import PASSWORD, polish
+from tests.smtp import run_worker
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def player_page(browser, live_server):
+    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    yield page
+    context.close()
+
+
+def test_the_gm_opens_a_turn_and_the_player_is_told_in_the_site_and_by_e_mail(
+    page, player_page, table, smtp_server
+):
+    # The player (Bartek) wants new turns by e-mail.
+    log_in(player_page, table.bob.username, PASSWORD)
+    player_page.goto("/notifications/preferences/")
+    assert not violations(player_page)
+    player_page.get_by_label(polish("E-mail address")).fill("bartek@example.com")
+    player_page.get_by_label(re.compile("^" + polish("a new turn"))).check()
+    player_page.get_by_role("button", name=polish("Save"), exact=True).click()
+    expect(player_page.get_by_role("status")).to_contain_text(
+        polish("Notification preferences saved.")
+    )
+    player_page.goto("/notifications/")
+    player_page.get_by_role("button", name=polish("Mark all as read")).click()
+    expect(player_page.get_by_test_id("unread-count")).to_have_count(0)
+
+    # The GM opens turn 2.
+    log_in(page, table.gm.username, PASSWORD)
+    page.goto(f"/sessions/{table.session.pk}/")
+    page.get_by_text("Otwórz turę 2", exact=True).click()
+    page.get_by_role("button", name="Tak, otwórz turę 2").click()
+    expect(page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+
+    # The player's bell counts it; the list says it and leads to the diary.
+    player_page.goto("/")
+    expect(player_page.get_by_test_id("unread-count")).to_have_text("1")
+    player_page.get_by_test_id("bell").click()
+    text = polish(
+        "%(actor)s opened turn %(number)s in “%(session)s”.",
+        actor="mg",
+        number=2,
+        session=table.session.title,
+    )
+    expect(player_page.get_by_role("heading", name=polish("Notifications"))).to_be_visible()
+    assert not violations(player_page)
+    player_page.get_by_role("link", name=text).click()
+    player_page.wait_for_url(re.compile(rf"/sessions/{table.session.pk}/$"))
+    expect(player_page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+
+    # The worker sends the e-mail, which arrives at the SMTP server.
+    run_worker()
+    (message,) = smtp_server.wait_for(1)
+    assert message["To"] == "bartek@example.com"
+    assert message["Subject"] == f"Codziennik: {text}"
+    assert f"http://codziennik.test/sessions/{table.session.pk}/" in message.get_content()
