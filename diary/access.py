@@ -249,11 +249,18 @@ def access_session(
                 Group.objects.filter(name=MODERATOR_GROUP, user=user.pk).values("pk")
             )
         )
+    if user.is_authenticated and not lock:
+        # The header's bell too (diary.notifications.unread_count reads it back).
+        from diary.notifications import unread_subquery  # it imports this module
+
+        sessions = sessions.annotate(viewer_unread=unread_subquery(user))
     if lock:
         sessions = sessions.select_for_update(of=("self",))
     session = _get_or_404(sessions, pk)
     if hasattr(session, "viewer_is_moderator"):
         user._is_moderator = bool(session.viewer_is_moderator)
+    if hasattr(session, "viewer_unread"):
+        user._unread_notifications = session.viewer_unread or 0
     access = session_access(user, session, roster=roster)
     if not access.can_read:
         if not access.can_see_card:

@@ -20,7 +20,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.mail import EmailMessage, mailers
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Count, IntegerField, Q, Subquery
 from django.urls import reverse
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
@@ -342,7 +342,23 @@ def notification_url(notification: Notification) -> str:
 
 
 def unread_count(user) -> int:
+    # A session's pages ask it in the session's own query (diary.access.access_session).
+    counted = getattr(user, "_unread_notifications", None)
+    if counted is not None:
+        return counted
     return Notification.objects.filter(recipient=user, read_at__isnull=True).count()
+
+
+def unread_subquery(user):
+    """The user's unread count as a subquery, to ride in another query."""
+    unread = (
+        Notification.objects.filter(recipient=user.pk, read_at__isnull=True)
+        .order_by()
+        .values("recipient")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Subquery(unread[:1], output_field=IntegerField())
 
 
 @transaction.atomic

@@ -14,7 +14,7 @@ from django.utils import timezone
 from characters.models import Skill, Trait
 from characters.systems import RuleSystem
 from diary.markdown import render_narration
-from diary.models import Post, PostRevision, Turn
+from diary.models import GameSession, Post, PostRevision, Turn
 from diary.services import post_create, post_hide
 from rolls.requests import RollRequest, SideRequest
 from rolls.services import roll_ask_create, roll_make
@@ -59,10 +59,14 @@ def fill_bulk(table, posts: int, *, per_turn: int = 50) -> None:
         return
     session = table.session
     first = Turn.objects.filter(session=session).order_by("-number").first().number + 1
-    Turn.objects.bulk_create(
+    turns = Turn.objects.bulk_create(
         Turn(session=session, number=first + n, opened_by=table.gm)
         for n in range((posts + per_turn - 1) // per_turn)
     )
+    # The session's head names its current turn (issue 12), as turn_open_next keeps it.
+    newest = Turn.objects.get(session=session, number=turns[-1].number)
+    GameSession.objects.filter(pk=session.pk).update(current_turn=newest)
+    session.current_turn = newest
     last = Post.objects.filter(session=session).order_by("-id").values_list("id", flat=True)
     before = last.first() or 0
     names = {
