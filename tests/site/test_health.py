@@ -1,0 +1,19 @@
+"""/health/: the load balancer's probe and the HTTP benchmark's trivial endpoint (issue 12)."""
+
+import pytest
+from django.urls import reverse
+
+
+@pytest.mark.django_db
+def test_health_answers_ok_without_database_or_session(client, django_assert_num_queries):
+    with django_assert_num_queries(0):
+        response = client.get(reverse("health"))
+    assert response.status_code == 200
+    assert response.content == b"ok"
+    assert response["Content-Type"].startswith("text/plain")
+    assert not response.cookies  # no session, no CSRF cookie: nothing a probe keeps
+
+
+@pytest.mark.django_db
+def test_health_refuses_a_post(client):
+    assert client.post(reverse("health")).status_code == 405
