@@ -171,7 +171,8 @@ def wrk(url: str, path: str, *, connections: int, seconds: float, script: str, e
         "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "25s",
         "-s", str(LUA / script), url + path,
     ]  # fmt: skip
-    done = subprocess.run(command, env=run_env, capture_output=True, text=True, timeout=seconds + 60)
+    limit = seconds + 60
+    done = subprocess.run(command, env=run_env, capture_output=True, text=True, timeout=limit)
     if done.returncode != 0 or not out.stat().st_size:
         raise RuntimeError(f"wrk failed: {done.stdout}{done.stderr}")
     result = json.loads(out.read_text())
