@@ -35,6 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from datetime import UTC, datetime
 from html import unescape
 from pathlib import Path
@@ -155,7 +156,25 @@ def poll_url(player: Browser, session: int) -> str:
 # wrk and pgbench
 
 
+def drain(url: str, limit: float = 60) -> float:
+    """Wait until the server is idle again: wrk stops at its deadline, but requests it left
+    in gunicorn's listen queue are still served, and would eat into the next cell. Idle:
+    two /health/ answers in a row within 50 ms. Returns the seconds waited."""
+    started = time.monotonic()
+    quick = 0
+    while quick < 2 and time.monotonic() - started < limit:
+        asked = time.monotonic()
+        try:
+            urllib.request.urlopen(url + "/health/", timeout=limit).read()
+        except OSError:
+            time.sleep(0.2)
+            continue
+        quick = quick + 1 if time.monotonic() - asked < 0.05 else 0
+    return time.monotonic() - started
+
+
 def wrk(url: str, path: str, *, connections: int, seconds: float, script: str, env: dict):
+    drain(url)
     threads = min(connections, 2)
     out = Path(tempfile.mkstemp(suffix=".json")[1])
     run_env = (
@@ -287,6 +306,7 @@ def roll_cell(served, seed, forms, sessions, *, connections, seconds, cookie, to
     session_ids = [s["session"] for s in sessions]
     count = int(tokens_per_s * seconds)
     tokens = issue_tokens(seed["gm"], session_ids, count)
+    drain(served.url)  # nothing of an earlier cell still rolling
     newest, _ = rolls_after(session_ids, 0)
     close_db()
     with tempfile.TemporaryDirectory() as work:
@@ -299,7 +319,8 @@ def roll_cell(served, seed, forms, sessions, *, connections, seconds, cookie, to
             env={"BENCH_COOKIE": cookie, "BENCH_FORMS": str(forms_file),
                  "BENCH_TOKENS": str(tokens_file)},
         )  # fmt: skip
-    time.sleep(0.5)  # a roll in flight when wrk stopped may still commit
+    # The rolls wrk sent but stopped waiting for are still served: count them in.
+    result["drained_seconds"] = drain(served.url)
     _, stored = rolls_after(session_ids, newest)
     close_db()
     issued = {str(read_uuid(token)) for _index, token in tokens}
@@ -339,7 +360,9 @@ def read_uuid(signed: str):
 
 def profiles(seed: dict, directory: Path) -> dict:
     from django.contrib.auth import get_user_model
+    from django.db import connection
     from django.test import Client
+    from django.test.utils import CaptureQueriesContext
     from pyinstrument import Profiler
 
     from bench.http_seed import issue_tokens
@@ -360,10 +383,12 @@ def profiles(seed: dict, directory: Path) -> dict:
     def profile(name, make_request, expected):
         make_request()  # warm: imports, the template cache, the connection
         profiler = Profiler(interval=0.0005)
-        profiler.start()
-        response = make_request()
-        profiler.stop()
+        with CaptureQueriesContext(connection) as queries:
+            profiler.start()
+            response = make_request()
+            profiler.stop()
         assert response.status_code == expected, (name, response.status_code)
+        written[f"{name}_queries"] = len(queries)
         (directory / f"profile-{name}.txt").write_text(
             profiler.output_text(unicode=True, color=False, show_all=False)
         )
@@ -373,6 +398,18 @@ def profiles(seed: dict, directory: Path) -> dict:
     tokens = iter(t for _i, t in issue_tokens(seed["gm"], [big["session"]], 4))
     profile("page", lambda: player.get(page_url), 200)
     profile("roll", lambda: gm.post(panel, fields | {"token": next(tokens)}), 302)
+    # The poll and the preview: their query counts only (the issue's table has them).
+    page = player.get(page_url).content.decode()
+    seen = unescape(re.search(r'hx-get="(/sessions/\d+/live/[^"]*)"', page).group(1))
+    for name, make_request, expected in [
+        ("poll", lambda: player.get(seen), 204),
+        ("preview", lambda: gm.get(link["Location"], headers={"HX-Request": "true"}), 200),
+    ]:
+        make_request()
+        with CaptureQueriesContext(connection) as queries:
+            response = make_request()
+        assert response.status_code == expected, (name, response.status_code)
+        written[f"{name}_queries"] = len(queries)
     close_db()
     return written
 
@@ -588,11 +625,15 @@ def report(data: dict, args) -> str:
                 f" {'OK' if accounting['ok'] else 'FAILED'}; verify_rolls"
                 f" {'passed' if accounting['verify_rolls'] == 'passed' else 'FAILED'}"
             )
-    if data.get("profiles"):
-        lines += [
-            "",
-            "Profiles (pyinstrument, in-process): " + ", ".join(data["profiles"].values()),
-        ]
+    if profiled := data.get("profiles"):
+        written = ", ".join(v for k, v in profiled.items() if not k.endswith("_queries"))
+        lines += ["", f"Profiles (pyinstrument, in-process, one request each): {written}"]
+        counts = ", ".join(
+            f"{k.removesuffix('_queries')} {v}"
+            for k, v in profiled.items()
+            if k.endswith("_queries")
+        )
+        lines.append(f"SQL queries per request (in-process, after the run): {counts}")
     return "\n".join(lines) + "\n"
 
 
@@ -614,6 +655,9 @@ def ratios(table: dict, variant: str, c: int) -> list[tuple[str, str]]:
         if value is None or not trivial:
             continue
         text = f"{NAMES[cell]} | {value / trivial:.4f} × trivial"
+        if cell == "preview":
+            row = table[(variant, cell, c)]
+            text += f"; p50 {row['p50_ms']:.1f} ms, p99 {row['p99_ms']:.1f} ms"
         if cell == "roll_one" and pg_one:
             text += f", {value / pg_one:.3f} × pgbench"
             goal += " and ≥ 0.5 × pgbench"
@@ -648,6 +692,7 @@ def main() -> None:
         help="NAME:KEY=VALUE,... another `make serve` setting (repeatable)",
     )
     parser.add_argument("--no-profiles", action="store_true")
+    parser.add_argument("--report", metavar="RESULTS_JSON", help="only rewrite its results.md")
     parser.add_argument("--out", default=str(ROOT / "bench" / "results"))
     args = parser.parse_args()
     if args.quick:  # fewer posts, shorter cells, one repeat, no 32 (unless asked)
@@ -655,6 +700,13 @@ def main() -> None:
         if "--connections" not in sys.argv:
             args.connections = "1,8"
     args.connections = [int(c) for c in args.connections.split(",")]
+    if args.report:
+        saved = Path(args.report)
+        data = json.loads(saved.read_text())
+        args.repeats = data["meta"].get("repeats", 3)
+        args.seconds = data["meta"].get("cell_seconds", 5)
+        (saved.parent / "results.md").write_text(report(data, args))
+        return
     if not os.environ.get("SECRET_KEY"):
         raise SystemExit("SECRET_KEY must be set (the server and the seeded tokens share it)")
     subprocess.run([str(ROOT / "scripts" / "ensure-wrk")], check=True)
@@ -672,6 +724,8 @@ def main() -> None:
             "machine": f"{os.cpu_count()} cores, {platform.processor() or platform.machine()},"
             f" Python {platform.python_version()}",
             "load_start": os.getloadavg()[0],
+            "repeats": args.repeats,
+            "cell_seconds": args.seconds,
             "database": database_facts(),
         }
         data = run(args)
