@@ -633,7 +633,8 @@ def report(data: dict, args) -> str:
             for k, v in profiled.items()
             if k.endswith("_queries")
         )
-        lines.append(f"SQL queries per request (in-process, after the run): {counts}")
+        if counts:
+            lines.append(f"SQL queries per request (in-process, after the run): {counts}")
     return "\n".join(lines) + "\n"
 
 
