@@ -187,7 +187,7 @@ def wrk(url: str, path: str, *, connections: int, seconds: float, script: str, e
         }
     )
     command = [
-        "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "25s",
+        "wrk", f"-t{threads}", f"-c{connections}", f"-d{round(seconds)}s", "--timeout", "25s",
         "-s", str(LUA / script), url + path,
     ]  # fmt: skip
     limit = seconds + 60
@@ -676,7 +676,7 @@ def main() -> None:
     parser.add_argument("--quick", action="store_true", help="a smoke run of about 2 minutes")
     parser.add_argument("--posts", type=int, default=100_000)
     parser.add_argument("--spread", type=int, default=8)
-    parser.add_argument("--seconds", type=float, default=5)
+    parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--connections", default="1,8,32")
     parser.add_argument("--cells", default=",".join(HTTP_CELLS + PG_CELLS))
