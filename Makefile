@@ -1,6 +1,6 @@
 # The README's two commands: `make run` and `make test`.
 # Production: `make serve` (README.md, docs/deploy.md).
-.PHONY: run serve verify test ci lint format migrations-check messages demo bench
+.PHONY: run serve verify test ci lint format migrations-check messages demo bench bench-http
 
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
@@ -38,5 +38,8 @@ messages:  ## refresh the Polish catalogue after changing UI strings, then compi
 	DEBUG=1 .venv/bin/python manage.py makemessages -l pl --no-obsolete --ignore=.venv --ignore=bench --ignore=tests
 	DEBUG=1 .venv/bin/python manage.py compilemessages -l pl --ignore=.venv
 
-bench:
+bench:  ## the rules engine's benchmark (docs/performance.md)
 	.venv/bin/python bench/engine_bench.py
+
+bench-http:  ## the HTTP benchmark on a throwaway PostgreSQL of its own (ARGS="--quick": 2 minutes)
+	SECRET_KEY=$${SECRET_KEY:-bench} .venv/bin/python bench/http_bench.py $(ARGS)

@@ -4,6 +4,7 @@ from django import forms
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -50,6 +51,13 @@ def home(request):
             "asks_waiting": asks_waiting_for(request.user),
         }
     return render(request, "home.html", context)
+
+
+@require_GET
+def health(request):
+    """For load balancers and the HTTP benchmark's trivial endpoint: the process answers.
+    No database, no session, no template: what any Django request costs at the least."""
+    return HttpResponse("ok", content_type="text/plain")
 
 
 @require_http_methods(["GET", "POST"])

@@ -8,26 +8,16 @@ htmx loads; plain HTTP requests check the cache and compression headers.
 """
 
 import os
-import signal
-import socket
-import subprocess
-import time
 import urllib.error
 import urllib.request
 import uuid
-from pathlib import Path
 
 import dj_database_url
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.serving import free_port, make_serve, serve_environment
+
 YEAR = 365 * 24 * 3600
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture
@@ -59,67 +49,15 @@ def server_database(tmp_path):
 
 @pytest.fixture
 def production_server(server_database, tmp_path):
-    port = free_port()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DJANGO_", "PYTEST_")) and key != "DEBUG"
-    }
-    env.update(
-        {
-            "SECRET_KEY": "production-test-" + uuid.uuid4().hex,
-            "DATABASE_URL": server_database,
-            "BIND": f"127.0.0.1:{port}",
-            "WEB_CONCURRENCY": "2",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "STATIC_ROOT": str(tmp_path / "static"),
-            # Plain HTTP on loopback: no TLS proxy in front in this test.
-            "SECURE_COOKIES": "0",
-            "LOG_LEVEL": "WARNING",
-        }
+    env = serve_environment(
+        SECRET_KEY="production-test-" + uuid.uuid4().hex,
+        DATABASE_URL=server_database,
+        BIND=f"127.0.0.1:{free_port()}",
+        WEB_CONCURRENCY="2",
+        STATIC_ROOT=str(tmp_path / "static"),
     )
-    log = (tmp_path / "serve.log").open("w")
-    process = subprocess.Popen(
-        ["make", "--no-print-directory", "serve"],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: gunicorn's workers stop with it
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 180
-        while True:
-            if process.poll() is not None:
-                pytest.fail("make serve exited:\n" + (tmp_path / "serve.log").read_text())
-            try:
-                urllib.request.urlopen(url + "/accounts/login/", timeout=5)
-                break
-            except (urllib.error.URLError, ConnectionError):
-                if time.monotonic() > deadline:
-                    pytest.fail(
-                        "make serve never answered:\n" + (tmp_path / "serve.log").read_text()
-                    )
-                time.sleep(0.5)
-        yield url
-    finally:
-        stop(process)
-        log.close()
-
-
-def stop(process: subprocess.Popen) -> None:
-    """End the server's own process group (make, gunicorn and its workers)."""
-    for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    with make_serve(env, tmp_path / "serve.log") as served:
+        yield served.url
 
 
 def test_the_production_server_serves_css_and_htmx(browser, production_server):

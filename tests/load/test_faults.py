@@ -38,14 +38,10 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import tempfile
 import threading
 import time
-import urllib.error
-import urllib.request
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -55,6 +51,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.load.http_client import Answer, Browser, form_fields
+from tests.serving import Served, free_port, make_serve, serve_environment
 
 pytestmark = pytest.mark.load
 
@@ -72,12 +69,6 @@ EXTRA_ACTION_REASON = "Test obciążenia: MG pozwala na kolejny rzut akcji"
 SECOND_ACTION_REFUSAL = "ma już rzut akcji w tej turze"  # RULES 1.5, the Polish message
 SERVER_ERROR_PAGE = "Błąd serwera"  # templates/500.html
 ROLL_ANCHOR = re.compile(r"#roll-(\d+)$")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 # ---------------------------------------------------------------------------
@@ -132,99 +123,26 @@ def cluster():
         shutil.rmtree(directory, ignore_errors=True)
 
 
-@dataclass
-class Server:
-    url: str
-    env: dict
-    process: subprocess.Popen
-    log: Path
-
+class Server(Served):
     def manage(self, *args: str) -> subprocess.CompletedProcess:
         return subprocess.run(
             [str(ROOT / ".venv" / "bin" / "python"), *args],
             cwd=ROOT, env=self.env, capture_output=True, text=True, timeout=120,
         )  # fmt: skip
 
-    def workers(self) -> set[int]:
-        """gunicorn's worker processes: the children of its master, the first gunicorn
-        below make (scripts/serve execs it)."""
-        master = first_descendant(self.process.pid, "gunicorn")
-        return set(children(master))
-
-
-def children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-
-
-def first_descendant(pid: int, name: str) -> int:
-    queue = children(pid)
-    while queue:
-        candidate = queue.pop(0)
-        if name in Path(f"/proc/{candidate}/cmdline").read_bytes().decode(errors="replace"):
-            return candidate
-        queue += children(candidate)
-    raise AssertionError(f"no {name} process under {pid}")
-
 
 @pytest.fixture
 def server(cluster, tmp_path):
-    """`make serve` on the cluster, as production runs it (tests/browser/test_production.py)."""
-    port = free_port()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DJANGO_", "PYTEST_")) and key != "DEBUG"
-    }
-    env.update(
-        {
-            "SECRET_KEY": "load-test-" + uuid.uuid4().hex,
-            "DATABASE_URL": cluster.url,
-            "BIND": f"127.0.0.1:{port}",
-            "WEB_CONCURRENCY": "4",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "STATIC_ROOT": str(tmp_path / "static"),
-            "SECURE_COOKIES": "0",  # plain HTTP on loopback: no TLS proxy in front
-            "LOG_LEVEL": "WARNING",
-        }
+    """`make serve` on the cluster, as production runs it (tests/serving.py)."""
+    env = serve_environment(
+        SECRET_KEY="load-test-" + uuid.uuid4().hex,
+        DATABASE_URL=cluster.url,
+        BIND=f"127.0.0.1:{free_port()}",
+        WEB_CONCURRENCY="4",
+        STATIC_ROOT=str(tmp_path / "static"),
     )
-    log_path = tmp_path / "serve.log"
-    log = log_path.open("w")
-    process = subprocess.Popen(
-        ["make", "--no-print-directory", "serve"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        start_new_session=True,  # its own process group: gunicorn's workers stop with it
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail("make serve exited:\n" + log_path.read_text())
-            try:
-                urllib.request.urlopen(url + "/accounts/login/", timeout=15)
-                break
-            except (urllib.error.URLError, OSError):  # refused, reset, or still starting
-                if time.monotonic() > deadline:
-                    pytest.fail("make serve never answered:\n" + log_path.read_text())
-                time.sleep(0.5)
-        yield Server(url, env, process, log_path)
-    finally:
-        stop(process)
-        log.close()
-
-
-def stop(process: subprocess.Popen) -> None:
-    """End the server's own process group (make, gunicorn and its workers)."""
-    for sig, wait in ((signal.SIGTERM, 30), (signal.SIGKILL, 10)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=wait)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+    with make_serve(env, tmp_path / "serve.log", timeout=120) as served:
+        yield Server(served.url, served.env, served.process, served.log)
 
 
 # ---------------------------------------------------------------------------
