@@ -33,71 +33,30 @@ def seed(*, posts: int, spread: int) -> dict:
     GM rolls in; returns ids for the benchmark (no secrets but the shared password)."""
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
-    from django.contrib.auth.models import Group
     from django.db import connection
 
-    from characters import services as character_services
     from characters.models import Attribute
-    from characters.roles import MODERATOR_GROUP
     from characters.systems import RuleSystem
     from diary import services as diary_services
     from diary.markdown import render_narration
-    from diary.models import NpcMode, Post, PostRevision, RollPolicy, SessionStatus, Turn
+    from diary.models import Post, PostRevision, Turn
+    from tests.seeding import (
+        forum1000_character,
+        moderator,
+        running_forum1000_session,
+        user_who_logs_in,
+    )
 
     users = get_user_model().objects
     password_hash = make_password(PASSWORD)  # one PBKDF2 hash for everyone who logs in
-
-    def user_who_logs_in(username):
-        user = users.create_user(username=username)
-        user.password = password_hash
-        user.save(update_fields=["password"])
-        return user
-
-    system = RuleSystem.FORUM1000
-    attributes = list(Attribute.objects.filter(system=system).order_by("pk"))
-    gm = user_who_logs_in("mg")
-    player = user_who_logs_in("gracz")
-    moderator = users.create_user(username="moderator")  # never logs in
-    Group.objects.get(name=MODERATOR_GROUP).user_set.add(moderator)
-
-    def character(owner, name):
-        return character_services.character_create(
-            owner=owner,
-            system=system,
-            values={
-                "name": name,
-                "description": "",
-                "hp_current": 80,
-                "hp_max": 100,
-                "attributes": dict.fromkeys(attributes, 500),
-                "skills": {},
-                "traits": [],
-                "items": {},
-            },
-        )
+    attributes = list(Attribute.objects.filter(system=RuleSystem.FORUM1000).order_by("pk"))
+    gm = user_who_logs_in("mg", password_hash)
+    player = user_who_logs_in("gracz", password_hash)
+    accepts_plans = moderator()
+    character = forum1000_character
 
     def running_session(title, cast):
-        session = diary_services.session_create(
-            gm=gm,
-            title=title,
-            description="",
-            system=system,
-            criticals_enabled=True,
-            npc_mode=NpcMode.FIXED_MODIFIERS,
-            roll_policy=RollPolicy.PLAYERS_OWN,
-        )
-        for owner, sheet in cast:
-            invitation = diary_services.participation_invite(
-                session=session, by=gm, character=sheet
-            )
-            diary_services.participation_decide(participation=invitation, by=owner, accept=True)
-        for step, by in [
-            (SessionStatus.PLAN_SUBMITTED, gm),
-            (SessionStatus.ACCEPTED, moderator),
-            (SessionStatus.RUNNING, gm),
-        ]:
-            session = diary_services.session_transition(session=session, by=by, to=step)
-        return session
+        return running_forum1000_session(gm, accepts_plans, title, cast)
 
     def companion(n):
         owner = users.create_user(username=f"towarzysz{n}")  # only the GM rolls for it

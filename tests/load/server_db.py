@@ -25,71 +25,34 @@ COMPANIONS = [f"towarzysz{n}" for n in range(1, 5)]  # characters only the GM ro
 def seed() -> dict:
     from django.contrib.auth import get_user_model
     from django.contrib.auth.hashers import make_password
-    from django.contrib.auth.models import Group
 
-    from characters import services as character_services
     from characters.models import Attribute
-    from characters.roles import MODERATOR_GROUP
     from characters.systems import RuleSystem
     from diary import services as diary_services
-    from diary.models import NpcMode, RollPolicy, SessionStatus
+    from tests.seeding import (
+        forum1000_character,
+        moderator,
+        running_forum1000_session,
+        user_who_logs_in,
+    )
 
     users = get_user_model().objects
     # One real (PBKDF2) hash for everyone who logs in: each costs about a second of CPU.
     password_hash = make_password(PASSWORD)
-
-    def user_who_logs_in(username):
-        user = users.create_user(username=username)
-        user.password = password_hash
-        user.save(update_fields=["password"])
-        return user
-
-    system = RuleSystem.FORUM1000
-    attributes = list(Attribute.objects.filter(system=system).order_by("pk"))
-    gm = user_who_logs_in("mg")
-    moderator = users.create_user(username="moderator")  # no password: never logs in
-    Group.objects.get(name=MODERATOR_GROUP).user_set.add(moderator)
-
-    def character(owner, name):
-        return character_services.character_create(
-            owner=owner,
-            system=system,
-            values={
-                "name": name,
-                "description": "",
-                "hp_current": 80,
-                "hp_max": 100,
-                "attributes": dict.fromkeys(attributes, 500),
-                "skills": {},
-                "traits": [],
-                "items": {},
-            },
-        )
-
-    players = {name: user_who_logs_in(name) for name in PLAYERS}
+    attributes = list(Attribute.objects.filter(system=RuleSystem.FORUM1000).order_by("pk"))
+    gm = user_who_logs_in("mg", password_hash)
+    players = {name: user_who_logs_in(name, password_hash) for name in PLAYERS}
     companions = {name: users.create_user(username=name) for name in COMPANIONS}
-    characters = {name: character(user, f"Postać {name}") for name, user in players.items()}
-    characters |= {name: character(user, f"Postać {name}") for name, user in companions.items()}
-
-    session = diary_services.session_create(
-        gm=gm,
-        title=SESSION_TITLE,
-        description="",
-        system=system,
-        criticals_enabled=True,
-        npc_mode=NpcMode.FIXED_MODIFIERS,
-        roll_policy=RollPolicy.PLAYERS_OWN,
+    owners = players | companions
+    characters = {
+        name: forum1000_character(user, f"Postać {name}") for name, user in owners.items()
+    }
+    session = running_forum1000_session(
+        gm,
+        moderator(),
+        SESSION_TITLE,
+        [(owners[name], sheet) for name, sheet in characters.items()],
     )
-    for owner_name, sheet in characters.items():
-        invitation = diary_services.participation_invite(session=session, by=gm, character=sheet)
-        owner = players.get(owner_name) or companions[owner_name]
-        diary_services.participation_decide(participation=invitation, by=owner, accept=True)
-    for step, by in [
-        (SessionStatus.PLAN_SUBMITTED, gm),
-        (SessionStatus.ACCEPTED, moderator),
-        (SessionStatus.RUNNING, gm),
-    ]:
-        session = diary_services.session_transition(session=session, by=by, to=step)
     assert diary_services.current_turn(session) is not None, "a running session has a turn"
     return {
         "session": session.pk,
