@@ -26,8 +26,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-import urllib.error
-import urllib.request
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +34,8 @@ import psycopg
 import pytest
 
 from tests.load.http_client import Browser, form_fields
-from tests.load.test_faults import CLUSTER, DATABASE, ROOT, Server, free_port, stop
+from tests.load.test_faults import CLUSTER, DATABASE, Server
+from tests.serving import free_port, make_serve, serve_environment
 
 pytestmark = pytest.mark.postgres_only
 
@@ -98,50 +97,18 @@ def pair():
 def server(pair, tmp_path):
     """`make serve` on the pair (one worker, so one connection to each server)."""
     primary, replica = pair
-    port = free_port()
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("DJANGO_", "PYTEST_")) and key != "DEBUG"
-    }
-    env.update(
-        {
-            "SECRET_KEY": "replica-test-" + uuid.uuid4().hex,
-            "DATABASE_URL": primary.url,
-            "DATABASE_REPLICA_URLS": replica.url,
-            "READ_YOUR_WRITES_SECONDS": str(WINDOW),
-            "PGAPPNAME": APP,
-            "BIND": f"127.0.0.1:{port}",
-            "WEB_CONCURRENCY": "1",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "STATIC_ROOT": str(tmp_path / "static"),
-            "SECURE_COOKIES": "0",
-            "LOG_LEVEL": "WARNING",
-        }
+    env = serve_environment(
+        SECRET_KEY="replica-test-" + uuid.uuid4().hex,
+        DATABASE_URL=primary.url,
+        DATABASE_REPLICA_URLS=replica.url,
+        READ_YOUR_WRITES_SECONDS=str(WINDOW),
+        PGAPPNAME=APP,
+        BIND=f"127.0.0.1:{free_port()}",
+        WEB_CONCURRENCY="1",
+        STATIC_ROOT=str(tmp_path / "static"),
     )
-    log_path = tmp_path / "serve.log"
-    log = log_path.open("w")
-    process = subprocess.Popen(
-        ["make", "--no-print-directory", "serve"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if process.poll() is not None:
-                pytest.fail("make serve exited:\n" + log_path.read_text())
-            try:
-                urllib.request.urlopen(url + "/accounts/login/", timeout=15)
-                break
-            except (urllib.error.URLError, OSError):
-                if time.monotonic() > deadline:
-                    pytest.fail("make serve never answered:\n" + log_path.read_text())
-                time.sleep(0.3)
-        yield Server(url, env, process, log_path)
-    finally:
-        stop(process)
-        log.close()
+    with make_serve(env, tmp_path / "serve.log", timeout=120) as served:
+        yield Server(served.url, served.env, served.process, served.log)
 
 
 def caught_up(primary: Node, replica: Node) -> None:
