@@ -73,7 +73,13 @@ class Served:
         raise AssertionError(f"no gunicorn process under {self.process.pid}")
 
     def workers(self) -> set[int]:
-        return set(self.children(self.master()))
+        # Only gunicorn's own: scripts/serve's task-worker loop is the master's child too
+        # (forked before the exec into gunicorn).
+        return {
+            pid
+            for pid in self.children(self.master())
+            if b"gunicorn" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        }
 
 
 @contextmanager
