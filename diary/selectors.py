@@ -30,7 +30,7 @@ class DiaryRolls:
     """What the diary page shows of rolls, computed by the rolls app: each post's roll views
     (for rolls/post_rolls.html) and the chain head (for rolls/chain_head.html)."""
 
-    by_post: dict[int, list] = field(default_factory=dict)
+    by_post: dict[int, str] = field(default_factory=dict)  # each post's rolls, as HTML
     head: object | None = None
     may_roll: bool = False
     # Players' requests for rolls: those on each post of the page, those still open in the

@@ -140,7 +140,7 @@ def _diary_context(
     )
     if rolls is not None:
         for post in page.posts:
-            post.roll_views = rolls.by_post.get(post.pk, [])
+            post.rolls_html = rolls.by_post.get(post.pk, "")
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:

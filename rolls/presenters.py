@@ -409,7 +409,7 @@ def npc_text(npc: dict) -> str:
 
 @dataclass(frozen=True)
 class RenderedRoll:
-    """A roll's rolls/roll.html, rendered once per language: what rolls/post_rolls.html
+    """A roll's rolls/roll.html, rendered once per language: what rolls/post_rolls_block.html
     needs besides (whether it takes the die legend)."""
 
     html: str

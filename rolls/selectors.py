@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from django.db import models
 from django.db.models import Count
+from django.utils.translation import get_language
 
 from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.numbers import signed_number
@@ -94,7 +95,9 @@ class _PageLedger:
     """What the diary page reads of the ledger, all of it fixed until the session's
     activity marker moves (every roll, request and turn moves it): cached by the marker."""
 
-    rolls: list  # the page's rolls, by seq (records included: rendered on a cache miss)
+    # Each post's rolls as HTML, joined once (a post may hold thousands: a cached page
+    # neither unpickles nor loops over them).
+    rolls_html: dict
     asks: list  # the requests on the page's posts, with their answering roll
     open_asks: list  # the session's open requests (the GM's list), or []
     head: ChainHead
@@ -120,7 +123,7 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
         )
         on_page = set(post_ids)
         return _PageLedger(
-            rolls=list(Roll.objects.filter(post__in=post_ids).order_by("seq")),
+            rolls_html=_rolls_html_by_post(Roll.objects.filter(post__in=post_ids).order_by("seq")),
             asks=[a for a in asks if a.post_id in on_page],
             open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
             head=head,
@@ -130,8 +133,22 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
         )
 
     marker = session.activity_marker
-    key = ("ledger", session.pk, marker, turn_number, shows_open_asks, *post_ids)
+    key = ("ledger", session.pk, marker, get_language(), turn_number, shows_open_asks, *post_ids)
     return memo(key, read)
+
+
+def _rolls_html_by_post(rolls) -> dict[int, str]:
+    from django.template.loader import render_to_string
+
+    from rolls.presenters import rendered_roll
+
+    views: dict[int, list] = {}
+    for roll in rolls:
+        views.setdefault(roll.post_id, []).append(rendered_roll(roll))
+    return {
+        post_id: render_to_string("rolls/post_rolls_block.html", {"views": post_views})
+        for post_id, post_views in views.items()
+    }
 
 
 def diary_rolls(posts, access, turn=None, entry_character=None):
@@ -151,16 +168,12 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         may_roll_in_diary,
         may_write_entries_in_diary,
     )
-    from rolls.presenters import rendered_roll
 
     running = access.session.is_running
     shows_open_asks = access.is_gm and running
     ledger = _page_ledger(
         access.session, [p.pk for p in posts], turn.number if turn else None, shows_open_asks
     )
-    by_post: dict[int, list] = {}
-    for roll in ledger.rolls:
-        by_post.setdefault(roll.post_id, []).append(rendered_roll(roll))
     who = {"is_gm": access.is_gm, "user_id": access.user.pk, "running": running}
     asks_by_post: dict[int, list] = {}
     for ask in ledger.asks:
@@ -177,7 +190,7 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         else None
     )
     return DiaryRolls(
-        by_post=by_post,
+        by_post=ledger.rolls_html,
         head=ledger.head,
         may_roll=may_roll_in_diary(access),
         asks_by_post=asks_by_post,
