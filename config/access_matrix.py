@@ -65,6 +65,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:post_edit", "POST", "login", "404", "404", "200", "403", "403", "403"),
     ("diary:post_hide", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:post_hide", "POST", "login", "404", "404", "302", "302", "302", "302"),
+    ("diary:post_link", "GET", "login", "404", "404", "302", "302", "302", "302"),
+    ("diary:post_link", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:post_history", "GET", "login", "404", "404", "200", "200", "200", "200"),
     ("diary:post_history", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:session", "GET", "login", "403", "403", "200", "200", "200", "200"),

@@ -48,6 +48,8 @@ urlpatterns = [
         views.participation_withdraw,
         name="participation_withdraw",
     ),
+    # Issue 13: every post's permalink, which finds the page the post is on.
+    path("posts/<int:pk>/", views.post_link, name="post_link"),
     path("posts/<int:pk>/edit/", views.post_edit, name="post_edit"),
     path("posts/<int:pk>/hide/", views.post_hide, name="post_hide"),
     path("posts/<int:pk>/history/", views.post_history, name="post_history"),

@@ -509,6 +509,14 @@ def post_hide(request, pk: int):
 
 @login_required
 @require_GET
+def post_link(request, pk: int):
+    """A post's permalink: the diary page it is on, scrolled to it (404 for non-readers)."""
+    _access, post_access = access_post(request.user, pk)
+    return redirect(post_access.post.get_absolute_url())
+
+
+@login_required
+@require_GET
 def post_history(request, pk: int):
     _access, post_access = access_post(request.user, pk)
     if not post_access.can_see_revisions:

@@ -217,3 +217,25 @@ def test_a_participation_is_not_disclosed_to_who_cannot_read_its_session(
     )
     assert response.status_code == 404
     assert {p.pk: p.status for p in Participation.objects.all()} == before
+
+
+def test_a_posts_permalink_finds_its_page_for_readers_only(table, client_for):
+    """Issue 13 (pages by turn): every post has a permalink that survives later posts."""
+    first = post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="pierwszy",
+        nc_note="",
+    )
+    for n in range(25):  # pushes the first post off the newest page
+        post_create(
+            session=table.session, author=table.gm, character=None, narration=f"n{n}", nc_note=""
+        )
+    link = reverse("diary:post_link", args=[first.pk])
+    answer = client_for(table.bob).get(link)
+    assert answer.status_code == 302
+    assert answer["Location"].endswith(f"?after={first.pk - 1}#post-{first.pk}")
+    page = client_for(table.bob).get(answer["Location"].split("#")[0]).content.decode()
+    assert f'id="post-{first.pk}"' in page
+    assert client_for(table.outsider).get(link).status_code == 404

@@ -178,6 +178,7 @@ class World:
             "diary:post_edit": {"pk": self.post.pk},
             "diary:post_hide": {"pk": self.post.pk},
             "diary:post_history": {"pk": self.post.pk},
+            "diary:post_link": {"pk": self.post.pk},
             # Issue 13: the player's own notification (the invitation of Druga).
             "notifications:read": {"pk": self.player.notifications.first().pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
