@@ -168,6 +168,13 @@ STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `collectstatic` writes content-hashed, pre-compressed copies; WhiteNoise serves them
 # with a one-year immutable Cache-Control. (With DEBUG on, the plain names are used.)
+# Uploaded portraits (issue 13): files under MEDIA_ROOT, served by characters.views.media_file
+# (WhiteNoise serves static files only); docs/deploy.md says how to use object storage instead.
+MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
+# Uploads past 2.5 MB go to a temporary file, never all into memory; the portrait limit is 5 MB.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_PERMISSIONS = 0o644
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
