@@ -14,6 +14,7 @@ from characters.forms import (
     HitPointsForm,
     NegativeEffectForm,
     PotionForm,
+    PortraitForm,
     PotionUseForm,
     ProposalDecisionForm,
     SystemChoiceForm,
@@ -122,6 +123,7 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
         "free_form": FreeEffectForm() if access.can_tend else None,
         "potion_form": PotionForm() if access.can_grant_potions_on_sheet else None,
         "potion_use_form": PotionUseForm(),
+        "portrait_form": PortraitForm() if access.can_set_portrait else None,
         "decision_form": ProposalDecisionForm() if pending and access.can_decide_proposal else None,
     }
     forms.update(bound_forms)
@@ -284,4 +286,31 @@ def proposal_decide(request, pk: int, proposal_pk: int):
         messages.success(request, _("The proposal is approved and the sheet updated."))
     else:
         messages.success(request, _("The proposal is rejected; the sheet stays as it was."))
+    return redirect("characters:detail", pk=pk)
+
+
+@login_required
+@require_POST
+def portrait_upload(request, pk: int):
+    access = access_character(request.user, pk)
+    if not access.can_set_portrait:
+        raise PermissionDenied
+    form = PortraitForm(request.POST, request.FILES)
+    if not form.is_valid():
+        return _render_sheet(request, access, status=400, portrait_form=form)
+    services.character_portrait_set(
+        character_pk=pk, by=request.user, portrait=form.cleaned_data["image"]
+    )
+    messages.success(request, _("Portrait saved."))
+    return redirect("characters:detail", pk=pk)
+
+
+@login_required
+@require_POST
+def portrait_remove(request, pk: int):
+    access = access_character(request.user, pk)
+    if not access.can_remove_portrait:
+        raise PermissionDenied
+    services.character_portrait_remove(character_pk=pk, by=request.user)
+    messages.success(request, _("Portrait removed."))
     return redirect("characters:detail", pk=pk)
