@@ -30,7 +30,7 @@ def quote_header(post) -> str:
 def quote_markdown(post, selection: str = "") -> str:
     """The blockquote a reply starts with: the selection when given, else the whole narration."""
     text = (selection or post.narration).strip().replace("\r\n", "\n")
-    lines = [quote_header(post), ""] + text.split("\n")
+    lines = [quote_header(post), "", *text.split("\n")]
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
 
 
