@@ -37,3 +37,29 @@ def quote_markdown(post, selection: str = "") -> str:
 def quoted_post_pks(text: str) -> set[int]:
     """The pks of the posts a narration quotes (links to their permalinks), each once."""
     return {int(pk) for pk in _permalink_pattern().findall(text or "")}
+
+
+def quotable(post_access) -> bool:
+    """A post may be quoted when it is shown and its content is visible: never a hidden one
+    (quoting would copy what a moderator took down back into the diary)."""
+    return not post_access.post.is_hidden and post_access.can_see_content
+
+
+def quote_prefill(access, raw_pk: str | None, shown_posts) -> str:
+    """The reply text `?quote=<pk>` asks for, or "" when that post may not be quoted here:
+    another session's, hidden, unreadable, or not a post at all."""
+    from diary.models import Post
+
+    if not access.can_post or not (raw_pk or "").isdigit():
+        return ""
+    pk = int(raw_pk)
+    post = next((p for p in shown_posts if p.pk == pk), None)
+    if post is None:
+        post = (
+            Post.objects.filter(pk=pk, session_id=access.session.pk)
+            .select_related("author", "character")
+            .first()
+        )
+    if post is None or not quotable(access.post(post)):
+        return ""
+    return quote_markdown(post)

@@ -42,3 +42,43 @@ def test_rendered_quote_links_back_and_stays_inert():
     assert "<blockquote>" in html
     assert f'href="{reverse("diary:post_link", args=[7])}"' in html
     assert "<script>" not in html
+
+
+# --- the "Quote" link and the server's pre-fill ----------------------------------------
+
+import pytest  # noqa: E402
+
+from diary import services  # noqa: E402
+
+
+def _write(table, author, character=None, text="Drzwi skrzypią."):
+    return services.post_create(
+        session=table.session, author=author, character=character, narration=text, nc_note=""
+    )
+
+
+@pytest.mark.django_db
+def test_quote_link_prefills_the_reply_with_the_post_and_a_link_back(table, client_for):
+    gm_post = _write(table, table.gm, text="Drzwi *skrzypią*.")
+    url = reverse("diary:session", args=[table.session.pk])
+    page = client_for(table.bob).get(url)
+    assert f"quote={gm_post.pk}#write".encode() in page.content
+    form = client_for(table.bob).get(url, {"quote": gm_post.pk}).context["post_form"]
+    narration = form["narration"].value()
+    assert narration.startswith("> [mg")
+    assert f"]({reverse('diary:post_link', args=[gm_post.pk])})" in narration
+    assert "> Drzwi *skrzypią*." in narration
+
+
+@pytest.mark.django_db
+def test_hidden_posts_and_other_sessions_posts_are_not_quoted(table, client_for, make_session):
+    gm_post = _write(table, table.gm)
+    services.post_hide(post=gm_post, by=table.gm, reason="spoiler")
+    url = reverse("diary:session", args=[table.session.pk])
+    page = client_for(table.bob).get(url)
+    assert f"quote={gm_post.pk}#write".encode() not in page.content
+    form = client_for(table.bob).get(url, {"quote": gm_post.pk}).context["post_form"]
+    assert not form["narration"].value()
+    for bad in ("abc", "99999", "1 OR 1=1", "<script>"):
+        form = client_for(table.bob).get(url, {"quote": bad}).context["post_form"]
+        assert not form["narration"].value()
