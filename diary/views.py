@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import live, selectors, services
+from diary import live, quoting, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -115,6 +115,12 @@ def session_edit(request, pk: int):
     )
 
 
+def _without_quote(request) -> str:
+    query = request.GET.copy()
+    query.pop("quote", None)
+    return query.urlencode()
+
+
 def _diary_context(
     request,
     access: SessionAccess,
@@ -144,7 +150,16 @@ def _diary_context(
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:
-        post_form = NewPostForm(characters=access.my_characters, movement=_counts_movement(access))
+        # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
+        quoted = quoting.quote_prefill(access, request.GET.get("quote"), page.posts)
+        post_form = NewPostForm(
+            characters=access.my_characters,
+            movement=_counts_movement(access),
+            initial={"narration": quoted} if quoted else None,
+        )
+    for post in page.posts:
+        post.can_quote = can_post and quoting.quotable(post.access)
+        post.quote_header = quoting.quote_header(post) if post.can_quote else ""
     # The roster comes with the access when the view asked for it (one query for both).
     participations = (
         list(access.roster)
@@ -171,6 +186,8 @@ def _diary_context(
         "is_gm": access.is_gm,
         "can_post": can_post,
         "post_form": post_form if can_post else None,
+        # The diary's cursors, kept by each post's "Quote" link.
+        "quote_query": _without_quote(request),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
