@@ -33,6 +33,7 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
+from diary.markdown import render_narration
 from diary.models import ParticipationStatus, SessionStatus
 from diary.rendering import post_body_html
 
@@ -466,6 +467,25 @@ def post_create(request, pk: int):
         _diary_context(request, access, post_form=form),
         status=400,
     )
+
+
+@login_required
+@require_POST
+def post_preview(request, pk: int):
+    """The reply as the diary will show it (the same sanitised rendering), stored nowhere.
+    htmx swaps in the page's post form section; without JS the whole page comes back."""
+    access = access_session(request.user, pk, roster=True)
+    if not access.can_post:
+        raise PermissionDenied
+    form = NewPostForm(
+        request.POST, characters=access.my_characters, movement=_counts_movement(access)
+    )
+    context = _diary_context(request, access, post_form=form)
+    if form.is_valid():
+        context["preview_html"] = render_narration(form.cleaned_data["narration"])
+    # htmx swaps only a 200; a plain form post that is refused says so by its status.
+    status = 200 if form.is_valid() or request.htmx else 400
+    return render(request, "diary/session_detail.html", context, status=status)
 
 
 @login_required

@@ -82,3 +82,44 @@ def test_hidden_posts_and_other_sessions_posts_are_not_quoted(table, client_for,
     for bad in ("abc", "99999", "1 OR 1=1", "<script>"):
         form = client_for(table.bob).get(url, {"quote": bad}).context["post_form"]
         assert not form["narration"].value()
+
+
+import uuid  # noqa: E402
+
+# --- the Markdown preview -------------------------------------------------------------
+
+
+@pytest.mark.django_db
+def test_the_preview_renders_like_the_diary_and_stores_nothing(table, client_for):
+    from diary.models import Post
+
+    url = reverse("diary:post_preview", args=[table.session.pk])
+    text = "**Pół** kroku <script>alert(1)</script>\n\n> cytat"
+    answer = client_for(table.alice).post(
+        url, {"narration": text, "character": table.lirael.pk, "token": uuid.uuid4()}
+    )
+    assert answer.status_code == 200
+    body = answer.content.decode()
+    assert 'data-testid="post-preview"' in body
+    assert render_narration(text) in body
+    assert "<script>alert(1)</script>" not in body
+    assert "&lt;script&gt;" in body  # the text is kept in the textarea, escaped
+    assert not Post.objects.filter(session=table.session).exists()
+
+
+@pytest.mark.django_db
+def test_a_refused_preview_shows_the_error_next_to_the_field(table, client_for):
+    from diary.forms import NARRATION_MAX_LENGTH
+    from diary.models import Post
+
+    url = reverse("diary:post_preview", args=[table.session.pk])
+    answer = client_for(table.alice).post(url, {"narration": "x" * (NARRATION_MAX_LENGTH + 1)})
+    assert answer.status_code == 400
+    assert 'id="id_narration_error"' in answer.content.decode()
+    assert 'data-testid="post-preview"' not in answer.content.decode()
+    # htmx only swaps a 200: the same refusal comes back as one, errors and all.
+    htmx = client_for(table.alice).post(url, {"narration": ""}, headers={"HX-Request": "true"})
+    assert htmx.status_code == 200
+    assert 'class="error"' in htmx.content.decode()
+    assert not Post.objects.exists()
+    assert client_for(table.outsider).post(url, {"narration": "x"}).status_code == 403
