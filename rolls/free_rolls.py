@@ -83,7 +83,9 @@ def roll_make_free(
             playing = playing_characters(locked, ids=[free.character_id])
             character = playing.get(free.character_id)
             if character is None:
-                raise ValidationError({"character": _("This character does not play in the session.")})
+                raise ValidationError(
+                    {"character": _("This character does not play in the session.")}
+                )
             people["a"] = {
                 "id": character.pk,
                 "name": character.name,
