@@ -260,7 +260,20 @@ class PortraitForm(forms.Form):
         widget=forms.FileInput(attrs={"accept": "image/jpeg,image/png,image/webp,image/gif"}),
     )
 
+    def __init__(self, *args, oversized: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The upload was cut off by PortraitSizeLimit: say so, not "this field is required".
+        self.oversized = oversized
+
     def clean_image(self):
         from characters.portraits import portrait_check_and_encode
 
         return portrait_check_and_encode(self.cleaned_data["image"])
+
+    def clean(self):
+        if self.oversized:
+            from characters.portraits import too_large_error
+
+            self.errors.pop("image", None)
+            self.add_error("image", too_large_error())
+        return super().clean()

@@ -10,6 +10,7 @@ import io
 from dataclasses import dataclass
 
 from django.core.exceptions import ValidationError
+from django.core.files.uploadhandler import FileUploadHandler, StopUpload
 from django.utils.translation import gettext_lazy as _
 from PIL import Image, ImageOps
 
@@ -29,18 +30,47 @@ class Portrait:
     height: int
 
 
+def too_large_error() -> ValidationError:
+    return ValidationError(
+        _("The file is too large (at most %(mb)d MB).") % {"mb": PORTRAIT_MAX_BYTES // 2**20},
+        code="too_large",
+    )
+
+
+class PortraitSizeLimit(FileUploadHandler):
+    """Stops keeping an upload once it passes PORTRAIT_MAX_BYTES: a 2 GB "portrait" is read
+    off the socket (so the answer is a clean form error) but never written to a temporary
+    file. Put first in request.upload_handlers before the body is parsed."""
+
+    def __init__(self, request=None):
+        super().__init__(request)
+        self.received = 0
+        self.exceeded = False
+
+    def new_file(self, *args, **kwargs):
+        self.received = 0
+        super().new_file(*args, **kwargs)
+
+    def receive_data_chunk(self, raw_data, start):
+        self.received += len(raw_data)
+        if self.received > PORTRAIT_MAX_BYTES:
+            self.exceeded = True
+            raise StopUpload(connection_reset=False)
+        return raw_data  # the next handler (memory or temporary file) keeps it
+
+    def file_complete(self, file_size):
+        return None
+
+
 def portrait_check_and_encode(uploaded) -> Portrait:
     """Return the re-encoded portrait or raise ValidationError (in Polish via gettext)."""
     # The size first, from what the upload handler already counted: never read a huge file.
     if uploaded.size is None or uploaded.size > PORTRAIT_MAX_BYTES:
-        raise ValidationError(
-            _("The file is too large (at most %(mb)d MB).") % {"mb": PORTRAIT_MAX_BYTES // 2**20},
-            code="too_large",
-        )
+        raise too_large_error()
     uploaded.seek(0)
     data = uploaded.read(PORTRAIT_MAX_BYTES + 1)
     if len(data) > PORTRAIT_MAX_BYTES:
-        raise ValidationError(_("The file is too large."), code="too_large")
+        raise too_large_error()
     not_an_image = ValidationError(
         _("This file is not an image (JPEG, PNG, WebP or GIF)."), code="not_image"
     )

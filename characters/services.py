@@ -584,9 +584,10 @@ def character_portrait_remove(*, character_pk: int, by) -> Character:
             raise PermissionDenied
         character = checked.character
         old_name = character.portrait.name
+        if not old_name:
+            return character  # nothing to remove (a second click, another tab)
         character.portrait.name = ""
         character.portrait_width = character.portrait_height = 0
         character.save(update_fields=["portrait", "portrait_width", "portrait_height"])
-        if old_name:
-            transaction.on_commit(lambda: default_storage.delete(old_name))
+        transaction.on_commit(lambda: default_storage.delete(old_name))
     return character

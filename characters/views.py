@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors, services
@@ -13,8 +14,8 @@ from characters.forms import (
     FreeEffectForm,
     HitPointsForm,
     NegativeEffectForm,
-    PotionForm,
     PortraitForm,
+    PotionForm,
     PotionUseForm,
     ProposalDecisionForm,
     SystemChoiceForm,
@@ -22,6 +23,7 @@ from characters.forms import (
     initial_from_proposal,
 )
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
+from characters.portraits import PortraitSizeLimit
 from characters.systems import ATTRIBUTE_RANGE
 
 
@@ -289,13 +291,21 @@ def proposal_decide(request, pk: int, proposal_pk: int):
     return redirect("characters:detail", pk=pk)
 
 
+@csrf_exempt  # only so the size limit is in place before the body is read: checked below
 @login_required
 @require_POST
 def portrait_upload(request, pk: int):
+    size_limit = PortraitSizeLimit(request)
+    request.upload_handlers.insert(0, size_limit)
+    return _portrait_upload(request, pk, size_limit)
+
+
+@csrf_protect
+def _portrait_upload(request, pk: int, size_limit: PortraitSizeLimit):
     access = access_character(request.user, pk)
     if not access.can_set_portrait:
         raise PermissionDenied
-    form = PortraitForm(request.POST, request.FILES)
+    form = PortraitForm(request.POST, request.FILES, oversized=size_limit.exceeded)
     if not form.is_valid():
         return _render_sheet(request, access, status=400, portrait_form=form)
     services.character_portrait_set(
