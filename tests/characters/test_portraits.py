@@ -79,3 +79,15 @@ def test_a_gif_keeps_its_first_frame():
     portrait = portrait_check_and_encode(_upload(buf.getvalue(), "a.gif"))
     pixel = Image.open(io.BytesIO(portrait.content)).convert("RGB").getpixel((5, 5))
     assert pixel[0] > 200 and pixel[2] < 50
+
+
+def test_the_upload_handler_stops_keeping_a_file_past_the_limit(monkeypatch):
+    from django.core.files.uploadhandler import StopUpload
+
+    monkeypatch.setattr(portraits, "PORTRAIT_MAX_BYTES", 1000)
+    handler = portraits.PortraitSizeLimit()
+    handler.new_file("image", "p.png", "image/png", None)
+    assert handler.receive_data_chunk(b"x" * 600, 0) == b"x" * 600  # passed on to be kept
+    with pytest.raises(StopUpload) as stopped:
+        handler.receive_data_chunk(b"x" * 600, 600)
+    assert handler.exceeded and not stopped.value.connection_reset
