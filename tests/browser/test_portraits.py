@@ -1,18 +1,26 @@
 """Issue 13 in Chromium: a player uploads a portrait on the character's sheet (a file that is
 no image is refused next to the field first) and sees it beside the character's posts in the
-diary, loaded from the site's own media view."""
+diary, loaded from the site's own media view; `make serve` serves portraits too."""
 
 import io
+import urllib.error
+import urllib.request
+import uuid
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from PIL import Image
 from playwright.sync_api import expect
 
+from characters.portraits import portrait_check_and_encode
 from diary import services
+from tests.browser import test_production
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
+from tests.serving import free_port, make_serve, serve_environment
 
 pytestmark = pytest.mark.django_db(transaction=True)
+server_database = test_production.server_database  # the fixture: a database for the server
 
 
 def _png() -> bytes:
@@ -73,3 +81,30 @@ def test_a_player_uploads_a_portrait_and_sees_it_beside_their_posts(page, table,
     assert _loaded(portrait)
     assert portrait.bounding_box()["width"] == 48
     expect(page.locator(f"#post-{gm_post.pk} img")).to_have_count(0)
+
+
+def test_make_serve_serves_portraits_from_media_root(server_database, tmp_path):
+    """WhiteNoise serves static files only: under `make serve` (gunicorn, DEBUG off) the
+    site's media view serves the portraits, with the headers a content-hash name allows."""
+
+    portrait = portrait_check_and_encode(SimpleUploadedFile("p.png", _png()))
+    media = tmp_path / "media"
+    (media / "portraits").mkdir(parents=True)
+    (media / portrait.name).write_bytes(portrait.content)
+    env = serve_environment(
+        SECRET_KEY="production-test-" + uuid.uuid4().hex,
+        DATABASE_URL=server_database,
+        BIND=f"127.0.0.1:{free_port()}",
+        WEB_CONCURRENCY="1",
+        STATIC_ROOT=str(tmp_path / "static"),
+        MEDIA_ROOT=str(media),
+    )
+    with make_serve(env, tmp_path / "serve.log") as served:
+        with urllib.request.urlopen(f"{served.url}/media/{portrait.name}", timeout=10) as got:
+            assert got.read() == portrait.content
+            assert got.headers["Content-Type"] == "image/webp"
+            assert got.headers["X-Content-Type-Options"] == "nosniff"
+            assert "immutable" in got.headers["Cache-Control"]
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"{served.url}/media/portraits/{'0' * 32}.webp", timeout=10)
+        assert missing.value.code == 404
