@@ -15,6 +15,7 @@ from playwright.sync_api import expect
 from characters.portraits import portrait_check_and_encode
 from diary import services
 from tests.browser import test_production
+from tests.browser.axe import violations
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
 from tests.serving import free_port, make_serve, serve_environment
@@ -63,6 +64,7 @@ def test_a_player_uploads_a_portrait_and_sees_it_beside_their_posts(page, table,
         polish("This file is not an image (JPEG, PNG, WebP or GIF).")
     )
     expect(page.get_by_test_id("sheet-portrait")).to_have_count(0)
+    assert violations(page) == []  # the form with its error, as axe-core sees it
 
     page.get_by_label(polish("Portrait")).set_input_files(
         {"name": "lirael.png", "mimeType": "image/png", "buffer": _png()}
@@ -81,6 +83,7 @@ def test_a_player_uploads_a_portrait_and_sees_it_beside_their_posts(page, table,
     assert _loaded(portrait)
     assert portrait.bounding_box()["width"] == 48
     expect(page.locator(f"#post-{gm_post.pk} img")).to_have_count(0)
+    assert violations(page) == []
 
 
 def test_make_serve_serves_portraits_from_media_root(server_database, tmp_path):
