@@ -87,8 +87,14 @@ def test_an_oversized_upload_is_cut_off_by_the_handler_and_refused(
     table, client_for, media_root, monkeypatch
 ):
     monkeypatch.setattr(portraits, "PORTRAIT_MAX_BYTES", 2000)
+    decoded = []
+    checker = portraits.portrait_check_and_encode
+    monkeypatch.setattr(
+        portraits, "portrait_check_and_encode", lambda f: decoded.append(f) or checker(f)
+    )
     response = upload(client_for(table.alice), table.lirael, png((400, 400)) + b"\0" * 5000)
     assert response.status_code == 400
+    assert decoded == []  # cut off while it was read: never kept, never decoded
     assert field_error(response) == polish("The file is too large (at most %(mb)d MB).", mb=0)
     assert Character.objects.get(pk=table.lirael.pk).portrait.name == ""
     assert stored_files(media_root) == []
@@ -225,3 +231,26 @@ def test_the_media_view_serves_a_portrait_with_safe_long_lived_headers(
 )
 def test_the_media_view_serves_nothing_else(client, media_root, path):
     assert client.get(f"/media/{path}").status_code == 404
+
+
+def test_the_upload_still_checks_the_csrf_token(table, media_root):
+    """The view is csrf_exempt only to set its upload handler first; csrf_protect checks."""
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(table.alice)
+    response = upload(client, table.lirael, png())
+    assert response.status_code == 403
+    assert Character.objects.get(pk=table.lirael.pk).portrait.name == ""
+    assert stored_files(media_root) == []
+    # With the token the sheet's form carries, the same upload goes through.
+    sheet = client.get(reverse("characters:detail", args=[table.lirael.pk])).content.decode()
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', sheet).group(1)
+    file = io.BytesIO(png())
+    file.name = "p.png"
+    response = client.post(
+        reverse("characters:portrait_upload", args=[table.lirael.pk]),
+        {"image": file, "csrfmiddlewaretoken": token},
+    )
+    assert response.status_code == 302
+    assert Character.objects.get(pk=table.lirael.pk).portrait.name
