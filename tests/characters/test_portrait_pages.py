@@ -207,9 +207,11 @@ def test_the_portrait_shows_beside_the_characters_posts_and_a_new_one_at_once(
     assert f"/media/{second}" in page and f"/media/{first}" not in page
 
 
+@pytest.mark.parametrize("debug", [False, True], ids=["make-serve", "make-run"])
 def test_the_media_view_serves_a_portrait_with_safe_long_lived_headers(
-    table, client_for, media_root
+    table, client_for, media_root, settings, debug
 ):
+    settings.DEBUG = debug  # the same route serves under `make run` and `make serve`
     upload(client_for(table.alice), table.lirael, png())
     name = Character.objects.get(pk=table.lirael.pk).portrait.name
     response = client_for(table.bob).get(f"/media/{name}")
