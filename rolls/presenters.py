@@ -394,7 +394,7 @@ def _roll_view(roll) -> RollView:
     if entry:
         view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
         return view
-    if roll.system == free_notation.SYSTEM:
+    if kind == free_notation.TEST:  # Roll.system is the session's; the result's is "free"
         view.free = free_view(record)
         return view
     system_panel = cases.panel_for(roll.system) if roll.system != f1000.SYSTEM else None
