@@ -139,3 +139,19 @@ def test_the_diary_links_the_gm_only(table):
     diary = reverse("diary:session", args=[table.session.pk])
     assert 'data-testid="free-roll-link"' in logged_in(table.gm).get(diary).content.decode()
     assert 'data-testid="free-roll-link"' not in logged_in(table.alice).get(diary).content.decode()
+
+
+def test_a_link_with_an_expression_opens_the_form_with_its_preview(table):
+    response = logged_in(table.gm).get(url(table), {"expression": "2k6+3"})
+    text = response.content.decode()
+    assert response.status_code == 200 and 'value="2k6+3"' in text
+    assert "2 kości k6, + 3; wynik 5–15" in text
+
+
+def test_the_gm_of_a_q10_session_rolls_free_form_dice_too(q10):
+    response = logged_in(q10.gm).post(url(q10), form(q10, expression="1k20"))
+    assert response.status_code == 302
+    roll = Roll.objects.get(session=q10.session)
+    assert roll.test == "notation" and 1 <= roll.record["result"]["total"] <= 20
+    page = logged_in(q10.gm).get(response["Location"]).content.decode()
+    assert page.count('data-testid="free-die"') == 1
