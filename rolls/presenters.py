@@ -300,12 +300,12 @@ def _selection_words(term: free_notation.DiceTerm) -> str:
 
 
 def notation_summary(notation: free_notation.Notation) -> str:
-    """The preview's words: "3 kości k6, zachowaj 2 najwyższe, + 2; wynik 4–20"."""
+    """The preview's words: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
     parts = []
     for index, term in enumerate(notation.terms):
         sign = "−" if term.sign < 0 else ("+" if index else "")
         if isinstance(term, free_notation.ConstantTerm):
-            parts.append(f"{sign} {term.value}".strip())
+            parts.append(f"{sign}{term.value}")  # "+2", as people write a modifier
             continue
         words = ngettext(
             "%(count)s die with %(faces)s faces", "%(count)s dice with %(faces)s faces", term.count

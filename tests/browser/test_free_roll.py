@@ -24,7 +24,7 @@ def test_the_gm_rolls_4k6kh3_and_the_post_shows_four_dice(page, table):
     expect(page.get_by_test_id("free-preview-error")).to_contain_text("Mnożenie")
     expression.fill("4k6kh3+1")
     summary = page.get_by_test_id("free-summary")
-    expect(summary).to_contain_text("4 kości k6, zachowaj 3 najwyższe, + 1; wynik 4–19")
+    expect(summary).to_contain_text("4 kości k6, zachowaj 3 najwyższe, +1; wynik 4–19")
     page.get_by_label(polish("What it is for")).fill("Obrażenia od topora")
     # Enter in a text field does not roll.
     page.get_by_label(polish("What it is for")).press("Enter")

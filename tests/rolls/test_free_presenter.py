@@ -10,8 +10,8 @@ from rolls.presenters import notation_range, notation_summary
 @pytest.mark.parametrize(
     ("expression", "words", "span"),
     [
-        ("3k6kh2+2", "3 kości k6, zachowaj 2 najwyższe, + 2", (4, 14)),
-        ("2d6+3", "2 kości k6, + 3", (5, 15)),
+        ("3k6kh2+2", "3 kości k6, zachowaj 2 najwyższe, +2", (4, 14)),
+        ("2d6+3", "2 kości k6, +3", (5, 15)),
         ("1k20", "1 kość k20", (1, 20)),
         ("5d10dl1", "5 kości k10, odrzuć 1 najniższą", (4, 40)),
         ("6k6kl5", "6 kości k6, zachowaj 5 najniższych", (5, 30)),

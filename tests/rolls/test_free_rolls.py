@@ -106,3 +106,20 @@ def test_a_tampered_free_roll_fails_the_recompute(table):
     assert (
         recompute_problem(record, is_entry_record) == "the stored result differs from the engine's"
     )
+
+
+def test_the_export_shows_every_die_and_the_standalone_script_verifies_it(
+    table, client_for, tmp_path
+):
+    """Issue 13: the ledger's export carries the free roll's record whole, and
+    docs/verify_ledger.py (no Django) verifies the chain with it."""
+    from tests.rolls.test_audit_script import export, run_script
+
+    make(table)
+    ledger_json = export(table, client_for)
+    (row,) = ledger_json["rolls"]
+    assert row["record"]["result"]["dice"] == [2, 5, 6, 1] and row["record"]["label"]
+    done = run_script(tmp_path, ledger_json)
+    assert done.returncode == 0, done.stdout + done.stderr
+    tampered = {**ledger_json, "rolls": [{**row, "record": {**row["record"], "label": "x"}}]}
+    assert run_script(tmp_path, tampered).returncode != 0

@@ -145,7 +145,7 @@ def test_a_link_with_an_expression_opens_the_form_with_its_preview(table):
     response = logged_in(table.gm).get(url(table), {"expression": "2k6+3"})
     text = response.content.decode()
     assert response.status_code == 200 and 'value="2k6+3"' in text
-    assert "2 kości k6, + 3; wynik 5–15" in text
+    assert "2 kości k6, +3; wynik 5–15" in text
 
 
 def test_the_gm_of_a_q10_session_rolls_free_form_dice_too(q10):
