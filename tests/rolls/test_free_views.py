@@ -155,3 +155,10 @@ def test_the_gm_of_a_q10_session_rolls_free_form_dice_too(q10):
     assert roll.test == "notation" and 1 <= roll.record["result"]["total"] <= 20
     page = logged_in(q10.gm).get(response["Location"]).content.decode()
     assert page.count('data-testid="free-die"') == 1
+
+
+def test_a_label_with_html_is_shown_as_text(table):
+    label = '<img src=x onerror="alert(1)">'
+    response = logged_in(table.gm).post(url(table), form(table, label=label))
+    page = logged_in(table.alice).get(response["Location"]).content.decode()
+    assert label not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
