@@ -118,9 +118,3 @@ def roll_make_free(
             body=body,
         )
     return RollMade(roll, created=True)
-
-
-def describe(expression: str) -> str:
-    """The preview's words, or RuleError: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
-    parsed = free_notation.parse_notation(expression)
-    return parsed.canonical

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from rolls import initiative_views, views
+from rolls import free_views, initiative_views, views
 
 app_name = "rolls"
 
@@ -36,3 +36,6 @@ urlpatterns += [
     ),
     path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]
+
+# Issue 13: the GM's free-form dice (rolls/free_views.py).
+urlpatterns += [path("<int:pk>/rolls/free/", free_views.free_roll, name="free")]

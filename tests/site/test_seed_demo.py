@@ -200,3 +200,23 @@ def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
     again = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
     assert {c.name: c.portrait.name for c in again} == names
     assert len(list((media_root / "portraits").iterdir())) == 3
+
+
+def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
+    """Issue 13: damage in dice notation and a keep-highest table roll, in the GM's post of
+    the current turn, every die shown, the chain verified with every result recomputed."""
+    from rolls.ledger import verify_session
+    from rolls.models import Roll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    free = list(Roll.objects.filter(session=session, test="notation").order_by("seq"))
+    assert [r.record["result"]["input"]["expression"] for r in free] == ["2k6+3", "4k6kh3"]
+    assert all(r.post.author == session.gm and not r.is_action for r in free)
+    assert len(free[0].record["result"]["dice"]) == 2 and free[0].character.name == "Borys"
+    assert [d["kept"] for d in free[1].record["result"]["terms"][0]["dice"]].count(False) == 1
+    assert verify_session(session.pk, recompute=True).ok
+    client.force_login(session.gm)
+    page = client.get(free[1].post.get_absolute_url()).content.decode()
+    assert page.count('data-testid="free-roll"') == 2
+    assert "Tabela spotkań na szlaku: kto nadjeżdża" in page

@@ -235,6 +235,7 @@ class Command(BaseCommand):
         self._turn_deadline(session, gm)
         seed_npcs(session, gm, characters)
         seed_entries(session, users, characters)
+        seed_free_rolls(session, gm, characters)
         return session
 
     def _quote(self, quoted, users: dict, characters: dict) -> None:
@@ -677,3 +678,28 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
         nc_note="",
     )
     entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())
+
+
+# Issue 13: the GM's free-form rolls in the demo, as (expression, label, character name).
+DEMO_FREE_ROLLS = (
+    ("2k6+3", "Obrażenia od topora strażnika", "Borys"),
+    ("4k6kh3", "Tabela spotkań na szlaku: kto nadjeżdża", None),
+)
+
+
+def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
+    """Issue 13: the GM rolls damage and a keep-highest table roll in dice notation, through
+    the service the free-form roll page uses; both land in the GM's post of the turn."""
+    from rolls.free_rolls import FreeRoll, roll_make_free
+
+    for expression, label, name in DEMO_FREE_ROLLS:
+        roll_make_free(
+            session=session,
+            by=gm,
+            free=FreeRoll(
+                expression=expression,
+                label=label,
+                character_id=characters[name].pk if name else None,
+            ),
+            token=uuid.uuid4(),
+        )
