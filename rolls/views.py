@@ -104,6 +104,10 @@ def panel(request, pk: int):
     ):
         # Only the GM allows a second action roll (RULES 1.5); a player sending it is refused.
         raise PermissionDenied
+    if request.POST.get("secret") and not access.may_roll_secret:
+        # Issue 13: only the GM rolls in secret; a player asking for it is refused, not
+        # given a public roll they believed hidden.
+        raise PermissionDenied
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
         # CSRF token, so the address the browser shows (and keeps in history) has none.
@@ -164,7 +168,11 @@ def _panel_roll(request, access, mode: str):
             access,
             panel,
             services.roll_make_case,
-            {"case": panel.case, "characters": lambda: panel.sheets},
+            {
+                "case": panel.case,
+                "characters": lambda: panel.sheets,
+                "secret": lambda: panel.secret,
+            },
         )
     panel = Panel(session, request.user, mode, request.POST, access)
     return _roll_from_panel(
@@ -178,6 +186,7 @@ def _panel_roll(request, access, mode: str):
             "event_name": lambda: panel.event_name,
             # The sheets the panel read for its forms: a roll reads them once.
             "characters": lambda: panel.sheets,
+            "secret": lambda: panel.secret,
         },
     )
 
