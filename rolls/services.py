@@ -245,29 +245,30 @@ def roll_make(
     characters: dict | None = None,
     secret: bool = False,
 ) -> RollMade:
-    """`answers`: the player's request this roll answers (the GM's one click). An initiative
-    roll opens an initiative event (issue 9) named `event_name`, in the same transaction.
-    `characters`: the sheets the panel read (rolls.selectors.playing_characters), if any.
-    `secret` (issue 13): the GM's secret roll, chained as a commitment (rolls.secret)."""
+    """`answers`: the request answered (the GM's one click); an initiative roll opens an event
+    named `event_name`; `characters`: the panel's sheets; `secret`: issue 13, rolls.secret."""
     with transaction.atomic():
         # Under the lock: the chain head, the turn's actions, the token, the patient's HP.
         locked, characters = _lock(session, request, characters)
         check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
-        if secret:
-            check_may_roll_secret(by, locked, kind=request.kind, answers=answers)
-        digest = secret_digest(request.digest()) if secret else request.digest()
-        replayed = _replay_digest(locked, by, token, digest)
-        if replayed is not None:
+        digest = checked_digest(by, locked, request.kind, request.digest(), secret, answers)
+        if (replayed := _replay_digest(locked, by, token, digest)) is not None:
             return replayed
         checked = _check(
-            locked, by, request, characters, post, extra_action_reason, answers, secret=secret
+            locked, by, request, characters, post, extra_action_reason, answers, secret
         )
         roll = _append(locked, by, request, token, checked, dice or SystemDice(), secret, digest)
-        if request.kind == "initiative":
-            initiative_event_open(session=locked, roll=roll, by=by, name=event_name)
-        if checked.ask is not None:
-            _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
+        _after_append(locked, by, request, checked, roll, event_name)
     return RollMade(roll, created=True)
+
+
+def _after_append(session, by, request: RollRequest, checked, roll: Roll, event_name: str):
+    """In the roll's transaction: an initiative roll opens its event (issue 9), an answer
+    closes the request it answers."""
+    if request.kind == "initiative":
+        initiative_event_open(session=session, roll=roll, by=by, name=event_name)
+    if checked.ask is not None:
+        _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
 
 
 @dataclass(frozen=True)
@@ -304,7 +305,6 @@ def _check(
     post,
     extra_action_reason="",
     answers=None,
-    *,
     secret: bool = False,
 ) -> _Checked:
     """Every refusal before any die (a running initiative event, the rules, the healing
@@ -410,6 +410,14 @@ def check_may_roll_secret(by, session: GameSession, *, kind: str, answers=None) 
         raise ValidationError({"secret": SECRET_KIND_REFUSED})
     if answers is not None:
         raise ValidationError({"secret": SECRET_ANSWER_REFUSED})
+
+
+def checked_digest(by, session, kind: str, digest: str, secret: bool, answers) -> str:
+    """The request's digest, a secret one's after its checks (check_may_roll_secret)."""
+    if not secret:
+        return digest
+    check_may_roll_secret(by, session, kind=kind, answers=answers)
+    return secret_digest(digest)
 
 
 def secret_digest(digest: str) -> str:
@@ -568,9 +576,7 @@ def roll_make_case(
         else:
             characters = {pk: characters[pk] for pk in ids if pk in characters}
         check_may_roll_case(by, locked, case, characters)
-        if secret:
-            check_may_roll_secret(by, locked, kind=case.mode, answers=answers)
-        digest = secret_digest(case.digest()) if secret else case.digest()
+        digest = checked_digest(by, locked, case.mode, case.digest(), secret, answers)
         replayed = _replay_digest(locked, by, token, digest)
         if replayed is not None:
             return replayed
