@@ -185,3 +185,20 @@ def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
     assert quoted.session_id == quoting.session_id and quoted.author.username == "gm"
     assert "<blockquote>" in quoting.narration_html
     assert Notification.objects.filter(recipient=quoted.author, kind="quote", post=quoting).exists()
+
+
+def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
+    """Issue 13: the demo session shows both states of a secret GM roll."""
+    from rolls.ledger import verify_session
+    from rolls.models import SecretRoll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    secrets = SecretRoll.objects.filter(roll__session=session).select_related("roll", "reveal")
+    assert sorted(s.is_revealed for s in secrets) == [False, True]
+    revealed = next(s for s in secrets if s.is_revealed)
+    assert revealed.reveal.record["reveals"]["seq"] == revealed.roll.seq
+    assert revealed.reveal.post_id == revealed.roll.post_id
+    assert revealed.record["characters"]["a"]["name"] == "Mira"
+    assert all(s.roll.record["kind"] == "secret" for s in secrets)
+    assert verify_session(session.pk, recompute=True).ok
