@@ -256,3 +256,23 @@ def test_verify_rolls_finds_a_tampered_reveal(table, capsys):
     rows[1] = (seq, rows[0][2], chain_hash(rows[0][2], record), record, None, None)
     report = ledger.verify_chain(rows, table.session.pk)
     assert report.problem == "bad_reveal"
+
+
+def test_moderators_read_the_hidden_record_players_never_and_the_audit_verifies(table, client_for):
+    roll = secret_roll(table, face=137).roll
+    url = f"/sessions/{table.session.pk}/rolls/{roll.seq}/"
+    moderator = client_for(table.moderator).get(url).content.decode()
+    assert 'data-testid="secret-hidden"' in moderator and 'data-testid="reveal"' not in moderator
+    for player in (table.alice, table.bob):
+        page = client_for(player).get(url).content.decode()
+        assert 'data-testid="secret-hidden"' not in page and 'data-testid="reveal"' not in page
+    diary = client_for(table.alice).get(roll.post.get_absolute_url()).content.decode()
+    assert 'data-testid="secret-commitment"' in diary
+    assert roll.record["secret"]["commitment"][:16] in diary
+    secret_roll_reveal(session=table.session, by=table.gm, seq=roll.seq)
+    audit = client_for(table.moderator).get(f"/sessions/{table.session.pk}/rolls/audit/")
+    assert audit.status_code == 200 and audit.context["report"].ok
+    assert audit.context["report"].count == 2
+    # Once revealed, the record is public: the roll's page says where, for everyone.
+    page = client_for(table.alice).get(url).content.decode()
+    assert 'data-testid="secret-revealed-in"' in page
