@@ -276,3 +276,40 @@ def test_moderators_read_the_hidden_record_players_never_and_the_audit_verifies(
     # Once revealed, the record is public: the roll's page says where, for everyone.
     page = client_for(table.alice).get(url).content.decode()
     assert 'data-testid="secret-revealed-in"' in page
+
+
+def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
+    """rolls/free_rolls.py is another branch's: its roll reaches the chain through
+    chain_append, which takes `secret` (the free-roll form can pass it later)."""
+    from django.db import transaction
+
+    from diary.services import current_turn
+    from rolls.engine import notation
+    from rolls.services import _target_post, chain_append, lock_session
+
+    with transaction.atomic():
+        locked = lock_session(table.session)
+        turn = current_turn(locked)
+        parsed = notation.parse_notation("2d6+1")
+        roll = chain_append(
+            locked,
+            table.gm,
+            post=_target_post(locked, table.gm, turn, None),
+            turn_number=turn.number,
+            character_id=None,
+            test=notation.TEST,
+            is_action=False,
+            token=uuid.uuid4(),
+            digest="free",
+            body=lambda _seq: {
+                "kind": notation.TEST,
+                "characters": {},
+                "label": "Pułapka: obrażenia",
+                "result": notation.roll_notation(parsed, ScriptedDice([3, 5])).to_dict(),
+            },
+            secret=True,
+        )
+    assert roll.record["secret"]["test"] == "notation" and "result" not in roll.record
+    assert SecretRoll.objects.get(roll=roll).record["result"]["total"] == 9
+    secret_roll_reveal(session=table.session, by=table.gm, seq=roll.seq)
+    assert ledger.verify_session(table.session.pk, recompute=True).ok
