@@ -16,7 +16,7 @@ from rolls import ledger, signing
 from rolls.engine.dice import ScriptedDice
 from rolls.ledger import GENESIS_HASH, canonical_json, chain_hash
 from rolls.models import Roll, SecretRoll
-from rolls.requests import RollRequest
+from rolls.requests import RollRequest, SideRequest
 from rolls.secret import secret_roll_reveal
 from rolls.services import roll_make
 from tests.rolls.test_audit_script import export, run_script
@@ -78,9 +78,22 @@ def test_only_the_gm_rolls_in_secret_and_never_healing_or_initiative(table, sett
     table.session.save(update_fields=["roll_policy"])
     with pytest.raises(PermissionDenied):
         secret_roll(table, by=table.alice)
-    initiative = RollRequest(kind="initiative", initiative=())
-    with pytest.raises((ValidationError, Exception)):
-        secret_roll(table, request=initiative)
+    from characters.models import Skill
+    from rolls.requests import InitiativeLine
+
+    heal = RollRequest(
+        kind="healing",
+        a=SideRequest(table.lirael.pk, "skill", skill_id=Skill.objects.get(name="Leczenie ran").pk),
+        patient_id=table.borys.pk,
+    )
+    initiative = RollRequest(
+        kind="initiative",
+        initiative=(InitiativeLine(table.lirael.pk), InitiativeLine(table.borys.pk)),
+    )
+    for request in (heal, initiative):
+        with pytest.raises(ValidationError) as refused:
+            secret_roll(table, request=request)
+        assert "secret" in refused.value.error_dict
     assert not Roll.objects.exists() and not SecretRoll.objects.exists()
 
 
@@ -313,3 +326,23 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
     assert SecretRoll.objects.get(roll=roll).record["result"]["total"] == 9
     secret_roll_reveal(session=table.session, by=table.gm, seq=roll.seq)
     assert ledger.verify_session(table.session.pk, recompute=True).ok
+
+
+def test_a_secret_roll_cannot_answer_a_players_request(table):
+    from diary import services as diary_services
+    from rolls.models import RollAsk
+    from rolls.services import roll_ask_create
+
+    post = diary_services.post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Lirael rozgląda się po sieni.",
+        nc_note="",
+    )
+    request = percepcja_request(table.lirael)
+    ask = roll_ask_create(session=table.session, by=table.alice, side=request.a, post=post)
+    with pytest.raises(ValidationError) as refused:
+        secret_roll(table, request=request, answers=ask)
+    assert "secret" in refused.value.error_dict
+    assert not Roll.objects.exists() and RollAsk.objects.get().is_open
