@@ -70,3 +70,17 @@ def test_a_q10_player_cannot_roll_in_secret(q10_players_own, client_for):
         data.pop(key)
     assert client.post(q10_url(t), data).status_code == 403
     assert not Roll.objects.exists()
+
+
+@pytest.mark.parametrize("build", ["ciernie", "arsmagica"])
+def test_the_other_case_panels_offer_the_box_to_the_gm_only(make_user, client_for, build):
+    from tests.rolls.ars_table import build_saga
+    from tests.rolls.ciernie_table import build_ciernie_table
+
+    maker = build_ciernie_table if build == "ciernie" else build_saga
+    gm_table = maker(make_user)
+    gm_page = client_for(gm_table.gm).get(q10_url(gm_table), follow=True).content.decode()
+    assert BOX in gm_page
+    own = maker(make_user, roll_policy="players_own")
+    player = client_for(getattr(own, "alice", None) or own.player).get(q10_url(own), follow=True)
+    assert player.status_code == 200 and BOX not in player.content.decode()
