@@ -473,19 +473,28 @@ def post_create(request, pk: int):
 @require_POST
 def post_preview(request, pk: int):
     """The reply as the diary will show it (the same sanitised rendering), stored nowhere.
-    htmx swaps in the page's post form section; without JS the whole page comes back."""
+    htmx gets only the post form section; without JS the whole page comes back."""
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(
         request.POST, characters=access.my_characters, movement=_counts_movement(access)
     )
+    valid = form.is_valid()
+    preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
+    if request.htmx:
+        # htmx swaps only a 200, errors included; it needs the form section alone.
+        context = {
+            "session": access.session,
+            "current_turn": services.current_turn(access.session),
+            "post_form": form,
+            "preview_html": preview_html,
+        }
+        return render(request, "diary/session_detail.html#write_form", context)
     context = _diary_context(request, access, post_form=form)
-    if form.is_valid():
-        context["preview_html"] = render_narration(form.cleaned_data["narration"])
-    # htmx swaps only a 200; a plain form post that is refused says so by its status.
-    status = 200 if form.is_valid() or request.htmx else 400
-    return render(request, "diary/session_detail.html", context, status=status)
+    context["preview_html"] = preview_html
+    # A plain form post that is refused says so by its status.
+    return render(request, "diary/session_detail.html", context, status=200 if valid else 400)
 
 
 @login_required
@@ -512,19 +521,28 @@ def post_edit(request, pk: int):
         movement=_counts_movement(access),
         initial=initial,
     )
+    # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
+    previewing = request.method == "POST" and "preview" in request.POST
+    preview_html = ""
     if request.method == "POST" and form.is_valid():
-        try:
-            services.post_edit(post=post, by=request.user, **form.cleaned_data)
-        except ValidationError as error:
-            apply_service_errors(form, error)
+        if previewing:
+            preview_html = render_narration(form.cleaned_data["narration"])
         else:
-            messages.success(request, _("The post has been saved; its earlier version is kept."))
-            return redirect(post.get_absolute_url())
+            try:
+                services.post_edit(post=post, by=request.user, **form.cleaned_data)
+            except ValidationError as error:
+                apply_service_errors(form, error)
+            else:
+                messages.success(
+                    request, _("The post has been saved; its earlier version is kept.")
+                )
+                return redirect(post.get_absolute_url())
+    refused = bool(form.errors) and not request.htmx  # htmx swaps only a 200
     return render(
         request,
         "diary/post_edit.html",
-        {"post": post, "form": form},
-        status=400 if form.errors else 200,
+        {"post": post, "form": form, "preview_html": preview_html},
+        status=400 if refused else 200,
     )
 
 

@@ -187,6 +187,21 @@ def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
     assert Notification.objects.filter(recipient=quoted.author, kind="quote", post=quoting).exists()
 
 
+def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
+    """Issue 13: the demo's characters show portraits beside their posts and on the sheet."""
+    call_command("seed_demo")
+    characters = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
+    names = {c.name: c.portrait.name for c in characters}
+    assert len(names) == 3 and all(names.values())
+    assert len(set(names.values())) == 3  # three different images
+    for name in names.values():
+        assert (media_root / name).is_file()
+    call_command("seed_demo")
+    again = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
+    assert {c.name: c.portrait.name for c in again} == names
+    assert len(list((media_root / "portraits").iterdir())) == 3
+
+
 def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
     """Issue 13: the demo session shows both states of a secret GM roll."""
     from rolls.ledger import verify_session

@@ -140,7 +140,9 @@ class Command(BaseCommand):
                 for system, (session, characters) in seed_system_sessions(users).items():
                     # A roll of every test, through the service the panel uses.
                     DEMO_ROLLS[system](session, characters, users)
-        if present and systems_present:
+            # Issue 13: portraits for the forum1000 demo characters (added to an older demo too).
+            portraits_added = seed_portraits(users)
+        if present and systems_present and not portraits_added:
             self.stdout.write("Demo data already present.")
         else:
             self.stdout.write(self.style.SUCCESS("Demo data created."))
@@ -435,6 +437,30 @@ class Command(BaseCommand):
             session=session, by=moderator, accept=False, comment=PLAN_REVIEW_COMMENT
         )
         diary_services.session_plan_update(session=session, by=gm, scenario=PLAN_REVISED)
+
+
+def seed_portraits(users: dict) -> int:
+    """Issue 13: a portrait for each forum1000 demo character that has none, through the
+    checker and service the sheet's upload uses. The number added."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from characters.demo_portraits import demo_portrait_png
+    from characters.portraits import portrait_check_and_encode
+
+    added = 0
+    for spec in CHARACTERS:
+        owner = users[spec["owner"]]
+        character = Character.objects.filter(
+            owner=owner, name=spec["name"], system=RuleSystem.FORUM1000, is_stand_in=False
+        ).first()
+        if character is None or character.portrait:
+            continue
+        upload = SimpleUploadedFile(f"{spec['name']}.png", demo_portrait_png(spec["name"]))
+        character_services.character_portrait_set(
+            character_pk=character.pk, by=owner, portrait=portrait_check_and_encode(upload)
+        )
+        added += 1
+    return added
 
 
 PLAN_FIRST = """\
