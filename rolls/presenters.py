@@ -352,6 +352,16 @@ class RollView:
     action_count: str = ""
     # Issue 13: a free-form roll (system "free"): its label, expression and every die.
     free: FreeView | None = None
+    # Issue 13 (rolls.secret): a secret roll's commitment (its test named, nothing else);
+    # a reveal's secret roll number and whether its record and salt give the commitment.
+    commitment: str = ""
+    secret_test: str = ""
+    reveals_seq: int | None = None
+    reveal_matches: bool = False
+
+    @property
+    def is_secret(self) -> bool:
+        return bool(self.commitment)
 
     @property
     def is_case(self) -> bool:
@@ -378,8 +388,70 @@ def roll_view(roll) -> RollView:
         )
 
 
+def _test_label(system: str, test: str) -> str:
+    system_panel = cases.panel_for(system) if system != f1000.SYSTEM else None
+    if system_panel is not None:
+        return str(dict(system_panel.modes).get(test, test))
+    return str(KINDS.get(test, test))
+
+
+def _secret_view(roll, record: dict) -> RollView:
+    """A secret roll's entry: who, when, which test, the commitment; no die, no result."""
+    secret = record["secret"]
+    return RollView(
+        seq=roll.seq,
+        kind=_("Secret roll"),
+        rolled_by=record["rolled_by"]["username"],
+        lines=[],
+        hash=roll.hash,
+        commitment=secret["commitment"],
+        secret_test=_test_label(secret["system"], secret["test"]),
+    )
+
+
+@dataclass(frozen=True)
+class _RevealedRow:
+    """The revealed record as a row of its own number, for roll_view."""
+
+    seq: int
+    record: dict
+    hash: str
+    system: str
+    session_id: int
+
+
+def _reveal_view(roll, record: dict) -> RollView:
+    """A reveal: the secret roll's lines as any roll of its test shows them, and whether the
+    revealed record and salt give the commitment (the verifiers check it against the chain)."""
+    from rolls.secret import commitment_matches
+
+    reveals = record["reveals"]
+    full = reveals["record"]
+    inner = _roll_view(_RevealedRow(reveals["seq"], full, roll.hash, roll.system, roll.session_id))
+    inner.seq = roll.seq
+    inner.kind = _("Secret roll #%(seq)s revealed: %(kind)s") % {
+        "seq": reveals["seq"],
+        "kind": inner.kind,
+    }
+    inner.rolled_by = record["rolled_by"]["username"]
+    inner.reveals_seq = reveals["seq"]
+    inner.reveal_matches = commitment_matches(reveals["commitment"], full, reveals["salt"])
+    return inner
+
+
+def hidden_view(roll, hidden) -> RollView:
+    """For the GM (rolls.access): the still-hidden record of a secret roll, as it will show."""
+    return roll_view(_RevealedRow(roll.seq, hidden.record, roll.hash, roll.system, roll.session_id))
+
+
 def _roll_view(roll) -> RollView:
+    from rolls.secret import is_reveal_record, is_secret_record
+
     record = roll.record
+    if is_secret_record(record):
+        return _secret_view(roll, record)
+    if is_reveal_record(record):
+        return _reveal_view(roll, record)
     entry = is_entry_record(record)
     result = record.get("result") if entry else record["result"]
     people = record["characters"]
@@ -580,6 +652,8 @@ def rendered_roll(roll) -> RenderedRoll:
         html = render_to_string(
             "rolls/roll.html", {"view": view, "session": {"pk": roll.session_id}}
         )
-        return RenderedRoll(html, view.seq, view.is_entry, view.is_case, view.legend)
+        # A secret roll's commitment has no die: no legend under it, as under an entry.
+        is_entry = view.is_entry or view.is_secret
+        return RenderedRoll(html, view.seq, is_entry, view.is_case, view.legend)
 
     return memo(("roll", roll.pk, roll.hash, get_language()), render)

@@ -149,6 +149,21 @@ class World:
             ),
             token=uuid.uuid4(),
         ).roll
+        # Issue 13: a secret roll of the GM's, for its reveal.
+        self.secret_roll = roll_services.roll_make(
+            session=self.session,
+            by=self.gm,
+            request=RollRequest(
+                kind="attribute",
+                a=SideRequest(
+                    character_id=self.character.pk,
+                    test="attribute",
+                    attribute_ids=(attribute.attribute_id,),
+                ),
+            ),
+            token=uuid.uuid4(),
+            secret=True,
+        ).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
         self.portrait = _portrait(self.character)
@@ -186,6 +201,7 @@ class World:
             # Issue 13: the player's own notification (the invitation of Druga).
             "notifications:read": {"pk": self.player.notifications.first().pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
+            "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},

@@ -220,3 +220,20 @@ def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
     page = client.get(free[1].post.get_absolute_url()).content.decode()
     assert page.count('data-testid="free-roll"') == 2
     assert "Tabela spotkań na szlaku: kto nadjeżdża" in page
+
+
+def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
+    """Issue 13: the demo session shows both states of a secret GM roll."""
+    from rolls.ledger import verify_session
+    from rolls.models import SecretRoll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    secrets = SecretRoll.objects.filter(roll__session=session).select_related("roll", "reveal")
+    assert sorted(s.is_revealed for s in secrets) == [False, True]
+    revealed = next(s for s in secrets if s.is_revealed)
+    assert revealed.reveal.record["reveals"]["seq"] == revealed.roll.seq
+    assert revealed.reveal.post_id == revealed.roll.post_id
+    assert revealed.record["characters"]["a"]["name"] == "Mira"
+    assert all(s.roll.record["kind"] == "secret" for s in secrets)
+    assert verify_session(session.pk, recompute=True).ok

@@ -236,6 +236,7 @@ class Command(BaseCommand):
         seed_npcs(session, gm, characters)
         seed_entries(session, users, characters)
         seed_free_rolls(session, gm, characters)
+        seed_secret_rolls(session, gm, characters)
         return session
 
     def _quote(self, quoted, users: dict, characters: dict) -> None:
@@ -503,6 +504,30 @@ DEMO_NPCS = [
         [("perswazja", -200, "mistrz manipulacji")],
     ),
 ]
+
+
+def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
+    """Issue 13: two secret GM rolls in the current turn, hidden checks for a trap under the
+    gate: Mira's, revealed (the diary shows its result beside its commitment), and Borys's,
+    still a commitment only."""
+    from rolls.secret import secret_roll_reveal
+
+    percepcja = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Percepcja").pk
+    trap = GmModifier(-100, "Wnyki ukryte pod liśćmi przy bramie")
+    made = [
+        roll_make(
+            session=session,
+            by=gm,
+            request=RollRequest(
+                kind="attribute",
+                a=SideRequest(characters[name].pk, "attribute", (percepcja,), gm_difficulty=trap),
+            ),
+            token=uuid.uuid4(),
+            secret=True,
+        ).roll
+        for name in ("Mira", "Borys")
+    ]
+    secret_roll_reveal(session=session, by=gm, seq=made[0].seq)
 
 
 def seed_npcs(session: GameSession, gm, characters: dict) -> None:
