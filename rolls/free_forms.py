@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rolls.engine import notation as free_notation
 from rolls.engine.errors import RuleError
-from rolls.forms import SignedTokenForm
+from rolls.forms import SignedTokenForm, secret_field
 from rolls.free_rolls import LABEL_MAX_LENGTH, FreeRoll
 from rolls.messages import notation_error_message
 
@@ -55,6 +55,8 @@ class FreeRollForm(SignedTokenForm):
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
+        # The page is the GM's alone, so the "Rzut tajny" box is always there.
+        self.fields["secret"] = secret_field()
 
     def clean_expression(self) -> str:
         text = self.cleaned_data["expression"]
@@ -66,5 +68,8 @@ class FreeRollForm(SignedTokenForm):
     def free_roll(self) -> FreeRoll:
         data = self.cleaned_data
         return FreeRoll(
-            expression=data["expression"], label=data["label"], character_id=data["character"]
+            expression=data["expression"],
+            label=data["label"],
+            character_id=data["character"],
+            secret=bool(data.get("secret")),
         )

@@ -18,6 +18,7 @@ from rolls.free_forms import FreeRollForm, parsed_expression
 from rolls.free_rolls import roll_make_free
 from rolls.messages import notation_error_message
 from rolls.presenters import notation_summary
+from rolls.secret import SECRET_TEST
 from rolls.selectors import playing_characters
 from rolls.views import _session_for_reader
 
@@ -99,6 +100,9 @@ def free_roll(request, pk: int):
                 _("This form has already made another roll; open a new roll to roll again."),
             )
         else:
+            if made.roll.test == SECRET_TEST:
+                # As from the panels: the GM sees the hidden dice (and "Reveal") on its page.
+                return redirect("rolls:detail", session.pk, made.roll.seq)
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
     elif posted and form.notation is not None:
         summary = notation_summary(form.notation)

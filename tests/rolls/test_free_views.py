@@ -162,3 +162,26 @@ def test_a_label_with_html_is_shown_as_text(table):
     response = logged_in(table.gm).post(url(table), form(table, label=label))
     page = logged_in(table.alice).get(response["Location"]).content.decode()
     assert label not in page and "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+
+
+def test_a_secret_free_roll_shows_only_its_commitment_until_the_gm_reveals_it(table):
+    """Issue 13: a hidden table roll (an ambush?) — the players see the commitment; after the
+    reveal every die, and the chain verifies with the revealed record recomputed."""
+    gm = logged_in(table.gm)
+    response = gm.post(url(table), form(table, expression="3k6kh2", secret="on"))
+    (secret,) = Roll.objects.filter(session=table.session)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("rolls:detail", args=[table.session.pk, secret.seq])
+    assert secret.test == "secret" and "result" not in secret.record
+    own_page = gm.get(response["Location"]).content.decode()
+    assert own_page.count('data-testid="free-die"') == 3  # the GM sees the hidden dice
+    diary = logged_in(table.alice).get(secret.post.get_absolute_url()).content.decode()
+    assert 'data-testid="free-die"' not in diary
+    assert secret.record["secret"]["commitment"][:16] in diary
+
+    reveal = gm.post(reverse("rolls:reveal", args=[table.session.pk, secret.seq]))
+    assert reveal.status_code == 302
+    diary = logged_in(table.alice).get(secret.post.get_absolute_url()).content.decode()
+    assert diary.count('data-testid="free-die"') == 3
+    assert diary.count(f"({polish('dropped')})") == 1
+    assert ledger.verify_session(table.session.pk, recompute=True).ok
