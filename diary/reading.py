@@ -1,71 +1,184 @@
-"""Read marks: which posts of a session a user has not seen yet.
+"""Read marks (issue 13): which posts of a session a user has not seen yet, and turn pages.
 
-A mark holds the newest post id the user has been shown; it only moves forwards, and a
-plain re-read writes nothing (the UPDATE carries the "only if bigger" condition)."""
+A mark holds the newest post id the user has been shown in a session; it only moves
+forwards, and a plain re-read writes nothing: the caller passes the mark it already read
+with the session (access_session(..., reading=True)), and the UPDATE carries the "only if
+bigger" condition as well, so two tabs racing never move it back.
 
-from django.db.models import Count, IntegerField, OuterRef, Subquery, Value
+Unread means: visible (not hidden), after the mark, and not the user's own post.
+"""
+
+from django import forms
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce
+from django.utils.translation import gettext_lazy as _
 
-from diary.models import Post, ReadMark
+from characters.roles import is_moderator
+from diary.models import Participation, Post, ReadMark
+
+# ---------------------------------------------------------------------------
+# Writes
 
 
-def read_mark_advance(*, user, session_id: int, post_id: int, known: int | None = None) -> bool:
-    """Move the user's mark in a session up to post_id; never backwards.
+def read_mark_advance(*, user, session_id: int, post_id: int | None, known: int | None) -> bool:
+    """Move the user's mark in a session up to post_id, never backwards.
 
-    `known` is the mark the caller already read (e.g. from the access query): when it is
-    already at or past post_id nothing is written. Returns whether the mark moved."""
+    `known` is the mark read with the session (None: the user has no mark yet). Nothing is
+    written when it is already at or past post_id; else one UPDATE, or one INSERT for a
+    first mark. Returns whether the mark moved."""
     if not user.is_authenticated or not post_id:
         return False
     if known is not None and known >= post_id:
         return False
-    moved = ReadMark.objects.filter(
-        user=user, session_id=session_id, last_seen_post_id__lt=post_id
-    ).update(last_seen_post_id=post_id)
-    if moved:
+    if known is None:
+        # One INSERT that gives way to a mark another tab made meanwhile (that one stays; the
+        # next view moves it): never backwards, and no savepoint round trips.
+        ReadMark.objects.bulk_create(
+            [ReadMark(user=user, session_id=session_id, last_seen_post_id=post_id)],
+            ignore_conflicts=True,
+        )
         return True
-    _mark, created = ReadMark.objects.get_or_create(
-        user=user, session_id=session_id, defaults={"last_seen_post_id": post_id}
+    return bool(
+        ReadMark.objects.filter(
+            user=user, session_id=session_id, last_seen_post_id__lt=post_id
+        ).update(last_seen_post_id=post_id)
     )
-    return created
+
+
+# ---------------------------------------------------------------------------
+# Reads, as subqueries that ride in the query that loads the session(s)
 
 
 def read_mark_subquery(user, session_ref: str = "pk"):
-    """The user's mark in the outer row's session (0 when none), for annotate()."""
-    return Coalesce(
-        Subquery(
-            ReadMark.objects.filter(user=user, session_id=OuterRef(session_ref)).values(
-                "last_seen_post_id"
-            )[:1]
-        ),
-        Value(0),
+    """The user's mark in the outer row's session, None when there is none."""
+    return Subquery(
+        ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
+            "last_seen_post_id"
+        )[:1],
         output_field=IntegerField(),
     )
 
 
-def unread_posts(user, session_id: int, mark: int):
-    """The posts of a session the user has not seen: after the mark, not their own."""
-    return Post.objects.filter(session_id=session_id, pk__gt=mark).exclude(author=user)
+def _unread_posts_of_outer_session(user):
+    """The outer session's posts unread by the user (for a subquery on GameSession)."""
+    mark = Coalesce(read_mark_subquery(user, "session_id"), Value(0))
+    return (
+        Post.objects.filter(session_id=OuterRef("pk"), hidden_at__isnull=True)
+        .exclude(author=user.pk)
+        .filter(pk__gt=mark)
+        .order_by()
+    )
+
+
+def first_unread_subquery(user):
+    """The id of the outer session's first post unread by the user, None when none is."""
+    first = _unread_posts_of_outer_session(user).order_by("pk").values("pk")[:1]
+    return Subquery(first, output_field=IntegerField())
+
+
+def unread_count_subquery(user):
+    count = (
+        _unread_posts_of_outer_session(user)
+        .values("session_id")
+        .annotate(n=Count("pk"))
+        .values("n")[:1]
+    )
+    return Coalesce(Subquery(count, output_field=IntegerField()), Value(0))
+
+
+def _reads_outer_session(user):
+    """Whether the user reads the outer session's diary (diary.access.SessionAccess.can_read
+    as SQL): no count may tell anyone else how much is written in it."""
+    from diary.access import READING_STATUSES  # access imports this module's callers
+
+    if is_moderator(user):
+        return Q(pk__isnull=False)
+    return Q(gm=user.pk) | Exists(
+        Participation.objects.filter(
+            session_id=OuterRef("pk"), character__owner=user.pk, status__in=READING_STATUSES
+        )
+    )
 
 
 def sessions_with_unread(sessions, user):
-    """Annotate each session with `unread_count` in the same query (no query per row)."""
+    """Each session with `unread_count` and `first_unread_id`, in the same query (no query
+    per row); 0 and None where the user does not read the diary."""
     if not user.is_authenticated:
-        return sessions.annotate(unread_count=Value(0, output_field=IntegerField()))
-    mark = Coalesce(
-        Subquery(
-            ReadMark.objects.filter(user=user, session_id=OuterRef(OuterRef("pk"))).values(
-                "last_seen_post_id"
-            )[:1]
+        return sessions.annotate(
+            unread_count=Value(0, output_field=IntegerField()),
+            first_unread_id=Value(None, output_field=IntegerField()),
+        )
+    reads = _reads_outer_session(user)
+    return sessions.annotate(
+        unread_count=Case(
+            When(reads, then=unread_count_subquery(user)),
+            default=Value(0),
+            output_field=IntegerField(),
         ),
-        Value(0),
+        first_unread_id=Case(
+            When(reads, then=first_unread_subquery(user)),
+            default=Value(None),
+            output_field=IntegerField(),
+        ),
     )
-    count = Subquery(
-        Post.objects.filter(session_id=OuterRef("pk"), pk__gt=mark)
-        .exclude(author=user)
-        .order_by()
-        .values("session_id")
-        .annotate(n=Count("pk"))
-        .values("n")[:1],
-        output_field=IntegerField(),
+
+
+def first_unread_url(session_id: int, first_unread_id: int | None, shown_ids=()) -> str:
+    """Where the first unread post is read: here when this page shows it, else the page
+    that starts at it (the diary's own cursor, no redirect)."""
+    from django.urls import reverse
+
+    if first_unread_id is None:
+        return ""
+    if first_unread_id in shown_ids:
+        return f"#post-{first_unread_id}"
+    diary = reverse("diary:session", args=[session_id])
+    return f"{diary}?after={first_unread_id - 1}#post-{first_unread_id}"
+
+
+# ---------------------------------------------------------------------------
+# Pages by turn: ?turn=N opens the page that starts at turn N's first post.
+
+
+class TurnJumpForm(forms.Form):
+    """The diary's "go to turn" field (a GET form); kept here, with the rest of reading,
+    as the only code that reads ?turn=."""
+
+    turn = forms.IntegerField(
+        label=_("Go to turn"),
+        min_value=1,
+        error_messages={
+            "invalid": _("Enter a turn number (a whole number)."),
+            "min_value": _("Turns are numbered from 1."),
+            "required": _("Enter a turn number."),
+        },
     )
-    return sessions.annotate(unread_count=Coalesce(count, Value(0)))
+
+    def __init__(self, *args, session, **kwargs):
+        kwargs.setdefault("auto_id", "jump_%s")  # the post form below has fields too
+        super().__init__(*args, **kwargs)
+        self.session = session
+        self.first_post_id: int | None = None
+        last = session.current_turn.number if session.current_turn_id else 0
+        self.fields["turn"].widget.attrs.update({"min": 1, "max": max(last, 1)})
+        self.last_turn = last
+
+    def clean_turn(self) -> int:
+        number = self.cleaned_data["turn"]
+        if not self.last_turn:
+            raise forms.ValidationError(_("This session has no turns yet."))
+        if number > self.last_turn:
+            raise forms.ValidationError(
+                _("This session has no turn %(number)s (the last one is %(last)s).")
+                % {"number": number, "last": self.last_turn}
+            )
+        first = (
+            Post.objects.filter(session=self.session, turn__number=number)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if first is None:
+            raise forms.ValidationError(_("Turn %(number)s has no posts yet.") % {"number": number})
+        self.first_post_id = first
+        return number

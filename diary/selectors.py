@@ -209,20 +209,20 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     """The home page: what I run and what my characters play in."""
     if not user.is_authenticated:
         return {"running": [], "playing": []}
-    running = list(GameSession.objects.filter(gm=user).select_related("gm"))
-    playing = list(
-        GameSession.objects.filter(
-            participations__character__owner=user,
-            participations__status__in=(
-                ParticipationStatus.ACCEPTED,
-                ParticipationStatus.INVITED,
-                ParticipationStatus.REQUESTED,
-            ),
-        )
-        .exclude(gm=user)
-        .select_related("gm")
-        .distinct()
-    )
+    from diary.reading import sessions_with_unread
+
+    # Issue 13: each row's unread count and first unread post ride in its list's query.
+    running = GameSession.objects.filter(gm=user)
+    running = list(sessions_with_unread(running, user).select_related("gm"))
+    playing = GameSession.objects.filter(
+        participations__character__owner=user,
+        participations__status__in=(
+            ParticipationStatus.ACCEPTED,
+            ParticipationStatus.INVITED,
+            ParticipationStatus.REQUESTED,
+        ),
+    ).exclude(gm=user)
+    playing = list(sessions_with_unread(playing, user).select_related("gm").distinct())
     return {"running": running, "playing": playing}
 
 
