@@ -193,7 +193,7 @@ def test_the_list_counts_in_one_query_however_many_sessions(
     bob.get(url)  # warm up
     with CaptureQueriesContext(connection) as one:
         bob.get(url)
-    for n in range(3):
+    for _ in range(3):
         other = make_session(table.gm, [table.borys])
         post_create(session=other, author=table.gm, character=None, narration="x", nc_note="")
     with django_assert_num_queries(len(one.captured_queries)):
