@@ -166,7 +166,7 @@ def test_counts_on_the_list_and_home_link_to_the_first_unread_post(table, client
     link = reverse("diary:post_link", args=[first_new.pk])
     for url in (reverse("diary:session_list"), reverse("home")):
         page = html.unescape(bob.get(url).content.decode())
-        assert f'data-testid="unread-count-{table.session.pk}"' in page, url
+        assert f'data-testid="session-unread-{table.session.pk}"' in page, url
         assert polish("%(n)s new post", n=2).split()[0] in page
         assert "2 nowe wpisy" in page, url
         assert f'href="{link}"' in page, url
@@ -198,7 +198,7 @@ def test_the_list_counts_in_one_query_however_many_sessions(
         post_create(session=other, author=table.gm, character=None, narration="x", nc_note="")
     with django_assert_num_queries(len(one.captured_queries)):
         page = bob.get(url).content.decode()
-    assert page.count('data-testid="unread-count-') == 4
+    assert page.count('data-testid="session-unread-') == 4
 
 
 # --- Pages by turn ----------------------------------------------------------------------
