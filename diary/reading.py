@@ -20,14 +20,25 @@ from diary.models import Participation, Post, ReadMark
 # Writes
 
 
-def read_mark_advance(*, user, session_id: int, post_id: int | None, known: int | None) -> bool:
+UNKNOWN = object()  # read_mark_advance's `known` when the caller has not read the mark
+
+
+def read_mark_advance(*, user, session_id: int, post_id: int | None, known=UNKNOWN) -> bool:
     """Move the user's mark in a session up to post_id, never backwards.
 
     `known` is the mark read with the session (None: the user has no mark yet). Nothing is
     written when it is already at or past post_id; else one UPDATE, or one INSERT for a
-    first mark. Returns whether the mark moved."""
+    first mark. Without `known`: the UPDATE, then the INSERT if there was no mark.
+    Returns whether the mark moved (or was made)."""
     if not user.is_authenticated or not post_id:
         return False
+    if known is UNKNOWN:
+        moved = ReadMark.objects.filter(
+            user=user, session_id=session_id, last_seen_post_id__lt=post_id
+        ).update(last_seen_post_id=post_id)
+        if moved or ReadMark.objects.filter(user=user, session_id=session_id).exists():
+            return bool(moved)
+        known = None
     if known is not None and known >= post_id:
         return False
     if known is None:
@@ -121,6 +132,28 @@ def sessions_with_unread(sessions, user):
             output_field=IntegerField(),
         ),
     )
+
+
+def newest_page_start_subquery(size: int):
+    """The id of the first post on the outer session's newest page (None with fewer posts
+    than a page): the diary tells from it, without a query, whether the first unread post
+    is on the newest page."""
+    start = Post.objects.filter(session_id=OuterRef("pk")).order_by("-pk").values("pk")
+    return Subquery(start[size - 1 : size], output_field=IntegerField())
+
+
+def resume_after(session) -> int | None:
+    """Where the diary, opened without a cursor, resumes reading (issue 13, "the diary
+    remembers where I was"): the `after` cursor of the page that starts at the first
+    unread post when that post is older than the newest page, else None (the newest page,
+    which then holds it). A reader with no mark yet starts where play is, on the newest
+    page. Needs access_session(..., reading=True)."""
+    mark = getattr(session, "viewer_read_mark", None)
+    first = getattr(session, "viewer_first_unread", None)
+    start = getattr(session, "viewer_newest_page_start", None)
+    if not mark or first is None or start is None or first >= start:
+        return None
+    return first - 1
 
 
 def first_unread_url(session_id: int, first_unread_id: int | None, shown_ids=()) -> str:

@@ -129,7 +129,10 @@ def _diary_context(
     access: SessionAccess,
     post_form: PostForm | None = None,
     deadline_form: TurnDeadlineForm | None = None,
+    resume: bool = False,
 ) -> dict:
+    """`resume`: the diary opened without a cursor resumes at the first unread post
+    (diary.reading.resume_after); the live poll never does, it stays where it is."""
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
     # ?turn=N (issue 13): the page that starts at turn N's first post; a bad N is said next
@@ -137,9 +140,14 @@ def _diary_context(
     turn_form = reading.TurnJumpForm(
         request.GET if "turn" in request.GET else None, session=session
     )
+    resumed = False
     if turn_form.is_bound and turn_form.is_valid():
         before, after = None, turn_form.first_post_id - 1
-    page = selectors.diary_page(session, before=before, after=after)
+    elif resume and before is None and after is None and not turn_form.is_bound:
+        after = reading.resume_after(session)
+        resumed = after is not None
+    # A resumed page starts after the reader's mark: earlier posts exist, no query asks.
+    page = selectors.diary_page(session, before=before, after=after, known_older=resumed)
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/rendering.py).
     for post in page.posts:
@@ -233,7 +241,9 @@ def _npc_context(access: SessionAccess) -> dict:
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
     access = access_session(request.user, pk, roster=True, reading=True)
-    return render(request, "diary/session_detail.html", _diary_context(request, access))
+    return render(
+        request, "diary/session_detail.html", _diary_context(request, access, resume=True)
+    )
 
 
 def session_live(request, pk: int):

@@ -142,16 +142,47 @@ def test_hidden_posts_are_not_counted(table):
     assert reading.sessions_with_unread(listed, table.bob).get().unread_count == 0
 
 
-def test_the_link_leads_to_an_older_page_when_the_first_unread_is_off_this_one(table, client_for):
+def test_the_diary_resumes_at_the_first_unread_post_then_follows_the_game(table, client_for):
+    """Issue 13, "the diary remembers where I was": a reader more than a page behind opens
+    the diary at the first unread post; caught up, on the newest page, which is live."""
     say(table, table.gm, "Stare.")
     bob = client_for(table.bob)
     bob.get(diary_url(table))
     posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
-    page = bob.get(diary_url(table)).content.decode()
+    resumed = bob.get(diary_url(table))
+    shown = [post.pk for post in resumed.context["page"].posts]
+    assert shown == [post.pk for post in posts[:DIARY_PAGE_SIZE]]
+    assert resumed.context["live"] is False  # more to read below: "Later posts"
+    body = resumed.content.decode()
+    assert f'href="#post-{posts[0].pk}"' in body and 'data-testid="first-unread"' in body
+    assert resumed.context["page"].older_cursor == posts[0].pk  # and earlier ones above
+    assert mark_of(table.bob, table) == posts[DIARY_PAGE_SIZE - 1].pk
+    # The rest is on the newest page: that is where the diary opens now, live.
+    rest = bob.get(diary_url(table))
+    assert rest.context["page"].posts[-1].pk == posts[-1].pk
+    assert rest.context["live"] is True
+    assert rest.context["first_unread_id"] == posts[DIARY_PAGE_SIZE].pk
+    caught_up = bob.get(diary_url(table))
+    assert caught_up.context["live"] is True and caught_up.context["first_unread_id"] is None
+
+
+def test_a_newcomer_opens_the_newest_page_with_a_link_to_the_first_unread(table, client_for):
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
+    page = client_for(table.bob).get(diary_url(table))
+    assert page.context["live"] is True
+    assert page.context["page"].posts[-1].pk == posts[-1].pk
     target = f"{diary_url(table)}?after={posts[0].pk - 1}#post-{posts[0].pk}"
-    assert f'href="{html.escape(target)}"' in page or f'href="{target}"' in page
-    landed = bob.get(target.split("#")[0]).content.decode()
-    assert f'id="post-{posts[0].pk}"' in landed
+    assert f'href="{html.escape(target)}"' in page.content.decode()
+
+
+def test_the_live_poll_stays_put_and_never_resumes(table, client_for):
+    say(table, table.gm, "Stare.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
+    live = reverse("diary:session_live", args=[table.session.pk])
+    response = bob.get(live, {"seen": "0"})
+    assert response.context["page"].posts[-1].pk == posts[-1].pk
 
 
 # --- Counts on the session list and the home page ---------------------------------------
@@ -178,7 +209,7 @@ def test_sessions_one_does_not_read_show_no_count(table, client_for):
     # The running session's card is listed for the outsider; its posts are not theirs.
     page = client_for(table.outsider).get(reverse("diary:session_list")).content.decode()
     assert table.session.title in html.unescape(page)
-    assert "unread-count" not in page
+    assert "session-unread" not in page
     listed = GameSession.objects.filter(pk=table.session.pk)
     row = reading.sessions_with_unread(listed, table.outsider).get()
     assert row.unread_count == 0 and row.first_unread_id is None

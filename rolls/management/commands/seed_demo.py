@@ -671,4 +671,4 @@ def seed_read_marks(session: GameSession, users: dict) -> None:
         .values_list("pk", flat=True)
     )
     first_unread = others[-DEMO_UNREAD_POSTS]
-    read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1, known=None)
+    read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1)
