@@ -283,3 +283,11 @@ def test_a_bad_turn_is_said_in_polish_next_to_the_field(table, client_for, value
     assert 'id="jump_turn_error"' in body
     # The page is the newest one, as without a cursor.
     assert response.context["live"] is True
+
+
+def test_a_turn_in_a_session_with_no_turns_is_said_not_an_error(make_user, make_session, client_for):
+    gm = make_user("mg-szkic")
+    draft = make_session(gm, [], status="draft")
+    response = client_for(gm).get(reverse("diary:session", args=[draft.pk]), {"turn": "1"})
+    assert response.status_code == 200
+    assert polish("This session has no turns yet.") in html.unescape(response.content.decode())
