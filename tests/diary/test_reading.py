@@ -285,7 +285,7 @@ def test_a_bad_turn_is_said_in_polish_next_to_the_field(table, client_for, value
     assert response.context["live"] is True
 
 
-def test_a_turn_in_a_session_with_no_turns_is_said_not_an_error(make_user, make_session, client_for):
+def test_a_turn_in_a_session_without_turns_is_said(make_user, make_session, client_for):
     gm = make_user("mg-szkic")
     draft = make_session(gm, [], status="draft")
     response = client_for(gm).get(reverse("diary:session", args=[draft.pk]), {"turn": "1"})
