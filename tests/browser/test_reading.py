@@ -9,6 +9,7 @@ from django.urls import reverse
 from playwright.sync_api import expect
 
 from diary.models import Post
+from diary.selectors import DIARY_PAGE_SIZE
 from diary.services import post_create
 from tests.browser.axe import violations
 from tests.browser.conftest import log_in
@@ -37,13 +38,24 @@ def test_the_player_follows_the_unread_count_to_the_first_new_post_then_to_turn_
         narration="Lirael rozpala *ognisko*.",
         nc_note="",
     )
-    # The player reads the diary: new to him the first time, read the next.
+    # More than a page after it, so turn 1's start is off the newest page.
+    for n in range(DIARY_PAGE_SIZE):
+        post_create(
+            session=session,
+            author=table.alice,
+            character=table.lirael,
+            narration=f"Lirael idzie dalej, krok {n}.",
+            nc_note="",
+        )
+    # The player's first visit: the newest page, with a link to the first unread post;
+    # read, the next view has none.
     log_in(player_page, table.bob.username, PASSWORD)
     player_page.goto(f"/sessions/{session.pk}/")
-    expect(player_page.get_by_text("rozpala")).to_be_visible()
-    expect(player_page.get_by_test_id("first-unread")).to_have_count(1)
+    expect(player_page.get_by_text(f"krok {DIARY_PAGE_SIZE - 1}.")).to_be_visible()
+    expect(player_page.get_by_text("rozpala")).to_have_count(0)
+    expect(player_page.get_by_test_id("jump-unread")).to_have_count(1)
     player_page.reload()
-    expect(player_page.get_by_test_id("first-unread")).to_have_count(0)
+    expect(player_page.get_by_test_id("jump-unread")).to_have_count(0)
 
     # The GM opens turn 2 and posts in it.
     log_in(page, table.gm.username, PASSWORD)
