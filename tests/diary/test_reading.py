@@ -281,6 +281,7 @@ def test_a_bad_turn_is_said_in_polish_next_to_the_field(table, client_for, value
             params = {**params, "last": 2}
         assert polish(msgid, **params) in body
     assert 'id="jump_turn_error"' in body
+    assert "<b>1</b>" not in response.content.decode()  # what was typed comes back escaped
     # The page is the newest one, as without a cursor.
     assert response.context["live"] is True
 
