@@ -118,9 +118,12 @@ def session_edit(request, pk: int):
     )
 
 
-def _without_quote(request) -> str:
+def _without_quote(request, resumed_after: int | None = None) -> str:
     query = request.GET.copy()
     query.pop("quote", None)
+    if resumed_after is not None:
+        # A diary resumed at the first unread post (issue 13) keeps that page when quoting.
+        query["after"] = str(resumed_after)
     return query.urlencode()
 
 
@@ -220,7 +223,7 @@ def _diary_context(
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
-        "quote_query": _without_quote(request),
+        "quote_query": _without_quote(request, after if resumed else None),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),

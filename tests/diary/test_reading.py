@@ -157,6 +157,8 @@ def test_the_diary_resumes_at_the_first_unread_post_then_follows_the_game(table,
     assert f'href="#post-{posts[0].pk}"' in body and 'data-testid="first-unread"' in body
     assert resumed.context["page"].older_cursor == posts[0].pk  # and earlier ones above
     assert mark_of(table.bob, table) == posts[DIARY_PAGE_SIZE - 1].pk
+    # Quoting without JS stays on the resumed page (the link keeps its cursor).
+    assert f"?after={posts[0].pk - 1}&amp;quote={posts[0].pk}#write" in body
     # The rest is on the newest page: that is where the diary opens now, live.
     rest = bob.get(diary_url(table))
     assert rest.context["page"].posts[-1].pk == posts[-1].pk
