@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import live, quoting, selectors, services
+from diary import live, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -67,7 +67,9 @@ def _ask_to_confirm(request, *, title: str, explanation: str, button: str, back:
 @login_required
 @require_GET
 def session_list(request):
-    sessions = list(selectors.sessions_listed_for(request.user))
+    # Issue 13: each row's unread count and first unread post ride in the list's query.
+    listed = selectors.sessions_listed_for(request.user)
+    sessions = list(reading.sessions_with_unread(listed, request.user))
     return render(
         request,
         "diary/session_list.html",
@@ -116,9 +118,12 @@ def session_edit(request, pk: int):
     )
 
 
-def _without_quote(request) -> str:
+def _without_quote(request, resumed_after: int | None = None) -> str:
     query = request.GET.copy()
     query.pop("quote", None)
+    if resumed_after is not None:
+        # A diary resumed at the first unread post (issue 13) keeps that page when quoting.
+        query["after"] = str(resumed_after)
     return query.urlencode()
 
 
@@ -127,10 +132,25 @@ def _diary_context(
     access: SessionAccess,
     post_form: PostForm | None = None,
     deadline_form: TurnDeadlineForm | None = None,
+    resume: bool = False,
 ) -> dict:
+    """`resume`: the diary opened without a cursor resumes at the first unread post
+    (diary.reading.resume_after); the live poll never does, it stays where it is."""
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
-    page = selectors.diary_page(session, before=before, after=after)
+    # ?turn=N (issue 13): the page that starts at turn N's first post; a bad N is said next
+    # to the field and the page is the one the cursors ask for.
+    turn_form = reading.TurnJumpForm(
+        request.GET if "turn" in request.GET else None, session=session
+    )
+    resumed = False
+    if turn_form.is_bound and turn_form.is_valid():
+        before, after = None, turn_form.first_post_id - 1
+    elif resume and before is None and after is None and not turn_form.is_bound:
+        after = reading.resume_after(session)
+        resumed = after is not None
+    # A resumed page starts after the reader's mark: earlier posts exist, no query asks.
+    page = selectors.diary_page(session, before=before, after=after, known_older=resumed)
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/rendering.py).
     for post in page.posts:
@@ -170,7 +190,22 @@ def _diary_context(
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
+    # Issue 13: the first unread post as the session's query found it, before this view
+    # moves the mark to the newest post it shows (one write, only when the mark moves).
+    first_unread = getattr(session, "viewer_first_unread", None)
+    if hasattr(session, "viewer_read_mark") and page.posts:
+        reading.read_mark_advance(
+            user=request.user,
+            session_id=session.pk,
+            post_id=page.posts[-1].pk,
+            known=session.viewer_read_mark,
+        )
     return {
+        "turn_form": turn_form,
+        "first_unread_id": first_unread,
+        "first_unread_url": reading.first_unread_url(
+            session.pk, first_unread, {post.pk for post in page.posts}
+        ),
         "session": session,
         "access": access,
         "page": page,
@@ -188,7 +223,7 @@ def _diary_context(
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
-        "quote_query": _without_quote(request),
+        "quote_query": _without_quote(request, after if resumed else None),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
@@ -208,8 +243,10 @@ def _npc_context(access: SessionAccess) -> dict:
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk, roster=True)
-    return render(request, "diary/session_detail.html", _diary_context(request, access))
+    access = access_session(request.user, pk, roster=True, reading=True)
+    return render(
+        request, "diary/session_detail.html", _diary_context(request, access, resume=True)
+    )
 
 
 def session_live(request, pk: int):
@@ -227,7 +264,7 @@ def session_live(request, pk: int):
 @login_required
 @require_GET
 def _session_live_checked(request, pk: int):
-    access = access_session(request.user, pk, roster=True)
+    access = access_session(request.user, pk, roster=True, reading=True)
     live.grant(request, access)
     marker = access.session.activity_marker
     tag = live.etag(marker, request.user.pk)

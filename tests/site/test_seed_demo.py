@@ -237,3 +237,22 @@ def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
     assert revealed.record["characters"]["a"]["name"] == "Mira"
     assert all(s.roll.record["kind"] == "secret" for s in secrets)
     assert verify_session(session.pk, recompute=True).ok
+
+
+def test_seed_demo_leaves_the_player_unread_posts(client):
+    """Issue 13: `make run` shows the unread count on the home page and the list, and the
+    diary marks the first unread post."""
+    from diary.reading import sessions_with_unread
+    from rolls.management.commands.seed_demo import DEMO_UNREAD_POSTS
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    player = get_user_model().objects.get(username="gracz")
+    row = sessions_with_unread(GameSession.objects.filter(pk=session.pk), player).get()
+    assert row.unread_count == DEMO_UNREAD_POSTS
+    client.force_login(player)
+    home = client.get("/").content.decode()
+    assert f'data-testid="session-unread-{session.pk}"' in home
+    diary = client.get(f"/sessions/{session.pk}/").content.decode()
+    assert f'id="post-{row.first_unread_id}"' in diary
+    assert 'data-testid="first-unread"' in diary

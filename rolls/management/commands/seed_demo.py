@@ -237,6 +237,7 @@ class Command(BaseCommand):
         seed_entries(session, users, characters)
         seed_free_rolls(session, gm, characters)
         seed_secret_rolls(session, gm, characters)
+        seed_read_marks(session, users)
         return session
 
     def _quote(self, quoted, users: dict, characters: dict) -> None:
@@ -728,3 +729,23 @@ def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
             ),
             token=uuid.uuid4(),
         )
+
+
+# Issue 13: the demo player has read all but the last few posts others wrote, so the home
+# page and the session list show a count and the diary marks the first one "Nowe".
+DEMO_UNREAD_POSTS = 3
+
+
+def seed_read_marks(session: GameSession, users: dict) -> None:
+    from diary.models import Post
+    from diary.reading import read_mark_advance
+
+    player = users["gracz"]
+    others = list(
+        Post.objects.filter(session=session, hidden_at__isnull=True)
+        .exclude(author=player)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    first_unread = others[-DEMO_UNREAD_POSTS]
+    read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1)
