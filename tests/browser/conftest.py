@@ -41,11 +41,24 @@ def browser():
         browser.close()
 
 
-@pytest.fixture
-def page(browser, live_server):
+def _polish_page(browser, live_server):
     context = browser.new_context(locale="pl-PL", base_url=live_server.url)
     page = context.new_page()
     page.set_default_timeout(15_000)
+    return context, page
+
+
+@pytest.fixture
+def page(browser, live_server):
+    context, page = _polish_page(browser, live_server)
+    yield page
+    context.close()
+
+
+@pytest.fixture
+def player_page(browser, live_server):
+    """A second browser of its own (cookies apart): the player, while `page` is the GM."""
+    context, page = _polish_page(browser, live_server)
     yield page
     context.close()
 

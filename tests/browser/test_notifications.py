@@ -15,15 +15,6 @@ from tests.smtp import run_worker
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def player_page(browser, live_server):
-    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
-
-
 def test_the_gm_opens_a_turn_and_the_player_is_told_in_the_site_and_by_e_mail(
     page, player_page, table, smtp_server
 ):

@@ -18,15 +18,6 @@ from tests.conftest import PASSWORD, polish
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-@pytest.fixture
-def player_page(browser, live_server):
-    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
-
-
 def test_the_player_follows_the_unread_count_to_the_first_new_post_then_to_turn_1(
     page, player_page, table
 ):

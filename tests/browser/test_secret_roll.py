@@ -23,13 +23,18 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SCRIPT = Path(settings.BASE_DIR) / "docs" / "verify_ledger.py"
 
 
-@pytest.fixture
-def player_page(browser, live_server):
-    context = browser.new_context(locale="pl-PL", base_url=live_server.url)
-    page = context.new_page()
-    page.set_default_timeout(15_000)
-    yield page
-    context.close()
+def export_verified(page, session, tmp_path) -> str:
+    """Download the session's ledger as this page's user and run docs/verify_ledger.py on
+    it, as anyone may; its report, after checking it passed."""
+    download = page.request.get(f"/sessions/{session.pk}/rolls/ledger.json")
+    assert download.ok
+    path = tmp_path / "ledger.json"
+    path.write_bytes(download.body())
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
 
 
 def test_a_secret_roll_is_a_commitment_until_the_gm_reveals_it(page, player_page, table, tmp_path):
@@ -75,15 +80,7 @@ def test_a_secret_roll_is_a_commitment_until_the_gm_reveals_it(page, player_page
     expect(revealed.get_by_test_id("roll-line")).to_contain_text("Lirael")
 
     # The player downloads the ledger; the standalone script verifies both entries.
-    download = player_page.request.get(f"/sessions/{table.session.pk}/rolls/ledger.json")
-    assert download.ok
-    path = tmp_path / "ledger.json"
-    path.write_bytes(download.body())
-    done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(path)], capture_output=True, text=True, check=False
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "Secret rolls: 1, revealed: 1" in done.stdout
+    assert "Secret rolls: 1, revealed: 1" in export_verified(player_page, table.session, tmp_path)
     out = io.StringIO()
     call_command("verify_rolls", "--recompute", stdout=out)
     assert f"session {table.session.pk}" in out.getvalue() and "OK, 2 rolls" in out.getvalue()
