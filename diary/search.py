@@ -77,4 +77,4 @@ def snippet(text: str, query: str) -> SafeString:
         html = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", html)
     prefix = "…" if start else ""
     suffix = "…" if start + SNIPPET_CHARS < len(text) else ""
-    return mark_safe(prefix + html + suffix)  # noqa: S308 — escaped above
+    return mark_safe(prefix + html + suffix)  # escaped above
