@@ -61,6 +61,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:participation_withdraw", "POST", "login", "404", "404", "200", "200", "403", "403"),
     ("diary:post_create", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:post_create", "POST", "login", "403", "403", "400", "400", "403", "403"),
+    ("diary:post_preview", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:post_preview", "POST", "login", "403", "403", "400", "400", "403", "403"),
     ("diary:post_edit", "GET", "login", "404", "404", "200", "403", "403", "403"),
     ("diary:post_edit", "POST", "login", "404", "404", "200", "403", "403", "403"),
     ("diary:post_hide", "GET", "login", "405", "405", "405", "405", "405", "405"),

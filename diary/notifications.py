@@ -154,6 +154,26 @@ def notify_post_created(post: Post) -> None:
     notify(NotificationKind.REPLY, earlier, post.session, actor=post.author, post=post)
 
 
+def notify_quoted(post: Post, *, before: str = "") -> None:
+    """The authors of the posts of this session that `post` newly quotes (links to their
+    permalinks): once per quoted post; a quote already in `before` (the text an edit
+    replaces) is not news again."""
+    from diary.quoting import quoted_post_pks
+
+    pks = quoted_post_pks(post.narration) - quoted_post_pks(before) - {post.pk}
+    if not pks:
+        return
+    quoted = Post.objects.filter(pk__in=pks, session_id=post.session_id).select_related("author")
+    for each in quoted:
+        notify(
+            NotificationKind.QUOTE,
+            [each.author],
+            post.session,
+            actor=post.author,
+            post=post,
+        )
+
+
 def notify_invitation(participation: Participation, *, by) -> None:
     """The invited character's owner."""
     notify(

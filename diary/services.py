@@ -417,6 +417,7 @@ def post_create(
     )
     session.touch()
     notifications.notify_post_created(post)
+    notifications.notify_quoted(post)
     return post
 
 
@@ -460,6 +461,7 @@ def post_edit(
     post.move_metres = move_metres or None
     post.move_mounted = bool(move_metres) and move_mounted
     post.version += 1
+    before = post.narration
     post.character = character
     post.narration = narration
     post.narration_html = render_narration(narration)
@@ -477,6 +479,7 @@ def post_edit(
         written_by=by,
     )
     post.session.touch()
+    notifications.notify_quoted(post, before=before)
     return post
 
 

@@ -20,6 +20,7 @@ urlpatterns = [
     path("<int:pk>/turns/", views.turn_open, name="turn_open"),
     path("<int:pk>/turns/deadline/", views.turn_deadline, name="turn_deadline"),
     path("<int:pk>/posts/", views.post_create, name="post_create"),
+    path("<int:pk>/posts/preview/", views.post_preview, name="post_preview"),
     path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
     path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),

@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import live, selectors, services
+from diary import live, quoting, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -33,6 +33,7 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
+from diary.markdown import render_narration
 from diary.models import ParticipationStatus, SessionStatus
 from diary.rendering import post_body_html
 
@@ -115,6 +116,12 @@ def session_edit(request, pk: int):
     )
 
 
+def _without_quote(request) -> str:
+    query = request.GET.copy()
+    query.pop("quote", None)
+    return query.urlencode()
+
+
 def _diary_context(
     request,
     access: SessionAccess,
@@ -144,7 +151,16 @@ def _diary_context(
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:
-        post_form = NewPostForm(characters=access.my_characters, movement=_counts_movement(access))
+        # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
+        quoted = quoting.quote_prefill(access, request.GET.get("quote"), page.posts)
+        post_form = NewPostForm(
+            characters=access.my_characters,
+            movement=_counts_movement(access),
+            initial={"narration": quoted} if quoted else None,
+        )
+    for post in page.posts:
+        post.can_quote = can_post and quoting.quotable(post.access)
+        post.quote_header = quoting.quote_header(post) if post.can_quote else ""
     # The roster comes with the access when the view asked for it (one query for both).
     participations = (
         list(access.roster)
@@ -171,6 +187,8 @@ def _diary_context(
         "is_gm": access.is_gm,
         "can_post": can_post,
         "post_form": post_form if can_post else None,
+        # The diary's cursors, kept by each post's "Quote" link.
+        "quote_query": _without_quote(request),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
@@ -449,6 +467,25 @@ def post_create(request, pk: int):
         _diary_context(request, access, post_form=form),
         status=400,
     )
+
+
+@login_required
+@require_POST
+def post_preview(request, pk: int):
+    """The reply as the diary will show it (the same sanitised rendering), stored nowhere.
+    htmx swaps in the page's post form section; without JS the whole page comes back."""
+    access = access_session(request.user, pk, roster=True)
+    if not access.can_post:
+        raise PermissionDenied
+    form = NewPostForm(
+        request.POST, characters=access.my_characters, movement=_counts_movement(access)
+    )
+    context = _diary_context(request, access, post_form=form)
+    if form.is_valid():
+        context["preview_html"] = render_narration(form.cleaned_data["narration"])
+    # htmx swaps only a 200; a plain form post that is refused says so by its status.
+    status = 200 if form.is_valid() or request.htmx else 400
+    return render(request, "diary/session_detail.html", context, status=status)
 
 
 @login_required

@@ -172,3 +172,16 @@ def test_the_demo_rolls_every_test_of_each_other_system():
     assert any(r["test"] == "simple" for r in ars)
     assert any(r["test"] == "stress" and r["doublings"] >= 1 for r in ars)
     assert any(r["test"] == "stress" and r["die_faces"][0] == 0 and r["botch_faces"] for r in ars)
+
+
+def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
+    from diary.models import Notification
+    from diary.quoting import quoted_post_pks
+
+    call_command("seed_demo")
+    quoting = Post.objects.get(narration__contains="Świeże. Ktoś szedł tędy o świcie.")
+    (quoted_pk,) = quoted_post_pks(quoting.narration)
+    quoted = Post.objects.get(pk=quoted_pk)
+    assert quoted.session_id == quoting.session_id and quoted.author.username == "gm"
+    assert "<blockquote>" in quoting.narration_html
+    assert Notification.objects.filter(recipient=quoted.author, kind="quote", post=quoting).exists()

@@ -216,7 +216,7 @@ class Command(BaseCommand):
         for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
             by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
             session = diary_services.session_transition(session=session, by=by, to=status)
-        for author, character_name, narration, nc_note in POSTS:
+        posts = [
             diary_services.post_create(
                 session=session,
                 author=users[author],
@@ -224,6 +224,9 @@ class Command(BaseCommand):
                 narration=narration,
                 nc_note=nc_note,
             )
+            for author, character_name, narration, nc_note in POSTS
+        ]
+        self._quote(posts[0], users, characters)
         self._potions(session, gm, characters)
         self._rolls(session, gm, characters)
         self._asks(session, users, characters)
@@ -231,6 +234,20 @@ class Command(BaseCommand):
         seed_npcs(session, gm, characters)
         seed_entries(session, users, characters)
         return session
+
+    def _quote(self, quoted, users: dict, characters: dict) -> None:
+        """Issue 13: a reply quoting part of the GM's opening post, linked back to it (and the
+        GM's bell tells of the quote)."""
+        from diary.quoting import quote_markdown
+
+        diary_services.post_create(
+            session=quoted.session,
+            author=users["gracz3"],
+            character=characters["Mira"],
+            narration=quote_markdown(quoted, "ślady prowadzące do starej strażnicy")
+            + "Mira przykuca przy śladach. — Świeże. Ktoś szedł tędy o świcie.",
+            nc_note="",
+        )
 
     def _potions(self, session: GameSession, gm, characters: dict) -> None:
         """The potions the characters start with, granted in the GM's opening post as

@@ -1,0 +1,65 @@
+"""Quoting a post into a reply: the Markdown a quote becomes, and the quoted posts a text names.
+
+A quote is a Markdown blockquote headed by who wrote the post and a same-site link to its
+permalink (diary:post_link), so the rendered reply links back and the quote notification can
+find the quoted post by that link alone.
+"""
+
+import re
+
+from django.urls import reverse
+from django.utils.translation import gettext as _
+
+# The permalink's path with the post's pk; built from the route so a changed prefix follows.
+_PERMALINK_PLACEHOLDER = 987654321
+
+
+def _permalink_pattern() -> re.Pattern:
+    path = reverse("diary:post_link", args=[_PERMALINK_PLACEHOLDER])
+    prefix, suffix = path.split(str(_PERMALINK_PLACEHOLDER))
+    return re.compile(r"\]\(" + re.escape(prefix) + r"(\d+)" + re.escape(suffix) + r"\)")
+
+
+def quote_header(post) -> str:
+    """Who is quoted: the character when the post narrates one, else the author."""
+    who = post.character.name if post.character_id else post.author.get_username()
+    link = reverse("diary:post_link", args=[post.pk])
+    return _("[%(who)s wrote](%(link)s):") % {"who": who, "link": link}
+
+
+def quote_markdown(post, selection: str = "") -> str:
+    """The blockquote a reply starts with: the selection when given, else the whole narration."""
+    text = (selection or post.narration).strip().replace("\r\n", "\n")
+    lines = [quote_header(post), "", *text.split("\n")]
+    return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
+
+
+def quoted_post_pks(text: str) -> set[int]:
+    """The pks of the posts a narration quotes (links to their permalinks), each once."""
+    return {int(pk) for pk in _permalink_pattern().findall(text or "")}
+
+
+def quotable(post_access) -> bool:
+    """A post may be quoted when it is shown and its content is visible: never a hidden one
+    (quoting would copy what a moderator took down back into the diary)."""
+    return not post_access.post.is_hidden and post_access.can_see_content
+
+
+def quote_prefill(access, raw_pk: str | None, shown_posts) -> str:
+    """The reply text `?quote=<pk>` asks for, or "" when that post may not be quoted here:
+    another session's, hidden, unreadable, or not a post at all."""
+    from diary.models import Post
+
+    if not access.can_post or not (raw_pk or "").isdigit():
+        return ""
+    pk = int(raw_pk)
+    post = next((p for p in shown_posts if p.pk == pk), None)
+    if post is None:
+        post = (
+            Post.objects.filter(pk=pk, session_id=access.session.pk)
+            .select_related("author", "character")
+            .first()
+        )
+    if post is None or not quotable(access.post(post)):
+        return ""
+    return quote_markdown(post)

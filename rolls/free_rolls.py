@@ -1,0 +1,126 @@
+"""Free-form dice (issue 13): what the rules leave to the GM — damage, random tables,
+encounters — rolled from dice notation (rolls.engine.notation) into the session's chain.
+
+One service, `roll_make_free`, with roll_make's guarantees: one transaction under the
+session's row lock, a one-time token (a replay answers with its roll, the same token with
+other inputs is refused), every refusal before any die, and the chain's one writer
+(rolls.services.chain_append). Only the session's GM rolls free-form dice: the issue gives
+them to "what the rules leave to the GM"; a player's dice are the system's tests."""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from dataclasses import dataclass
+
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
+from django.utils.translation import gettext as _
+
+from diary.models import GameSession, Post
+from diary.services import current_turn
+from rolls.access import access_roll_panel
+from rolls.engine import notation as free_notation
+from rolls.engine.dice import DiceSource, SystemDice
+from rolls.ledger import canonical_json
+from rolls.selectors import playing_characters
+from rolls.services import (
+    RollMade,
+    _replay_digest,
+    _target_post,
+    chain_append,
+    lock_session,
+)
+
+LABEL_MAX_LENGTH = 80
+
+
+@dataclass(frozen=True)
+class FreeRoll:
+    """What the GM asked for: the expression as typed, what it is for, whom it concerns."""
+
+    expression: str
+    label: str
+    character_id: int | None = None
+
+    def digest(self) -> str:
+        payload = {
+            "system": free_notation.SYSTEM,
+            "test": free_notation.TEST,
+            "expression": self.expression,
+            "label": self.label,
+            "character": self.character_id,
+        }
+        return hashlib.sha256(canonical_json(payload)).hexdigest()
+
+
+def roll_make_free(
+    *,
+    session: GameSession,
+    by,
+    free: FreeRoll,
+    token: uuid.UUID,
+    post: Post | None = None,
+    dice: DiceSource | None = None,
+) -> RollMade:
+    """One chain entry (system "free", test "notation"), not an action roll. RuleError for
+    an expression the engine refuses, ValidationError for a label too long or a character
+    not playing, PermissionDenied for anyone but a GM of a running session."""
+    with transaction.atomic():
+        locked = lock_session(session)
+        access = access_roll_panel(by, locked)
+        if not (access.may_roll and access.is_gm):
+            raise PermissionDenied
+        replayed = _replay_digest(locked, by, token, free.digest())
+        if replayed is not None:
+            return replayed
+        parsed = free_notation.parse_notation(free.expression)  # RuleError: before any die
+        label = free.label.strip()
+        if len(label) > LABEL_MAX_LENGTH:
+            raise ValidationError({"label": _("The label is too long.")})
+        people = {}
+        if free.character_id is not None:
+            playing = playing_characters(locked, ids=[free.character_id])
+            character = playing.get(free.character_id)
+            if character is None:
+                raise ValidationError(
+                    {"character": _("This character does not play in the session.")}
+                )
+            people["a"] = {
+                "id": character.pk,
+                "name": character.name,
+                "owner": character.owner.username,
+            }
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        target = _target_post(locked, by, turn, post)
+
+        def body(_seq: int) -> dict:
+            result = free_notation.roll_notation(parsed, dice or SystemDice())
+            return {
+                "kind": free_notation.TEST,
+                "characters": people,
+                "label": label,
+                "result": result.to_dict(),
+            }
+
+        roll = chain_append(
+            locked,
+            by,
+            post=target,
+            turn_number=turn.number,
+            character_id=free.character_id,
+            test=free_notation.TEST,
+            is_action=False,
+            token=token,
+            digest=free.digest(),
+            body=body,
+        )
+    return RollMade(roll, created=True)
+
+
+def describe(expression: str) -> str:
+    """The preview's words, or RuleError: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
+    parsed = free_notation.parse_notation(expression)
+    return parsed.canonical
