@@ -531,3 +531,23 @@ class NotificationSettings(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.digest}"
+
+
+class ReadMark(models.Model):
+    """The newest post of a session one user has seen: everything after it is unread.
+
+    One row per user and session, moved only forwards (diary/reading.py)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="read_marks"
+    )
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
+    last_seen_post_id = models.BigIntegerField(_("newest post seen"), default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "session"], name="read_mark_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.session_id} {self.last_seen_post_id}"
