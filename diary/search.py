@@ -1,17 +1,26 @@
 """Search in the diary (issue 13): posts of the sessions a user may read.
 
-PostgreSQL gets full-text search (websearch syntax, the "simple" configuration: stock
-builds ship no Polish one); SQLite a case-insensitive contains. Hidden posts are found
-only by those who may see them (moderators), as on the diary page.
+PostgreSQL gets full-text search in the `codziennik_search` configuration (migration
+diary/0012_search: "simple" behind `unaccent`, since stock builds ship no Polish one), so
+"zolw" finds "żółw". Plain words are matched as prefixes ("żółw" finds "żółwia", which is
+most of what Polish inflection needs without a stemmer); a query using websearch syntax
+("a phrase", -word, or) goes to `websearch_to_tsquery` as written. SQLite gets a simple
+fallback: every word contained (case-insensitive for ASCII), -word excluded.
+
+Who finds what is the diary's own rule: the sessions SessionAccess.can_read lets in, hidden
+posts only for those who may see their text (moderators). The NC note is searched with the
+narration: the diary shows it to everyone who may read the post.
 """
 
 from __future__ import annotations
 
 import re
+import unicodedata
+from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connection
-from django.db.models import Q
+from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
@@ -19,7 +28,32 @@ from characters.roles import is_moderator
 from diary.access import READING_STATUSES
 from diary.models import GameSession, Post
 
+CONFIGURATION = "codziennik_search"
 SNIPPET_CHARS = 200
+# Letters and digits: what both databases index as a word (no "_", no operators).
+WORD = re.compile(r"[^\W_]+")
+# Websearch syntax: a quoted phrase, an excluded -word, an "or" between words.
+WEBSEARCH_SYNTAX = re.compile(r'"|(?:^|\s)-[^\W_]|\s(?:or)\s', re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    wanted: tuple[str, ...]
+    excluded: tuple[str, ...]
+    websearch: bool
+
+
+def parse_query(query: str) -> ParsedQuery:
+    """The words to find and to leave out, and whether the user wrote websearch syntax."""
+    wanted, excluded = [], []
+    for token in query.split():
+        words = WORD.findall(token)
+        if token.startswith("-") and words:
+            excluded.extend(words)
+        elif token.lower() != "or":
+            wanted.extend(words)
+    websearch = bool(WEBSEARCH_SYNTAX.search(f" {query} "))
+    return ParsedQuery(tuple(wanted), tuple(excluded), websearch)
 
 
 def sessions_readable_by(user):
@@ -38,7 +72,11 @@ def sessions_readable_by(user):
 
 
 def posts_matching(user, query: str, *, session: GameSession | None = None):
-    """Posts the user may read whose narration matches `query`, best match first."""
+    """Posts the user may read whose narration or NC note matches `query`: best match
+    first on PostgreSQL, newest first on SQLite."""
+    parsed = parse_query(query)
+    if not parsed.wanted:
+        return Post.objects.none()
     sessions = sessions_readable_by(user)
     if session is not None:
         sessions = sessions.filter(pk=session.pk)
@@ -47,34 +85,79 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
         posts = posts.filter(hidden_at__isnull=True)
     posts = posts.select_related("session", "turn", "character", "author")
     if connection.vendor == "postgresql":
-        search = SearchQuery(query, config="simple", search_type="websearch")
-        vector = SearchVector("narration", config="simple")
-        return (
-            posts.annotate(rank=SearchRank(vector, search))
-            .filter(rank__gt=0)
-            .order_by("-rank", "-pk")
-        )
-    return posts.filter(narration__icontains=query).order_by("-pk")
+        return _full_text(posts, query, parsed)
+    return _contains(posts, parsed)
 
 
-def search_words(query: str) -> list[str]:
-    return [w for w in re.findall(r"\w+", query) if w]
+def _full_text(posts, query: str, parsed: ParsedQuery):
+    if parsed.websearch:
+        search = SearchQuery(query, config=CONFIGURATION, search_type="websearch")
+    else:
+        # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
+        prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
+        search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
+    vector = SearchVector(_words("narration"), _words("nc_note"), config=CONFIGURATION)
+    return (
+        posts.annotate(found=vector, rank=SearchRank(vector, search))
+        .filter(found=search)
+        .order_by("-rank", "-pk")
+    )
 
 
-def snippet(text: str, query: str) -> SafeString:
-    """Text around the first match, escaped first, then the matched words marked."""
-    words = search_words(query)
-    start = 0
-    for word in words:
-        found = text.lower().find(word.lower())
-        if found >= 0:
-            start = max(found - SNIPPET_CHARS // 2, 0)
-            break
-    part = text[start : start + SNIPPET_CHARS]
-    html = escape(part)
-    if words:
-        pattern = re.compile("|".join(re.escape(escape(w)) for w in words), re.IGNORECASE)
-        html = pattern.sub(lambda m: f"<mark>{m.group(0)}</mark>", html)
+def _words(field: str) -> Func:
+    """The field with its angle brackets as spaces: PostgreSQL's parser drops "<script>"
+    whole as a tag, and a post that shows the word should be found by it."""
+    return Func(F(field), Value("<>"), Value("  "), function="translate", output_field=TextField())
+
+
+def _contains(posts, parsed: ParsedQuery):
+    for word in parsed.wanted:
+        posts = posts.filter(Q(narration__icontains=word) | Q(nc_note__icontains=word))
+    for word in parsed.excluded:
+        posts = posts.exclude(Q(narration__icontains=word) | Q(nc_note__icontains=word))
+    return posts.order_by("-pk")
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character for one ("Żółw" → "zolw"), so a match
+    found in the folded text is at the same place in the original."""
+    return "".join(_fold_char(c) for c in text)
+
+
+def _fold_char(char: str) -> str:
+    if char in "łŁ":
+        return "l"
+    base = unicodedata.normalize("NFKD", char)[:1].lower()
+    return base if len(base) == 1 else char
+
+
+def _matches(folded: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Spans of every word found (from where it starts to the end of its word)."""
+    if not words:
+        return []
+    pattern = re.compile("|".join(re.escape(fold(w)) for w in words) + r"[^\W_]*")
+    return [m.span() for m in pattern.finditer(folded)]
+
+
+def snippet(post: Post, query: str) -> SafeString:
+    """The text around the first match, escaped, with every match marked."""
+    words = parse_query(query).wanted
+    text = post.narration
+    spans = _matches(fold(text), words)
+    if not spans and post.nc_note:
+        text = post.nc_note
+        spans = _matches(fold(text), words)
+    start = max(spans[0][0] - SNIPPET_CHARS // 2, 0) if spans else 0
+    end = start + SNIPPET_CHARS
+    parts, cursor = [], start
+    for span_start, span_end in spans:
+        if span_end <= start or span_start >= end:
+            continue
+        span_start, span_end = max(span_start, cursor), min(span_end, end)
+        parts.append(escape(text[cursor:span_start]))
+        parts.append(f"<mark>{escape(text[span_start:span_end])}</mark>")
+        cursor = span_end
+    parts.append(escape(text[cursor:end]))
     prefix = "…" if start else ""
-    suffix = "…" if start + SNIPPET_CHARS < len(text) else ""
-    return mark_safe(prefix + html + suffix)  # escaped above
+    suffix = "…" if end < len(text) else ""
+    return mark_safe(prefix + "".join(parts) + suffix)  # every piece escaped above
