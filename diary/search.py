@@ -5,7 +5,8 @@ diary/0012_search: "simple" behind `unaccent`, since stock builds ship no Polish
 "zolw" finds "żółw". Plain words are matched as prefixes ("żółw" finds "żółwia", which is
 most of what Polish inflection needs without a stemmer); a query using websearch syntax
 ("a phrase", -word, or) goes to `websearch_to_tsquery` as written. SQLite gets a simple
-fallback: every word contained (case-insensitive for ASCII), -word excluded.
+fallback: every word contained, compared lower-case without accents (a Python function
+registered on the connection), -word excluded; no ranking, no prefixes needed.
 
 Who finds what is the diary's own rule: the sessions SessionAccess.can_read lets in, hidden
 posts only for those who may see their text (moderators). The NC note is searched with the
@@ -29,6 +30,8 @@ from diary.access import READING_STATUSES
 from diary.models import GameSession, Post
 
 CONFIGURATION = "codziennik_search"
+# The SQLite function registered on the connection for the fallback (fold() below).
+SQLITE_FOLD = "codziennik_fold"
 SNIPPET_CHARS = 200
 # Letters and digits: what both databases index as a word (no "_", no operators).
 WORD = re.compile(r"[^\W_]+")
@@ -111,11 +114,26 @@ def _words(field: str) -> Func:
 
 
 def _contains(posts, parsed: ParsedQuery):
+    # SQLite's LIKE folds ASCII only: both sides go through fold() so "zolw" finds "Żółw".
+    connection.ensure_connection()
+    connection.connection.create_function(SQLITE_FOLD, 1, _fold_or_none, deterministic=True)
+    posts = posts.annotate(
+        folded_narration=Func(F("narration"), function=SQLITE_FOLD, output_field=TextField()),
+        folded_nc_note=Func(F("nc_note"), function=SQLITE_FOLD, output_field=TextField()),
+    )
     for word in parsed.wanted:
-        posts = posts.filter(Q(narration__icontains=word) | Q(nc_note__icontains=word))
+        posts = posts.filter(_either_contains(fold(word)))
     for word in parsed.excluded:
-        posts = posts.exclude(Q(narration__icontains=word) | Q(nc_note__icontains=word))
+        posts = posts.exclude(_either_contains(fold(word)))
     return posts.order_by("-pk")
+
+
+def _either_contains(folded_word: str) -> Q:
+    return Q(folded_narration__contains=folded_word) | Q(folded_nc_note__contains=folded_word)
+
+
+def _fold_or_none(text: str | None) -> str | None:
+    return None if text is None else fold(text)
 
 
 def fold(text: str) -> str:

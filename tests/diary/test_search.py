@@ -291,8 +291,7 @@ def test_the_post_method_is_refused(table, client_for):
 # --- PostgreSQL's full text ---
 
 
-@pytest.mark.postgres_only
-def test_postgres_finds_words_without_their_accents(table, client_for):
+def test_words_are_found_without_their_accents_and_case(table, client_for):
     post = write(table.session, table.gm, "Na brzegu leży wielki żółw.")
     response, pks = found(client_for(table.alice), "zolw")
     assert pks == [post.pk]
@@ -300,8 +299,7 @@ def test_postgres_finds_words_without_their_accents(table, client_for):
     assert found(client_for(table.alice), "ŻÓŁW")[1] == [post.pk]
 
 
-@pytest.mark.postgres_only
-def test_postgres_matches_a_word_as_a_prefix_for_inflected_forms(table, client_for):
+def test_a_word_finds_its_inflected_forms_as_a_prefix(table, client_for):
     post = write(table.session, table.gm, "Lirael podchodzi do żółwia i głaszcze go.")
     response, pks = found(client_for(table.alice), "żółw")
     assert pks == [post.pk]
