@@ -12,6 +12,7 @@ class SearchForm(forms.Form):
     q = forms.CharField(
         label=_("Search"),
         max_length=QUERY_MAX_LENGTH,
+        widget=forms.SearchInput,
         error_messages={
             "required": _("Type a word to search for."),
             "max_length": _("Keep the search to %(limit_value)d characters at most."),

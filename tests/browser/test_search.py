@@ -126,4 +126,10 @@ def test_on_a_phone_the_search_box_and_results_do_not_scroll_sideways(phone, tab
         assert not phone.evaluate(
             "document.documentElement.scrollWidth > document.documentElement.clientWidth"
         ), url
-    expect(phone.get_by_test_id("header-search").get_by_role("searchbox")).to_be_visible()
+    # A phone's header has a link to the search page instead of the box.
+    phone.goto("/")
+    expect(phone.get_by_test_id("header-search")).to_be_hidden()
+    phone.get_by_test_id("search-link").click()
+    phone.locator("#id_q").fill("żurawiem")
+    phone.get_by_role("main").get_by_role("button", name=polish("Search")).click()
+    expect(phone.get_by_test_id("search-results").get_by_role("listitem")).to_have_count(1)
