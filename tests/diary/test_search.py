@@ -332,6 +332,23 @@ def test_postgres_has_the_search_configuration():
         assert cursor.fetchone()[0] == "'lodz':2 'zolw':1"
 
 
+@pytest.mark.postgres_only
+def test_postgres_searches_through_the_gin_index(table):
+    """The index of migration 0012 is on the very expression the search uses."""
+    from django.db import connection
+
+    from diary.search import posts_matching
+
+    write(table.session, table.gm, "Smok śpi.")
+    query = posts_matching(table.moderator, "smok")
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "diary_post_search" in plan, plan
+
+
 # --- The helpers ---
 
 
