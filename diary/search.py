@@ -20,7 +20,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
-from django.db import connection
+from django.db import connections, router
 from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
@@ -87,9 +87,13 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     if not is_moderator(user):
         posts = posts.filter(hidden_at__isnull=True)
     posts = posts.select_related("session", "turn", "character", "author")
-    if connection.vendor == "postgresql":
+    # Pinned to the database the router reads from (a replica, in a GET): the SQLite
+    # fallback registers its function on that very connection.
+    alias = router.db_for_read(Post)
+    posts = posts.using(alias)
+    if connections[alias].vendor == "postgresql":
         return _full_text(posts, query, parsed)
-    return _contains(posts, parsed)
+    return _contains(posts, parsed, connections[alias])
 
 
 def _full_text(posts, query: str, parsed: ParsedQuery):
@@ -113,7 +117,7 @@ def _words(field: str) -> Func:
     return Func(F(field), Value("<>"), Value("  "), function="translate", output_field=TextField())
 
 
-def _contains(posts, parsed: ParsedQuery):
+def _contains(posts, parsed: ParsedQuery, connection):
     # SQLite's LIKE folds ASCII only: both sides go through fold() so "zolw" finds "Żółw".
     connection.ensure_connection()
     connection.connection.create_function(SQLITE_FOLD, 1, _fold_or_none, deterministic=True)
