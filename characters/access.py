@@ -98,6 +98,10 @@ class CharacterAccess:
     can_grant_potions_on_sheet: bool  # the GM, out of play: never (no one runs it then)
     can_decide_proposal: bool  # approve or reject the owner's proposal
     can_see_proposal: bool  # the pending proposal's diff on the sheet
+    # Issue 13: the owner sets the portrait, in play or not (it changes no number); a
+    # moderator may remove one (an offensive image) but never put one up for someone.
+    can_set_portrait: bool
+    can_remove_portrait: bool
 
     @property
     def can_open_edit_form(self) -> bool:
@@ -136,6 +140,8 @@ def character_access(user, character) -> CharacterAccess:
         can_grant_potions_on_sheet=runs and not playing,
         can_decide_proposal=runs,
         can_see_proposal=is_owner or runs,
+        can_set_portrait=is_owner,
+        can_remove_portrait=is_owner or (authenticated and is_moderator(user)),
     )
 
 

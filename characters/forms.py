@@ -249,3 +249,31 @@ class ProposalDecisionForm(forms.Form):
         required=False,
         widget=forms.Textarea(attrs={"rows": 2}),
     )
+
+
+class PortraitForm(forms.Form):
+    """Issue 13: the portrait upload; clean_image returns the checked, re-encoded image."""
+
+    image = forms.FileField(
+        label=_("Portrait"),
+        help_text=_("JPEG, PNG, WebP or GIF, up to 5 MB; it is stored as a 512 px WebP."),
+        widget=forms.FileInput(attrs={"accept": "image/jpeg,image/png,image/webp,image/gif"}),
+    )
+
+    def __init__(self, *args, oversized: bool = False, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The upload was cut off by PortraitSizeLimit: say so, not "this field is required".
+        self.oversized = oversized
+
+    def clean_image(self):
+        from characters.portraits import portrait_check_and_encode
+
+        return portrait_check_and_encode(self.cleaned_data["image"])
+
+    def clean(self):
+        if self.oversized:
+            from characters.portraits import too_large_error
+
+            self.errors.pop("image", None)
+            self.add_error("image", too_large_error())
+        return super().clean()

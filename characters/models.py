@@ -238,6 +238,11 @@ class Character(models.Model):
     # Issue 8, NPC mode gm_character: the GM's stand-in sheet for an NPC. It carries no
     # items, never joins a session as a participant, and plays only through its NPC.
     is_stand_in = models.BooleanField(_("NPC stand-in"), default=False, editable=False)
+    # Issue 13: the re-encoded portrait (characters/portraits.py) under a content-hash name;
+    # its size is kept so pages set width/height and the layout does not jump.
+    portrait = models.FileField(_("portrait"), blank=True, max_length=120, editable=False)
+    portrait_width = models.PositiveSmallIntegerField(default=0, editable=False)
+    portrait_height = models.PositiveSmallIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

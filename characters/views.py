@@ -4,6 +4,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors, services
@@ -13,6 +14,7 @@ from characters.forms import (
     FreeEffectForm,
     HitPointsForm,
     NegativeEffectForm,
+    PortraitForm,
     PotionForm,
     PotionUseForm,
     ProposalDecisionForm,
@@ -21,6 +23,7 @@ from characters.forms import (
     initial_from_proposal,
 )
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
+from characters.portraits import PortraitSizeLimit
 from characters.systems import ATTRIBUTE_RANGE
 
 
@@ -122,6 +125,7 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
         "free_form": FreeEffectForm() if access.can_tend else None,
         "potion_form": PotionForm() if access.can_grant_potions_on_sheet else None,
         "potion_use_form": PotionUseForm(),
+        "portrait_form": PortraitForm() if access.can_set_portrait else None,
         "decision_form": ProposalDecisionForm() if pending and access.can_decide_proposal else None,
     }
     forms.update(bound_forms)
@@ -284,4 +288,39 @@ def proposal_decide(request, pk: int, proposal_pk: int):
         messages.success(request, _("The proposal is approved and the sheet updated."))
     else:
         messages.success(request, _("The proposal is rejected; the sheet stays as it was."))
+    return redirect("characters:detail", pk=pk)
+
+
+@csrf_exempt  # only so the size limit is in place before the body is read: checked below
+@login_required
+@require_POST
+def portrait_upload(request, pk: int):
+    size_limit = PortraitSizeLimit(request)
+    request.upload_handlers.insert(0, size_limit)
+    return _portrait_upload(request, pk, size_limit)
+
+
+@csrf_protect
+def _portrait_upload(request, pk: int, size_limit: PortraitSizeLimit):
+    access = access_character(request.user, pk)
+    if not access.can_set_portrait:
+        raise PermissionDenied
+    form = PortraitForm(request.POST, request.FILES, oversized=size_limit.exceeded)
+    if not form.is_valid():
+        return _render_sheet(request, access, status=400, portrait_form=form)
+    services.character_portrait_set(
+        character_pk=pk, by=request.user, portrait=form.cleaned_data["image"]
+    )
+    messages.success(request, _("Portrait saved."))
+    return redirect("characters:detail", pk=pk)
+
+
+@login_required
+@require_POST
+def portrait_remove(request, pk: int):
+    access = access_character(request.user, pk)
+    if not access.can_remove_portrait:
+        raise PermissionDenied
+    services.character_portrait_remove(character_pk=pk, by=request.user)
+    messages.success(request, _("Portrait removed."))
     return redirect("characters:detail", pk=pk)

@@ -163,22 +163,56 @@ TIME_ZONE = "Europe/Warsaw"
 USE_I18N = True
 USE_TZ = True
 
+
+def _media_storage(configured: str) -> dict:
+    """Issue 13: the portraits' storage. Empty: files under MEDIA_ROOT. Otherwise a JSON
+    object as Django's STORAGES takes it (docs/deploy.md: django-storages' S3 backend)."""
+    if not configured:
+        return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+    import json
+
+    try:
+        storage = json.loads(configured)
+    except ValueError as error:
+        raise ImproperlyConfigured(f"MEDIA_STORAGE is not JSON: {error}") from None
+    if not isinstance(storage, dict) or not isinstance(storage.get("BACKEND"), str):
+        raise ImproperlyConfigured('MEDIA_STORAGE must be a JSON object with a "BACKEND"')
+    return storage
+
+
+def _media_origin(media_url: str) -> list[str]:
+    """A CDN's origin for the CSP's img-src when portraits are served from elsewhere."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(media_url)
+    return [f"{parts.scheme}://{parts.netloc}"] if parts.scheme and parts.netloc else []
+
+
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 # `collectstatic` writes content-hashed, pre-compressed copies; WhiteNoise serves them
 # with a one-year immutable Cache-Control. (With DEBUG on, the plain names are used.)
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _media_storage(os.environ.get("MEDIA_STORAGE", "")),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
+# Uploaded portraits (issue 13): files under MEDIA_ROOT, served by characters.media.media_file
+# (WhiteNoise serves static files only). On object storage (MEDIA_STORAGE, docs/deploy.md)
+# MEDIA_URL is the CDN's address: the local view is then not routed.
+MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT", BASE_DIR / "var" / "media"))
+# Uploads past 2.5 MB go to a temporary file, never all into memory; the portrait limit is
+# 5 MB, and characters.portraits.PortraitSizeLimit stops keeping an upload past it.
+FILE_UPLOAD_MAX_MEMORY_SIZE = 2_621_440
+FILE_UPLOAD_PERMISSIONS = 0o644
 
 # Django's built-in Content Security Policy: only our own origin, scripts by nonce.
 SECURE_CSP = {
     "default-src": [CSP.SELF],
     "script-src": [CSP.SELF, CSP.NONCE],
     "style-src": [CSP.SELF],
-    "img-src": [CSP.SELF, "data:"],
+    "img-src": [CSP.SELF, "data:", *_media_origin(MEDIA_URL)],
     "form-action": [CSP.SELF],
     "frame-ancestors": [CSP.NONE],
     "base-uri": [CSP.NONE],

@@ -1,7 +1,9 @@
+from django.conf import settings
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 
+from characters.media import media_file
 from characters.ratelimits import rate_limited
 from config import admin as _user_admin  # noqa: F401  (registers the checked UserAdmin)
 from config import login_throttle, views
@@ -29,3 +31,13 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]
+
+# Portraits under MEDIA_ROOT (characters/media.py); not when MEDIA_URL is a CDN's address.
+if settings.MEDIA_URL.startswith("/"):
+    urlpatterns.append(
+        re_path(
+            rf"^{settings.MEDIA_URL.strip('/')}/(?P<path>portraits/[0-9a-f]{{32}}(?:_[A-Za-z0-9]{{7}})?\.webp)$",
+            media_file,
+            name="media_file",
+        )
+    )

@@ -231,13 +231,22 @@ def _get_or_404(queryset, pk: int):
 
 
 def access_session(
-    user, pk: int, *, lock: bool = False, card_only: bool = False, roster: bool = False
+    user,
+    pk: int,
+    *,
+    lock: bool = False,
+    card_only: bool = False,
+    roster: bool = False,
+    reading: bool = False,
 ) -> SessionAccess:
     """The session and what the user may do in it.
 
     404 when the user may not know it exists, 403 when they may see its card but not
     read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
     reads every participation (the diary's roster) in the query that finds the user's.
+    `reading=True` (the diary) reads the user's read mark and first unread post with it
+    (`session.viewer_read_mark`, `.viewer_first_unread`, `.viewer_newest_page_start`;
+    diary/reading.py).
     """
     # The current turn rides along: every page of a session shows or uses it (issue 12).
     sessions = GameSession.objects.select_related("gm", "current_turn")
@@ -254,6 +263,15 @@ def access_session(
         from diary.notifications import unread_subquery  # it imports this module
 
         sessions = sessions.annotate(viewer_unread=unread_subquery(user))
+        if reading:
+            from diary import reading as read_marks
+            from diary.selectors import DIARY_PAGE_SIZE
+
+            sessions = sessions.annotate(
+                viewer_read_mark=read_marks.read_mark_subquery(user),
+                viewer_first_unread=read_marks.first_unread_subquery(user),
+                viewer_newest_page_start=read_marks.newest_page_start_subquery(DIARY_PAGE_SIZE),
+            )
     if lock:
         sessions = sessions.select_for_update(of=("self",))
     session = _get_or_404(sessions, pk)

@@ -6,6 +6,7 @@ find the quoted post by that link alone.
 """
 
 import re
+from functools import cache
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -14,17 +15,30 @@ from django.utils.translation import gettext as _
 _PERMALINK_PLACEHOLDER = 987654321
 
 
-def _permalink_pattern() -> re.Pattern:
+@cache
+def _permalink_parts() -> tuple[str, str]:
+    # Reversed once per process: the diary builds a header for every post it shows.
     path = reverse("diary:post_link", args=[_PERMALINK_PLACEHOLDER])
     prefix, suffix = path.split(str(_PERMALINK_PLACEHOLDER))
+    return prefix, suffix
+
+
+def permalink_path(pk: int) -> str:
+    """reverse("diary:post_link", args=[pk]), without resolving the route again."""
+    prefix, suffix = _permalink_parts()
+    return f"{prefix}{pk}{suffix}"
+
+
+@cache
+def _permalink_pattern() -> re.Pattern:
+    prefix, suffix = _permalink_parts()
     return re.compile(r"\]\(" + re.escape(prefix) + r"(\d+)" + re.escape(suffix) + r"\)")
 
 
 def quote_header(post) -> str:
     """Who is quoted: the character when the post narrates one, else the author."""
     who = post.character.name if post.character_id else post.author.get_username()
-    link = reverse("diary:post_link", args=[post.pk])
-    return _("[%(who)s wrote](%(link)s):") % {"who": who, "link": link}
+    return _("[%(who)s wrote](%(link)s):") % {"who": who, "link": permalink_path(post.pk)}
 
 
 def quote_markdown(post, selection: str = "") -> str:

@@ -130,9 +130,12 @@ def diary_page(
     before: int | None = None,
     after: int | None = None,
     size: int = DIARY_PAGE_SIZE,
+    known_older: bool = False,
 ) -> DiaryPage:
     """A page of posts by keyset on the post id (posts only ever join the latest turn,
-    so id order is turn order). Without a cursor: the newest page, where play is."""
+    so id order is turn order). Without a cursor: the newest page, where play is.
+    `known_older`: the caller knows posts come before `after` (a reader's mark is one),
+    so no query asks."""
     posts = Post.objects.filter(session=session).for_diary()
     if after is not None:
         rows = list(posts.filter(id__gt=after).order_by("id")[: size + 1])
@@ -140,7 +143,7 @@ def diary_page(
         rows = rows[:size]
         # A permalink to the session's first post has nothing earlier to offer.
         has_more_older = bool(rows) and (
-            Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
+            known_older or Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
         )
     else:
         if before is not None:
@@ -209,20 +212,20 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     """The home page: what I run and what my characters play in."""
     if not user.is_authenticated:
         return {"running": [], "playing": []}
-    running = list(GameSession.objects.filter(gm=user).select_related("gm"))
-    playing = list(
-        GameSession.objects.filter(
-            participations__character__owner=user,
-            participations__status__in=(
-                ParticipationStatus.ACCEPTED,
-                ParticipationStatus.INVITED,
-                ParticipationStatus.REQUESTED,
-            ),
-        )
-        .exclude(gm=user)
-        .select_related("gm")
-        .distinct()
-    )
+    from diary.reading import sessions_with_unread
+
+    # Issue 13: each row's unread count and first unread post ride in its list's query.
+    running = GameSession.objects.filter(gm=user)
+    running = list(sessions_with_unread(running, user).select_related("gm"))
+    playing = GameSession.objects.filter(
+        participations__character__owner=user,
+        participations__status__in=(
+            ParticipationStatus.ACCEPTED,
+            ParticipationStatus.INVITED,
+            ParticipationStatus.REQUESTED,
+        ),
+    ).exclude(gm=user)
+    playing = list(sessions_with_unread(playing, user).select_related("gm").distinct())
     return {"running": running, "playing": playing}
 
 

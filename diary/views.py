@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.forms import apply_service_errors
 from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
-from diary import live, quoting, selectors, services
+from diary import live, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -67,7 +67,9 @@ def _ask_to_confirm(request, *, title: str, explanation: str, button: str, back:
 @login_required
 @require_GET
 def session_list(request):
-    sessions = list(selectors.sessions_listed_for(request.user))
+    # Issue 13: each row's unread count and first unread post ride in the list's query.
+    listed = selectors.sessions_listed_for(request.user)
+    sessions = list(reading.sessions_with_unread(listed, request.user))
     return render(
         request,
         "diary/session_list.html",
@@ -116,9 +118,12 @@ def session_edit(request, pk: int):
     )
 
 
-def _without_quote(request) -> str:
+def _without_quote(request, resumed_after: int | None = None) -> str:
     query = request.GET.copy()
     query.pop("quote", None)
+    if resumed_after is not None:
+        # A diary resumed at the first unread post (issue 13) keeps that page when quoting.
+        query["after"] = str(resumed_after)
     return query.urlencode()
 
 
@@ -127,10 +132,25 @@ def _diary_context(
     access: SessionAccess,
     post_form: PostForm | None = None,
     deadline_form: TurnDeadlineForm | None = None,
+    resume: bool = False,
 ) -> dict:
+    """`resume`: the diary opened without a cursor resumes at the first unread post
+    (diary.reading.resume_after); the live poll never does, it stays where it is."""
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
-    page = selectors.diary_page(session, before=before, after=after)
+    # ?turn=N (issue 13): the page that starts at turn N's first post; a bad N is said next
+    # to the field and the page is the one the cursors ask for.
+    turn_form = reading.TurnJumpForm(
+        request.GET if "turn" in request.GET else None, session=session
+    )
+    resumed = False
+    if turn_form.is_bound and turn_form.is_valid():
+        before, after = None, turn_form.first_post_id - 1
+    elif resume and before is None and after is None and not turn_form.is_bound:
+        after = reading.resume_after(session)
+        resumed = after is not None
+    # A resumed page starts after the reader's mark: earlier posts exist, no query asks.
+    page = selectors.diary_page(session, before=before, after=after, known_older=resumed)
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/rendering.py).
     for post in page.posts:
@@ -170,7 +190,22 @@ def _diary_context(
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
+    # Issue 13: the first unread post as the session's query found it, before this view
+    # moves the mark to the newest post it shows (one write, only when the mark moves).
+    first_unread = getattr(session, "viewer_first_unread", None)
+    if hasattr(session, "viewer_read_mark") and page.posts:
+        reading.read_mark_advance(
+            user=request.user,
+            session_id=session.pk,
+            post_id=page.posts[-1].pk,
+            known=session.viewer_read_mark,
+        )
     return {
+        "turn_form": turn_form,
+        "first_unread_id": first_unread,
+        "first_unread_url": reading.first_unread_url(
+            session.pk, first_unread, {post.pk for post in page.posts}
+        ),
         "session": session,
         "access": access,
         "page": page,
@@ -188,7 +223,7 @@ def _diary_context(
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
-        "quote_query": _without_quote(request),
+        "quote_query": _without_quote(request, after if resumed else None),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
@@ -208,8 +243,10 @@ def _npc_context(access: SessionAccess) -> dict:
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk, roster=True)
-    return render(request, "diary/session_detail.html", _diary_context(request, access))
+    access = access_session(request.user, pk, roster=True, reading=True)
+    return render(
+        request, "diary/session_detail.html", _diary_context(request, access, resume=True)
+    )
 
 
 def session_live(request, pk: int):
@@ -227,7 +264,7 @@ def session_live(request, pk: int):
 @login_required
 @require_GET
 def _session_live_checked(request, pk: int):
-    access = access_session(request.user, pk, roster=True)
+    access = access_session(request.user, pk, roster=True, reading=True)
     live.grant(request, access)
     marker = access.session.activity_marker
     tag = live.etag(marker, request.user.pk)
@@ -473,19 +510,28 @@ def post_create(request, pk: int):
 @require_POST
 def post_preview(request, pk: int):
     """The reply as the diary will show it (the same sanitised rendering), stored nowhere.
-    htmx swaps in the page's post form section; without JS the whole page comes back."""
+    htmx gets only the post form section; without JS the whole page comes back."""
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(
         request.POST, characters=access.my_characters, movement=_counts_movement(access)
     )
+    valid = form.is_valid()
+    preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
+    if request.htmx:
+        # htmx swaps only a 200, errors included; it needs the form section alone.
+        context = {
+            "session": access.session,
+            "current_turn": services.current_turn(access.session),
+            "post_form": form,
+            "preview_html": preview_html,
+        }
+        return render(request, "diary/session_detail.html#write_form", context)
     context = _diary_context(request, access, post_form=form)
-    if form.is_valid():
-        context["preview_html"] = render_narration(form.cleaned_data["narration"])
-    # htmx swaps only a 200; a plain form post that is refused says so by its status.
-    status = 200 if form.is_valid() or request.htmx else 400
-    return render(request, "diary/session_detail.html", context, status=status)
+    context["preview_html"] = preview_html
+    # A plain form post that is refused says so by its status.
+    return render(request, "diary/session_detail.html", context, status=200 if valid else 400)
 
 
 @login_required
@@ -512,19 +558,28 @@ def post_edit(request, pk: int):
         movement=_counts_movement(access),
         initial=initial,
     )
+    # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
+    previewing = request.method == "POST" and "preview" in request.POST
+    preview_html = ""
     if request.method == "POST" and form.is_valid():
-        try:
-            services.post_edit(post=post, by=request.user, **form.cleaned_data)
-        except ValidationError as error:
-            apply_service_errors(form, error)
+        if previewing:
+            preview_html = render_narration(form.cleaned_data["narration"])
         else:
-            messages.success(request, _("The post has been saved; its earlier version is kept."))
-            return redirect(post.get_absolute_url())
+            try:
+                services.post_edit(post=post, by=request.user, **form.cleaned_data)
+            except ValidationError as error:
+                apply_service_errors(form, error)
+            else:
+                messages.success(
+                    request, _("The post has been saved; its earlier version is kept.")
+                )
+                return redirect(post.get_absolute_url())
+    refused = bool(form.errors) and not request.htmx  # htmx swaps only a 200
     return render(
         request,
         "diary/post_edit.html",
-        {"post": post, "form": form},
-        status=400 if form.errors else 200,
+        {"post": post, "form": form, "preview_html": preview_html},
+        status=400 if refused else 200,
     )
 
 

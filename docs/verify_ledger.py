@@ -28,6 +28,14 @@ raw public key). Pass the site's published public key(s) with --public-key (the 
 without --public-key the keys listed in the file itself are used, which proves less (whoever
 could forge the file could list their own key). Uses the `cryptography` package when it is
 installed, else the verification of RFC 8032 section 5.1.7 below (pure Python, slower).
+
+Secret GM rolls (issue 13): a secret roll's entry (record kind "secret") holds only
+record["secret"]["commitment"] = sha256(salt_hex.encode("ascii") + b"\n" +
+canonical_json(full_record)).hexdigest(); it is checked like any entry. A reveal entry (kind
+"reveal") holds record["reveals"] = {"seq", "commitment", "salt", "record"}: it must name an
+earlier secret roll of this file not revealed before, repeat its commitment, give that
+commitment when recomputed from its record and salt, and its record must name that number
+and this session. Anything else is "bad reveal".
 """
 
 import argparse
@@ -150,10 +158,42 @@ def chain_hash(prev_hash: str, record: dict) -> str:
     return hashlib.sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()
 
 
+def commitment_for(record: dict, salt_hex: str) -> str:
+    return hashlib.sha256(salt_hex.encode("ascii") + b"\n" + canonical_json(record)).hexdigest()
+
+
+def reveal_problem(record: dict, session, commitments: dict) -> str | None:
+    """What is wrong with a reveal entry, or None (rolls/secret.py's reveal_problem)."""
+    reveals = record["reveals"]
+    seq, full, salt = reveals.get("seq"), reveals.get("record"), reveals.get("salt")
+    if seq not in commitments:
+        return f"bad reveal: #{seq} is not an earlier secret roll"
+    if commitments[seq] is None:
+        return f"bad reveal: #{seq} revealed a second time"
+    if not isinstance(full, dict) or not isinstance(salt, str):
+        return "bad reveal: the revealed record or salt is missing"
+    if reveals.get("commitment") != commitments[seq]:
+        return f"bad reveal: names another commitment than #{seq}'s"
+    try:
+        recomputed = commitment_for(full, salt)
+    except (UnicodeEncodeError, TypeError, ValueError):
+        recomputed = None
+    if recomputed != commitments[seq]:
+        return f"bad reveal: the revealed record and salt do not give #{seq}'s commitment"
+    if full.get("seq") != seq or full.get("session") != session:
+        return f"bad reveal: the revealed record does not name #{seq} of this session"
+    return None
+
+
+def _kind(record: dict, kind: str, part: str) -> bool:
+    return record.get("kind") == kind and isinstance(record.get(part), dict)
+
+
 def verify(ledger: dict, keys: dict | None = None):
     """(count, head, None) if the chain holds, else (count, head, (seq, problem)) at its break.
     `keys` (key_id → raw public key) checks every roll's signature."""
     session, expected, head, count = ledger["session"], 1, GENESIS_HASH, 0
+    commitments = {}  # secret rolls seen: seq -> commitment (None once revealed)
     for roll in ledger["rolls"]:
         seq, record = roll["seq"], roll["record"]
         if seq != expected:
@@ -166,6 +206,12 @@ def verify(ledger: dict, keys: dict | None = None):
             return count, head, (seq, "wrong position (the record's session or number differs)")
         if keys is not None and (problem := signature_problem(roll, keys)):
             return count, head, (seq, problem)
+        if _kind(record, "reveal", "reveals"):
+            if problem := reveal_problem(record, session, commitments):
+                return count, head, (seq, problem)
+            commitments[record["reveals"]["seq"]] = None
+        if _kind(record, "secret", "secret"):
+            commitments[seq] = record["secret"].get("commitment")
         expected, head, count = seq + 1, roll["hash"], count + 1
     return count, head, None
 
@@ -195,6 +241,13 @@ def main(argv=None) -> int:
         print(f"BROKEN at #{seq}: {problem}; {count} rolls verified before it")
         return 1
     print(f"OK: {count} rolls, head {head}")
+    secret = [r for r in ledger["rolls"] if _kind(r["record"], "secret", "secret")]
+    revealed = sum(_kind(r["record"], "reveal", "reveals") for r in ledger["rolls"])
+    if secret:
+        print(
+            f"Secret rolls: {len(secret)}, revealed: {revealed} (each reveal matches its "
+            "commitment); the rest stay commitments."
+        )
     trusted = "the keys given" if args.public_key else "the keys listed in the file"
     print(f"Every signature checks out against {trusted}.")
     if args.head is None:

@@ -78,6 +78,11 @@ class RollAccess:
         """The GM rolls for any playing character; a player for their own only."""
         return self.may_roll and (self.is_gm or character.owner_id == self.user_id)
 
+    @property
+    def may_roll_secret(self) -> bool:
+        """Issue 13: only the GM rolls in secret, and reveals (rolls.secret)."""
+        return self.may_roll and self.is_gm
+
 
 def access_roll_panel(user, session: GameSession) -> RollAccess:
     """The user's rights at this session's roll panel (GM: everything; players: their own)."""
@@ -291,3 +296,12 @@ def fight_access_in_diary(session_access) -> FightAccess:
         session_access.can_read,
         can_manage=session_access.can_read and session_access.is_gm and session.is_running,
     )
+
+
+def may_read_secret(user, session: GameSession) -> bool:
+    """Issue 13: a secret roll's hidden record and salt, before the reveal: its session's GM,
+    and moderators (they audit; a dispute about a hidden roll is theirs to settle). Never a
+    player, even one whose character the roll concerns."""
+    from characters.roles import is_moderator
+
+    return diary_permissions.is_gm(user, session) or is_moderator(user)

@@ -21,9 +21,3 @@ class RollsConfig(AppConfig):
         # its movement check (RULES 1.5) asks how many action rolls a character made.
         diary_selectors.register_diary_rolls(diary_rolls)
         diary_selectors.register_turn_actions(turn_actions)
-
-        # Issue 12: every Q10 pool's odds table now (~25 ms once per process, before the
-        # first request), not in the first odds call that needs it (~6 ms for 10z10).
-        from rolls.engine import q10
-
-        q10.warm()

@@ -25,7 +25,7 @@ from rolls import selectors
 from rolls.access import RollAccess, access_roll_panel
 from rolls.cases import Case, CasePreview, SystemPanel, panel_for
 from rolls.engine.errors import RuleError
-from rolls.forms import SignedTokenForm
+from rolls.forms import SignedTokenForm, secret_field
 from rolls.panel import AnswersRequests, percent_text
 from rolls.selectors import playing_characters
 
@@ -82,9 +82,11 @@ class CaseTokenForm(SignedTokenForm):
     )
     ask = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
 
-    def __init__(self, *args, modes=(), posts=(), **kwargs):
+    def __init__(self, *args, modes=(), posts=(), may_roll_secret=False, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["mode"].choices = list(modes)
+        if may_roll_secret:
+            self.fields["secret"] = secret_field()
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
@@ -141,6 +143,7 @@ class CasePanel(AnswersRequests):
             modes=self.mode_choices,
             posts=self.posts,
             initial={"mode": self.mode},
+            may_roll_secret=self.access.may_roll_secret,
         )
         self.form = self.system_panel.form(
             self.mode,
@@ -167,6 +170,11 @@ class CasePanel(AnswersRequests):
     @property
     def forms(self):
         return [self.token_form, self.form]
+
+    @property
+    def secret(self) -> bool:
+        """Issue 13: the GM ticked "Rzut tajny" (the box is only in the GM's form)."""
+        return bool(self.token_form.cleaned_data.get("secret"))
 
     def initial_query(self) -> QueryDict:
         """Every field's starting value, as the query string of a complete panel."""

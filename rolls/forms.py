@@ -368,6 +368,17 @@ class SignedTokenForm(forms.Form):
         return cleaned
 
 
+SECRET_HELP = _(
+    "Players see only a commitment (a hash) until you reveal the roll on its page; it changes "
+    "no sheet and is no action of the character's."
+)
+
+
+def secret_field() -> forms.BooleanField:
+    """Issue 13 (rolls.secret): the GM's "Rzut tajny" box, in every panel's token form."""
+    return forms.BooleanField(label=_("Secret roll"), required=False, help_text=SECRET_HELP)
+
+
 class TokenForm(SignedTokenForm):
     """Carried by every panel form: the one-time token, the mode, the target post."""
 
@@ -390,10 +401,14 @@ class TokenForm(SignedTokenForm):
         ),
     )
 
-    def __init__(self, *args, posts=(), may_allow_extra_action=False, **kwargs):
+    def __init__(
+        self, *args, posts=(), may_allow_extra_action=False, may_roll_secret=False, **kwargs
+    ):
         super().__init__(*args, **kwargs)
         if not may_allow_extra_action:
             del self.fields["extra_action_reason"]
+        if may_roll_secret:
+            self.fields["secret"] = secret_field()
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
@@ -401,6 +416,7 @@ class TokenForm(SignedTokenForm):
     def clean(self):
         cleaned = super().clean()
         cleaned["extra_action_reason"] = (cleaned.get("extra_action_reason") or "").strip()
+        cleaned["secret"] = bool(cleaned.get("secret"))
         return cleaned
 
 

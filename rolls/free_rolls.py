@@ -42,6 +42,8 @@ class FreeRoll:
     expression: str
     label: str
     character_id: int | None = None
+    # Issue 13 (rolls.secret): only the commitment is public until the GM reveals it.
+    secret: bool = False
 
     def digest(self) -> str:
         payload = {
@@ -50,6 +52,7 @@ class FreeRoll:
             "expression": self.expression,
             "label": self.label,
             "character": self.character_id,
+            "secret": self.secret,
         }
         return hashlib.sha256(canonical_json(payload)).hexdigest()
 
@@ -116,11 +119,6 @@ def roll_make_free(
             token=token,
             digest=free.digest(),
             body=body,
+            secret=free.secret,
         )
     return RollMade(roll, created=True)
-
-
-def describe(expression: str) -> str:
-    """The preview's words, or RuleError: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
-    parsed = free_notation.parse_notation(expression)
-    return parsed.canonical

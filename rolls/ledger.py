@@ -39,6 +39,8 @@ PROBLEMS = {
     "bad_signature": _("bad signature (not made by the site's key)"),
     # Issue 11: rolls.recompute (verify_rolls --recompute).
     "wrong_result": _("its result is not what its stored case and dice give"),
+    # Issue 13: rolls.secret.
+    "bad_reveal": _("a reveal that does not match the secret roll's commitment"),
 }
 
 
@@ -67,12 +69,19 @@ def verify_chain(
 ) -> ChainReport:
     """Walk `rows` (seq, prev_hash, hash, record, key_id, signature, in seq order) and stop at
     the first break. `keys` (key_id → public key) checks every signature; `recompute` rolls
-    every stored case again through the engine."""
+    every stored case again through the engine.
+
+    Issue 13: a secret roll's entry is checked like any other (it holds a commitment, no
+    die); a reveal entry must reveal an earlier, not yet revealed secret roll with a record
+    and salt that give its commitment, and with `recompute` the revealed record is rolled
+    again like any roll."""
     from rolls import recompute as recomputing
+    from rolls import secret as secrets_
     from rolls import signing
     from rolls.models import is_entry_record
 
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
+    commitments: dict[int, str | None] = {}  # secret rolls seen: seq → commitment
     for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
         if seq != expected_seq:
             return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
@@ -86,10 +95,18 @@ def verify_chain(
             problem := signing.signature_problem(row_hash, key_id, signature, keys)
         ):
             return ChainReport(count, prev_hash, broken_seq=seq, problem=problem)
+        if secrets_.is_reveal_record(record):
+            if detail := secrets_.reveal_problem(record, commitments):
+                return ChainReport(
+                    count, prev_hash, broken_seq=seq, problem="bad_reveal", detail=detail
+                )
+            commitments[record["reveals"]["seq"]] = None
         if recompute and (detail := recomputing.recompute_problem(record, is_entry_record)):
             return ChainReport(
                 count, prev_hash, broken_seq=seq, problem="wrong_result", detail=detail
             )
+        if secrets_.is_secret_record(record):
+            commitments[seq] = record["secret"].get("commitment")
         expected_seq, prev_hash, count = seq + 1, row_hash, count + 1
     return ChainReport(count, prev_hash)
 

@@ -334,3 +334,41 @@ class InitiativeChange(models.Model):
 
     def delete(self, *args, **kwargs):
         raise LedgerError("An event's history is append-only: a change is never deleted.")
+
+
+# ---------------------------------------------------------------------------
+# Secret GM rolls (issue 13; rolls.secret): the chain holds a commitment, this table the rest.
+
+
+class SecretRoll(models.Model):
+    """The hidden half of a secret roll: the full record its chain entry commits to and the
+    salt, readable by the session's GM (and moderators, for audit) only, never by players,
+    the export or the API until revealed. `reveal` is the chain entry that revealed it (at
+    most one: the reveal's token is derived from the secret roll, and the pointer is
+    unique). The record and the salt are never changed; only `reveal` is set, once."""
+
+    roll = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, related_name="secret", verbose_name=_("secret roll")
+    )
+    record = models.JSONField(_("full record"))
+    salt = models.CharField(_("salt"), max_length=64)
+    reveal = models.OneToOneField(
+        Roll,
+        on_delete=models.PROTECT,
+        related_name="revealed_secret",
+        null=True,
+        blank=True,
+        verbose_name=_("reveal"),
+    )
+
+    class Meta:
+        ordering = ["roll"]
+        verbose_name = _("secret roll")
+        verbose_name_plural = _("secret rolls")
+
+    def __str__(self) -> str:
+        return f"secret {self.roll}"
+
+    @property
+    def is_revealed(self) -> bool:
+        return self.reveal_id is not None

@@ -150,6 +150,7 @@ class Panel(AnswersRequests):
             posts=self.posts,
             initial={"mode": self.mode},
             may_allow_extra_action=self.access.may_allow_extra_action,
+            may_roll_secret=self.access.may_roll_secret,
         )
         self.side_a = self.side_b = self.healing = self.initiative = None
         if self.mode == "initiative":
@@ -249,6 +250,11 @@ class Panel(AnswersRequests):
         return initiative_selectors.fight_view(
             event, self.turn.number if self.turn else event.opened_turn
         )
+
+    @property
+    def secret(self) -> bool:
+        """Issue 13: the GM ticked "Rzut tajny" (the box is only in the GM's form)."""
+        return bool(self.token_form.cleaned_data.get("secret"))
 
     @property
     def extra_action_reason(self) -> str:

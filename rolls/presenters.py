@@ -12,11 +12,12 @@ from decimal import Decimal
 from django.urls import reverse
 from django.utils import formats
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from characters.numbers import signed_text, with_minus
 from rolls import cases
 from rolls.engine import forum1000 as f1000
+from rolls.engine import notation as free_notation
 from rolls.models import is_entry_record
 
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
@@ -40,6 +41,8 @@ KINDS = {
     "effect_free": gettext_lazy("Effect freed"),
     "item_grant": gettext_lazy("Item granted"),
     "item_use": gettext_lazy("Item used"),
+    # Issue 13: the GM's free-form dice (rolls.free_rolls).
+    "notation": gettext_lazy("Free-form roll"),
 }
 
 SCOPES = {
@@ -185,6 +188,145 @@ def _share(count: int, faces: int) -> str:
 LEGEND = Legend()
 
 
+@dataclass(frozen=True)
+class FreeDie:
+    """One die of a free-form roll; `note` says in words what the styling shows."""
+
+    face: int
+    kept: bool
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class FreeTerm:
+    operator: str  # "+", "−" (U+2212), or "" for a positive first term
+    text: str  # "4k6kh3" in the language's die letter, or the constant
+    dice: tuple[FreeDie, ...] = ()
+    subtotal: int = 0
+
+
+@dataclass(frozen=True)
+class FreeView:
+    label: str
+    expression: str  # as the GM typed it
+    who: str  # the character it concerns, or ""
+    terms: tuple[FreeTerm, ...]
+    total: str  # with the one minus sign
+
+    @property
+    def dice_count(self) -> int:
+        return sum(len(term.dice) for term in self.terms)
+
+
+def _die_letter() -> str:
+    return pgettext("die in dice notation, as in 2d6", "d")
+
+
+def _term_text(term: dict) -> str:
+    if term["kind"] == "constant":
+        return str(term["value"])
+    selection = f"{term['selection']}{term['selection_count']}" if term["selection"] else ""
+    explode = "!" if term["explode"] else ""
+    return f"{term['count']}{_die_letter()}{term['faces']}{explode}{selection}"
+
+
+def _die_note(die: dict) -> str:
+    notes = []
+    if not die["kept"]:
+        notes.append(_("dropped"))
+    if die["exploded"]:
+        notes.append(_("exploded: one more die"))
+    if die["extra"]:
+        notes.append(_("from an explosion"))
+    if die["capped"]:
+        notes.append(_("explosion limit reached"))
+    return ", ".join(notes)
+
+
+def free_view(record: dict) -> FreeView:
+    """A stored free-form roll, from its record alone: every die with what became of it."""
+    result = record["result"]
+    terms = []
+    for index, term in enumerate(result["terms"]):
+        negative = term["sign"] < 0
+        operator = "−" if negative else ("+" if index else "")
+        dice = tuple(
+            FreeDie(face=die["face"], kept=die["kept"], note=_die_note(die))
+            for die in term.get("dice", ())
+        )
+        terms.append(FreeTerm(operator, _term_text(term), dice, abs(term["subtotal"])))
+    character = record["characters"].get("a")
+    return FreeView(
+        label=record["label"],
+        expression=result["input"]["expression"],
+        who=character["name"] if character else "",
+        terms=tuple(terms),
+        total=with_minus(str(result["total"])),
+    )
+
+
+def _kept_count(term: free_notation.DiceTerm, pool: int) -> int:
+    if term.selection is None:
+        return pool
+    if term.selection.startswith("k"):
+        return min(term.selection_count, pool)
+    return pool - term.selection_count
+
+
+def notation_range(notation: free_notation.Notation) -> tuple[int, int]:
+    """The lowest and highest total (exploding dice counted up to the engine's cap)."""
+    low = high = 0
+    for term in notation.terms:
+        if isinstance(term, free_notation.ConstantTerm):
+            low, high = low + term.sign * term.value, high + term.sign * term.value
+            continue
+        most = term.count * (free_notation.EXPLOSION_CAP + 1) if term.explode else term.count
+        least, greatest = _kept_count(term, term.count), _kept_count(term, most) * term.faces
+        if term.sign < 0:
+            least, greatest = -greatest, -least
+        low, high = low + least, high + greatest
+    return low, high
+
+
+def _selection_words(term: free_notation.DiceTerm) -> str:
+    n = term.selection_count
+    words = {
+        "kh": ngettext("keep the highest %(n)s", "keep the highest %(n)s", n),
+        "kl": ngettext("keep the lowest %(n)s", "keep the lowest %(n)s", n),
+        "dh": ngettext("drop the highest %(n)s", "drop the highest %(n)s", n),
+        "dl": ngettext("drop the lowest %(n)s", "drop the lowest %(n)s", n),
+    }
+    return words[term.selection] % {"n": n}
+
+
+def notation_summary(notation: free_notation.Notation) -> str:
+    """The preview's words: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
+    parts = []
+    for index, term in enumerate(notation.terms):
+        sign = "−" if term.sign < 0 else ("+" if index else "")
+        if isinstance(term, free_notation.ConstantTerm):
+            parts.append(f"{sign}{term.value}")  # "+2", as people write a modifier
+            continue
+        words = ngettext(
+            "%(count)s die with %(faces)s faces", "%(count)s dice with %(faces)s faces", term.count
+        ) % {"count": term.count, "faces": term.faces}
+        if term.explode:
+            words += ", " + ngettext("exploding", "exploding", term.count)
+        if term.selection:
+            words += ", " + _selection_words(term)
+        parts.append(f"{sign} {words}".strip())
+    low, high = notation_range(notation)
+    span = _("result %(low)s to %(high)s") % {
+        "low": with_minus(str(low)),
+        "high": with_minus(str(high)),
+    }
+    if any(isinstance(t, free_notation.DiceTerm) and t.explode for t in notation.terms):
+        span += " " + _("(at most %(cap)s extra dice per exploding die)") % {
+            "cap": free_notation.EXPLOSION_CAP
+        }
+    return "; ".join([", ".join(parts), span])
+
+
 @dataclass
 class RollView:
     seq: int
@@ -208,10 +350,23 @@ class RollView:
     # Issue 10: a case system's roll (q10, ciernie, arsmagica), its lines from its panel.
     case_lines: list = field(default_factory=list)
     action_count: str = ""
+    # Issue 13: a free-form roll (system "free"): its label, expression and every die.
+    free: FreeView | None = None
+    # Issue 13 (rolls.secret): a secret roll's commitment (its test named, nothing else);
+    # a reveal's secret roll number and whether its record and salt give the commitment.
+    commitment: str = ""
+    secret_test: str = ""
+    reveals_seq: int | None = None
+    reveal_matches: bool = False
+
+    @property
+    def is_secret(self) -> bool:
+        return bool(self.commitment)
 
     @property
     def is_case(self) -> bool:
-        return bool(self.case_lines)
+        # A free-form roll has no forum1000 legend either: its dice say what they are.
+        return bool(self.case_lines) or self.free is not None
 
     @property
     def is_entry(self) -> bool:
@@ -233,8 +388,70 @@ def roll_view(roll) -> RollView:
         )
 
 
+def _test_label(system: str, test: str) -> str:
+    system_panel = cases.panel_for(system) if system != f1000.SYSTEM else None
+    if system_panel is not None:
+        return str(dict(system_panel.modes).get(test, test))
+    return str(KINDS.get(test, test))
+
+
+def _secret_view(roll, record: dict) -> RollView:
+    """A secret roll's entry: who, when, which test, the commitment; no die, no result."""
+    secret = record["secret"]
+    return RollView(
+        seq=roll.seq,
+        kind=_("Secret roll"),
+        rolled_by=record["rolled_by"]["username"],
+        lines=[],
+        hash=roll.hash,
+        commitment=secret["commitment"],
+        secret_test=_test_label(secret["system"], secret["test"]),
+    )
+
+
+@dataclass(frozen=True)
+class _RevealedRow:
+    """The revealed record as a row of its own number, for roll_view."""
+
+    seq: int
+    record: dict
+    hash: str
+    system: str
+    session_id: int
+
+
+def _reveal_view(roll, record: dict) -> RollView:
+    """A reveal: the secret roll's lines as any roll of its test shows them, and whether the
+    revealed record and salt give the commitment (the verifiers check it against the chain)."""
+    from rolls.secret import commitment_matches
+
+    reveals = record["reveals"]
+    full = reveals["record"]
+    inner = _roll_view(_RevealedRow(reveals["seq"], full, roll.hash, roll.system, roll.session_id))
+    inner.seq = roll.seq
+    inner.kind = _("Secret roll #%(seq)s revealed: %(kind)s") % {
+        "seq": reveals["seq"],
+        "kind": inner.kind,
+    }
+    inner.rolled_by = record["rolled_by"]["username"]
+    inner.reveals_seq = reveals["seq"]
+    inner.reveal_matches = commitment_matches(reveals["commitment"], full, reveals["salt"])
+    return inner
+
+
+def hidden_view(roll, hidden) -> RollView:
+    """For the GM (rolls.access): the still-hidden record of a secret roll, as it will show."""
+    return roll_view(_RevealedRow(roll.seq, hidden.record, roll.hash, roll.system, roll.session_id))
+
+
 def _roll_view(roll) -> RollView:
+    from rolls.secret import is_reveal_record, is_secret_record
+
     record = roll.record
+    if is_secret_record(record):
+        return _secret_view(roll, record)
+    if is_reveal_record(record):
+        return _reveal_view(roll, record)
     entry = is_entry_record(record)
     result = record.get("result") if entry else record["result"]
     people = record["characters"]
@@ -248,6 +465,9 @@ def _roll_view(roll) -> RollView:
     kind = record["kind"]
     if entry:
         view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
+        return view
+    if kind == free_notation.TEST:  # Roll.system is the session's; the result's is "free"
+        view.free = free_view(record)
         return view
     system_panel = cases.panel_for(roll.system) if roll.system != f1000.SYSTEM else None
     if system_panel is not None:
@@ -432,6 +652,8 @@ def rendered_roll(roll) -> RenderedRoll:
         html = render_to_string(
             "rolls/roll.html", {"view": view, "session": {"pk": roll.session_id}}
         )
-        return RenderedRoll(html, view.seq, view.is_entry, view.is_case, view.legend)
+        # A secret roll's commitment has no die: no legend under it, as under an entry.
+        is_entry = view.is_entry or view.is_secret
+        return RenderedRoll(html, view.seq, is_entry, view.is_case, view.legend)
 
     return memo(("roll", roll.pk, roll.hash, get_language()), render)

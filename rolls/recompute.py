@@ -24,7 +24,19 @@ def _plain(value):
 
 def recompute_problem(record: dict, is_entry) -> str | None:
     """None if the record's result is what its case gives, else a short reason. `is_entry`
-    tells a diary entry's record (rolls.models.is_entry_record)."""
+    tells a diary entry's record (rolls.models.is_entry_record). Issue 13: a secret roll's
+    entry has nothing to recompute until revealed; a reveal's revealed record is rolled
+    again like any roll (rolls.ledger checks it against the commitment)."""
+    from rolls.secret import is_reveal_record, is_secret_record
+
+    if is_secret_record(record):
+        return None
+    if is_reveal_record(record):
+        revealed = record["reveals"].get("record")
+        if not isinstance(revealed, dict) or is_reveal_record(revealed):
+            return "no revealed record"
+        problem = recompute_problem(revealed, is_entry)
+        return f"the revealed record: {problem}" if problem else None
     if is_entry(record):
         return None
     result = record.get("result")

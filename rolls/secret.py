@@ -1,22 +1,38 @@
-"""Commitments for secret GM rolls (issue 13, first step).
+"""Secret GM rolls (issue 13): a commitment in the chain now, the record revealed later.
 
 A secret roll's chain entry carries only a commitment to its full record; the
-record and the salt stay hidden until the GM reveals them. Anyone holding the
-revealed record and salt can recompute the commitment and compare it with the
-one chained before. The bytes hashed are exactly
+record and the salt stay hidden (rolls.models.SecretRoll) until the GM reveals them.
+The reveal is a chain entry of its own, holding the record and the salt, so anyone
+holding the export can recompute the commitment and compare it with the one chained
+before. The bytes hashed are exactly
 
     sha256(salt_hex.encode("ascii") + b"\\n" + canonical_json(record))
 
-so the standalone verifier can do the same without Django.
+so the standalone verifier (docs/verify_ledger.py) can do the same without Django.
 """
+
+from __future__ import annotations
 
 import hashlib
 import hmac
 import secrets
+import uuid
+
+from django.core.exceptions import PermissionDenied
+from django.db import transaction
 
 from rolls.ledger import canonical_json
 
 SALT_BYTES = 32
+# Roll.test and the record's kind of the two chain entries.
+SECRET_TEST = "secret"
+REVEAL_TEST = "reveal"
+# What a secret entry's public record keeps of the full one: where and when it was rolled
+# and by whom (the chain's envelope, rolls.services.chain_append), nothing of what or whom.
+PUBLIC_KEYS = ("format", "session", "seq", "turn", "post", "rolled_by", "rolled_at")
+# The reveal's one-time token is derived from the secret roll, so the chain's unique
+# (session, token) refuses a second reveal even past the lock.
+REVEAL_TOKEN_NAMESPACE = uuid.UUID("5b0c6f51-3d0e-4a8e-9d59-0f3c2a7a1e13")
 
 
 def new_salt_hex() -> str:
@@ -31,3 +47,112 @@ def commitment_for(record: dict, salt_hex: str) -> str:
 
 def commitment_matches(commitment: str, record: dict, salt_hex: str) -> bool:
     return hmac.compare_digest(commitment, commitment_for(record, salt_hex))
+
+
+def is_secret_record(record: dict) -> bool:
+    return record.get("kind") == SECRET_TEST and isinstance(record.get("secret"), dict)
+
+
+def is_reveal_record(record: dict) -> bool:
+    return record.get("kind") == REVEAL_TEST and isinstance(record.get("reveals"), dict)
+
+
+def secret_split(full: dict, *, system: str, test: str) -> tuple[dict, dict]:
+    """(SecretRoll's fields, the public record) for a full record about to be chained."""
+    salt = new_salt_hex()
+    public = {key: full[key] for key in PUBLIC_KEYS}
+    public["kind"] = SECRET_TEST
+    public["secret"] = {
+        "system": system,
+        "test": test,
+        "commitment": commitment_for(full, salt),
+    }
+    return {"record": full, "salt": salt}, public
+
+
+def reveal_problem(record: dict, commitments: dict[int, str | None]) -> str | None:
+    """What is wrong with a reveal entry, or None. `commitments`: the secret entries seen so
+    far in the chain, seq → commitment (None once revealed). The revealed record must be
+    the one committed to (its commitment recomputed from the record and the salt) and must
+    name the secret entry's own session and number."""
+    reveals = record["reveals"]
+    seq, full, salt = reveals.get("seq"), reveals.get("record"), reveals.get("salt")
+    if seq not in commitments:
+        return f"reveals #{seq}, which is not an earlier secret roll"
+    committed = commitments[seq]
+    if committed is None:
+        return f"reveals #{seq} a second time"
+    if not isinstance(full, dict) or not isinstance(salt, str):
+        return "the revealed record or salt is missing"
+    if reveals.get("commitment") != committed:
+        return f"names another commitment than #{seq}'s"
+    try:
+        matches = commitment_matches(committed, full, salt)
+    except (UnicodeEncodeError, TypeError, ValueError):
+        matches = False
+    if not matches:
+        return f"the revealed record and salt do not give #{seq}'s commitment"
+    if full.get("seq") != seq or full.get("session") != record.get("session"):
+        return f"the revealed record does not name #{seq} of this session"
+    return None
+
+
+def reveal_token(secret_roll) -> uuid.UUID:
+    return uuid.uuid5(REVEAL_TOKEN_NAMESPACE, secret_roll.hash)
+
+
+def secret_roll_reveal(*, session, by, seq: int):
+    """The GM reveals secret roll #seq: one chain entry, in the secret roll's post, holding
+    the full record and the salt (so its time and content are in the chain too). A roll is
+    revealed once: a second call answers with the first reveal (RollMade.created False).
+    PermissionDenied for anyone but the GM of a running session; SecretRoll.DoesNotExist
+    for a number that is not a secret roll of this session."""
+    from diary.services import current_turn
+    from rolls.access import access_roll_panel
+    from rolls.models import SecretRoll
+    from rolls.services import RollMade, chain_append, lock_session
+
+    with transaction.atomic():
+        locked = lock_session(session)
+        access = access_roll_panel(by, locked)
+        if not (access.may_roll and access.is_gm):
+            raise PermissionDenied
+        hidden = (
+            SecretRoll.objects.select_for_update(of=("self",))
+            .select_related("roll__post", "reveal__post")
+            .get(roll__session=locked, roll__seq=seq)
+        )
+        if hidden.reveal is not None:
+            return RollMade(hidden.reveal, created=False)
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        secret_row = hidden.roll
+
+        def body(_seq: int) -> dict:
+            return {
+                "kind": REVEAL_TEST,
+                "reveals": {
+                    "seq": secret_row.seq,
+                    "commitment": secret_row.record["secret"]["commitment"],
+                    "salt": hidden.salt,
+                    "record": hidden.record,
+                },
+            }
+
+        token = reveal_token(secret_row)
+        roll = chain_append(
+            locked,
+            by,
+            post=secret_row.post,  # the result shows beside the commitment
+            turn_number=turn.number,
+            character_id=None,
+            test=REVEAL_TEST,
+            is_action=False,
+            token=token,
+            digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
+            body=body,
+        )
+        hidden.reveal = roll
+        hidden.save(update_fields=["reveal"])
+    return RollMade(roll, created=True)

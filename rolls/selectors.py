@@ -445,7 +445,10 @@ def _outcomes(record: dict):
 
 def character_stats(session) -> list[CharacterStats]:
     stats: dict[int, CharacterStats] = {}
-    rolls = Roll.objects.filter(session=session, system=f1000.SYSTEM).exclude(test__in=ENTRY_KINDS)
+    # Issue 13: a free-form roll (test "notation") is no d1000 test: it has no place here.
+    rolls = Roll.objects.filter(session=session, system=f1000.SYSTEM).exclude(
+        test__in=(*ENTRY_KINDS, "notation")
+    )
     for record in rolls.values_list("record", flat=True):
         try:
             for character_id, name, result in list(_outcomes(record)):

@@ -14,6 +14,7 @@ marker together); the turn's earlier action rolls are counted, never loaded.
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +47,7 @@ from rolls.engine import systems
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.initiative_services import check_no_running_event, initiative_event_open
 from rolls.ledger import chain_hash
-from rolls.models import AskStatus, Roll, RollAsk
+from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
 from rolls.requests import (
     SIDE_TESTS,
     NpcTarget,
@@ -57,6 +58,7 @@ from rolls.requests import (
     build_test,
     npc_target,
 )
+from rolls.secret import SECRET_TEST, secret_split
 from rolls.selectors import (
     action_rolls_in_turn,
     ask_summary,
@@ -241,24 +243,32 @@ def roll_make(
     extra_action_reason: str = "",
     event_name: str = "",
     characters: dict | None = None,
+    secret: bool = False,
 ) -> RollMade:
-    """`answers`: the player's request this roll answers (the GM's one click). An initiative
-    roll opens an initiative event (issue 9) named `event_name`, in the same transaction.
-    `characters`: the sheets the panel read (rolls.selectors.playing_characters), if any."""
+    """`answers`: the request answered (the GM's one click); an initiative roll opens an event
+    named `event_name`; `characters`: the panel's sheets; `secret`: issue 13, rolls.secret."""
     with transaction.atomic():
         # Under the lock: the chain head, the turn's actions, the token, the patient's HP.
         locked, characters = _lock(session, request, characters)
         check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
-        replayed = _replay(locked, by, token, request)
-        if replayed is not None:
+        digest = checked_digest(by, locked, request.kind, request.digest(), secret, answers)
+        if (replayed := _replay_digest(locked, by, token, digest)) is not None:
             return replayed
-        checked = _check(locked, by, request, characters, post, extra_action_reason, answers)
-        roll = _append(locked, by, request, token, checked, dice or SystemDice())
-        if request.kind == "initiative":
-            initiative_event_open(session=locked, roll=roll, by=by, name=event_name)
-        if checked.ask is not None:
-            _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
+        checked = _check(
+            locked, by, request, characters, post, extra_action_reason, answers, secret
+        )
+        roll = _append(locked, by, request, token, checked, dice or SystemDice(), secret, digest)
+        _after_append(locked, by, request, checked, roll, event_name)
     return RollMade(roll, created=True)
+
+
+def _after_append(session, by, request: RollRequest, checked, roll: Roll, event_name: str):
+    """In the roll's transaction: an initiative roll opens its event (issue 9), an answer
+    closes the request it answers."""
+    if request.kind == "initiative":
+        initiative_event_open(session=session, roll=roll, by=by, name=event_name)
+    if checked.ask is not None:
+        _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
 
 
 @dataclass(frozen=True)
@@ -287,16 +297,6 @@ def _lock(session: GameSession, request: RollRequest, characters: dict | None = 
     return locked, {pk: characters[pk] for pk in request.character_ids if pk in characters}
 
 
-def _replay(session: GameSession, by, token: uuid.UUID, request: RollRequest) -> RollMade | None:
-    """A token already used answers with its roll, for the same user and inputs only."""
-    existing = Roll.objects.filter(session=session, token=token).first()
-    if existing is None:
-        return None
-    if existing.rolled_by_id != by.pk or existing.request_digest != request.digest():
-        raise TokenReused
-    return RollMade(existing, created=False)
-
-
 def _check(
     session: GameSession,
     by,
@@ -305,6 +305,7 @@ def _check(
     post,
     extra_action_reason="",
     answers=None,
+    secret: bool = False,
 ) -> _Checked:
     """Every refusal before any die (a running initiative event, the rules, the healing
     effect, the turn, the action limit, the post, the request answered), then the post the
@@ -317,8 +318,13 @@ def _check(
     if turn is None:
         raise PermissionDenied
     acting = characters.get(request.acting_character_id)
-    extra = check_action_limit(
-        session, request, turn, acting.name if acting else "", extra_action_reason
+    # A secret roll is no action of the character's (rolls.secret): never counted or refused.
+    extra = (
+        None
+        if secret
+        else check_action_limit(
+            session, request, turn, acting.name if acting else "", extra_action_reason
+        )
     )
     ask = _open_ask(session, by, answers) if answers is not None else None
     if ask is not None:
@@ -382,6 +388,44 @@ def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None
         notify_ask_answered(ask, roll=answer)  # issue 13: the asking player hears of it
 
 
+# ---------------------------------------------------------------------------
+# Secret rolls (issue 13; rolls.secret)
+
+# Kinds that write to a sheet or open an event: a hidden check must change nothing anyone sees.
+NOT_SECRET_KINDS = ("healing", "initiative")
+SECRET_KIND_REFUSED = gettext_lazy(
+    "A healing or initiative roll cannot be secret: it changes a sheet or opens an event "
+    "that everyone sees."
+)
+SECRET_ANSWER_REFUSED = gettext_lazy(
+    "A secret roll cannot answer a player's request: the player would not see the answer."
+)
+
+
+def check_may_roll_secret(by, session: GameSession, *, kind: str, answers=None) -> None:
+    """Only the session's GM rolls in secret, and only what changes nothing in sight."""
+    if not diary_permissions.is_gm(by, session):
+        raise PermissionDenied
+    if kind in NOT_SECRET_KINDS:
+        raise ValidationError({"secret": SECRET_KIND_REFUSED})
+    if answers is not None:
+        raise ValidationError({"secret": SECRET_ANSWER_REFUSED})
+
+
+def checked_digest(by, session, kind: str, digest: str, secret: bool, answers) -> str:
+    """The request's digest, a secret one's after its checks (check_may_roll_secret)."""
+    if not secret:
+        return digest
+    check_may_roll_secret(by, session, kind=kind, answers=answers)
+    return secret_digest(digest)
+
+
+def secret_digest(digest: str) -> str:
+    """The request digest of the same inputs rolled in secret: a replayed token with the
+    box changed is another request (TokenReused), never the other roll."""
+    return hashlib.sha256(f"secret:{digest}".encode("ascii")).hexdigest()
+
+
 def chain_append(
     session: GameSession,
     by,
@@ -394,6 +438,7 @@ def chain_append(
     token: uuid.UUID,
     digest: str,
     body: Callable[[int], dict],
+    secret: bool = False,
 ) -> Roll:
     """The chain's one writer: every row of a session's chain (forum1000 rolls, the case
     systems' rolls, diary entries) is appended here, under the session's row lock the caller
@@ -403,7 +448,11 @@ def chain_append(
 
     The head comes from the locked session row (lock_session), not from a "last roll"
     query; one UPDATE moves it and the activity marker, and only if it is still the head
-    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts)."""
+    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
+
+    `secret` (issue 13, rolls.secret): the chain gets only the envelope, the test and a
+    commitment to the full record; the full record and its salt go to SecretRoll. The row
+    names no character and is no action roll: nothing in the diary may tell what it was."""
     seq = session.chain_seq + 1
     prev_hash = session.chain_hash
     content = body(seq)
@@ -418,6 +467,10 @@ def chain_append(
         "rolled_at": now.isoformat(),
         **content,
     }
+    hidden = None
+    if secret:
+        hidden, record = secret_split(record, system=session.system, test=test)
+        character_id, test, is_action = None, SECRET_TEST, False
     roll = Roll.objects.create(
         session=session,
         seq=seq,
@@ -440,11 +493,15 @@ def chain_append(
     )
     if moved != 1:
         raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
+    if hidden is not None:
+        SecretRoll.objects.create(roll=roll, **hidden)
     session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
     return roll
 
 
-def _append(session, by, request, token, checked: _Checked, dice: DiceSource) -> Roll:
+def _append(
+    session, by, request, token, checked: _Checked, dice: DiceSource, secret=False, digest=""
+) -> Roll:
     """Roll, apply healing, and append the hash-chained row (the record says it all)."""
 
     def body(seq: int) -> dict:
@@ -461,8 +518,9 @@ def _append(session, by, request, token, checked: _Checked, dice: DiceSource) ->
         test=request.kind,
         is_action=request.kind != "initiative",
         token=token,
-        digest=request.digest(),
+        digest=digest or request.digest(),
         body=body,
+        secret=secret,
     )
 
 
@@ -502,6 +560,7 @@ def roll_make_case(
     answers: RollAsk | None = None,
     dice: DiceSource | None = None,
     characters: dict | None = None,
+    secret: bool = False,
 ) -> RollMade:
     """A case system's roll, with roll_make's guarantees: ONE transaction under the
     session's row lock; who may roll checked (rolls.access); a repeated token answers with
@@ -517,7 +576,8 @@ def roll_make_case(
         else:
             characters = {pk: characters[pk] for pk in ids if pk in characters}
         check_may_roll_case(by, locked, case, characters)
-        replayed = _replay_digest(locked, by, token, case.digest())
+        digest = checked_digest(by, locked, case.mode, case.digest(), secret, answers)
+        replayed = _replay_digest(locked, by, token, digest)
         if replayed is not None:
             return replayed
         test = case.engine_test()  # RuleError: refused before any die
@@ -534,7 +594,7 @@ def roll_make_case(
             target = _target_post(locked, by, turn, post)
         earlier = (
             action_rolls_in_turn(locked, case.character_id, turn.number)
-            if case.is_action and case.character_id is not None
+            if case.is_action and case.character_id is not None and not secret
             else None
         )
 
@@ -551,8 +611,9 @@ def roll_make_case(
             test=case.mode,
             is_action=case.is_action,
             token=token,
-            digest=case.digest(),
+            digest=digest,
             body=body,
+            secret=secret,
         )
         if ask is not None:
             _close_ask(ask, AskStatus.ANSWERED, answer=roll)

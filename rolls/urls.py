@@ -1,12 +1,13 @@
 from django.urls import path
 
-from rolls import initiative_views, views
+from rolls import free_views, initiative_views, views
 
 app_name = "rolls"
 
 urlpatterns = [
     path("<int:pk>/rolls/panel/", views.panel, name="panel"),
     path("<int:pk>/rolls/<int:seq>/", views.roll_detail, name="detail"),
+    path("<int:pk>/rolls/<int:seq>/reveal/", views.reveal, name="reveal"),
     path("<int:pk>/rolls/audit/", views.audit, name="audit"),
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
     path("ledger-keys.json", views.ledger_keys, name="ledger_keys"),
@@ -36,3 +37,6 @@ urlpatterns += [
     ),
     path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]
+
+# Issue 13: the GM's free-form dice (rolls/free_views.py).
+urlpatterns += [path("<int:pk>/rolls/free/", free_views.free_roll, name="free")]

@@ -23,10 +23,11 @@ from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskTargetForm, SideForm
 from rolls.messages import request_error_message, rule_error_message
-from rolls.models import Roll, RollAsk
+from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel
-from rolls.presenters import LEGEND, roll_view
+from rolls.presenters import LEGEND, hidden_view, roll_view
 from rolls.requests import RequestError
+from rolls.secret import SECRET_TEST, secret_roll_reveal
 from rolls.selectors import playing_characters
 
 
@@ -103,6 +104,10 @@ def panel(request, pk: int):
     ):
         # Only the GM allows a second action roll (RULES 1.5); a player sending it is refused.
         raise PermissionDenied
+    if request.POST.get("secret") and not access.may_roll_secret:
+        # Issue 13: only the GM rolls in secret; a player asking for it is refused, not
+        # given a public roll they believed hidden.
+        raise PermissionDenied
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
         # CSRF token, so the address the browser shows (and keeps in history) has none.
@@ -163,7 +168,11 @@ def _panel_roll(request, access, mode: str):
             access,
             panel,
             services.roll_make_case,
-            {"case": panel.case, "characters": lambda: panel.sheets},
+            {
+                "case": panel.case,
+                "characters": lambda: panel.sheets,
+                "secret": lambda: panel.secret,
+            },
         )
     panel = Panel(session, request.user, mode, request.POST, access)
     return _roll_from_panel(
@@ -177,6 +186,7 @@ def _panel_roll(request, access, mode: str):
             "event_name": lambda: panel.event_name,
             # The sheets the panel read for its forms: a roll reads them once.
             "characters": lambda: panel.sheets,
+            "secret": lambda: panel.secret,
         },
     )
 
@@ -209,6 +219,9 @@ def _roll_from_panel(request, access, panel, make, inputs: dict):
             )
             fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
         else:
+            if made.roll.test == SECRET_TEST:
+                # The GM sees the hidden result (and the reveal button) on the roll's page.
+                return redirect("rolls:detail", session.pk, made.roll.seq)
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
     elif panel.token_form.cleaned_data.get("token") is None:
         fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
@@ -248,11 +261,50 @@ def roll_detail(request, pk: int, seq: int):
         {
             "session": session,
             "roll": roll,
+            **_secret_context(request.user, session, roll),
             "view": roll_view(roll),
             "record_json": json.dumps(roll.record, indent=2, ensure_ascii=False, sort_keys=True),
             "recomputed": ledger.chain_hash(roll.prev_hash, roll.record),
         },
     )
+
+
+def _secret_context(user, session, roll) -> dict:
+    """Issue 13: a secret roll's state on its page; its hidden record only for those
+    rolls.access lets read it, the reveal button only for the GM."""
+    if roll.test != SECRET_TEST:
+        return {}
+    hidden = SecretRoll.objects.select_related("reveal").filter(roll=roll).first()
+    if hidden is None:
+        return {}
+    readable = not hidden.is_revealed and rolls_access.may_read_secret(user, session)
+    access = rolls_access.access_roll_panel(user, session)
+    return {
+        "secret": hidden,
+        "hidden_view": hidden_view(roll, hidden) if readable else None,
+        "hidden_json": (
+            json.dumps(hidden.record, indent=2, ensure_ascii=False, sort_keys=True)
+            if readable
+            else ""
+        ),
+        "may_reveal": not hidden.is_revealed and access.may_roll_secret,
+    }
+
+
+@login_required
+@require_POST
+def reveal(request, pk: int, seq: int):
+    """The GM reveals a secret roll: a reveal entry joins the chain (rolls.secret)."""
+    session = _session_for_reader(request, pk)
+    try:
+        made = secret_roll_reveal(session=session, by=request.user, seq=seq)
+    except SecretRoll.DoesNotExist:
+        raise Http404 from None
+    if made.created:
+        messages.success(request, _("The secret roll is revealed: everyone sees its result now."))
+    else:
+        messages.info(request, _("This secret roll was already revealed."))
+    return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
 
 
 @login_required

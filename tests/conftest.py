@@ -47,6 +47,9 @@ def pytest_configure(config):
     from pathlib import Path
 
     settings.LEDGER_SIGNING_KEY_FILE = Path(tempfile.mkdtemp()) / "ledger-signing-key.pem"
+    # Issue 13: uploads (portraits) never land in the repo's var/media; `media_root` gives a
+    # test a directory of its own to look into.
+    settings.MEDIA_ROOT = Path(tempfile.mkdtemp()) / "media"
 
 
 _names = itertools.count(1)
@@ -186,6 +189,13 @@ def table(make_user, make_character, make_session):
     t.moderator = make_user("moderator", moderator=True)
     t.outsider = make_user("obcy")
     return t
+
+
+@pytest.fixture
+def media_root(settings, tmp_path):
+    """A MEDIA_ROOT of this test's own (issue 13: portraits): the files it stored, no other."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

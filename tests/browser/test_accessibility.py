@@ -29,6 +29,7 @@ def _report(problems: dict[str, list[str]]) -> str:
 def _pages(session: GameSession) -> list[str]:
     roll = Roll.objects.filter(session=session).order_by("seq").first()
     entry = Roll.objects.filter(session=session, test="item_use").get()
+    free = Roll.objects.filter(session=session, test="notation").order_by("seq").last()
     character = session.participations.filter(status="accepted").first().character
     panel = f"/sessions/{session.pk}/rolls/panel/"
     return [
@@ -57,6 +58,9 @@ def _pages(session: GameSession) -> list[str]:
         f"/characters/{character.pk}/",
         f"/characters/{character.pk}/edit/",
         f"/characters/{character.pk}/history/",
+        # Issue 13: the GM's free-form roll page, with a preview, and a free roll's permalink.
+        f"/sessions/{session.pk}/rolls/free/?expression=4k6kh3%2B1",
+        f"/sessions/{session.pk}/rolls/{free.seq}/",
         # Issue 13: the bell's list and the e-mail preferences.
         "/notifications/",
         "/notifications/preferences/",

@@ -14,6 +14,22 @@ from tests.conftest import PASSWORD, polish
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+def _select_from(page, post, first_words):
+    """Select a post's narration from `first_words` to its end, as a reader would."""
+    page.locator(f"#post-{post.pk} .narration").evaluate(
+        """(el, first) => {
+            const text = el.querySelector('p').firstChild;
+            const range = document.createRange();
+            range.setStart(text, text.data.indexOf(first));
+            range.setEnd(text, text.data.length);
+            const selection = window.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }""",
+        first_words,
+    )
+
+
 def test_a_player_quotes_a_selection_of_the_gms_post_and_the_quote_links_back(page, table):
     gm_post = services.post_create(
         session=table.session,
@@ -24,20 +40,7 @@ def test_a_player_quotes_a_selection_of_the_gms_post_and_the_quote_links_back(pa
     )
     log_in(page, table.alice.username, PASSWORD)
     page.goto(f"/sessions/{table.session.pk}/")
-    narration = page.locator(f"#post-{gm_post.pk} .narration")
-    # Select the second sentence only, as a reader would with the mouse.
-    narration.evaluate(
-        """(el) => {
-            const text = el.querySelector('p').firstChild;
-            const start = text.data.indexOf('Z mgły');
-            const range = document.createRange();
-            range.setStart(text, start);
-            range.setEnd(text, text.data.length);
-            const selection = window.getSelection();
-            selection.removeAllRanges();
-            selection.addRange(range);
-        }"""
-    )
+    _select_from(page, gm_post, "Z mgły")
     page.locator(f"#post-{gm_post.pk}").get_by_role("link", name=polish("Quote")).click()
     reply = page.locator("#write textarea[name=narration]")
     expect(reply).to_be_focused()
@@ -53,6 +56,11 @@ def test_a_player_quotes_a_selection_of_the_gms_post_and_the_quote_links_back(pa
     expect(preview.locator("blockquote")).to_contain_text("Z mgły wyłania się strażnik.")
     expect(preview).to_contain_text("Lirael unosi dłoń")
     assert page.url.endswith(f"/sessions/{table.session.pk}/")  # swapped in place
+    # Quoting again after the swap inserts the quote once (the script is not loaded twice).
+    _select_from(page, gm_post, "strażnik")
+    page.locator(f"#post-{gm_post.pk}").get_by_role("link", name=polish("Quote")).click()
+    assert reply.input_value().count("> strażnik.") == 1
+    reply.fill(quoted + "Lirael unosi dłoń w pokojowym geście.")
     page.get_by_role("button", name=polish("Publish")).click()
 
     mine = page.locator("article.post").last
@@ -72,3 +80,25 @@ def test_a_player_quotes_a_selection_of_the_gms_post_and_the_quote_links_back(pa
             session=table.session.title,
         )
     )
+
+
+def test_the_edit_form_previews_in_place_and_saves_only_on_save(page, table):
+    post = services.post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Lirael czeka.",
+        nc_note="",
+    )
+    log_in(page, table.alice.username, PASSWORD)
+    page.goto(f"/sessions/posts/{post.pk}/edit/")
+    page.get_by_label(polish("Narration")).fill("Lirael **biegnie** do mostu.")
+    page.get_by_role("button", name=polish("Preview")).click()
+    preview = page.get_by_test_id("post-preview")
+    expect(preview.locator("strong")).to_have_text("biegnie")
+    post.refresh_from_db()
+    assert post.version == 1  # a preview stores nothing
+    page.get_by_role("button", name=polish("Save")).click()
+    expect(page.locator(f"#post-{post.pk} strong")).to_have_text("biegnie")
+    post.refresh_from_db()
+    assert post.version == 2

@@ -123,3 +123,79 @@ def test_a_refused_preview_shows_the_error_next_to_the_field(table, client_for):
     assert 'class="error"' in htmx.content.decode()
     assert not Post.objects.exists()
     assert client_for(table.outsider).post(url, {"narration": "x"}).status_code == 403
+
+
+@pytest.mark.django_db
+def test_an_htmx_preview_brings_back_only_the_post_form(table, client_for):
+    from diary.services import post_create
+
+    post_create(
+        session=table.session,
+        author=table.gm,
+        character=None,
+        narration="Mgła gęstnieje nad brodem.",
+        nc_note="",
+    )
+    url = reverse("diary:post_preview", args=[table.session.pk])
+    answer = client_for(table.alice).post(
+        url,
+        {"narration": "*Cicho*", "character": table.lirael.pk, "token": uuid.uuid4()},
+        headers={"HX-Request": "true"},
+    )
+    body = answer.content.decode()
+    assert answer.status_code == 200
+    assert body.lstrip().startswith('<section class="card post-form" id="write"')
+    assert render_narration("*Cicho*") in body
+    # Neither the diary's posts nor its page around them are rendered for a swap.
+    assert "Mgła gęstnieje" not in body
+    assert "<html" not in body
+    # The quote script stays outside what htmx swaps, so it is never loaded twice.
+    assert "quote.js" not in body
+
+
+def _edit_fields(table, narration):
+    return {"character": table.lirael.pk, "narration": narration, "nc_note": ""}
+
+
+@pytest.mark.django_db
+def test_the_edit_form_previews_without_saving(table, client_for):
+    from diary.services import post_create
+
+    post = post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Pierwsza",
+        nc_note="",
+    )
+    client = client_for(table.alice)
+    url = reverse("diary:post_edit", args=[post.pk])
+    fields = {**_edit_fields(table, "**Druga** <img src=x onerror=alert(1)>"), "preview": "1"}
+    answer = client.post(url, fields)
+    body = answer.content.decode()
+    assert answer.status_code == 200
+    assert 'data-testid="post-preview"' in body
+    assert "<strong>Druga</strong>" in body
+    shown = body.split('data-testid="post-preview"')[1].split("</section>")[0]
+    assert "<img" not in shown and "&lt;img" in shown  # the sanitiser's escaping
+    post.refresh_from_db()
+    assert (post.narration, post.version) == ("Pierwsza", 1)
+
+    htmx = client.post(url, fields, headers={"HX-Request": "true"})
+    assert htmx.status_code == 200 and 'data-testid="post-preview"' in htmx.content.decode()
+
+    # A refused preview: the error next to the field, nothing saved; htmx still gets a 200.
+    from diary.forms import NARRATION_MAX_LENGTH
+
+    too_long = {**_edit_fields(table, "x" * (NARRATION_MAX_LENGTH + 1)), "preview": "1"}
+    assert client.post(url, too_long).status_code == 400
+    refused = client.post(url, too_long, headers={"HX-Request": "true"})
+    assert refused.status_code == 200
+    assert 'id="id_narration_error"' in refused.content.decode()
+    post.refresh_from_db()
+    assert post.version == 1
+
+    # Without "preview" the same form saves, as before.
+    assert client.post(url, _edit_fields(table, "Druga")).status_code == 302
+    post.refresh_from_db()
+    assert (post.narration, post.version) == ("Druga", 2)

@@ -149,8 +149,24 @@ class World:
             ),
             token=uuid.uuid4(),
         ).roll
+        # Issue 13: a secret roll of the GM's, for its reveal.
+        self.secret_roll = roll_services.roll_make(
+            session=self.session,
+            by=self.gm,
+            request=RollRequest(
+                kind="attribute",
+                a=SideRequest(
+                    character_id=self.character.pk,
+                    test="attribute",
+                    attribute_ids=(attribute.attribute_id,),
+                ),
+            ),
+            token=uuid.uuid4(),
+            secret=True,
+        ).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
+        self.portrait = _portrait(self.character)
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -172,6 +188,9 @@ class World:
             "characters:potion_grant": {"pk": character},
             "characters:potion_use": {"pk": character, "potion_pk": self.potion.pk},
             "characters:proposal_decide": {"pk": character, "proposal_pk": self.proposal.pk},
+            "characters:portrait_remove": {"pk": character},
+            "characters:portrait_upload": {"pk": character},
+            "media_file": {"path": self.portrait},
             "diary:participation_accept": {"pk": self.invitation.pk},
             "diary:participation_decline": {"pk": self.invitation.pk},
             "diary:participation_withdraw": {"pk": self.participation.pk},
@@ -182,6 +201,7 @@ class World:
             # Issue 13: the player's own notification (the invitation of Druga).
             "notifications:read": {"pk": self.player.notifications.first().pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
+            "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
@@ -202,6 +222,24 @@ class World:
         if role != "anonymous":
             client.force_login(getattr(self, role))
         return client
+
+
+def _portrait(character) -> str:
+    """Issue 13: C's portrait (a stored file under the tests' MEDIA_ROOT); its media name."""
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    from characters.portraits import portrait_check_and_encode
+    from characters.services import character_portrait_set
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 64), (90, 40, 20)).save(buf, format="PNG")
+    checked = portrait_check_and_encode(SimpleUploadedFile("c.png", buf.getvalue()))
+    return character_portrait_set(
+        character_pk=character.pk, by=character.owner, portrait=checked
+    ).portrait.name
 
 
 def _npc(session):

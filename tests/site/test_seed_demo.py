@@ -187,6 +187,77 @@ def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
     assert Notification.objects.filter(recipient=quoted.author, kind="quote", post=quoting).exists()
 
 
+def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
+    """Issue 13: the demo's characters show portraits beside their posts and on the sheet."""
+    call_command("seed_demo")
+    characters = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
+    names = {c.name: c.portrait.name for c in characters}
+    assert len(names) == 3 and all(names.values())
+    assert len(set(names.values())) == 3  # three different images
+    for name in names.values():
+        assert (media_root / name).is_file()
+    call_command("seed_demo")
+    again = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
+    assert {c.name: c.portrait.name for c in again} == names
+    assert len(list((media_root / "portraits").iterdir())) == 3
+
+
+def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
+    """Issue 13: damage in dice notation and a keep-highest table roll, in the GM's post of
+    the current turn, every die shown, the chain verified with every result recomputed."""
+    from rolls.ledger import verify_session
+    from rolls.models import Roll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    free = list(Roll.objects.filter(session=session, test="notation").order_by("seq"))
+    assert [r.record["result"]["input"]["expression"] for r in free] == ["2k6+3", "4k6kh3"]
+    assert all(r.post.author == session.gm and not r.is_action for r in free)
+    assert len(free[0].record["result"]["dice"]) == 2 and free[0].character.name == "Borys"
+    assert [d["kept"] for d in free[1].record["result"]["terms"][0]["dice"]].count(False) == 1
+    assert verify_session(session.pk, recompute=True).ok
+    client.force_login(session.gm)
+    page = client.get(free[1].post.get_absolute_url()).content.decode()
+    assert page.count('data-testid="free-roll"') == 2
+    assert "Tabela spotkań na szlaku: kto nadjeżdża" in page
+
+
+def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
+    """Issue 13: the demo session shows both states of a secret GM roll."""
+    from rolls.ledger import verify_session
+    from rolls.models import SecretRoll
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    secrets = SecretRoll.objects.filter(roll__session=session).select_related("roll", "reveal")
+    assert sorted(s.is_revealed for s in secrets) == [False, True]
+    revealed = next(s for s in secrets if s.is_revealed)
+    assert revealed.reveal.record["reveals"]["seq"] == revealed.roll.seq
+    assert revealed.reveal.post_id == revealed.roll.post_id
+    assert revealed.record["characters"]["a"]["name"] == "Mira"
+    assert all(s.roll.record["kind"] == "secret" for s in secrets)
+    assert verify_session(session.pk, recompute=True).ok
+
+
+def test_seed_demo_leaves_the_player_unread_posts(client):
+    """Issue 13: `make run` shows the unread count on the home page and the list, and the
+    diary marks the first unread post."""
+    from diary.reading import sessions_with_unread
+    from rolls.management.commands.seed_demo import DEMO_UNREAD_POSTS
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    player = get_user_model().objects.get(username="gracz")
+    row = sessions_with_unread(GameSession.objects.filter(pk=session.pk), player).get()
+    assert row.unread_count == DEMO_UNREAD_POSTS
+    client.force_login(player)
+    home = client.get("/").content.decode()
+    assert f'data-testid="session-unread-{session.pk}"' in home
+    diary = client.get(f"/sessions/{session.pk}/").content.decode()
+    assert f'id="post-{row.first_unread_id}"' in diary
+    assert 'data-testid="first-unread"' in diary
+
+
 def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
     """Issue 13, search: gracz finds the turn-3 word, not the one in the stand-in session."""
     from diary.search import posts_matching

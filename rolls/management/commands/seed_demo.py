@@ -141,7 +141,9 @@ class Command(BaseCommand):
                 for system, (session, characters) in seed_system_sessions(users).items():
                     # A roll of every test, through the service the panel uses.
                     DEMO_ROLLS[system](session, characters, users)
-        if present and systems_present:
+            # Issue 13: portraits for the forum1000 demo characters (added to an older demo too).
+            portraits_added = seed_portraits(users)
+        if present and systems_present and not portraits_added:
             self.stdout.write("Demo data already present.")
         else:
             self.stdout.write(self.style.SUCCESS("Demo data created."))
@@ -234,6 +236,9 @@ class Command(BaseCommand):
         self._turn_deadline(session, gm)
         seed_npcs(session, gm, characters)
         seed_entries(session, users, characters)
+        seed_free_rolls(session, gm, characters)
+        seed_secret_rolls(session, gm, characters)
+        seed_read_marks(session, users)
         return session
 
     def _quote(self, quoted, users: dict, characters: dict) -> None:
@@ -437,6 +442,30 @@ class Command(BaseCommand):
         diary_services.session_plan_update(session=session, by=gm, scenario=PLAN_REVISED)
 
 
+def seed_portraits(users: dict) -> int:
+    """Issue 13: a portrait for each forum1000 demo character that has none, through the
+    checker and service the sheet's upload uses. The number added."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from characters.demo_portraits import demo_portrait_png
+    from characters.portraits import portrait_check_and_encode
+
+    added = 0
+    for spec in CHARACTERS:
+        owner = users[spec["owner"]]
+        character = Character.objects.filter(
+            owner=owner, name=spec["name"], system=RuleSystem.FORUM1000, is_stand_in=False
+        ).first()
+        if character is None or character.portrait:
+            continue
+        upload = SimpleUploadedFile(f"{spec['name']}.png", demo_portrait_png(spec["name"]))
+        character_services.character_portrait_set(
+            character_pk=character.pk, by=owner, portrait=portrait_check_and_encode(upload)
+        )
+        added += 1
+    return added
+
+
 PLAN_FIRST = """\
 Drużyna eskortuje wóz **starego kupca** przez bród na Czarnej Rzece. We mgle czekają wilki.
 
@@ -477,6 +506,30 @@ DEMO_NPCS = [
         [("perswazja", -200, "mistrz manipulacji")],
     ),
 ]
+
+
+def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
+    """Issue 13: two secret GM rolls in the current turn, hidden checks for a trap under the
+    gate: Mira's, revealed (the diary shows its result beside its commitment), and Borys's,
+    still a commitment only."""
+    from rolls.secret import secret_roll_reveal
+
+    percepcja = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Percepcja").pk
+    trap = GmModifier(-100, "Wnyki ukryte pod liśćmi przy bramie")
+    made = [
+        roll_make(
+            session=session,
+            by=gm,
+            request=RollRequest(
+                kind="attribute",
+                a=SideRequest(characters[name].pk, "attribute", (percepcja,), gm_difficulty=trap),
+            ),
+            token=uuid.uuid4(),
+            secret=True,
+        ).roll
+        for name in ("Mira", "Borys")
+    ]
+    secret_roll_reveal(session=session, by=gm, seq=made[0].seq)
 
 
 def seed_npcs(session: GameSession, gm, characters: dict) -> None:
@@ -652,6 +705,51 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
         nc_note="",
     )
     entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())
+
+
+# Issue 13: the GM's free-form rolls in the demo, as (expression, label, character name).
+DEMO_FREE_ROLLS = (
+    ("2k6+3", "Obrażenia od topora strażnika", "Borys"),
+    ("4k6kh3", "Tabela spotkań na szlaku: kto nadjeżdża", None),
+)
+
+
+def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
+    """Issue 13: the GM rolls damage and a keep-highest table roll in dice notation, through
+    the service the free-form roll page uses; both land in the GM's post of the turn."""
+    from rolls.free_rolls import FreeRoll, roll_make_free
+
+    for expression, label, name in DEMO_FREE_ROLLS:
+        roll_make_free(
+            session=session,
+            by=gm,
+            free=FreeRoll(
+                expression=expression,
+                label=label,
+                character_id=characters[name].pk if name else None,
+            ),
+            token=uuid.uuid4(),
+        )
+
+
+# Issue 13: the demo player has read all but the last few posts others wrote, so the home
+# page and the session list show a count and the diary marks the first one "Nowe".
+DEMO_UNREAD_POSTS = 3
+
+
+def seed_read_marks(session: GameSession, users: dict) -> None:
+    from diary.models import Post
+    from diary.reading import read_mark_advance
+
+    player = users["gracz"]
+    others = list(
+        Post.objects.filter(session=session, hidden_at__isnull=True)
+        .exclude(author=player)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    )
+    first_unread = others[-DEMO_UNREAD_POSTS]
+    read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1)
 
 
 # Issue 13, search: a word in turn 3 of the demo session that all three players may find,

@@ -1,0 +1,217 @@
+"""Read marks (issue 13): which posts of a session a user has not seen yet, and turn pages.
+
+A mark holds the newest post id the user has been shown in a session; it only moves
+forwards, and a plain re-read writes nothing: the caller passes the mark it already read
+with the session (access_session(..., reading=True)), and the UPDATE carries the "only if
+bigger" condition as well, so two tabs racing never move it back.
+
+Unread means: visible (not hidden), after the mark, and not the user's own post.
+"""
+
+from django import forms
+from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
+from django.db.models.functions import Coalesce
+from django.utils.translation import gettext_lazy as _
+
+from characters.roles import is_moderator
+from diary.models import Participation, Post, ReadMark
+
+# ---------------------------------------------------------------------------
+# Writes
+
+
+UNKNOWN = object()  # read_mark_advance's `known` when the caller has not read the mark
+
+
+def read_mark_advance(*, user, session_id: int, post_id: int | None, known=UNKNOWN) -> bool:
+    """Move the user's mark in a session up to post_id, never backwards.
+
+    `known` is the mark read with the session (None: the user has no mark yet). Nothing is
+    written when it is already at or past post_id; else one UPDATE, or one INSERT for a
+    first mark. Without `known`: the UPDATE, then the INSERT if there was no mark.
+    Returns whether the mark moved (or was made)."""
+    if not user.is_authenticated or not post_id:
+        return False
+    if known is UNKNOWN:
+        moved = ReadMark.objects.filter(
+            user=user, session_id=session_id, last_seen_post_id__lt=post_id
+        ).update(last_seen_post_id=post_id)
+        if moved or ReadMark.objects.filter(user=user, session_id=session_id).exists():
+            return bool(moved)
+        known = None
+    if known is not None and known >= post_id:
+        return False
+    if known is None:
+        # One INSERT that gives way to a mark another tab made meanwhile (that one stays; the
+        # next view moves it): never backwards, and no savepoint round trips.
+        ReadMark.objects.bulk_create(
+            [ReadMark(user=user, session_id=session_id, last_seen_post_id=post_id)],
+            ignore_conflicts=True,
+        )
+        return True
+    return bool(
+        ReadMark.objects.filter(
+            user=user, session_id=session_id, last_seen_post_id__lt=post_id
+        ).update(last_seen_post_id=post_id)
+    )
+
+
+# ---------------------------------------------------------------------------
+# Reads, as subqueries that ride in the query that loads the session(s)
+
+
+def read_mark_subquery(user, session_ref: str = "pk"):
+    """The user's mark in the outer row's session, None when there is none."""
+    return Subquery(
+        ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
+            "last_seen_post_id"
+        )[:1],
+        output_field=IntegerField(),
+    )
+
+
+def _unread_posts_of_outer_session(user):
+    """The outer session's posts unread by the user (for a subquery on GameSession)."""
+    mark = Coalesce(read_mark_subquery(user, "session_id"), Value(0))
+    return (
+        Post.objects.filter(session_id=OuterRef("pk"), hidden_at__isnull=True)
+        .exclude(author=user.pk)
+        .filter(pk__gt=mark)
+        .order_by()
+    )
+
+
+def first_unread_subquery(user):
+    """The id of the outer session's first post unread by the user, None when none is."""
+    first = _unread_posts_of_outer_session(user).order_by("pk").values("pk")[:1]
+    return Subquery(first, output_field=IntegerField())
+
+
+def unread_count_subquery(user):
+    count = (
+        _unread_posts_of_outer_session(user)
+        .values("session_id")
+        .annotate(n=Count("pk"))
+        .values("n")[:1]
+    )
+    return Coalesce(Subquery(count, output_field=IntegerField()), Value(0))
+
+
+def _reads_outer_session(user):
+    """Whether the user reads the outer session's diary (diary.access.SessionAccess.can_read
+    as SQL): no count may tell anyone else how much is written in it."""
+    from diary.access import READING_STATUSES  # access imports this module's callers
+
+    if is_moderator(user):
+        return Q(pk__isnull=False)
+    return Q(gm=user.pk) | Exists(
+        Participation.objects.filter(
+            session_id=OuterRef("pk"), character__owner=user.pk, status__in=READING_STATUSES
+        )
+    )
+
+
+def sessions_with_unread(sessions, user):
+    """Each session with `unread_count` and `first_unread_id`, in the same query (no query
+    per row); 0 and None where the user does not read the diary."""
+    if not user.is_authenticated:
+        return sessions.annotate(
+            unread_count=Value(0, output_field=IntegerField()),
+            first_unread_id=Value(None, output_field=IntegerField()),
+        )
+    reads = _reads_outer_session(user)
+    return sessions.annotate(
+        unread_count=Case(
+            When(reads, then=unread_count_subquery(user)),
+            default=Value(0),
+            output_field=IntegerField(),
+        ),
+        first_unread_id=Case(
+            When(reads, then=first_unread_subquery(user)),
+            default=Value(None),
+            output_field=IntegerField(),
+        ),
+    )
+
+
+def newest_page_start_subquery(size: int):
+    """The id of the first post on the outer session's newest page (None with fewer posts
+    than a page): the diary tells from it, without a query, whether the first unread post
+    is on the newest page."""
+    start = Post.objects.filter(session_id=OuterRef("pk")).order_by("-pk").values("pk")
+    return Subquery(start[size - 1 : size], output_field=IntegerField())
+
+
+def resume_after(session) -> int | None:
+    """Where the diary, opened without a cursor, resumes reading (issue 13, "the diary
+    remembers where I was"): the `after` cursor of the page that starts at the first
+    unread post when that post is older than the newest page, else None (the newest page,
+    which then holds it). A reader with no mark yet starts where play is, on the newest
+    page. Needs access_session(..., reading=True)."""
+    mark = getattr(session, "viewer_read_mark", None)
+    first = getattr(session, "viewer_first_unread", None)
+    start = getattr(session, "viewer_newest_page_start", None)
+    if not mark or first is None or start is None or first >= start:
+        return None
+    return first - 1
+
+
+def first_unread_url(session_id: int, first_unread_id: int | None, shown_ids=()) -> str:
+    """Where the first unread post is read: here when this page shows it, else the page
+    that starts at it (the diary's own cursor, no redirect)."""
+    from django.urls import reverse
+
+    if first_unread_id is None:
+        return ""
+    if first_unread_id in shown_ids:
+        return f"#post-{first_unread_id}"
+    diary = reverse("diary:session", args=[session_id])
+    return f"{diary}?after={first_unread_id - 1}#post-{first_unread_id}"
+
+
+# ---------------------------------------------------------------------------
+# Pages by turn: ?turn=N opens the page that starts at turn N's first post.
+
+
+class TurnJumpForm(forms.Form):
+    """The diary's "go to turn" field (a GET form); kept here, with the rest of reading,
+    as the only code that reads ?turn=."""
+
+    turn = forms.IntegerField(
+        label=_("Go to turn"),
+        min_value=1,
+        error_messages={
+            "invalid": _("Enter a turn number (a whole number)."),
+            "min_value": _("Turns are numbered from 1."),
+            "required": _("Enter a turn number."),
+        },
+    )
+
+    def __init__(self, *args, session, **kwargs):
+        kwargs.setdefault("auto_id", "jump_%s")  # the post form below has fields too
+        super().__init__(*args, **kwargs)
+        self.session = session
+        self.first_post_id: int | None = None
+        last = session.current_turn.number if session.current_turn_id else 0
+        self.fields["turn"].widget.attrs.update({"min": 1, "max": max(last, 1)})
+        self.last_turn = last
+
+    def clean_turn(self) -> int:
+        number = self.cleaned_data["turn"]
+        if not self.last_turn:
+            raise forms.ValidationError(_("This session has no turns yet."))
+        if number > self.last_turn:
+            raise forms.ValidationError(
+                _("This session has no turn %(number)s (the last one is %(last)s).")
+                % {"number": number, "last": self.last_turn}
+            )
+        first = (
+            Post.objects.filter(session=self.session, turn__number=number)
+            .order_by("pk")
+            .values_list("pk", flat=True)
+            .first()
+        )
+        if first is None:
+            raise forms.ValidationError(_("Turn %(number)s has no posts yet.") % {"number": number})
+        self.first_post_id = first
+        return number

@@ -1,0 +1,75 @@
+"""The GM's free-form roll form (issue 13): an expression in dice notation, what it is for,
+optionally whom it concerns, and the post it lands in. Every refusal of the engine becomes
+its Polish sentence next to the expression (rolls.messages.notation_error_message)."""
+
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from rolls.engine import notation as free_notation
+from rolls.engine.errors import RuleError
+from rolls.forms import SignedTokenForm, secret_field
+from rolls.free_rolls import LABEL_MAX_LENGTH, FreeRoll
+from rolls.messages import notation_error_message
+
+
+def parsed_expression(text: str) -> tuple[free_notation.Notation | None, str]:
+    """The checked notation and no error, or None and the refusal in words."""
+    try:
+        return free_notation.parse_notation(text), ""
+    except RuleError as error:
+        return None, notation_error_message(error)
+
+
+class FreeRollForm(SignedTokenForm):
+    expression = forms.CharField(
+        label=_("Dice expression"),
+        strip=True,
+        # No max_length: the engine's limit answers with its own sentence (and the count).
+        help_text=_(
+            "E.g. 2k6+3, 4k6kh3 (keep the 3 highest), 1k6! (exploding), 2k20dl1, k%. "
+            "At most 100 characters and 100 dice."
+        ),
+        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+    )
+    label = forms.CharField(
+        label=_("What it is for"),
+        max_length=LABEL_MAX_LENGTH,
+        strip=True,
+        help_text=_("E.g. “Obrażenia od topora”, “Tabela spotkań”: the post shows it."),
+    )
+    character = forms.TypedChoiceField(
+        label=_("Concerns the character"), coerce=int, required=False, empty_value=None
+    )
+    post = forms.TypedChoiceField(
+        label=_("Into the post"), coerce=int, required=False, empty_value=None
+    )
+
+    def __init__(self, *args, characters=(), posts=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.notation: free_notation.Notation | None = None
+        self.fields["character"].choices = [("", _("nobody in particular"))] + [
+            (c.pk, c.name) for c in characters
+        ]
+        self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
+            (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
+        ]
+        # The page is the GM's alone, so the "Rzut tajny" box is always there.
+        self.fields["secret"] = secret_field()
+
+    def clean_expression(self) -> str:
+        text = self.cleaned_data["expression"]
+        self.notation, error = parsed_expression(text)
+        if error:
+            raise forms.ValidationError(error, code="notation")
+        return text
+
+    def free_roll(self) -> FreeRoll:
+        data = self.cleaned_data
+        return FreeRoll(
+            expression=data["expression"],
+            label=data["label"],
+            character_id=data["character"],
+            secret=bool(data.get("secret")),
+        )

@@ -1,0 +1,123 @@
+"""The GM's free-form roll page (issue 13): type an expression, see what it means, roll it
+into the session's chain (rolls.free_rolls.roll_make_free)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
+
+from diary.models import Post
+from diary.services import current_turn
+from rolls import access as rolls_access
+from rolls import services
+from rolls.engine.errors import RuleError
+from rolls.free_forms import FreeRollForm, parsed_expression
+from rolls.free_rolls import roll_make_free
+from rolls.messages import notation_error_message
+from rolls.presenters import notation_summary
+from rolls.secret import SECRET_TEST
+from rolls.selectors import playing_characters
+from rolls.views import _session_for_reader
+
+
+def _preview(text: str) -> tuple[str, str]:
+    """(what the expression means, the refusal): one of them is empty; both for no text."""
+    if not (text or "").strip():
+        return "", ""
+    notation, error = parsed_expression(text)
+    return (notation_summary(notation), "") if notation else ("", error)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def free_roll(request, pk: int):
+    """GET: the form (htmx: only the preview of `?expression=`); POST: roll, or, with
+    `preview` (no JavaScript), show the form again with the preview and roll nothing."""
+    session = _session_for_reader(request, pk)
+    access = rolls_access.access_roll_panel(request.user, session)
+    if not (access.may_roll and access.is_gm):
+        raise PermissionDenied  # free-form dice are the GM's (docs/decisions.md, issue 13)
+    if request.method == "GET" and request.htmx:
+        summary, error = _preview(request.GET.get("expression", ""))
+        return render(
+            request,
+            "rolls/panel_free.html#preview",
+            {"summary": summary, "preview_error": error},
+        )
+    turn = current_turn(session)
+    posts = (
+        list(
+            Post.objects.filter(
+                session=session, author=request.user, turn=turn, hidden_at__isnull=True
+            ).order_by("-id")
+        )
+        if turn
+        else []
+    )
+    characters = list(playing_characters(session).values())
+    posted = request.method == "POST"
+    form = FreeRollForm(
+        request.POST if posted else None,
+        user=request.user,
+        session=session,
+        characters=characters,
+        posts=posts,
+        initial={"expression": request.GET.get("expression", "")[:200]},
+    )
+    # The live preview (htmx): the expression's meaning, or its refusal, under the field.
+    form.fields["expression"].widget.attrs.update(
+        {
+            "hx-get": request.path,
+            "hx-trigger": "input changed delay:300ms",
+            "hx-target": "#free-preview",
+            "hx-swap": "outerHTML",
+        }
+    )
+    summary, preview_error = ("", "") if posted else _preview(request.GET.get("expression", ""))
+    if posted and form.is_valid() and "preview" not in request.POST and turn is None:
+        form.add_error(None, _("Open a turn first: a roll lands in a post of the current turn."))
+    elif posted and form.is_valid() and "preview" not in request.POST:
+        target = next((p for p in posts if p.pk == form.cleaned_data["post"]), None)
+        try:
+            made = roll_make_free(
+                session=session,
+                by=request.user,
+                free=form.free_roll(),
+                token=form.cleaned_data["token"],
+                post=target,
+            )
+        except RuleError as error:  # the form parsed it already; kept for a changed engine
+            form.add_error("expression", notation_error_message(error))
+        except ValidationError as error:
+            for field, errors in error.message_dict.items():
+                form.add_error(field if field in form.fields else None, errors)
+        except services.TokenReused:
+            form.add_error(
+                None,
+                _("This form has already made another roll; open a new roll to roll again."),
+            )
+        else:
+            if made.roll.test == SECRET_TEST:
+                # As from the panels: the GM sees the hidden dice (and "Reveal") on its page.
+                return redirect("rolls:detail", session.pk, made.roll.seq)
+            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    elif posted and form.notation is not None:
+        summary = notation_summary(form.notation)
+    status = 200 if not posted or ("preview" in request.POST and form.is_valid()) else 400
+    return render(
+        request,
+        "rolls/panel_free.html",
+        {
+            "session": session,
+            "form": form,
+            "summary": summary,
+            "preview_error": preview_error,
+            "show_errors": posted,
+            "hide_errors": not posted,
+            "has_turn": turn is not None,
+        },
+        status=status,
+    )

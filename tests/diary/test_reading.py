@@ -1,0 +1,296 @@
+"""Issue 13, reading: read marks, the first unread post, unread counts, pages by turn."""
+
+import html
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from diary import reading
+from diary.models import GameSession, ReadMark
+from diary.selectors import DIARY_PAGE_SIZE
+from diary.services import post_create, post_hide, turn_open_next
+from tests.conftest import polish
+
+pytestmark = pytest.mark.django_db
+
+
+def say(table, author, text, character=None):
+    return post_create(
+        session=table.session, author=author, character=character, narration=text, nc_note=""
+    )
+
+
+def diary_url(table) -> str:
+    return reverse("diary:session", args=[table.session.pk])
+
+
+def mark_of(user, table) -> int | None:
+    return (
+        ReadMark.objects.filter(user=user, session=table.session)
+        .values_list("last_seen_post_id", flat=True)
+        .first()
+    )
+
+
+def mark_writes(queries) -> list[str]:
+    table = ReadMark._meta.db_table
+    return [
+        q["sql"]
+        for q in queries.captured_queries
+        if table in q["sql"] and q["sql"].lstrip().upper().startswith(("UPDATE", "INSERT"))
+    ]
+
+
+# --- Marks advance, never back, and a re-read writes nothing ----------------------------
+
+
+def test_a_diary_view_moves_the_mark_to_the_newest_post_shown(table, client_for):
+    say(table, table.gm, "Pierwszy.")
+    newest = say(table, table.gm, "Drugi.")
+    bob = client_for(table.bob)
+    assert mark_of(table.bob, table) is None
+    assert bob.get(diary_url(table)).status_code == 200
+    assert mark_of(table.bob, table) == newest.pk
+
+
+def test_a_plain_re_read_writes_nothing(table, client_for):
+    say(table, table.gm, "Pierwszy.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    with CaptureQueriesContext(connection) as queries:
+        bob.get(diary_url(table))
+    assert mark_writes(queries) == []
+    # A new post moves it with one statement.
+    newest = say(table, table.gm, "Drugi.")
+    with CaptureQueriesContext(connection) as queries:
+        bob.get(diary_url(table))
+    assert len(mark_writes(queries)) == 1
+    assert mark_of(table.bob, table) == newest.pk
+
+
+def test_an_older_page_never_moves_the_mark_back(table, client_for):
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 5)]
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    assert mark_of(table.bob, table) == posts[-1].pk
+    page = bob.get(diary_url(table), {"before": posts[10].pk})
+    assert page.status_code == 200
+    assert mark_of(table.bob, table) == posts[-1].pk
+
+
+def test_the_service_moves_forwards_only(table):
+    first, second = say(table, table.gm, "a"), say(table, table.gm, "b")
+    sid = table.session.pk
+    assert reading.read_mark_advance(user=table.bob, session_id=sid, post_id=second.pk, known=None)
+    assert not reading.read_mark_advance(
+        user=table.bob, session_id=sid, post_id=first.pk, known=second.pk
+    )
+    # Even told a stale mark, the UPDATE's own condition keeps it from going back.
+    assert not reading.read_mark_advance(user=table.bob, session_id=sid, post_id=first.pk, known=0)
+    assert mark_of(table.bob, table) == second.pk
+
+
+def test_the_live_poll_moves_the_mark_too(table, client_for):
+    say(table, table.gm, "a")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    newest = say(table, table.gm, "Nowość")
+    live = reverse("diary:session_live", args=[table.session.pk])
+    response = bob.get(live, {"seen": "0"})
+    assert response.status_code == 200 and "Nowość" in response.content.decode()
+    assert mark_of(table.bob, table) == newest.pk
+
+
+# --- The first unread post: its marker and the link to it -------------------------------
+
+
+def test_the_first_unread_post_is_marked_new_and_linked(table, client_for):
+    say(table, table.gm, "Stare.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    first_new = say(table, table.gm, "Nowe wieści.")
+    say(table, table.alice, "Jeszcze jedno.", table.lirael)
+    page = html.unescape(bob.get(diary_url(table)).content.decode())
+    assert page.count('data-testid="first-unread"') == 1
+    marker_at = page.index('data-testid="first-unread"')
+    assert page.rindex(f'id="post-{first_new.pk}"', 0, marker_at) > 0
+    assert polish("New") in page
+    assert f'href="#post-{first_new.pk}"' in page
+    assert polish("Go to the first unread post") in page
+    # Read now: the next view has neither.
+    again = bob.get(diary_url(table)).content.decode()
+    assert 'data-testid="first-unread"' not in again
+    assert 'data-testid="jump-unread"' not in again
+
+
+def test_own_posts_are_never_unread(table, client_for):
+    alice = client_for(table.alice)
+    alice.get(diary_url(table))
+    say(table, table.alice, "Moje.", table.lirael)
+    page = alice.get(diary_url(table)).content.decode()
+    assert 'data-testid="first-unread"' not in page
+    listed = GameSession.objects.filter(pk=table.session.pk)
+    assert reading.sessions_with_unread(listed, table.alice).get().unread_count == 0
+
+
+def test_hidden_posts_are_not_counted(table):
+    post = say(table, table.gm, "Ups.")
+    post_hide(post=post, by=table.gm, reason="")
+    listed = GameSession.objects.filter(pk=table.session.pk)
+    assert reading.sessions_with_unread(listed, table.bob).get().unread_count == 0
+
+
+def test_the_diary_resumes_at_the_first_unread_post_then_follows_the_game(table, client_for):
+    """Issue 13, "the diary remembers where I was": a reader more than a page behind opens
+    the diary at the first unread post; caught up, on the newest page, which is live."""
+    say(table, table.gm, "Stare.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
+    resumed = bob.get(diary_url(table))
+    shown = [post.pk for post in resumed.context["page"].posts]
+    assert shown == [post.pk for post in posts[:DIARY_PAGE_SIZE]]
+    assert resumed.context["live"] is False  # more to read below: "Later posts"
+    body = resumed.content.decode()
+    assert f'href="#post-{posts[0].pk}"' in body and 'data-testid="first-unread"' in body
+    assert resumed.context["page"].older_cursor == posts[0].pk  # and earlier ones above
+    assert mark_of(table.bob, table) == posts[DIARY_PAGE_SIZE - 1].pk
+    # Quoting without JS stays on the resumed page (the link keeps its cursor).
+    assert f"?after={posts[0].pk - 1}&amp;quote={posts[0].pk}#write" in body
+    # The rest is on the newest page: that is where the diary opens now, live.
+    rest = bob.get(diary_url(table))
+    assert rest.context["page"].posts[-1].pk == posts[-1].pk
+    assert rest.context["live"] is True
+    assert rest.context["first_unread_id"] == posts[DIARY_PAGE_SIZE].pk
+    caught_up = bob.get(diary_url(table))
+    assert caught_up.context["live"] is True and caught_up.context["first_unread_id"] is None
+
+
+def test_a_newcomer_opens_the_newest_page_with_a_link_to_the_first_unread(table, client_for):
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
+    page = client_for(table.bob).get(diary_url(table))
+    assert page.context["live"] is True
+    assert page.context["page"].posts[-1].pk == posts[-1].pk
+    target = f"{diary_url(table)}?after={posts[0].pk - 1}#post-{posts[0].pk}"
+    assert f'href="{html.escape(target)}"' in page.content.decode()
+
+
+def test_the_live_poll_stays_put_and_never_resumes(table, client_for):
+    say(table, table.gm, "Stare.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
+    live = reverse("diary:session_live", args=[table.session.pk])
+    response = bob.get(live, {"seen": "0"})
+    assert response.context["page"].posts[-1].pk == posts[-1].pk
+
+
+# --- Counts on the session list and the home page ---------------------------------------
+
+
+def test_counts_on_the_list_and_home_link_to_the_first_unread_post(table, client_for):
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    first_new = say(table, table.gm, "Raz.")
+    say(table, table.gm, "Dwa.")
+    say(table, table.bob, "Moje.", table.borys)  # own: not counted
+    link = reverse("diary:post_link", args=[first_new.pk])
+    for url in (reverse("diary:session_list"), reverse("home")):
+        page = html.unescape(bob.get(url).content.decode())
+        assert f'data-testid="session-unread-{table.session.pk}"' in page, url
+        assert polish("%(n)s new post", n=2).split()[0] in page
+        assert "2 nowe wpisy" in page, url
+        assert f'href="{link}"' in page, url
+    assert bob.get(link)["Location"].endswith(f"#post-{first_new.pk}")
+
+
+def test_sessions_one_does_not_read_show_no_count(table, client_for):
+    say(table, table.gm, "Tajne.")
+    # The running session's card is listed for the outsider; its posts are not theirs.
+    page = client_for(table.outsider).get(reverse("diary:session_list")).content.decode()
+    assert table.session.title in html.unescape(page)
+    assert "session-unread" not in page
+    listed = GameSession.objects.filter(pk=table.session.pk)
+    row = reading.sessions_with_unread(listed, table.outsider).get()
+    assert row.unread_count == 0 and row.first_unread_id is None
+
+
+def test_the_list_counts_in_one_query_however_many_sessions(
+    table, client_for, make_session, django_assert_num_queries
+):
+    bob = client_for(table.bob)
+    url = reverse("diary:session_list")
+    say(table, table.gm, "Raz.")
+    bob.get(url)  # warm up
+    with CaptureQueriesContext(connection) as one:
+        bob.get(url)
+    for _ in range(3):
+        other = make_session(table.gm, [table.borys])
+        post_create(session=other, author=table.gm, character=None, narration="x", nc_note="")
+    with django_assert_num_queries(len(one.captured_queries)):
+        page = bob.get(url).content.decode()
+    assert page.count('data-testid="session-unread-') == 4
+
+
+# --- Pages by turn ----------------------------------------------------------------------
+
+
+def test_turn_n_opens_the_page_at_its_first_post(table, client_for):
+    turn_one = [say(table, table.gm, f"Tura 1, wpis {n}") for n in range(DIARY_PAGE_SIZE)]
+    turn_open_next(session=table.session, by=table.gm)
+    [say(table, table.gm, f"Tura 2, wpis {n}") for n in range(DIARY_PAGE_SIZE)]
+    bob = client_for(table.bob)
+    newest = bob.get(diary_url(table))
+    assert turn_one[0].pk not in [p.pk for p in newest.context["page"].posts]
+    response = bob.get(diary_url(table), {"turn": "1"})
+    assert response.status_code == 200
+    assert response.context["page"].posts[0].pk == turn_one[0].pk
+    body = response.content.decode()
+    # Each turn's heading links to its own page.
+    assert f'href="{diary_url(table)}?turn=1#turn-1"' in body
+
+
+@pytest.mark.parametrize(
+    ("value", "msgid", "params"),
+    [
+        ("abc", "Enter a turn number (a whole number).", {}),
+        ("1; DROP TABLE diary_post", "Enter a turn number (a whole number).", {}),
+        ("<b>1</b>", "Enter a turn number (a whole number).", {}),
+        ("0", "Turns are numbered from 1.", {}),
+        ("-3", "Turns are numbered from 1.", {}),
+        ("", "Enter a turn number.", {}),
+        ("99", "This session has no turn %(number)s (the last one is %(last)s).", {"number": 99}),
+        (
+            "99999999999999999999999",
+            "This session has no turn %(number)s (the last one is %(last)s).",
+            None,
+        ),
+        ("2", "Turn %(number)s has no posts yet.", {"number": 2}),
+    ],
+)
+def test_a_bad_turn_is_said_in_polish_next_to_the_field(table, client_for, value, msgid, params):
+    say(table, table.gm, "Tura 1.")
+    turn_open_next(session=table.session, by=table.gm)  # turn 2, no posts yet
+    response = client_for(table.bob).get(diary_url(table), {"turn": value})
+    assert response.status_code == 200
+    body = html.unescape(response.content.decode())
+    if params is None:
+        assert polish(msgid).split("%")[0] in body
+    else:
+        if "last" in msgid:
+            params = {**params, "last": 2}
+        assert polish(msgid, **params) in body
+    assert 'id="jump_turn_error"' in body
+    assert "<b>1</b>" not in response.content.decode()  # what was typed comes back escaped
+    # The page is the newest one, as without a cursor.
+    assert response.context["live"] is True
+
+
+def test_a_turn_in_a_session_without_turns_is_said(make_user, make_session, client_for):
+    gm = make_user("mg-szkic")
+    draft = make_session(gm, [], status="draft")
+    response = client_for(gm).get(reverse("diary:session", args=[draft.pk]), {"turn": "1"})
+    assert response.status_code == 200
+    assert polish("This session has no turns yet.") in html.unescape(response.content.decode())
