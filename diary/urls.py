@@ -1,12 +1,14 @@
 from django.urls import path
 
-from diary import npc_views, views
+from diary import npc_views, search_views, views
 
 app_name = "diary"
 
 urlpatterns = [
     path("", views.session_list, name="session_list"),
     path("new/", views.session_create, name="session_create"),
+    # Issue 13: search in the posts of every session the user may read.
+    path("search/", search_views.search, name="search"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),

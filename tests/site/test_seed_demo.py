@@ -256,3 +256,20 @@ def test_seed_demo_leaves_the_player_unread_posts(client):
     diary = client.get(f"/sessions/{session.pk}/").content.decode()
     assert f'id="post-{row.first_unread_id}"' in diary
     assert 'data-testid="first-unread"' in diary
+
+
+def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
+    """Issue 13, search: gracz finds the turn-3 word, not the one in the stand-in session."""
+    from diary.search import posts_matching
+    from rolls.management.commands.seed_demo import (
+        SEARCH_WORD_HIDDEN_FROM_GRACZ,
+        SEARCH_WORD_TURN_3,
+    )
+
+    call_command("seed_demo")
+    users = get_user_model().objects
+    gracz, gracz2 = users.get(username="gracz"), users.get(username="gracz2")
+    (post,) = posts_matching(gracz, SEARCH_WORD_TURN_3)
+    assert post.turn.number == 3 and post.session.title == SESSION_TITLE
+    assert list(posts_matching(gracz, SEARCH_WORD_HIDDEN_FROM_GRACZ)) == []
+    assert len(posts_matching(gracz2, SEARCH_WORD_HIDDEN_FROM_GRACZ)) == 1

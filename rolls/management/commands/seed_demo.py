@@ -132,6 +132,7 @@ class Command(BaseCommand):
             if not present:
                 self._session(users)
                 seed_stand_in_session(users)
+                seed_search_words(users)
             # Issue 10: a running session of each other system (added to an older demo too).
             systems_present = GameSession.objects.filter(
                 title=SYSTEM_SESSIONS[RuleSystem.Q10]["title"], gm=users["gm"]
@@ -749,3 +750,31 @@ def seed_read_marks(session: GameSession, users: dict) -> None:
     )
     first_unread = others[-DEMO_UNREAD_POSTS]
     read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1)
+
+
+# Issue 13, search: a word in turn 3 of the demo session that all three players may find,
+# and one only in the stand-in session, which gracz (Lirael) may not read.
+SEARCH_WORD_TURN_3 = "żurawiem"
+SEARCH_WORD_HIDDEN_FROM_GRACZ = "jemioły"
+
+
+def seed_search_words(users: dict) -> None:
+    gm = users["gm"]
+    session = GameSession.objects.get(title=SESSION_TITLE, gm=gm)
+    diary_services.post_create(
+        session=session,
+        author=users["gracz"],
+        character=Character.objects.get(owner=users["gracz"], name="Lirael"),
+        narration=f"Lirael przygląda się tarczy strażnika: herb ze złotym {SEARCH_WORD_TURN_3}, "
+        "jak u rodu z południa.",
+        nc_note="",
+    )
+    stand_in = GameSession.objects.get(title=STAND_IN_SESSION_TITLE, gm=gm)
+    diary_services.post_create(
+        session=stand_in,
+        author=gm,
+        character=None,
+        narration=f"Nad brodem wisi wieniec z {SEARCH_WORD_HIDDEN_FROM_GRACZ}: znak, że wilki "
+        "strzegą tego miejsca.",
+        nc_note="",
+    )

@@ -1,0 +1,185 @@
+"""Search in the diary (issue 13): posts of the sessions a user may read.
+
+PostgreSQL gets full-text search in the `codziennik_search` configuration (migration
+diary/0012_search: "simple" behind `unaccent`, since stock builds ship no Polish one), so
+"zolw" finds "żółw". Plain words are matched as prefixes ("żółw" finds "żółwia", which is
+most of what Polish inflection needs without a stemmer); a query using websearch syntax
+("a phrase", -word, or) goes to `websearch_to_tsquery` as written. SQLite gets a simple
+fallback: every word contained, compared lower-case without accents (a Python function
+registered on the connection), -word excluded; no ranking, no prefixes needed.
+
+Who finds what is the diary's own rule: the sessions SessionAccess.can_read lets in, hidden
+posts only for those who may see their text (moderators). The NC note is searched with the
+narration: the diary shows it to everyone who may read the post.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
+from django.db import connections, router
+from django.db.models import F, Func, Q, TextField, Value
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from characters.roles import is_moderator
+from diary.access import READING_STATUSES
+from diary.models import GameSession, Post
+
+CONFIGURATION = "codziennik_search"
+# The SQLite function registered on the connection for the fallback (fold() below).
+SQLITE_FOLD = "codziennik_fold"
+SNIPPET_CHARS = 200
+# Letters and digits: what both databases index as a word (no "_", no operators).
+WORD = re.compile(r"[^\W_]+")
+# Websearch syntax: a quoted phrase, an excluded -word, an "or" between words.
+WEBSEARCH_SYNTAX = re.compile(r'"|(?:^|\s)-[^\W_]|\s(?:or)\s', re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ParsedQuery:
+    wanted: tuple[str, ...]
+    excluded: tuple[str, ...]
+    websearch: bool
+
+
+def parse_query(query: str) -> ParsedQuery:
+    """The words to find and to leave out, and whether the user wrote websearch syntax."""
+    wanted, excluded = [], []
+    for token in query.split():
+        words = WORD.findall(token)
+        if token.startswith("-") and words:
+            excluded.extend(words)
+        elif token.lower() != "or":
+            wanted.extend(words)
+    websearch = bool(WEBSEARCH_SYNTAX.search(f" {query} "))
+    return ParsedQuery(tuple(wanted), tuple(excluded), websearch)
+
+
+def sessions_readable_by(user):
+    """Sessions whose diary the user may read: the same rule as SessionAccess.can_read."""
+    if not user.is_authenticated:
+        return GameSession.objects.none()
+    if is_moderator(user):
+        return GameSession.objects.all()
+    return GameSession.objects.filter(
+        Q(gm=user)
+        | Q(
+            participations__character__owner=user,
+            participations__status__in=READING_STATUSES,
+        )
+    ).distinct()
+
+
+def posts_matching(user, query: str, *, session: GameSession | None = None):
+    """Posts the user may read whose narration or NC note matches `query`: best match
+    first on PostgreSQL, newest first on SQLite."""
+    parsed = parse_query(query)
+    if not parsed.wanted:
+        return Post.objects.none()
+    sessions = sessions_readable_by(user)
+    if session is not None:
+        sessions = sessions.filter(pk=session.pk)
+    posts = Post.objects.filter(session__in=sessions.values("pk"))
+    if not is_moderator(user):
+        posts = posts.filter(hidden_at__isnull=True)
+    posts = posts.select_related("session", "turn", "character", "author")
+    # Pinned to the database the router reads from (a replica, in a GET): the SQLite
+    # fallback registers its function on that very connection.
+    alias = router.db_for_read(Post)
+    posts = posts.using(alias)
+    if connections[alias].vendor == "postgresql":
+        return _full_text(posts, query, parsed)
+    return _contains(posts, parsed, connections[alias])
+
+
+def _full_text(posts, query: str, parsed: ParsedQuery):
+    if parsed.websearch:
+        search = SearchQuery(query, config=CONFIGURATION, search_type="websearch")
+    else:
+        # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
+        prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
+        search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
+    vector = SearchVector(_words("narration"), _words("nc_note"), config=CONFIGURATION)
+    return (
+        posts.annotate(found=vector, rank=SearchRank(vector, search))
+        .filter(found=search)
+        .order_by("-rank", "-pk")
+    )
+
+
+def _words(field: str) -> Func:
+    """The field with its angle brackets as spaces: PostgreSQL's parser drops "<script>"
+    whole as a tag, and a post that shows the word should be found by it."""
+    return Func(F(field), Value("<>"), Value("  "), function="translate", output_field=TextField())
+
+
+def _contains(posts, parsed: ParsedQuery, connection):
+    # SQLite's LIKE folds ASCII only: both sides go through fold() so "zolw" finds "Żółw".
+    connection.ensure_connection()
+    connection.connection.create_function(SQLITE_FOLD, 1, _fold_or_none, deterministic=True)
+    posts = posts.annotate(
+        folded_narration=Func(F("narration"), function=SQLITE_FOLD, output_field=TextField()),
+        folded_nc_note=Func(F("nc_note"), function=SQLITE_FOLD, output_field=TextField()),
+    )
+    for word in parsed.wanted:
+        posts = posts.filter(_either_contains(fold(word)))
+    for word in parsed.excluded:
+        posts = posts.exclude(_either_contains(fold(word)))
+    return posts.order_by("-pk")
+
+
+def _either_contains(folded_word: str) -> Q:
+    return Q(folded_narration__contains=folded_word) | Q(folded_nc_note__contains=folded_word)
+
+
+def _fold_or_none(text: str | None) -> str | None:
+    return None if text is None else fold(text)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents, one character for one ("Żółw" → "zolw"), so a match
+    found in the folded text is at the same place in the original."""
+    return "".join(_fold_char(c) for c in text)
+
+
+def _fold_char(char: str) -> str:
+    if char in "łŁ":
+        return "l"
+    base = unicodedata.normalize("NFKD", char)[:1].lower()
+    return base if len(base) == 1 else char
+
+
+def _matches(folded: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
+    """Spans of every word found (from where it starts to the end of its word)."""
+    if not words:
+        return []
+    pattern = re.compile("|".join(re.escape(fold(w)) for w in words) + r"[^\W_]*")
+    return [m.span() for m in pattern.finditer(folded)]
+
+
+def snippet(post: Post, query: str) -> SafeString:
+    """The text around the first match, escaped, with every match marked."""
+    words = parse_query(query).wanted
+    text = post.narration
+    spans = _matches(fold(text), words)
+    if not spans and post.nc_note:
+        text = post.nc_note
+        spans = _matches(fold(text), words)
+    start = max(spans[0][0] - SNIPPET_CHARS // 2, 0) if spans else 0
+    end = start + SNIPPET_CHARS
+    parts, cursor = [], start
+    for span_start, span_end in spans:
+        if span_end <= start or span_start >= end:
+            continue
+        span_start, span_end = max(span_start, cursor), min(span_end, end)
+        parts.append(escape(text[cursor:span_start]))
+        parts.append(f"<mark>{escape(text[span_start:span_end])}</mark>")
+        cursor = span_end
+    parts.append(escape(text[cursor:end]))
+    prefix = "…" if start else ""
+    suffix = "…" if end < len(text) else ""
+    return mark_safe(prefix + "".join(parts) + suffix)  # every piece escaped above
