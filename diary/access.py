@@ -245,8 +245,7 @@ def access_session(
     read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
     reads every participation (the diary's roster) in the query that finds the user's.
     `reading=True` (the diary) reads the user's read mark and first unread post with it
-    (`session.viewer_read_mark`, `.viewer_first_unread`, `.viewer_newest_page_start`;
-    diary/reading.py).
+    (`session.viewer_read_mark`, `.viewer_first_unread`; diary/reading.py).
     """
     # The current turn rides along: every page of a session shows or uses it (issue 12).
     sessions = GameSession.objects.select_related("gm", "current_turn")
@@ -265,12 +264,10 @@ def access_session(
         sessions = sessions.annotate(viewer_unread=unread_subquery(user))
         if reading:
             from diary import reading as read_marks
-            from diary.selectors import DIARY_PAGE_SIZE
 
             sessions = sessions.annotate(
                 viewer_read_mark=read_marks.read_mark_subquery(user),
                 viewer_first_unread=read_marks.first_unread_subquery(user),
-                viewer_newest_page_start=read_marks.newest_page_start_subquery(DIARY_PAGE_SIZE),
             )
     if lock:
         sessions = sessions.select_for_update(of=("self",))

@@ -23,6 +23,17 @@ from diary.models import Participation, Post, ReadMark
 UNKNOWN = object()  # read_mark_advance's `known` when the caller has not read the mark
 
 
+def page_continues_reading(posts, *, mark: int | None, first_unread: int | None) -> bool:
+    """Whether showing these posts reads on from the mark: the page starts at or before the
+    first unread post, so no unread post is skipped. A jump ahead (`?after=`, `?turn=`, a
+    permalink) leaves the mark where it was, and the "first unread" link still leads to
+    the first unread post. A first visit (no mark yet) marks what it shows: what came before the
+    player joined is the story so far, not a backlog."""
+    if not posts:
+        return False
+    return mark is None or first_unread is None or posts[0].pk <= first_unread
+
+
 def read_mark_advance(*, user, session_id: int, post_id: int | None, known=UNKNOWN) -> bool:
     """Move the user's mark in a session up to post_id, never backwards.
 
@@ -132,28 +143,6 @@ def sessions_with_unread(sessions, user):
             output_field=IntegerField(),
         ),
     )
-
-
-def newest_page_start_subquery(size: int):
-    """The id of the first post on the outer session's newest page (None with fewer posts
-    than a page): the diary tells from it, without a query, whether the first unread post
-    is on the newest page."""
-    start = Post.objects.filter(session_id=OuterRef("pk")).order_by("-pk").values("pk")
-    return Subquery(start[size - 1 : size], output_field=IntegerField())
-
-
-def resume_after(session) -> int | None:
-    """Where the diary, opened without a cursor, resumes reading (issue 13, "the diary
-    remembers where I was"): the `after` cursor of the page that starts at the first
-    unread post when that post is older than the newest page, else None (the newest page,
-    which then holds it). A reader with no mark yet starts where play is, on the newest
-    page. Needs access_session(..., reading=True)."""
-    mark = getattr(session, "viewer_read_mark", None)
-    first = getattr(session, "viewer_first_unread", None)
-    start = getattr(session, "viewer_newest_page_start", None)
-    if not mark or first is None or start is None or first >= start:
-        return None
-    return first - 1
 
 
 def first_unread_url(session_id: int, first_unread_id: int | None, shown_ids=()) -> str:

@@ -130,12 +130,9 @@ def diary_page(
     before: int | None = None,
     after: int | None = None,
     size: int = DIARY_PAGE_SIZE,
-    known_older: bool = False,
 ) -> DiaryPage:
     """A page of posts by keyset on the post id (posts only ever join the latest turn,
-    so id order is turn order). Without a cursor: the newest page, where play is.
-    `known_older`: the caller knows posts come before `after` (a reader's mark is one),
-    so no query asks."""
+    so id order is turn order). Without a cursor: the newest page, where play is."""
     posts = Post.objects.filter(session=session).for_diary()
     if after is not None:
         rows = list(posts.filter(id__gt=after).order_by("id")[: size + 1])
@@ -143,7 +140,7 @@ def diary_page(
         rows = rows[:size]
         # A permalink to the session's first post has nothing earlier to offer.
         has_more_older = bool(rows) and (
-            known_older or Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
+            Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
         )
     else:
         if before is not None:

@@ -118,12 +118,9 @@ def session_edit(request, pk: int):
     )
 
 
-def _without_quote(request, resumed_after: int | None = None) -> str:
+def _without_quote(request) -> str:
     query = request.GET.copy()
     query.pop("quote", None)
-    if resumed_after is not None:
-        # A diary resumed at the first unread post (issue 13) keeps that page when quoting.
-        query["after"] = str(resumed_after)
     return query.urlencode()
 
 
@@ -132,10 +129,7 @@ def _diary_context(
     access: SessionAccess,
     post_form: PostForm | None = None,
     deadline_form: TurnDeadlineForm | None = None,
-    resume: bool = False,
 ) -> dict:
-    """`resume`: the diary opened without a cursor resumes at the first unread post
-    (diary.reading.resume_after); the live poll never does, it stays where it is."""
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
     # ?turn=N (issue 13): the page that starts at turn N's first post; a bad N is said next
@@ -143,14 +137,9 @@ def _diary_context(
     turn_form = reading.TurnJumpForm(
         request.GET if "turn" in request.GET else None, session=session
     )
-    resumed = False
     if turn_form.is_bound and turn_form.is_valid():
         before, after = None, turn_form.first_post_id - 1
-    elif resume and before is None and after is None and not turn_form.is_bound:
-        after = reading.resume_after(session)
-        resumed = after is not None
-    # A resumed page starts after the reader's mark: earlier posts exist, no query asks.
-    page = selectors.diary_page(session, before=before, after=after, known_older=resumed)
+    page = selectors.diary_page(session, before=before, after=after)
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/rendering.py).
     for post in page.posts:
@@ -193,7 +182,9 @@ def _diary_context(
     # Issue 13: the first unread post as the session's query found it, before this view
     # moves the mark to the newest post it shows (one write, only when the mark moves).
     first_unread = getattr(session, "viewer_first_unread", None)
-    if hasattr(session, "viewer_read_mark") and page.posts:
+    if hasattr(session, "viewer_read_mark") and reading.page_continues_reading(
+        page.posts, mark=session.viewer_read_mark, first_unread=first_unread
+    ):
         reading.read_mark_advance(
             user=request.user,
             session_id=session.pk,
@@ -223,7 +214,7 @@ def _diary_context(
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
-        "quote_query": _without_quote(request, after if resumed else None),
+        "quote_query": _without_quote(request),
         "see_hidden": access.can_see_hidden_content,
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
@@ -244,9 +235,7 @@ def _npc_context(access: SessionAccess) -> dict:
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
     access = access_session(request.user, pk, roster=True, reading=True)
-    return render(
-        request, "diary/session_detail.html", _diary_context(request, access, resume=True)
-    )
+    return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
 def session_live(request, pk: int):

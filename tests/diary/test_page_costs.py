@@ -56,8 +56,7 @@ def _check_all_roles(table, client_for, shown: dict) -> dict:
     counts = {}
     newest = Post.objects.filter(session=table.session).latest("pk").pk
     for role in ("alice", "gm", "moderator"):
-        # A reader caught up, who opens the newest page (issue 13: one behind by more than
-        # a page resumes at the first unread post instead; tests/diary/test_reading.py).
+        # A reader caught up (issue 13: the mark is read with the session, and moves).
         read_mark_advance(user=getattr(table, role), session_id=table.session.pk, post_id=newest)
         client = client_for(getattr(table, role))
         client.get(url)  # warm up (content types, translations)

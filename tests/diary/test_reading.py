@@ -142,30 +142,48 @@ def test_hidden_posts_are_not_counted(table):
     assert reading.sessions_with_unread(listed, table.bob).get().unread_count == 0
 
 
-def test_the_diary_resumes_at_the_first_unread_post_then_follows_the_game(table, client_for):
+def test_a_reader_behind_is_led_to_the_first_unread_post_and_reads_on(table, client_for):
     """Issue 13, "the diary remembers where I was": a reader more than a page behind opens
-    the diary at the first unread post; caught up, on the newest page, which is live."""
+    the newest page, live, where every link to a post on it lands (their own new post
+    too), with the link to the first unread post; reading on from there moves the mark."""
     say(table, table.gm, "Stare.")
     bob = client_for(table.bob)
     bob.get(diary_url(table))
     posts = [say(table, table.gm, f"Wpis {n}") for n in range(DIARY_PAGE_SIZE + 3)]
-    resumed = bob.get(diary_url(table))
-    shown = [post.pk for post in resumed.context["page"].posts]
+    newest = bob.get(diary_url(table))
+    assert newest.context["live"] is True
+    assert newest.context["page"].posts[-1].pk == posts[-1].pk
+    target = f"{diary_url(table)}?after={posts[0].pk - 1}#post-{posts[0].pk}"
+    assert f'href="{html.escape(target)}"' in newest.content.decode()
+    # Publishing lands on the reply, on the newest page, even while behind.
+    mine = say(table, table.bob, "Borys dogania drużynę.", character=table.borys)
+    landed = bob.get(mine.get_absolute_url())
+    assert mine.pk in [post.pk for post in landed.context["page"].posts]
+    # The newest page skipped unread posts: the mark stays, the link still leads there.
+    first_page = bob.get(diary_url(table), {"after": posts[0].pk - 1})
+    shown = [post.pk for post in first_page.context["page"].posts]
     assert shown == [post.pk for post in posts[:DIARY_PAGE_SIZE]]
-    assert resumed.context["live"] is False  # more to read below: "Later posts"
-    body = resumed.content.decode()
-    assert f'href="#post-{posts[0].pk}"' in body and 'data-testid="first-unread"' in body
-    assert resumed.context["page"].older_cursor == posts[0].pk  # and earlier ones above
+    body = first_page.content.decode()
+    assert 'data-testid="first-unread"' in body
     assert mark_of(table.bob, table) == posts[DIARY_PAGE_SIZE - 1].pk
-    # Quoting without JS stays on the resumed page (the link keeps its cursor).
-    assert f"?after={posts[0].pk - 1}&amp;quote={posts[0].pk}#write" in body
-    # The rest is on the newest page: that is where the diary opens now, live.
-    rest = bob.get(diary_url(table))
-    assert rest.context["page"].posts[-1].pk == posts[-1].pk
-    assert rest.context["live"] is True
-    assert rest.context["first_unread_id"] == posts[DIARY_PAGE_SIZE].pk
+    # "Later posts" reads on; caught up, no link any more.
+    bob.get(diary_url(table), {"after": first_page.context["page"].newer_cursor})
     caught_up = bob.get(diary_url(table))
     assert caught_up.context["live"] is True and caught_up.context["first_unread_id"] is None
+
+
+def test_a_jump_ahead_leaves_the_mark_and_the_link_to_the_first_unread(table, client_for):
+    """A page that starts after the first unread post (`?after=`, `?turn=`, a permalink)
+    skips unread posts: it must not mark them read."""
+    first = say(table, table.gm, "Pierwszy.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    assert mark_of(table.bob, table) == first.pk
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(40)]
+    bob.get(diary_url(table), {"after": posts[37].pk})
+    bob.get(reverse("diary:post_link", args=[posts[30].pk]), follow=True)
+    assert mark_of(table.bob, table) == first.pk
+    assert bob.get(diary_url(table)).context["first_unread_id"] == posts[0].pk
 
 
 def test_a_newcomer_opens_the_newest_page_with_a_link_to_the_first_unread(table, client_for):
@@ -177,7 +195,7 @@ def test_a_newcomer_opens_the_newest_page_with_a_link_to_the_first_unread(table,
     assert f'href="{html.escape(target)}"' in page.content.decode()
 
 
-def test_the_live_poll_stays_put_and_never_resumes(table, client_for):
+def test_the_live_poll_shows_the_newest_posts(table, client_for):
     say(table, table.gm, "Stare.")
     bob = client_for(table.bob)
     bob.get(diary_url(table))
