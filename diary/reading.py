@@ -98,14 +98,22 @@ def first_unread_subquery(user):
     return Subquery(first, output_field=IntegerField())
 
 
+# Counted up to here, then "100+": a list view must not count a long session's every post
+# for a reader far behind (or one with no mark yet, or a moderator).
+UNREAD_COUNT_CAP = 100
+
+
 def unread_count_subquery(user):
-    count = (
-        _unread_posts_of_outer_session(user)
-        .values("session_id")
-        .annotate(n=Count("pk"))
-        .values("n")[:1]
+    """How many of the outer session's posts the user has not read, at most UNREAD_COUNT_CAP:
+    when the CAP-th unread post exists (one index probe) nothing is counted."""
+    unread = _unread_posts_of_outer_session(user)
+    count = unread.values("session_id").annotate(n=Count("pk")).values("n")[:1]
+    capped = Exists(unread.order_by("pk").values("pk")[UNREAD_COUNT_CAP - 1 : UNREAD_COUNT_CAP])
+    return Case(
+        When(capped, then=Value(UNREAD_COUNT_CAP)),
+        default=Coalesce(Subquery(count, output_field=IntegerField()), Value(0)),
+        output_field=IntegerField(),
     )
-    return Coalesce(Subquery(count, output_field=IntegerField()), Value(0))
 
 
 def _reads_outer_session(user):

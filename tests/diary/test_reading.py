@@ -252,6 +252,25 @@ def test_the_list_counts_in_one_query_however_many_sessions(
     assert page.count('data-testid="session-unread-') == 4
 
 
+def test_a_long_unread_backlog_counts_up_to_the_cap(table, client_for):
+    """A reader far behind sees "100+", not a count of every post (which a list view would
+    pay for each session row); below the cap the count is exact."""
+    from django.utils import translation
+
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    posts = [say(table, table.gm, f"Wpis {n}") for n in range(reading.UNREAD_COUNT_CAP - 1)]
+    listed = GameSession.objects.filter(pk=table.session.pk)
+    assert reading.sessions_with_unread(listed, table.bob).get().unread_count == len(posts)
+    say(table, table.gm, "Setny.")
+    say(table, table.gm, "Sto pierwszy.")
+    assert reading.sessions_with_unread(listed, table.bob).get().unread_count == 100
+    with translation.override("pl"):
+        page = bob.get(reverse("diary:session_list"), HTTP_ACCEPT_LANGUAGE="pl")
+    link = page.content.decode().split(f'data-testid="session-unread-{table.session.pk}">')[1]
+    assert link.startswith(polish("100+ new posts"))
+
+
 # --- Pages by turn ----------------------------------------------------------------------
 
 
