@@ -166,7 +166,7 @@ def reveal_problem(record: dict, session, commitments: dict) -> str | None:
     """What is wrong with a reveal entry, or None (rolls/secret.py's reveal_problem)."""
     reveals = record["reveals"]
     seq, full, salt = reveals.get("seq"), reveals.get("record"), reveals.get("salt")
-    if seq not in commitments:
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq not in commitments:
         return f"bad reveal: #{seq} is not an earlier secret roll"
     if commitments[seq] is None:
         return f"bad reveal: #{seq} revealed a second time"

@@ -41,6 +41,7 @@ PROBLEMS = {
     "wrong_result": _("its result is not what its stored case and dice give"),
     # Issue 13: rolls.secret.
     "bad_reveal": _("a reveal that does not match the secret roll's commitment"),
+    "hidden_changed": _("a secret roll's hidden record no longer gives its commitment"),
 }
 
 
@@ -123,4 +124,25 @@ def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
         .values_list("seq", "prev_hash", "hash", "record", "key_id", "signature")
         .iterator(chunk_size=2000)
     )
-    return verify_chain(rows, session_id, signing.trusted_public_keys(), recompute=recompute)
+    report = verify_chain(rows, session_id, signing.trusted_public_keys(), recompute=recompute)
+    return _hidden_records_checked(report, session_id) if report.ok else report
+
+
+def _hidden_records_checked(report: ChainReport, session_id: int) -> ChainReport:
+    """Issue 13: each still-secret roll's hidden record and salt must give the commitment its
+    chain entry holds: changed behind the chain's back, the reveal would show a lie (the
+    export cannot check this; only the site, which holds the hidden half, can)."""
+    from rolls.models import SecretRoll
+    from rolls.secret import commitment_matches
+
+    hidden = (
+        SecretRoll.objects.filter(roll__session_id=session_id, reveal__isnull=True)
+        .order_by("roll__seq")
+        .values_list("roll__seq", "roll__record", "record", "salt")
+    )
+    for seq, public, record, salt in hidden.iterator(chunk_size=500):
+        if not commitment_matches(public["secret"]["commitment"], record, salt):
+            return ChainReport(
+                report.count, report.head_hash, broken_seq=seq, problem="hidden_changed"
+            )
+    return report

@@ -10,6 +10,7 @@ no migration needs: dropping the triggers (tamper tests) and finding the permit.
 import importlib
 
 _migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
+_secret_migration = importlib.import_module("rolls.migrations.0010_secret_roll_guard")
 
 TABLE = _migration.TABLE
 PERMIT_TABLE = _migration.PERMIT_TABLE
@@ -29,6 +30,15 @@ def drop_sql(vendor: str) -> list[str]:
         "DROP TRIGGER IF EXISTS rolls_roll_no_update",
         "DROP TRIGGER IF EXISTS rolls_roll_no_delete",
     ]
+
+
+def drop_secret_guard_sql(vendor: str) -> list[str]:
+    """The same for the secret rolls' hidden half (rolls/migrations/0010_secret_roll_guard)."""
+    return _secret_migration.drop_sql(vendor)
+
+
+def install_secret_guard_sql(vendor: str, hatch: bool) -> list[str]:
+    return _secret_migration.install_sql(vendor, hatch)
 
 
 def permit_table_exists(connection) -> bool:

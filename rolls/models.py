@@ -340,6 +340,17 @@ class InitiativeChange(models.Model):
 # Secret GM rolls (issue 13; rolls.secret): the chain holds a commitment, this table the rest.
 
 
+class SecretRollQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise LedgerError("A secret roll's hidden record is never updated in bulk.")
+
+    def delete(self):
+        raise LedgerError("A secret roll's hidden record is never deleted.")
+
+    def _raw_delete(self, using):
+        raise LedgerError("A secret roll's hidden record is never deleted.")
+
+
 class SecretRoll(models.Model):
     """The hidden half of a secret roll: the full record its chain entry commits to and the
     salt, readable by the session's GM (and moderators, for audit) only, never by players,
@@ -361,6 +372,8 @@ class SecretRoll(models.Model):
         verbose_name=_("reveal"),
     )
 
+    objects = SecretRollQuerySet.as_manager()
+
     class Meta:
         ordering = ["roll"]
         verbose_name = _("secret roll")
@@ -368,6 +381,16 @@ class SecretRoll(models.Model):
 
     def __str__(self) -> str:
         return f"secret {self.roll}"
+
+    # The database refuses the same (rolls/migrations/0010_secret_roll_guard.py): a record
+    # or salt changed after the commitment would make the reveal a lie.
+    def save(self, *args, **kwargs):
+        if not self._state.adding and kwargs.get("update_fields") != ["reveal"]:
+            raise LedgerError("A secret roll's hidden record is never changed; only revealed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerError("A secret roll's hidden record is never deleted.")
 
     @property
     def is_revealed(self) -> bool:

@@ -15,15 +15,23 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import secrets
 import uuid
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
+from django.utils.translation import gettext_lazy as _
 
 from rolls.ledger import canonical_json
 
+logger = logging.getLogger(__name__)
+
 SALT_BYTES = 32
+HIDDEN_CHANGED = _(
+    "This secret roll's hidden record no longer gives its commitment, so it is not revealed. "
+    "A moderator's audit shows it; tell the moderators."
+)
 # Roll.test and the record's kind of the two chain entries.
 SECRET_TEST = "secret"
 REVEAL_TEST = "reveal"
@@ -77,7 +85,7 @@ def reveal_problem(record: dict, commitments: dict[int, str | None]) -> str | No
     name the secret entry's own session and number."""
     reveals = record["reveals"]
     seq, full, salt = reveals.get("seq"), reveals.get("record"), reveals.get("salt")
-    if seq not in commitments:
+    if isinstance(seq, bool) or not isinstance(seq, int) or seq not in commitments:
         return f"reveals #{seq}, which is not an earlier secret roll"
     committed = commitments[seq]
     if committed is None:
@@ -128,6 +136,15 @@ def secret_roll_reveal(*, session, by, seq: int):
         if turn is None:
             raise PermissionDenied
         secret_row = hidden.roll
+        # The hidden half is guarded (rolls.models, 0010_secret_roll_guard); should it still
+        # have been changed, revealing it would chain a lie: refuse, and say so.
+        if not commitment_matches(
+            secret_row.record["secret"]["commitment"], hidden.record, hidden.salt
+        ):
+            logger.error(
+                "secret roll #%s of session %s no longer gives its commitment", seq, locked.pk
+            )
+            raise ValidationError(HIDDEN_CHANGED)
 
         def body(_seq: int) -> dict:
             return {

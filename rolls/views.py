@@ -300,6 +300,9 @@ def reveal(request, pk: int, seq: int):
         made = secret_roll_reveal(session=session, by=request.user, seq=seq)
     except SecretRoll.DoesNotExist:
         raise Http404 from None
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+        return redirect("rolls:detail", session.pk, seq)
     if made.created:
         messages.success(request, _("The secret roll is revealed: everyone sees its result now."))
     else:

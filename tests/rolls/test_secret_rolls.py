@@ -3,6 +3,7 @@ verification of both states (verify_rolls, docs/verify_ledger.py)."""
 
 import base64
 import hashlib
+import html
 import json
 import uuid
 
@@ -19,6 +20,7 @@ from rolls.models import Roll, SecretRoll
 from rolls.requests import RollRequest, SideRequest
 from rolls.secret import secret_roll_reveal
 from rolls.services import roll_make
+from tests.conftest import polish
 from tests.rolls.test_audit_script import export, run_script
 from tests.rolls.test_ledger import percepcja_request
 
@@ -346,3 +348,104 @@ def test_a_secret_roll_cannot_answer_a_players_request(table):
         secret_roll(table, request=request, answers=ask)
     assert "secret" in refused.value.error_dict
     assert not Roll.objects.exists() and RollAsk.objects.get().is_open
+
+
+# --- The hidden half cannot change behind the commitment (review after issue 13) ---------
+
+
+def _hidden_tampered(sql: str, params) -> None:
+    """An attacker with DDL rights: the guard's triggers dropped, the hidden row changed."""
+    from django.db import connection
+
+    from rolls import ledger_sql
+
+    with connection.cursor() as cursor:
+        for statement in ledger_sql.drop_secret_guard_sql(connection.vendor):
+            cursor.execute(statement)
+        cursor.execute(sql, params)
+
+
+def test_the_hidden_record_and_salt_are_never_changed_or_deleted(table):
+    from django.db import DatabaseError, IntegrityError, connection, transaction
+
+    from rolls.models import LedgerError
+
+    hidden = SecretRoll.objects.get(roll=secret_roll(table).roll)
+    hidden.salt = "00" * 32
+    with pytest.raises(LedgerError):
+        hidden.save()
+    with pytest.raises(LedgerError):
+        SecretRoll.objects.filter(pk=hidden.pk).update(salt="00" * 32)
+    with pytest.raises(LedgerError):
+        hidden.delete()
+    # Past the ORM, the database refuses too; setting the reveal once is all it allows.
+    for sql in (
+        "UPDATE rolls_secretroll SET salt = %s WHERE id = %s",
+        "DELETE FROM rolls_secretroll WHERE id = %s",
+    ):
+        params = ["00" * 32, hidden.pk] if sql.startswith("UPDATE") else [hidden.pk]
+        with (
+            pytest.raises((DatabaseError, IntegrityError)),
+            transaction.atomic(),
+            connection.cursor() as cursor,
+        ):
+            cursor.execute(sql, params)
+    hidden.refresh_from_db()
+    assert len(hidden.salt) == 64 and hidden.salt != "00" * 32
+    secret_roll_reveal(session=table.session, by=table.gm, seq=hidden.roll.seq)
+    hidden.refresh_from_db()
+    assert hidden.is_revealed
+    with (
+        pytest.raises((DatabaseError, IntegrityError)),
+        transaction.atomic(),
+        connection.cursor() as cursor,
+    ):
+        cursor.execute("UPDATE rolls_secretroll SET reveal_id = NULL WHERE id = %s", [hidden.pk])
+
+
+def test_a_changed_hidden_record_is_found_by_verification_and_never_revealed(table):
+    roll = secret_roll(table).roll
+    assert ledger.verify_session(table.session.pk).ok
+    _hidden_tampered(
+        "UPDATE rolls_secretroll SET salt = %s WHERE roll_id = %s", ["00" * 32, roll.pk]
+    )
+    report = ledger.verify_session(table.session.pk, recompute=True)
+    assert (report.ok, report.problem, report.broken_seq) == (False, "hidden_changed", roll.seq)
+    with pytest.raises(ValidationError):
+        secret_roll_reveal(session=table.session, by=table.gm, seq=roll.seq)
+    assert Roll.objects.filter(session=table.session).count() == 1  # no lie chained
+
+
+def test_the_gm_is_told_when_a_changed_secret_roll_is_not_revealed(table, client_for):
+    from django.urls import reverse
+
+    roll = secret_roll(table).roll
+    _hidden_tampered(
+        "UPDATE rolls_secretroll SET salt = %s WHERE roll_id = %s", ["00" * 32, roll.pk]
+    )
+    client = client_for(table.gm)
+    answer = client.post(
+        reverse("rolls:reveal", args=[table.session.pk, roll.seq]),
+        follow=True,
+        HTTP_ACCEPT_LANGUAGE="pl",
+    )
+    assert answer.status_code == 200
+    told = polish(
+        "This secret roll's hidden record no longer gives its commitment, so it is not "
+        "revealed. A moderator's audit shows it; tell the moderators."
+    )
+    assert html.escape(told) in answer.content.decode()
+    assert Roll.objects.filter(session=table.session).count() == 1
+
+
+@pytest.mark.parametrize("seq", [[1], {"n": 1}, "1", True, None, 1.0])
+def test_a_reveal_naming_no_number_is_broken_not_a_crash(table, client_for, tmp_path, seq):
+    _reveal_pair(table)
+    data = export(table, client_for)
+    data["rolls"][1]["record"]["reveals"]["seq"] = seq
+    _rechain_and_resign(data)
+    done = run_script(tmp_path, data)
+    assert done.returncode == 1 and "BROKEN at #2: bad reveal" in done.stdout, done.stdout
+    rows = [(r["seq"], r["prev_hash"], r["hash"], r["record"], None, None) for r in data["rolls"]]
+    report = ledger.verify_chain(rows, table.session.pk)
+    assert report.problem == "bad_reveal" and report.broken_seq == 2
