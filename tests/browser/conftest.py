@@ -4,6 +4,7 @@ import os
 import shutil
 
 import pytest
+from playwright.sync_api import expect
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine's network is closed: Chromium must not try to phone home.
@@ -69,3 +70,11 @@ def log_in(page, username: str, password: str) -> None:
     page.get_by_label("Hasło").fill(password)
     page.get_by_role("button", name="Zaloguj się").click()
     page.wait_for_url("**/")
+
+
+def open_turn(page, table, number: int) -> None:
+    """The GM opens turn `number` from the diary, confirming as the page asks."""
+    page.goto(f"/sessions/{table.session.pk}/")
+    page.get_by_text(f"Otwórz turę {number}", exact=True).click()
+    page.get_by_role("button", name=f"Tak, otwórz turę {number}").click()
+    expect(page.get_by_text(f"Bieżąca tura: {number}")).to_be_visible()

@@ -14,6 +14,7 @@ from diary import npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, Roll
 from rolls.selectors import playing_characters
+from tests.browser.conftest import open_turn
 from tests.browser.test_roll_panel import (
     gm,  # noqa: F401 (a fixture)
     open_panel,
@@ -59,13 +60,6 @@ def expect_order(page, table, names: list[str]) -> None:
 
 def marked(page):
     return page.get_by_test_id("fight-marked").locator("strong")
-
-
-def open_turn(page, table, number: int) -> None:
-    page.goto(f"/sessions/{table.session.pk}/")
-    page.get_by_text(f"Otwórz turę {number}", exact=True).click()
-    page.get_by_role("button", name=f"Tak, otwórz turę {number}").click()
-    expect(page.get_by_text(f"Bieżąca tura: {number}")).to_be_visible()
 
 
 def test_a_fight_from_the_first_roll_to_its_history(gm, table, wolf):  # noqa: F811

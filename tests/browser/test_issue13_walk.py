@@ -21,7 +21,7 @@ from diary import services
 from diary.models import NotificationKind, Post
 from diary.notifications import notification_mark_all_read, notification_preferences_save
 from rolls.models import Roll
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, open_turn
 from tests.browser.test_quote import _select_from
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, open_tab, redraw
 from tests.browser.test_secret_roll import export_verified
@@ -84,10 +84,7 @@ def test_issue_13_done_when(page, player_page, campaign, smtp_server, tmp_path):
 
     # The GM opens turn 4 and writes in it.
     log_in(page, table.gm.username, PASSWORD)
-    page.goto(f"/sessions/{session.pk}/")
-    page.get_by_text("Otwórz turę 4", exact=True).click()
-    page.get_by_role("button", name="Tak, otwórz turę 4").click()
-    expect(page.get_by_text("Bieżąca tura: 4")).to_be_visible()
+    open_turn(page, table, 4)
     page.get_by_label("Narracja").fill("Most trzeszczy pod kopytami. Z mgły wyłania się strażnik.")
     page.get_by_role("button", name="Opublikuj").click()
     expect(page.locator("article.post", has_text="wyłania się")).to_have_count(1)

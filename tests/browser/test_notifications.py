@@ -8,7 +8,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.axe import violations
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, open_turn
 from tests.conftest import PASSWORD, polish
 from tests.smtp import run_worker
 
@@ -34,10 +34,7 @@ def test_the_gm_opens_a_turn_and_the_player_is_told_in_the_site_and_by_e_mail(
 
     # The GM opens turn 2.
     log_in(page, table.gm.username, PASSWORD)
-    page.goto(f"/sessions/{table.session.pk}/")
-    page.get_by_text("Otwórz turę 2", exact=True).click()
-    page.get_by_role("button", name="Tak, otwórz turę 2").click()
-    expect(page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+    open_turn(page, table, 2)
 
     # The player's bell counts it; the list says it and leads to the diary.
     player_page.goto("/")

@@ -12,7 +12,7 @@ from diary.models import Post
 from diary.selectors import DIARY_PAGE_SIZE
 from diary.services import post_create
 from tests.browser.axe import violations
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, open_turn
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -50,10 +50,7 @@ def test_the_player_follows_the_unread_count_to_the_first_new_post_then_to_turn_
 
     # The GM opens turn 2 and posts in it.
     log_in(page, table.gm.username, PASSWORD)
-    page.goto(f"/sessions/{session.pk}/")
-    page.get_by_text("Otwórz turę 2", exact=True).click()
-    page.get_by_role("button", name="Tak, otwórz turę 2").click()
-    expect(page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+    open_turn(page, table, 2)
     page.get_by_label("Narracja").fill("Most nad rzeką *się zawala*.")
     page.get_by_role("button", name="Opublikuj").click()
     expect(page.locator("article.post", has_text="się zawala")).to_have_count(1)
