@@ -55,7 +55,7 @@ def test_keyset_uses_no_offset(table, django_assert_max_num_queries, settings):
     assert not any("OFFSET" in q["sql"].upper() for q in queries.captured_queries)
 
 
-def test_query_count_does_not_grow_with_the_session(table, client_for, django_assert_num_queries):
+def test_query_count_does_not_grow_with_the_session(table, client_for):
     client = client_for(table.gm)
     url = reverse("diary:session", args=[table.session.pk])
     client.get(url)  # warm caches (content types, translations)
@@ -67,9 +67,13 @@ def test_query_count_does_not_grow_with_the_session(table, client_for, django_as
     with CaptureQueriesContext(connection) as small:
         assert client.get(url).status_code == 200
     fill(table, 60)
-    with django_assert_num_queries(len(small.captured_queries)):
+    with CaptureQueriesContext(connection) as large:
         response = client.get(url)
     assert len(response.context["page"].posts) == DIARY_PAGE_SIZE
+    # Flat, or one less: a reader now behind by more than a page does not move the mark
+    # past posts the newest page skipped (issue 13, diary/reading.page_continues_reading).
+    assert len(small.captured_queries) - 1 <= len(large.captured_queries)
+    assert len(large.captured_queries) <= len(small.captured_queries)
 
 
 @pytest.mark.parametrize(
