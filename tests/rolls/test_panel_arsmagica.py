@@ -599,13 +599,18 @@ def test_the_gm_gets_both_tabs_and_the_exact_chance(saga, client_for):
     assert "Szansa fuszerki" in words(response)
 
 
-def test_the_gm_rolls_and_the_post_shows_the_line(saga, client_for):
+def test_the_gm_rolls_and_the_post_shows_the_line(saga, client_for, monkeypatch):
+    # A stress die of 5: no botch (a botch's line rightly drops the modifiers), no doubling.
+    from rolls.engine.dice import ScriptedDice
+
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice([5]))
     client = client_for(saga.gm)
     response = client.post(url(saga), posted(saga, "stress", modifier_1=-1, reason_1="mgła"))
     roll = Roll.objects.get()
     assert response.status_code == 302 and response.url.endswith(f"#roll-{roll.seq}")
     assert (roll.system, roll.test, roll.character) == ("arsmagica", "stress", saga.flambeau)
     result = roll.record["result"]
+    assert result["die_faces"] == [5]
     assert result["input"]["modifiers"] == [
         {"value": -1, "label": None, "reason": "mgła", "source": "gm"}
     ]
