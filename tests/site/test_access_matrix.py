@@ -136,31 +136,22 @@ class World:
             post=self.post,
         )
         attribute = self.character.attribute_values.select_related("attribute").first()
-        self.roll = roll_services.roll_make(
-            session=self.session,
-            by=self.gm,
-            request=RollRequest(
-                kind="attribute",
-                a=SideRequest(
-                    character_id=self.character.pk,
-                    test="attribute",
-                    attribute_ids=(attribute.attribute_id,),
-                ),
+        attribute_roll = RollRequest(
+            kind="attribute",
+            a=SideRequest(
+                character_id=self.character.pk,
+                test="attribute",
+                attribute_ids=(attribute.attribute_id,),
             ),
-            token=uuid.uuid4(),
+        )
+        self.roll = roll_services.roll_make(
+            session=self.session, by=self.gm, request=attribute_roll, token=uuid.uuid4()
         ).roll
         # Issue 13: a secret roll of the GM's, for its reveal.
         self.secret_roll = roll_services.roll_make(
             session=self.session,
             by=self.gm,
-            request=RollRequest(
-                kind="attribute",
-                a=SideRequest(
-                    character_id=self.character.pk,
-                    test="attribute",
-                    attribute_ids=(attribute.attribute_id,),
-                ),
-            ),
+            request=attribute_roll,
             token=uuid.uuid4(),
             secret=True,
         ).roll
