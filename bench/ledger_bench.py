@@ -33,8 +33,9 @@ from django.db import connection, connections  # noqa: E402
 from characters import services as character_services  # noqa: E402
 from characters.models import Attribute  # noqa: E402
 from diary import services as diary_services  # noqa: E402
-from rolls.requests import RollRequest, SideRequest  # noqa: E402
 from rolls.services import roll_make  # noqa: E402
+from rolls.systems.forum1000.cases import case_for  # noqa: E402
+from rolls.systems.forum1000.requests import RollRequest, SideRequest  # noqa: E402
 
 ROLLS_PER_WORKER = 200
 WORKERS = 2  # the machine has 2 cores
@@ -61,8 +62,9 @@ def make_table(gm, moderator, number: int):
 def append(gm, session, request, count: int, start) -> None:
     connections.close_all()  # never share the parent's socket
     start.wait()
+    case = case_for(session, request)
     for _ in range(count):
-        roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+        roll_make(session=session, by=gm, case=case, token=uuid.uuid4())
     connections.close_all()
 
 

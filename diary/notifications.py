@@ -236,15 +236,19 @@ def notify_plan_reviewed(session: GameSession, *, by, accepted: bool) -> None:
     )
 
 
-def notify_ask_answered(ask, *, roll) -> None:
-    """The requested character's owner: the GM rolled what they asked for."""
+def notify_ask_closed(ask) -> None:
+    """The requested character's owner hears the GM's answer to their request: rolled as
+    asked, rolled differently (and why), or declined (and why). A withdrawal is their own."""
+    if ask.status == "withdrawn":
+        return
+    roll = ask.answer
     notify(
         NotificationKind.ASK_ANSWERED,
         [ask.character.owner],
         ask.session,
-        actor=roll.rolled_by,
-        post=roll.post,
-        args={"summary": ask.summary},
+        actor=roll.rolled_by if roll is not None else ask.session.gm,
+        post=roll.post if roll is not None else ask.post,
+        args={"summary": ask.summary, "status": ask.status, "note": ask.note},
     )
 
 
@@ -313,6 +317,15 @@ def notification_text(notification: Notification) -> str:
     if kind == NotificationKind.QUOTE:
         return _("%(actor)s quoted your post in “%(session)s”.") % a
     if kind == NotificationKind.ASK_ANSWERED:
+        if a.get("status") == "declined":
+            return _(
+                "%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s"
+            ) % a
+        if a.get("status") == "answered_differently":
+            return _(
+                "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
+                "another roll: %(note)s"
+            ) % a
         return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
     if kind == NotificationKind.INVITATION:
         return _("%(actor)s invites %(character)s to “%(session)s”.") % a

@@ -187,6 +187,17 @@ def playing_characters(session: GameSession) -> list[Character]:
     )
 
 
+def own_posts_in_turn(session: GameSession, user, turn, *, newest: int | None = None) -> list[Post]:
+    """The user's visible posts of this turn, newest first (`newest`: only that many): where
+    their rolls and requests land."""
+    if turn is None or not user.is_authenticated:
+        return []
+    posts = Post.objects.filter(
+        session=session, author=user, turn=turn, hidden_at__isnull=True
+    ).order_by("-id")
+    return list(posts[:newest] if newest else posts)
+
+
 def user_characters_in_session(session: GameSession, user) -> list[Character]:
     if not user.is_authenticated:
         return []

@@ -19,32 +19,19 @@ from django.utils.crypto import constant_time_compare
 
 from diary import permissions as diary_permissions
 from diary.models import GameSession, RollPolicy
-from rolls import cases
-from rolls.requests import RollRequest
-
-# Systems the panel rolls for: forum1000 through rolls.panel, the others (issue 10) through
-# rolls.case_panel once their module has registered a rolls.cases.SystemPanel.
-PANEL_SYSTEMS = frozenset({"forum1000", "q10", "ciernie", "arsmagica"})
-# Every kind of roll forum1000's panel makes, in the order of its tabs.
-PANEL_MODES = ("attribute", "combined", "opposed", "skill", "healing", "initiative")
-# Tests that only the GM rolls: they involve other players' characters, or (healing)
-# the GM's choice of which effect goes (RULES 1.6).
-GM_ONLY_KINDS = frozenset({"opposed", "initiative", "healing"})
+from rolls import systems
 
 
 def system_modes(system: str) -> tuple[str, ...]:
-    """Every mode (tab) of this system's panel; none while the system has no panel."""
-    if system == "forum1000":
-        return PANEL_MODES
-    panel = cases.panel_for(system) if system in PANEL_SYSTEMS else None
-    return tuple(key for key, _label in panel.modes) if panel else ()
+    """Every mode (kind of roll) of this system's panel; none for a system without one."""
+    plugin = systems.system_for(system)
+    return plugin.mode_keys if plugin else ()
 
 
 def gm_only_modes(system: str) -> frozenset[str]:
-    if system == "forum1000":
-        return GM_ONLY_KINDS
-    panel = cases.panel_for(system)
-    return panel.gm_only_modes if panel else frozenset()
+    """Modes only the GM rolls: they involve other players' characters or the GM's judgment."""
+    plugin = systems.system_for(system)
+    return plugin.gm_only_modes if plugin else frozenset()
 
 
 @dataclass(frozen=True)
@@ -170,44 +157,28 @@ def may_ask(user, session: GameSession) -> bool:
 
 
 def askable_modes(system: str) -> tuple[str, ...]:
-    """Issue 10: the modes a player's request may name in a case system (its panel's modes
-    a player may roll; the GM-only ones are the GM's to start)."""
+    """The modes a player's request may name: those a player may roll (the GM-only ones are
+    the GM's to start)."""
     withheld = gm_only_modes(system)
     return tuple(mode for mode in system_modes(system) if mode not in withheld)
 
 
-def check_may_roll(
-    user, session: GameSession, request: RollRequest, characters: dict, extra_action_reason=""
-) -> None:
-    """RULES 1.x and the session's policy, for the service: PermissionDenied if not allowed."""
+def check_may_roll(user, session: GameSession, case, characters: dict, extra_action_reason=""):
+    """RULES 1.x and the session's policy, for the roll service: the session's system and one
+    of its modes open to this user; the acting character one this user rolls for; everyone
+    else the case names playing in the session; typed modifiers and a further action roll
+    allowed by the GM only. PermissionDenied if not."""
     access = access_roll_panel(user, session)
-    if not access.may_roll_mode(request.kind):
+    if case.system != session.system or not access.may_roll_mode(case.mode):
         raise PermissionDenied
     if extra_action_reason.strip() and not access.may_allow_extra_action:
         raise PermissionDenied
-    if access.is_gm:
-        return
-    # A player's roll carries only the sheet's modifiers.
-    if request.uses_gm_modifiers or request.uses_action_modifiers:
-        raise PermissionDenied
-    acting = characters.get(request.acting_character_id)
-    if acting is None or not access.may_roll_for(acting):
-        raise PermissionDenied
-
-
-def check_may_roll_case(user, session: GameSession, case, characters: dict) -> None:
-    """The same for a case system's roll (issue 10): the session's system and one of its
-    modes open to this user; the acting character one this user rolls for; the other side
-    (a comparative test) playing in the session; typed modifiers the GM's only."""
-    access = access_roll_panel(user, session)
-    if case.system != session.system or not access.may_roll_mode(case.mode):
+    if case.gm_typed and not access.may_type_modifiers:
         raise PermissionDenied
     acting = characters.get(case.character_id) if case.character_id is not None else None
     if case.character_id is not None and (acting is None or not access.may_roll_for(acting)):
         raise PermissionDenied
-    if case.other_character_id is not None and case.other_character_id not in characters:
-        raise PermissionDenied
-    if case.gm_typed and not access.may_type_modifiers:
+    if any(pk not in characters for pk in case.character_ids):
         raise PermissionDenied
 
 

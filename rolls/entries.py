@@ -26,7 +26,7 @@ from rolls import access as rolls_access
 from rolls import entry_forms
 from rolls.models import Roll
 from rolls.selectors import turn_actions
-from rolls.services import TokenReused, _target_post, chain_append, lock_session
+from rolls.services import TokenReused, chain_append, lock_session, target_post
 
 __all__ = ["TokenReused"]
 
@@ -57,9 +57,9 @@ def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
 
 def _target(session: GameSession, character_id: int) -> Character:
     """A character playing in the session (accepted, or an NPC's stand-in), else refused."""
-    from rolls.selectors import playing_characters
+    from rolls.selectors import sheets_in_play
 
-    character = playing_characters(session, ids=[character_id]).get(character_id)
+    character = sheets_in_play(session, ids=[character_id]).get(character_id)
     if character is None:
         raise ValidationError({"character": _("This character does not play in this session.")})
     return character
@@ -110,7 +110,7 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
-        post = _target_post(locked, by, turn, None)
+        post = target_post(locked, by, turn, None)
         body = apply(locked, character, turn, cleaned)
         entry = _append(
             locked,
@@ -324,7 +324,7 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
                     % {"name": character.name, "limit": ACTIONS_PER_TURN}
                 }
             )
-        post = _target_post(locked, by, turn, None)
+        post = target_post(locked, by, turn, None)
         applied = character_services.potion_use(potion=potion, by=by)
         freed = applied.freed
         body = {

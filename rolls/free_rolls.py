@@ -23,13 +23,13 @@ from rolls.access import access_roll_panel
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.ledger import canonical_json
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
 from rolls.services import (
     RollMade,
-    _replay_digest,
-    _target_post,
     chain_append,
     lock_session,
+    replayed_roll,
+    target_post,
 )
 
 LABEL_MAX_LENGTH = 80
@@ -74,7 +74,7 @@ def roll_make_free(
         access = access_roll_panel(by, locked)
         if not (access.may_roll and access.is_gm):
             raise PermissionDenied
-        replayed = _replay_digest(locked, by, token, free.digest())
+        replayed = replayed_roll(locked, by, token, free.digest())
         if replayed is not None:
             return replayed
         parsed = free_notation.parse_notation(free.expression)  # RuleError: before any die
@@ -83,7 +83,7 @@ def roll_make_free(
             raise ValidationError({"label": _("The label is too long.")})
         people = {}
         if free.character_id is not None:
-            playing = playing_characters(locked, ids=[free.character_id])
+            playing = sheets_in_play(locked, ids=[free.character_id])
             character = playing.get(free.character_id)
             if character is None:
                 raise ValidationError(
@@ -97,7 +97,7 @@ def roll_make_free(
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
-        target = _target_post(locked, by, turn, post)
+        target = target_post(locked, by, turn, post)
 
         def body(_seq: int) -> dict:
             result = free_notation.roll_notation(parsed, dice or SystemDice())

@@ -19,7 +19,7 @@ from rolls.free_rolls import roll_make_free
 from rolls.messages import notation_error_message
 from rolls.presenters import notation_summary
 from rolls.secret import SECRET_TEST
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
 from rolls.views import _session_for_reader
 
 
@@ -57,7 +57,7 @@ def free_roll(request, pk: int):
         if turn
         else []
     )
-    characters = list(playing_characters(session).values())
+    characters = list(sheets_in_play(session).values())
     posted = request.method == "POST"
     form = FreeRollForm(
         request.POST if posted else None,

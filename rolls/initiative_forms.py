@@ -1,4 +1,4 @@
-"""The GM's forms for a running initiative event (issue 9): the only place their input is
+"""The GM's forms for a running initiative event: the only place their input is
 parsed; every bad input is a Polish error next to its field, and nothing is stored. Each
 carries a one-time token signed for the GM and the session (rolls.access): a double click or
 a Back-and-resend answers with the change the token already made."""
@@ -9,9 +9,11 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from rolls import access
+from rolls.engine import systems as engine_systems
 from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
-from rolls.forms import SignedTokenForm, typed_modifier_field
+from rolls.forms import SignedTokenForm
 from rolls.initiative_services import MAX_TURNS
+from rolls.systems.common import typed_modifier_field
 
 BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
 
@@ -59,7 +61,6 @@ class ModifierForm(_EventForm):
 
     id_prefix = "modifier"
 
-    value = typed_modifier_field(_("Modifier"))
     turns = forms.IntegerField(
         label=_("For how many turns"),
         min_value=1,
@@ -72,6 +73,9 @@ class ModifierForm(_EventForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"] = _character_field(_("Character"), self.participants)
+        # In the units of the session's system's typed modifiers (its engine's limit).
+        limit = engine_systems.system_module(self.session.system).TYPED_MODIFIER_LIMIT
+        self.fields["value"] = typed_modifier_field(_("Modifier"), limit)
         self.order_fields(["character", "value", "turns", "reason"])
 
     def clean_value(self):

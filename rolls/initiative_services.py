@@ -21,19 +21,8 @@ from diary.models import GameSession
 from diary.services import current_turn
 from rolls.access import access_fight
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant, Roll
-from rolls.requests import RequestError
 
 MAX_TURNS = 20  # the longest order modifier the GM can record, in turns
-
-
-def check_no_running_event(session: GameSession, request) -> None:
-    """Seed 000 line 109: one initiative roll per event. While one runs, another initiative
-    roll is refused (RequestError on the event's name field), before any die."""
-    if request.kind != "initiative":
-        return
-    running = InitiativeEvent.objects.running().filter(session=session).first()
-    if running is not None:
-        raise RequestError("event_name", "event_running", name=running.name or _("untitled"))
 
 
 def initiative_event_open(*, session: GameSession, roll: Roll, by, name: str) -> InitiativeEvent:
@@ -168,7 +157,10 @@ def initiative_modifier_add(
 ) -> InitiativeChange:
     """A speed or initiative modifier (a spell, an item) from this turn for `turns` turns:
     it counts in turns t .. t+turns-1 and ends by itself (rolls.engine.initiative)."""
-    from rolls.engine import forum1000 as f1000
+    from rolls.engine import systems as engine_systems
+
+    # In the units of the session's system's typed modifiers (its engine's limit).
+    limit = engine_systems.system_module(event.session.system).TYPED_MODIFIER_LIMIT
 
     def build(event, turn):
         participant = _participant(event, character_id, "character")
@@ -176,9 +168,9 @@ def initiative_modifier_add(
         errors = {}
         if not text:
             errors["reason"] = _("A change of order needs a reason: everyone reads it.")
-        if not value or abs(value) > f1000.TYPED_MODIFIER_LIMIT:
+        if not value or abs(value) > limit:
             errors["value"] = _("A modifier lies between −%(limit)s and +%(limit)s, not 0.") % {
-                "limit": f1000.TYPED_MODIFIER_LIMIT
+                "limit": limit
             }
         if not 1 <= turns <= MAX_TURNS:
             errors["turns"] = _("Between 1 and %(max)s turns.") % {"max": MAX_TURNS}

@@ -121,15 +121,22 @@ class Roll(models.Model):
 class AskStatus(models.TextChoices):
     OPEN = "open", _("waiting for the GM")
     ANSWERED = "answered", _("answered")
+    # The GM rolled something other than what was asked, and said why (RollAsk.note).
+    ANSWERED_DIFFERENTLY = "answered_differently", _("answered differently")
+    DECLINED = "declined", _("declined")
     WITHDRAWN = "withdrawn", _("withdrawn")
 
 
+ANSWERED_STATUSES = (AskStatus.ANSWERED, AskStatus.ANSWERED_DIFFERENTLY)
+
+
 class RollAsk(models.Model):
-    """A player's request for a roll, attached to the post that describes the action: which
-    test (a skill, one attribute, or two for a combined roll) with which abilities, flaws and
-    items of their own sheet. Checked against RULES 1.2 when made; the GM answers it with one
-    roll, which lands in a new post placed as the answer (seed 000: the player says what
-    applies, the GM rolls)."""
+    """A player's request for a roll, attached to the post that describes the action: the
+    mode and what it names of their own sheet (the test, the abilities, flaws and items that
+    apply), as the system's form has them. Checked against the rules when made; the GM
+    answers it with one roll, which lands in a new post placed as the answer (seed 000: the
+    player says what applies, the GM rolls) — as asked, or by the GM's judgment with a
+    reason — or declines it with a reason."""
 
     session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="roll_asks")
     post = models.ForeignKey(Post, on_delete=models.PROTECT, related_name="roll_asks")
@@ -137,21 +144,17 @@ class RollAsk(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="roll_asks"
     )
     character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="roll_asks")
-    test = models.CharField(_("test"), max_length=20)  # attribute | combined | skill
-    # Catalog ids, as the panel names them (rolls.requests.SideRequest).
-    attribute_ids = models.JSONField(default=list)
-    skill_id = models.PositiveBigIntegerField(null=True, blank=True)
-    trait_ids = models.JSONField(default=list)
-    item_ids = models.JSONField(default=list)
-    # Issue 10, a case system's request (q10, ciernie, arsmagica): `test` holds the panel's
-    # mode and this the mode form's named fields (rolls.cases.SystemPanel.ask_fields), as
-    # the panel's link prefills them; the answer must roll exactly these.
+    test = models.CharField(_("test"), max_length=20)  # the panel's mode
+    # What the request names, by the mode form's field names (RollSystem.ask_fields), as the
+    # panel's link prefills them for the GM's answer.
     case_fields = models.JSONField(default=dict, blank=True)
     # The request in words, as checked when it was made (the sheet may change later).
     summary = models.CharField(_("request"), max_length=300)
     status = models.CharField(
-        _("status"), max_length=10, choices=AskStatus.choices, default=AskStatus.OPEN
+        _("status"), max_length=20, choices=AskStatus.choices, default=AskStatus.OPEN
     )
+    # The GM's reason: why the answer differs from the request, or why it was declined.
+    note = models.CharField(_("GM's reason"), max_length=300, blank=True, default="")
     created_at = models.DateTimeField(_("asked at"), auto_now_add=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     answer = models.OneToOneField(
@@ -167,8 +170,8 @@ class RollAsk(models.Model):
         ordering = ["id"]
         constraints = [
             models.CheckConstraint(
-                condition=models.Q(status="answered", answer__isnull=False)
-                | (~models.Q(status="answered") & models.Q(answer__isnull=True)),
+                condition=models.Q(status__in=ANSWERED_STATUSES, answer__isnull=False)
+                | (~models.Q(status__in=ANSWERED_STATUSES) & models.Q(answer__isnull=True)),
                 name="roll_ask_answered_has_roll",
             ),
             # A double send asks once (rolls.services.roll_ask_create checks it first).

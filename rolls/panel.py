@@ -1,107 +1,135 @@
-"""The roll panel: the forms of one mode bundled, their request, and the preview.
+"""The roll panel, the same for every system: one user's tabs and modes, the mode's form from
+the session's system (rolls.systems), the one-time token form, and the preview — the exact
+chance and how the numbers were reached, before anything is rolled.
 
-Modes by tab: "Cechy" → attribute, combined, opposed; "Umiejętności" → skill,
-healing; "Inicjatywa" → initiative.
+rolls.views serves it: htmx redraws the preview as fields change and the form only when a
+choice other fields depend on changes (a character, a test), so what someone types is never
+replaced; a plain-form fallback; Enter never rolls; a no-JS preview by POST + 303; signed
+links that prefill only what is tested; a foreign token refused. The roll itself is
+rolls.services.roll_make.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from decimal import Decimal
-from fractions import Fraction
+from typing import Any
 
 from django.http import QueryDict
-from django.utils import formats
-from django.utils.translation import gettext_lazy as _
+from django.urls import reverse
+from django.utils.translation import gettext as _
 
-from characters.numbers import with_minus
-from diary.models import GameSession, Post
+from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
-from rolls import selectors
+from rolls import selectors, systems
 from rolls.access import RollAccess, access_roll_panel
-from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
-from rolls.forms import (
-    SKILL_LIKE,
-    HealingForm,
-    InitiativeForm,
-    SideForm,
-    TokenForm,
-    request_from_forms,
-)
-from rolls.initiative_services import check_no_running_event
-from rolls.messages import request_error_message, rule_error_message
-from rolls.presenters import threshold_terms
-from rolls.requests import RequestError, RollRequest
-from rolls.selectors import playing_characters
-from rolls.services import check_action_limit, prepare
+from rolls.forms import PanelTokenForm
+from rolls.messages import refusal_message
+from rolls.models import AskStatus, RollAsk
+from rolls.services import check_action_limit
+from rolls.systems.base import Case, FormContext, RollContext
 
-TABS = [
-    ("attributes", _("Attributes"), ("attribute", "combined", "opposed")),
-    ("skills", _("Skills"), ("skill", "healing")),
-    ("initiative", _("Initiative"), ("initiative",)),
-]
-MODES = {mode: tab for tab, _label, modes in TABS for mode in modes}
-SIDE_TESTS_BY_MODE = {
-    "attribute": ("attribute",),
-    "combined": ("combined",),
-    "opposed": ("attribute", "combined", "skill", "half_attribute"),
-    "skill": ("skill",),
-    "healing": ("skill",),
-}
-
-# The modes in which the GM may target an NPC's fixed modifier (PvE: no defence roll).
-NPC_TARGET_MODES = ("attribute", "combined", "skill")
-
-SIDE_TITLES = {"a": _("Initiator"), "b": _("Other side (defence)")}
-DEFENCE_MISMATCH = _(
-    "The defence follows the initiator: a skill is answered by a skill (or by attribute ÷ 2 "
-    "when none fits), an attribute roll by attribute rolls."
-)
+# Inputs a person types into (a redraw never replaces them).
+TYPED_INPUTS = frozenset({"text", "number", "textarea"})
 
 
 @dataclass
-class SidePreview:
-    name: str
-    threshold: int
-    exact: str  # as shown: U+2212 for a minus
-    threshold_text: str  # the threshold as shown
-    chance: str  # percent, e.g. "37,5"
-    terms: list = field(default_factory=list)
+class PanelPreview:
+    """The preview as the panel shows it: the system's own (`shown`, drawn by `template`),
+    what the turn's action limit says, or why there is nothing to show yet."""
+
+    shown: Any = None
+    template: str = ""
     action_warning: str = ""
-
-
-@dataclass
-class Preview:
-    sides: list[SidePreview] = field(default_factory=list)
-    odds: dict[str, str] | None = None  # opposed: a / draw / b / none, as percents
-    # Why there is no chance to show yet: every refusal, each with the field it concerns.
     problems: list[str] = field(default_factory=list)
 
 
-def percent_text(chance: Fraction) -> str:
-    """The exact chance as a percent, rounded to two decimals, with the language's separator."""
-    text = f"{round(float(chance * 100), 2):.2f}".rstrip("0").rstrip(".")
-    return formats.number_format(Decimal(text), use_l10n=True)
+class Panel:
+    def __init__(
+        self, session, user, mode: str, data=None, access: RollAccess | None = None
+    ) -> None:
+        self.session = session
+        self.user = user
+        self.system = systems.system_for(session.system)
+        self.access = access or access_roll_panel(user, session)
+        self.gm = self.access.is_gm
+        # Users see only the modes they may roll (rolls.access decides which).
+        self.modes = [m for m in self.system.modes if self.access.may_roll_mode(m.key)]
+        keys = [m.key for m in self.modes]
+        self.mode = mode if mode in keys else (keys[0] if keys else "")
+        # The sheets, read once a request: the forms' choices, the preview and the roll
+        # (rolls.services.roll_make takes them) all use these.
+        self.sheets = selectors.sheets_in_play(session)
+        self.all_characters = list(self.sheets.values())
+        self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
+        self.turn = current_turn(session)
+        self.posts = own_posts_in_turn(session, user, self.turn)
+        self.bound = data is not None
+        self.answering = self._answering(data)
+        self.token_form = PanelTokenForm(
+            data,
+            user=user,
+            session=session,
+            modes=self.modes,
+            posts=self.posts,
+            initial={"mode": self.mode},
+            may_allow_extra_action=(
+                self.access.may_allow_extra_action and self.system.refuses_extra_action_rolls
+            ),
+            may_roll_secret=self.access.may_roll_secret,
+            answering=self.answering is not None,
+        )
+        self.form = self.system.form(
+            self.mode,
+            data,
+            FormContext(
+                characters=self.characters,
+                all_characters=self.all_characters,
+                gm=self.access.may_type_modifiers,
+                session=session,
+                may_target_npcs=self.access.may_target_npcs,
+            ),
+        )
+        self._mark_structural_fields()
+        self._case: Case | None = None
+        self._action_rolls: dict[int, selectors.TurnActionRolls] = {}
 
-
-class AnswersRequests:
-    """The GM's side of the players' requests on a panel (forum1000's and the case systems'):
-    the request it was opened to answer, and the session's open ones."""
+    # -- what the template needs -------------------------------------------
 
     @property
-    def answering(self):
-        """The open request of this session the panel answers, if it was opened for one."""
-        from rolls.models import AskStatus, RollAsk
+    def url(self) -> str:
+        return reverse("rolls:panel", args=[self.session.pk])
 
-        raw = self.token_form.data.get("ask") if self.bound else None
-        if not raw or not str(raw).isdigit() or not self.gm:
-            return None
-        return (
-            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
-            .select_related("post")
-            .first()
-        )
+    @property
+    def tabs(self):
+        """(key, label, this user's modes of it) of each tab with any."""
+        return self.system.tabs(self.modes)
+
+    @property
+    def tab(self) -> str:
+        mode = self.system.mode(self.mode)
+        return mode.tab_key if mode else ""
+
+    @property
+    def form_template(self) -> str:
+        return self.form.template or self.system.form_template
+
+    @property
+    def forms(self) -> list:
+        return [self.token_form, *self.form.forms]
+
+    @property
+    def secret(self) -> bool:
+        """The GM ticked "Rzut tajny" (the box is only in the GM's form)."""
+        return bool(self.token_form.cleaned_data.get("secret"))
+
+    @property
+    def extra_action_reason(self) -> str:
+        return self.token_form.cleaned_data.get("extra_action_reason", "")
+
+    @property
+    def answer_note(self) -> str:
+        return self.token_form.cleaned_data.get("answer_note", "")
 
     @property
     def open_asks(self) -> list:
@@ -113,84 +141,56 @@ class AnswersRequests:
             for ask in selectors.open_roll_asks(self.session)
         ]
 
-
-class Panel(AnswersRequests):
-    def __init__(
-        self, session: GameSession, user, mode: str, data=None, access: RollAccess | None = None
-    ):
-        self.session = session
-        self.user = user
-        self.access = access or access_roll_panel(user, session)
-        self.gm = self.access.is_gm
-        # Users see only the modes they may roll (rolls.access decides which).
-        self.modes = [m for m in MODES if self.access.may_roll_mode(m)]
-        self.mode = mode if mode in self.modes else "attribute"
-        self.tab = MODES[self.mode]
-        # The sheets, read once a request: the forms' choices, the preview and the roll
-        # (rolls.services.roll_make takes them) all use these.
-        self.sheets = playing_characters(session)
-        self.all_characters = list(self.sheets.values())
-        self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
-        self.turn = current_turn(session)
-        self._action_rolls: dict[int, selectors.TurnActionRolls] = {}
-        self.posts = (
-            list(
-                Post.objects.filter(
-                    session=session, author=user, turn=self.turn, hidden_at__isnull=True
-                ).order_by("-id")
-            )
-            if self.turn
-            else []
-        )
-        self.bound = data is not None
-        self.token_form = TokenForm(
-            data,
-            user=user,
-            session=session,
-            posts=self.posts,
-            initial={"mode": self.mode},
-            may_allow_extra_action=self.access.may_allow_extra_action,
-            may_roll_secret=self.access.may_roll_secret,
-        )
-        self.side_a = self.side_b = self.healing = self.initiative = None
-        if self.mode == "initiative":
-            self.initiative = InitiativeForm(data, characters=self.all_characters)
-        else:
-            tests = SIDE_TESTS_BY_MODE[self.mode]
-            npc_modifiers = (
-                selectors.npc_modifiers(session)
-                if self.mode in NPC_TARGET_MODES and self.access.may_target_npcs
-                else None
-            )
-            self.side_a = SideForm(
-                data,
-                prefix="a",
-                characters=self.characters,
-                gm=self.access.may_type_modifiers,
-                tests=tests,
-                healing_skills={"healing": True, "skill": False}.get(self.mode),
-                npc_modifiers=npc_modifiers,
-            )
-            if self.mode == "opposed":
-                self.side_b = SideForm(
-                    data,
-                    prefix="b",
-                    characters=self.all_characters,
-                    gm=self.access.may_type_modifiers,
-                    tests=tests,
-                    default_character=1,
-                )
-            if self.mode == "healing":
-                self.healing = HealingForm(data, characters=self.all_characters)
-
-    # The initiative tab's column: the attribute the engine rolls initiative on.
-    speed_attribute = f1000.SPEED_ATTRIBUTE
-
     @property
-    def tabs(self):
-        """(key, label, the tab's modes this user may roll) for the tabs that have any."""
-        tabs = [(key, label, [m for m in modes if m in self.modes]) for key, label, modes in TABS]
-        return [(key, label, modes) for key, label, modes in tabs if modes]
+    def fight(self):
+        """The running initiative event beside the panel, or None."""
+        from rolls import initiative_selectors
+
+        event = initiative_selectors.running_event(self.session)
+        if event is None:
+            return None
+        return initiative_selectors.fight_view(
+            event, self.turn.number if self.turn else event.opened_turn
+        )
+
+    def _answering(self, data) -> RollAsk | None:
+        """The open request of this session the panel answers, if it was opened for one."""
+        raw = data.get("ask") if data is not None else None
+        if not raw or not str(raw).isdigit() or not self.gm:
+            return None
+        return (
+            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
+            .select_related("post")
+            .first()
+        )
+
+    def _mark_structural_fields(self) -> None:
+        """A field others depend on redraws the whole panel when it changes (htmx); every
+        other field redraws only the preview (the form's own trigger). A redraw keeps each
+        text field the very element someone may be typing into (hx-preserve: htmx puts the
+        old one back in place of the new), so no keystroke is ever replaced."""
+        structural = set()
+        for sent in self.form.structural:
+            form, name = self.form.bound_field(sent)
+            if form is None:
+                continue
+            structural.add((form.prefix, name))
+            form.fields[name].widget.attrs.update(
+                {
+                    "hx-get": self.url,
+                    "hx-trigger": "change consume",
+                    "hx-target": "#panel",
+                    "hx-select": "#panel",
+                    "hx-swap": "outerHTML",
+                    "hx-include": "closest form",
+                    "data-structural": "",
+                }
+            )
+        for form in self.forms:
+            for name, typed in form.fields.items():
+                kind = getattr(typed.widget, "input_type", "textarea")
+                if kind in TYPED_INPUTS and (form.prefix, name) not in structural:
+                    typed.widget.attrs["hx-preserve"] = "true"
 
     def initial_query(self) -> QueryDict:
         """Every field's starting value, as the query string of a complete panel."""
@@ -205,191 +205,106 @@ class Panel(AnswersRequests):
         return query
 
     @property
-    def forms(self):
-        return [
-            f
-            for f in (self.token_form, self.side_a, self.side_b, self.healing, self.initiative)
-            if f is not None
-        ]
+    def link_fields(self) -> set[str]:
+        """The fields a link may prefill: the mode, the post, the request, and what is tested
+        — never a modifier, a reason or a token."""
+        return {"mode", "post", "ask"} | set(self.system.ask_fields) | set(self.system.link_fields)
+
+    # -- validation and the case -------------------------------------------
 
     def is_valid(self) -> bool:
-        # A list, not a generator: every form must be validated so each shows its errors.
-        valid = all([f.is_valid() for f in self.forms])  # noqa: C419
-        return valid and self._defence_follows_initiator()
+        token_valid = self.token_form.is_valid()
+        return self.form.is_valid() and token_valid
 
-    def _defence_follows_initiator(self) -> bool:
-        """RULES 1.3: a skill meets a skill (or attribute ÷ 2), attribute rolls meet attributes."""
-        if self.side_b is None:
-            return True
-        initiator = self.side_a.cleaned_data["test"]
-        defence = self.side_b.cleaned_data["test"]
-        if (initiator in SKILL_LIKE) == (defence in SKILL_LIKE):
-            return True
-        if not self.side_b.has_error("test"):
-            self.side_b.add_error("test", DEFENCE_MISMATCH)
-        return False
-
-    def request(self) -> RollRequest:
-        return request_from_forms(
-            self.mode, self.side_a, self.side_b, self.healing, self.initiative
-        )
-
-    @property
-    def event_name(self) -> str:
-        """The initiative event's name (issue 9), once the forms are valid."""
-        return self.initiative.cleaned_data.get("event_name", "") if self.initiative else ""
-
-    @property
-    def fight(self):
-        """The running initiative event beside the panel (issue 9), or None."""
-        from rolls import initiative_selectors
-
-        event = initiative_selectors.running_event(self.session)
-        if event is None:
-            return None
-        return initiative_selectors.fight_view(
-            event, self.turn.number if self.turn else event.opened_turn
-        )
-
-    @property
-    def secret(self) -> bool:
-        """Issue 13: the GM ticked "Rzut tajny" (the box is only in the GM's form)."""
-        return bool(self.token_form.cleaned_data.get("secret"))
-
-    @property
-    def extra_action_reason(self) -> str:
-        """The GM's reason to allow a second action roll (RULES 1.5), once the forms are valid."""
-        return self.token_form.cleaned_data.get("extra_action_reason", "")
+    def case(self) -> Case:
+        """The valid forms' case (RuleError for what the rules refuse)."""
+        if self._case is None:
+            self._case = self.form.case()
+        return self._case
 
     def add_error(self, field_name: str | None, message: str) -> None:
-        """Put a refusal next to its field: "a-sources" goes to side a's "sources"."""
-        for form in self.forms:
-            if field_name is None:
-                continue
-            name = field_name
-            if form.prefix and field_name.startswith(f"{form.prefix}-"):
-                name = field_name.removeprefix(f"{form.prefix}-")
-            elif form.prefix:
-                continue
-            if name in form.fields:
+        """Put a refusal next to its field ("a-sources" goes to side a's "sources")."""
+        if field_name:
+            if field_name in self.token_form.fields:
+                self.token_form.add_error(field_name, message)
+                return
+            form, name = self.form.bound_field(field_name)
+            if form is not None:
                 form.add_error(name, message)
                 return
         self.token_form.add_error(None, message)
 
-    def add_rule_error(self, error: RuleError | RequestError) -> None:
-        if isinstance(error, RequestError):
-            self.add_error(*request_error_message(error))
-        else:
-            self.add_error(*rule_error_message(error))
-
-    # -- the preview: threshold, breakdown, exact chance ------------------
-
-    def preview(self) -> Preview | None:
-        if not self.bound:
-            return None
-        if not self.is_valid():
-            return Preview(problems=self.problems())
-        try:
-            request = self.request()
-            check_no_running_event(self.session, request)
-            test = prepare(self.session, request, self.sheets)
-            names = {c.pk: c.name for c in self.all_characters}
-            acting = request.acting_character_id
-            check_action_limit(
-                self.session,
-                request,
-                self.turn,
-                names.get(acting, ""),
-                self.extra_action_reason,
-                counted=self.action_rolls(acting) if acting and self.turn else None,
-            )
-        except (RuleError, RequestError) as error:
-            field_name, message = (
-                request_error_message(error)
-                if isinstance(error, RequestError)
-                else rule_error_message(error)
-            )
-            return Preview(problems=[self._problem_at(field_name, message)])
-        return self._preview_of(request, test)
+    def add_rule_error(self, error: RuleError) -> None:
+        self.add_error(*refusal_message(self.system, error))
 
     def problems(self) -> list[str]:
         """Every form error as "where — message", so the preview says why it cannot roll yet."""
         problems = []
         for form in self.forms:
             for name, errors in form.errors.items():
-                where = self._where(form, name)
+                where = self.form.where(form, name) if form is not self.token_form else ""
+                if form is self.token_form and name in form.fields:
+                    where = str(form.fields[name].label)
                 problems += [f"{where} — {m}" if where else str(m) for m in errors]
         return problems
 
-    def _where(self, form, name: str) -> str:
-        """The field's label; in an opposed roll, with the side it is on."""
-        if name not in form.fields:
-            return ""
-        label = str(form.fields[name].label)
-        if self.side_b is not None and form.prefix in SIDE_TITLES:
-            return f"{SIDE_TITLES[form.prefix]}: {label}"
-        return label
-
     def _problem_at(self, field_name: str | None, message: str) -> str:
-        """An engine or request refusal, placed like a form error ("b-sources", "patient")."""
-        for form in self.forms:
-            name = field_name or ""
-            if form.prefix:
-                if not name.startswith(f"{form.prefix}-"):
-                    continue
-                name = name.removeprefix(f"{form.prefix}-")
-            if name in form.fields:
-                return f"{self._where(form, name)} — {message}"
-        return str(message)
+        """A refusal placed like a form error ("b-sources", "patient")."""
+        if field_name and field_name in self.token_form.fields:
+            return f"{self.token_form.fields[field_name].label} — {message}"
+        form, name = self.form.bound_field(field_name or "")
+        where = self.form.where(form, name) if form is not None else ""
+        return f"{where} — {message}" if where else str(message)
 
-    def _side(self, name: str, test, character_id: int | None) -> SidePreview:
-        limit = f1000.threshold(test)
-        chance = f1000.success_probability(limit.value)
-        warning = ""
-        if character_id and self.turn:
-            earlier = self.action_rolls(character_id)
-            if earlier:
-                warning = _(
-                    "%(name)s already has an action roll in this turn (#%(seq)s): "
-                    "one action per turn may have a roll."
-                ) % {"name": name, "seq": earlier.first_seq}
-        return SidePreview(
-            name=name,
-            threshold=limit.value,
-            threshold_text=with_minus(str(limit.value)),
-            exact=with_minus(limit.to_dict()["exact"]),
-            chance=percent_text(chance),
-            terms=threshold_terms([t.to_dict() for t in limit.terms]),
-            action_warning=str(warning),
+    # -- the preview ----------------------------------------------------------
+
+    def preview(self) -> PanelPreview | None:
+        if not self.bound:
+            return None
+        if not self.is_valid():
+            return PanelPreview(problems=self.problems())
+        try:
+            case = self.case()
+            context = RollContext(self.session, self.user, case, self.sheets, self.turn)
+            for effect in case.effects:
+                effect.check(context)
+            warning = self._action_warning(case)
+            shown = self.system.preview(case)
+        except RuleError as error:
+            return PanelPreview(problems=[self._problem_at(*refusal_message(self.system, error))])
+        return PanelPreview(
+            shown=shown, template=self.system.preview_template, action_warning=warning
         )
 
     def action_rolls(self, character_id: int) -> selectors.TurnActionRolls:
-        """The character's action rolls this turn, counted once a request."""
         if character_id not in self._action_rolls:
             self._action_rolls[character_id] = selectors.action_rolls_in_turn(
                 self.session, character_id, self.turn.number
             )
         return self._action_rolls[character_id]
 
-    def _preview_of(self, request: RollRequest, test) -> Preview:
-        names = {c.pk: c.name for c in self.all_characters}
-        if request.kind == "initiative":
-            return Preview(
-                sides=[
-                    self._side(entry.name, single, None)
-                    for entry, single in zip(test.characters, test.tests, strict=True)
-                ]
+    def _action_warning(self, case: Case) -> str:
+        """A character's further action roll in the turn: refused here as the roll would be
+        (a system that refuses it, outside combat, unless the GM gives a reason), or
+        counted and shown."""
+        acting = case.character_id
+        if not case.is_action or acting is None or self.turn is None:
+            return ""
+        earlier = self.action_rolls(acting)
+        name = self.sheets[acting].name if acting in self.sheets else ""
+        if self.system.refuses_extra_action_rolls:
+            check_action_limit(
+                self.session, case, self.turn, name, self.extra_action_reason, counted=earlier
             )
-        if request.kind == "opposed":
-            odds = f1000.opposed_odds(test)
-            return Preview(
-                sides=[
-                    self._side(names[request.a.character_id], test.a, request.a.character_id),
-                    self._side(names[request.b.character_id], test.b, None),
-                ],
-                odds={k: percent_text(getattr(odds, k)) for k in ("a", "draw", "b", "none")},
-            )
-        single = test.skill if request.kind == "healing" else test
-        return Preview(
-            sides=[self._side(names[request.a.character_id], single, request.a.character_id)]
-        )
+            if not earlier:
+                return ""
+            return _(
+                "%(name)s already has an action roll in this turn (#%(seq)s): one action per "
+                "turn may have a roll."
+            ) % {"name": name, "seq": earlier.first_seq}
+        if not earlier:
+            return ""
+        return _(
+            "%(name)s already has %(count)s action roll(s) in this turn (first #%(seq)s); "
+            "this one is counted and shown."
+        ) % {"name": name, "count": earlier.count, "seq": earlier.first_seq}

@@ -6,187 +6,29 @@ rolled, forever.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from decimal import Decimal
+from dataclasses import dataclass
+from typing import Any
 
 from django.urls import reverse
-from django.utils import formats
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
-from characters.numbers import signed_text, with_minus
-from rolls import cases
-from rolls.engine import forum1000 as f1000
+from characters.numbers import with_minus
+from rolls import systems
 from rolls.engine import notation as free_notation
 from rolls.models import is_entry_record
 
-OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
-CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}
-WINNERS = {
-    "a": gettext_lazy("%(a)s wins"),
-    "b": gettext_lazy("%(b)s wins"),
-    "draw": gettext_lazy("Draw"),
-    "none": gettext_lazy("Nobody wins: both failed, the attempt is annulled"),
-}
+# What the chain holds besides the systems' rolls, by kind.
 KINDS = {
-    "attribute": gettext_lazy("Attribute"),
-    "combined": gettext_lazy("Combined roll"),
-    "skill": gettext_lazy("Skill"),
-    "opposed": gettext_lazy("Opposed roll"),
-    "healing": gettext_lazy("Healing"),
-    "initiative": gettext_lazy("Initiative"),
-    # Issue 9: diary entries in the same chain (no die).
+    # Diary entries (no die).
     "hp": gettext_lazy("HP"),
     "effect": gettext_lazy("Effect"),
     "effect_free": gettext_lazy("Effect freed"),
     "item_grant": gettext_lazy("Item granted"),
     "item_use": gettext_lazy("Item used"),
-    # Issue 13: the GM's free-form dice (rolls.free_rolls).
+    # The GM's free-form dice (rolls.free_rolls).
     "notation": gettext_lazy("Free-form roll"),
 }
-
-SCOPES = {
-    "action": gettext_lazy("action"),
-    "gm_difficulty": gettext_lazy("GM difficulty"),
-    "gm_bonus": gettext_lazy("GM bonus/penalty"),
-}
-
-
-@dataclass
-class Term:
-    text: str  # e.g. "Zręczność 500 ÷ 2 = 250", "Precyzyjny +50 ÷ 2 = +25"
-    reason: str = ""
-
-
-@dataclass
-class TestLine:
-    who: str
-    what: str
-    outcome: str
-    success: bool
-    percent: int
-    roll: int
-    threshold: int
-    distance: int
-    critical: str
-    terms: list[Term] = field(default_factory=list)
-
-    # RULES 1.1's numbers as shown, each with the one minus sign (U+2212).
-    @property
-    def threshold_text(self) -> str:
-        return with_minus(str(self.threshold))
-
-    @property
-    def distance_text(self) -> str:
-        return with_minus(signed_text(self.distance))
-
-    @property
-    def comparison(self) -> str:
-        """Success is roll ≤ threshold (RULES 1.1)."""
-        return "≤" if self.roll <= self.threshold else ">"
-
-
-def _what(result: dict) -> str:
-    data = result["input"]
-    kind = result["test"]
-    if kind == "combined":
-        first, second = data["attributes"]
-        return _("Combined: %(a)s + %(b)s") % {"a": first["name"], "b": second["name"]}
-    if kind in ("skill", "healing") and not data.get("skill"):
-        return _("No fitting skill: %(attribute)s ÷ 2") % {"attribute": data["attribute"]["name"]}
-    if kind in ("skill", "healing"):
-        return _("%(skill)s (level %(level)s, %(attribute)s)") % {
-            "skill": data.get("skill") or _("Skill"),
-            "level": data["level"],
-            "attribute": data["attribute"]["name"],
-        }
-    return _("Attribute: %(name)s") % {"name": data["attribute"]["name"]}
-
-
-def threshold_terms(breakdown: list[dict]) -> list[Term]:
-    """Each threshold term as written on a forum: what it is, its value, what it adds."""
-    terms = []
-    for index, term in enumerate(breakdown):
-        halved = term["weight"] == "1/2"
-        contribution = term["contribution"]
-        # The first term starts the sum; the others add to it, so they carry a sign.
-        adds = with_minus(contribution if index == 0 else signed_text(contribution))
-        if term["kind"] == "attribute":
-            text = f"{term['name']} {term['value']}"
-            text += f" ÷ 2 = {adds}" if halved else ""
-        elif term["kind"] == "skill_level":
-            text = _("level %(level)s × %(points)s = %(adds)s") % {
-                "level": term["level"],
-                "points": term["points_per_level"],
-                "adds": adds,
-            }
-        else:
-            value = with_minus(signed_text(term["value"]))
-            if term["scope"] == "attribute":
-                name = term.get("label") or term["attribute"]
-                text = f"{name} ({term['attribute']}) {value}"
-                text += f" ÷ 2 = {adds}" if halved else ""
-            else:
-                scope = str(SCOPES[term["scope"]])
-                label = term.get("label")
-                text = f"{scope}: {label} {value}" if label else f"{scope} {value}"
-        terms.append(Term(text=text, reason=term.get("reason") or ""))
-    return terms
-
-
-def test_line(who: str, result: dict) -> TestLine:
-    critical = result.get("critical")
-    return TestLine(
-        who=who,
-        what=_what(result),
-        outcome=str(OUTCOMES[result["outcome"]]),
-        success=result["success"],
-        percent=result["percent"],
-        roll=result["roll"],
-        threshold=result["threshold"],
-        distance=result["distance"],
-        critical=str(CRITICALS[critical]) if critical else "",
-        terms=threshold_terms(result["breakdown"]),
-    )
-
-
-@dataclass(frozen=True)
-class Legend:
-    """What the legend under a roll needs from the engine (its numbers, not typed again)."""
-
-    critical_luck_max: int = f1000.CRITICAL_LUCK_MAX
-    critical_bad_luck_min: int = f1000.CRITICAL_BAD_LUCK_MIN
-
-    @property
-    def faces(self) -> int:
-        low, high = f1000.DIE_FACES
-        return high - low + 1
-
-    @property
-    def fair_mean(self) -> str:
-        """What a fair die averages, e.g. "500,5" (the audit compares with it)."""
-        low, high = f1000.DIE_FACES
-        return formats.number_format(Decimal(low + high) / 2, decimal_pos=1, use_l10n=True)
-
-    @property
-    def luck_share(self) -> str:
-        """The percent of faces that are critical luck on a fair die."""
-        low, _high = f1000.DIE_FACES
-        return _share(self.critical_luck_max - low + 1, self.faces)
-
-    @property
-    def bad_luck_share(self) -> str:
-        _low, high = f1000.DIE_FACES
-        return _share(high - self.critical_bad_luck_min + 1, self.faces)
-
-
-def _share(count: int, faces: int) -> str:
-    percent = (Decimal(count) * 100 / faces).normalize()
-    return formats.number_format(percent, use_l10n=True)
-
-
-LEGEND = Legend()
-
 
 @dataclass(frozen=True)
 class FreeDie:
@@ -332,41 +174,37 @@ class RollView:
     seq: int
     kind: str
     rolled_by: str
-    lines: list[TestLine]
-    verdict: str = ""
-    initiative: list[tuple[int, str, str]] = field(default_factory=list)  # (place, name, score)
-    healing: str = ""
-    npc: str = ""  # the NPC targeted (issue 8), e.g. "NPC Stary kupiec, perswazja: +100"
     hash: str = ""
-    legend: Legend = LEGEND
-    # RULES 1.5: a second action roll in a turn, allowed by the GM with this reason.
+    # The system's lines of the roll (RollSystem.lines), drawn by its `lines_template`.
+    body: Any = None
+    body_template: str = ""
+    # A further action roll of the character in the turn: allowed by the GM, or counted.
     extra_action: str = ""
-    # Issue 8: the player's request this roll answers, and the link to it in its post.
+    action_count: str = ""
+    # The player's request this roll answers, and the link to it in its post; when the GM
+    # rolled something else, what was rolled and why.
     answers: str = ""
     answers_url: str = ""
-    # Issue 9: a diary entry (HP, effect, item) in words; its 0 HP mark.
+    answered_differently: str = ""
+    # A diary entry (HP, effect, item) in words; its 0 HP mark.
     entry: str = ""
     down: bool = False
-    # Issue 10: a case system's roll (q10, ciernie, arsmagica), its lines from its panel.
-    case_lines: list = field(default_factory=list)
-    action_count: str = ""
-    # Issue 13: a free-form roll (system "free"): its label, expression and every die.
+    # A free-form roll (system "free"): its label, expression and every die.
     free: FreeView | None = None
-    # Issue 13 (rolls.secret): a secret roll's commitment (its test named, nothing else);
-    # a reveal's secret roll number and whether its record and salt give the commitment.
+    # A secret roll's commitment (its test named, nothing else); a reveal's secret roll
+    # number and whether its record and salt give the commitment.
     commitment: str = ""
     secret_test: str = ""
     reveals_seq: int | None = None
     reveal_matches: bool = False
+    # The partial explaining a roll's marks under its post, and its numbers.
+    legend_template: str = ""
+    legend: Any = None
+    damaged: str = ""  # the record no longer has its shape
 
     @property
     def is_secret(self) -> bool:
         return bool(self.commitment)
-
-    @property
-    def is_case(self) -> bool:
-        # A free-form roll has no forum1000 legend either: its dice say what they are.
-        return bool(self.case_lines) or self.free is not None
 
     @property
     def is_entry(self) -> bool:
@@ -382,17 +220,14 @@ def roll_view(roll) -> RollView:
             seq=roll.seq,
             kind=_("Unreadable record"),
             rolled_by="?",
-            lines=[],
-            verdict=_("This roll's stored record is damaged; moderators: verify the chain."),
+            damaged=_("This roll's stored record is damaged; moderators: verify the chain."),
             hash=roll.hash,
         )
 
 
 def _test_label(system: str, test: str) -> str:
-    system_panel = cases.panel_for(system) if system != f1000.SYSTEM else None
-    if system_panel is not None:
-        return str(dict(system_panel.modes).get(test, test))
-    return str(KINDS.get(test, test))
+    plugin = systems.system_for(system)
+    return plugin.kind_label(test) if plugin else str(KINDS.get(test, test))
 
 
 def _secret_view(roll, record: dict) -> RollView:
@@ -402,7 +237,6 @@ def _secret_view(roll, record: dict) -> RollView:
         seq=roll.seq,
         kind=_("Secret roll"),
         rolled_by=record["rolled_by"]["username"],
-        lines=[],
         hash=roll.hash,
         commitment=secret["commitment"],
         secret_test=_test_label(secret["system"], secret["test"]),
@@ -452,53 +286,34 @@ def _roll_view(roll) -> RollView:
         return _secret_view(roll, record)
     if is_reveal_record(record):
         return _reveal_view(roll, record)
-    entry = is_entry_record(record)
-    result = record.get("result") if entry else record["result"]
-    people = record["characters"]
+    kind = record["kind"]
     view = RollView(
         seq=roll.seq,
-        kind=str(KINDS.get(record["kind"], record["kind"])),
+        kind=str(KINDS.get(kind, kind)),
         rolled_by=record["rolled_by"]["username"],
-        lines=[],
         hash=roll.hash,
     )
-    kind = record["kind"]
-    if entry:
-        view.entry, view.down = entry_text(kind, people["a"]["name"], record["entry"])
+    if is_entry_record(record):
+        view.entry, view.down = entry_text(kind, record["characters"]["a"]["name"], record["entry"])
         return view
     if kind == free_notation.TEST:  # Roll.system is the session's; the result's is "free"
         view.free = free_view(record)
         return view
-    system_panel = cases.panel_for(roll.system) if roll.system != f1000.SYSTEM else None
-    if system_panel is not None:
-        return _case_view(roll, record, view, system_panel)
-    if kind == "opposed":
-        a, b = people["a"]["name"], people["b"]["name"]
-        view.lines = [test_line(a, result["a"]), test_line(b, result["b"])]
-        view.verdict = str(WINNERS[result["winner"]]) % {"a": a, "b": b}
-    elif kind == "initiative":
-        scores = result["scores"]
-        view.initiative = [
-            (place, name, with_minus(str(scores[name])))
-            for place, name in enumerate(result["order"], start=1)
-        ]
-        view.lines = [test_line(entry["name"], entry["result"]) for entry in result["entries"]]
-    else:
-        view.lines = [test_line(people["a"]["name"], result)]
-    if record.get("npc"):
-        view.npc = npc_text(record["npc"])
-    if kind == "healing":
-        healing = record["healing"]
-        text = _("%(patient)s: HP %(before)s → %(after)s") % {
-            "patient": people["patient"]["name"],
-            "before": healing["hp_before"],
-            "after": healing["hp_after"],
-        }
-        if healing["freed_effect"]:
-            text += "; " + _("freed: %(effect)s") % {
-                "effect": healing["freed_effect"]["description"]
-            }
-        view.healing = text
+    system = systems.system_for(roll.system)
+    if system is None:
+        raise ValueError(f"no rule system {roll.system!r} on this site")
+    view.kind = system.kind_label(kind)
+    view.body = system.lines(record)
+    if not view.body:
+        raise ValueError("a roll without a line")
+    view.body_template = system.lines_template
+    view.legend_template, view.legend = system.legend_template, system.legend
+    _action_words(view, record)
+    _answer_words(view, record, roll.session_id)
+    return view
+
+
+def _action_words(view: RollView, record: dict) -> None:
     extra = record.get("extra_action")
     if extra and extra.get("earlier_seq") is None:
         view.extra_action = _(
@@ -508,33 +323,30 @@ def _roll_view(roll) -> RollView:
         view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
             "reason": extra["reason"]
         }
-    answers = record.get("answers")
-    if answers:
-        view.answers = _("Answers the request for a roll: %(summary)s") % {
-            "summary": answers["summary"]
-        }
-        view.answers_url = ask_url(roll.session_id, answers["post"], answers["ask"])
-    return view
-
-
-def _case_view(roll, record: dict, view: RollView, system_panel) -> RollView:
-    """A case system's roll: its panel's lines from the record alone (issue 10)."""
-    view.kind = str(dict(system_panel.modes).get(record["kind"], record["kind"]))
-    view.case_lines = system_panel.lines(record)
-    if not view.case_lines:
-        raise ValueError("a case roll without a line")
     count = record.get("action_count")
     if count:
         view.action_count = _(
             "Action roll no. %(number)s of this character in this turn (the first: #%(seq)s)."
         ) % {"number": count["number"], "seq": count["earlier_seq"]}
+
+
+def _answer_words(view: RollView, record: dict, session_id: int) -> None:
     answers = record.get("answers")
-    if answers:
-        view.answers = _("Answers the request for a roll: %(summary)s") % {
-            "summary": answers["summary"]
+    if not answers:
+        return
+    view.answers_url = ask_url(session_id, answers["post"], answers["ask"])
+    if "rolled" in answers:
+        # The GM answered by judgment: both what was asked and what was rolled, and why.
+        view.answers = _("Request: %(asked)s · the GM rolled: %(rolled)s — %(note)s") % {
+            "asked": answers["summary"],
+            "rolled": answers["rolled"],
+            "note": answers["note"],
         }
-        view.answers_url = ask_url(roll.session_id, answers["post"], answers["ask"])
-    return view
+        view.answered_differently = answers["note"]
+        return
+    view.answers = _("Answers the request for a roll: %(summary)s") % {
+        "summary": answers["summary"]
+    }
 
 
 def ask_url(session_id: int, post_id: int, ask_id: int) -> str:
@@ -621,22 +433,15 @@ def _structured(potion: dict) -> str:
     return f" ({', '.join(parts)})" if parts else ""
 
 
-def npc_text(npc: dict) -> str:
-    """The NPC a roll targeted: "NPC Stary kupiec, perswazja: +100 (łatwowierny)"."""
-    value = with_minus(signed_text(npc["value"]))
-    return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"
-
-
 @dataclass(frozen=True)
 class RenderedRoll:
-    """A roll's rolls/roll.html, rendered once per language: what rolls/post_rolls_block.html
-    needs besides (whether it takes the die legend)."""
+    """A roll's rolls/roll.html, rendered once per language, and what
+    rolls/post_rolls_block.html draws under a post's rolls (the system's legend)."""
 
     html: str
     seq: int
-    is_entry: bool
-    is_case: bool
-    legend: Legend = LEGEND
+    legend_template: str = ""
+    legend: Any = None
 
 
 def rendered_roll(roll) -> RenderedRoll:
@@ -652,8 +457,6 @@ def rendered_roll(roll) -> RenderedRoll:
         html = render_to_string(
             "rolls/roll.html", {"view": view, "session": {"pk": roll.session_id}}
         )
-        # A secret roll's commitment has no die: no legend under it, as under an entry.
-        is_entry = view.is_entry or view.is_secret
-        return RenderedRoll(html, view.seq, is_entry, view.is_case, view.legend)
+        return RenderedRoll(html, view.seq, view.legend_template, view.legend)
 
     return memo(("roll", roll.pk, roll.hash, get_language()), render)

@@ -8,16 +8,14 @@ from django.db import models
 from django.db.models import Count
 from django.utils.translation import get_language
 
-from characters.models import Attribute, Character, Item, Skill, Trait
-from characters.numbers import signed_number
+from characters.models import Character
 from diary.models import NpcMode, ParticipationStatus
-from rolls.engine import forum1000 as f1000
-from rolls.models import ENTRY_KINDS, AskStatus, Roll, RollAsk
+from rolls.models import AskStatus, Roll, RollAsk
 
 
-def playing_characters(session, ids=None) -> dict[int, Character]:
-    """The session's accepted characters and its NPCs' stand-ins (or those of them with these
-    ids), by id, with the values a roll reads off their sheets."""
+def sheets_in_play(session, ids=None) -> dict[int, Character]:
+    """The sheets a roll may read: the session's accepted characters and its NPCs'
+    stand-ins (or those of them with these ids), by id, with the values on them."""
     from django.db.models import Q
 
     playing = Q(
@@ -198,8 +196,9 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         shows_open_asks=shows_open_asks,
         may_ask=access.is_player and not access.is_gm and access.session.is_running,
         action_counts=ledger.counts,
-        # Issue 10: the case systems count action rolls and show them, never limit them.
-        action_limit=None if event or access.session.system != f1000.SYSTEM else 1,
+        # A system that refuses a further action roll outside combat shows the limit; the
+        # others count action rolls and show them.
+        action_limit=1 if _refuses_extra_action_rolls(access.session) and not event else None,
         fight=fight,
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
         item_counts=ledger.uses,
@@ -208,6 +207,13 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         ),
         may_use_items=may_open_item_use(access),
     )
+
+
+def _refuses_extra_action_rolls(session) -> bool:
+    from rolls import systems
+
+    system = systems.system_for(session.system)
+    return bool(system and system.refuses_extra_action_rolls)
 
 
 def _entry_forms(access, entry_character=None) -> dict:
@@ -279,29 +285,14 @@ def ask_view(ask: RollAsk, *, is_gm: bool, user_id: int | None, running: bool = 
 
 
 def ask_answer_query(ask: RollAsk):
-    """The panel's fields for this request: what is tested and with what, and the request
-    itself (a link may prefill these, never a modifier: rolls.views.LINK_SAFE_FIELDS)."""
+    """The panel's fields for this request: its mode, what it names of the mode's form, and
+    the request itself (a link may prefill these, never a modifier: Panel.link_fields)."""
     from django.http import QueryDict
 
     query = QueryDict(mutable=True)
     query["mode"] = ask.test
-    if ask.case_fields:
-        # Issue 10, a case system's request: its mode form's named fields, as they were.
-        for name, value in ask.case_fields.items():
-            query.setlist(name, [str(v) for v in value] if isinstance(value, list) else [value])
-        query["ask"] = str(ask.pk)
-        return query
-    query["a-character"] = str(ask.character_id)
-    if ask.test == "skill":
-        query["a-skill"] = str(ask.skill_id)
-    else:
-        query["a-attribute"] = str(ask.attribute_ids[0])
-        if ask.test == "combined":
-            query["a-attribute_2"] = str(ask.attribute_ids[1])
-    query.setlist(
-        "a-sources",
-        [f"trait:{pk}" for pk in ask.trait_ids] + [f"item:{pk}" for pk in ask.item_ids],
-    )
+    for name, value in (ask.case_fields or {}).items():
+        query.setlist(name, [str(v) for v in value] if isinstance(value, list) else [value])
     query["ask"] = str(ask.pk)
     return query
 
@@ -398,90 +389,3 @@ def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
 
 def session_rolls(session):
     return Roll.objects.filter(session=session).select_related("post", "rolled_by").order_by("seq")
-
-
-@dataclass
-class CharacterStats:
-    """Per-character roll statistics for the moderators' audit (forum1000 single tests)."""
-
-    character_id: int
-    name: str
-    count: int = 0
-    roll_total: int = 0
-    successes: int = 0
-    critical_luck: int = 0
-    critical_bad_luck: int = 0
-
-    @property
-    def mean_roll(self) -> float:
-        return self.roll_total / self.count if self.count else 0.0
-
-    @property
-    def success_share(self) -> float:
-        return self.successes / self.count if self.count else 0.0
-
-    def add(self, result: dict) -> None:
-        self.count += 1
-        self.roll_total += result["roll"]
-        self.successes += bool(result["success"])
-        # Raw faces, counted even in simplified sessions: the audit looks at the dice.
-        self.critical_luck += result["roll"] <= f1000.CRITICAL_LUCK_MAX
-        self.critical_bad_luck += result["roll"] >= f1000.CRITICAL_BAD_LUCK_MIN
-
-
-def _outcomes(record: dict):
-    """(character id, name, single-test result) for every die of a roll record."""
-    result, people = record["result"], record["characters"]
-    kind = record["kind"]
-    if kind == "opposed":
-        yield people["a"]["id"], people["a"]["name"], result["a"]
-        yield people["b"]["id"], people["b"]["name"], result["b"]
-    elif kind == "initiative":
-        for person, entry in zip(people["initiative"], result["entries"], strict=True):
-            yield person["id"], person["name"], entry["result"]
-    else:
-        yield people["a"]["id"], people["a"]["name"], result
-
-
-def character_stats(session) -> list[CharacterStats]:
-    stats: dict[int, CharacterStats] = {}
-    # Issue 13: a free-form roll (test "notation") is no d1000 test: it has no place here.
-    rolls = Roll.objects.filter(session=session, system=f1000.SYSTEM).exclude(
-        test__in=(*ENTRY_KINDS, "notation")
-    )
-    for record in rolls.values_list("record", flat=True):
-        try:
-            for character_id, name, result in list(_outcomes(record)):
-                stats.setdefault(character_id, CharacterStats(character_id, name)).add(result)
-        except (KeyError, TypeError, ValueError, AttributeError):
-            continue  # a damaged record; the chain report above names it
-    return sorted(stats.values(), key=lambda s: s.name)
-
-
-def npc_modifiers(session) -> list:
-    """The session's NPC fixed modifiers the GM may target in the panel (issue 8), hidden
-    NPCs included: the GM knows them."""
-    from diary.models import NpcModifier
-
-    return list(
-        NpcModifier.objects.filter(npc__session=session)
-        .select_related("npc")
-        .order_by("npc__name", "interaction", "pk")
-    )
-
-
-def ask_summary(character, side) -> str:
-    """A request in words, from the sheet as it is now: "Uwodzenie (Charyzma) · Seksapil +50".
-
-    Catalog names only, no words of the interface, so the stored text reads the same in
-    every language."""
-    if side.test == "skill":
-        skill = Skill.objects.select_related("attribute").get(pk=side.skill_id)
-        what = f"{skill.name} ({skill.attribute.name})"
-    else:
-        names = dict(Attribute.objects.filter(pk__in=side.attribute_ids).values_list("pk", "name"))
-        what = " + ".join(names[pk] for pk in side.attribute_ids)
-    sources = [
-        f"{t.name} {signed_number(t.modifier)}" for t in Trait.objects.filter(pk__in=side.trait_ids)
-    ] + [f"{i.name} {signed_number(i.modifier)}" for i in Item.objects.filter(pk__in=side.item_ids)]
-    return f"{character.name}: " + " · ".join([what, *sources])

@@ -1,15 +1,19 @@
-"""Making a roll: the only write to the ledger.
+"""Making a roll: the only write to the ledger, one path for every system.
 
-`roll_make` works in ONE transaction, in steps: lock the session row (appends
-to a session's chain are serialised; other sessions never wait); check who may
-roll (rolls.access); answer a repeated one-time token with the roll it already
-made, for its own roller only; check the rules and build the engine test (every
-refusal before any die) and find or create the post the roll lands in; then
-roll, apply healing to the patient, and append the hash-chained row.
+`roll_make` works in ONE transaction, in steps: lock the session row (appends to a
+session's chain are serialised; other sessions never wait) and the rows the case's effects
+write; check who may roll (rolls.access); answer a repeated one-time token with the roll it
+already made, for its own roller only; check the rules, the effects and the turn's action
+limit (every refusal before any die) and find or create the post the roll lands in; then
+roll through the system's engine, let the effects write (a healed patient), append the
+hash-chained row, and let them finish (an opened initiative event).
 
-Issue 12: the session row holds the chain's head (seq, hash) and the current turn, so an
-append is one lock, one insert and one update of that row (the head and the activity
-marker together); the turn's earlier action rolls are counted, never loaded.
+The session row holds the chain's head (seq, hash) and the current turn, so an append is
+one lock, one insert and one update of that row (the head and the activity marker
+together); the turn's earlier action rolls are counted, never loaded.
+
+A player's request for a roll (RollAsk) is made, withdrawn and declined here too; the GM
+answers it with `roll_make(answers=…)`, as asked or differently (with a reason).
 """
 
 from __future__ import annotations
@@ -25,46 +29,20 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from characters.models import (
-    HEALED_EFFECT_KINDS,
-    Character,
-    EffectKind,
-    HealingKind,
-    NegativeEffect,
-    SheetChangeKind,
-    Skill,
-)
-from characters.services import sheet_record_change
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
-from diary.notifications import notify_ask_answered
-from diary.selectors import move_actions_in_turn
+from diary.notifications import notify_ask_closed
+from diary.selectors import move_actions_in_turn, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
-from rolls.access import askable_modes, check_may_roll, check_may_roll_case, may_ask
-from rolls.cases import Case
-from rolls.engine import forum1000 as f1000
-from rolls.engine import systems
+from rolls import systems
+from rolls.access import askable_modes, check_may_roll, may_ask
+from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.initiative_services import check_no_running_event, initiative_event_open
 from rolls.ledger import chain_hash
 from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
-from rolls.requests import (
-    SIDE_TESTS,
-    NpcTarget,
-    RequestError,
-    RollRequest,
-    SideRequest,
-    build_side,
-    build_test,
-    npc_target,
-)
 from rolls.secret import SECRET_TEST, secret_split
-from rolls.selectors import (
-    action_rolls_in_turn,
-    ask_summary,
-    in_combat,
-    playing_characters,
-)
+from rolls.selectors import action_rolls_in_turn, in_combat, sheets_in_play
+from rolls.systems.base import Case, RequestError, RollContext
 
 
 @dataclass(frozen=True)
@@ -84,8 +62,7 @@ class ChainHeadMoved(Exception):
 
 def lock_session(session: GameSession) -> GameSession:
     """The session row, locked (one chain at a time; other sessions never wait), fresh, with
-    its current turn (the head: rolls.services.chain_append, diary.services.current_turn).
-    Only the session's row is locked, not the turn's."""
+    its current turn. Only the session's row is locked, not the turn's."""
     return (
         GameSession.objects.select_for_update(of=("self",))
         .select_related("current_turn")
@@ -97,30 +74,17 @@ def lock_session(session: GameSession) -> GameSession:
 # Checks (they read, never write)
 
 
-def prepare(session: GameSession, request: RollRequest, characters: dict | None = None):
-    """The engine test for a request, or RequestError/RuleError: the panel's preview.
-    `characters`: the sheets the caller already read (rolls.selectors.playing_characters)."""
-    if characters is None:
-        characters = playing_characters(session, ids=request.character_ids)
-    return build_test(request, characters, session.criticals_enabled, session)
-
-
 def check_action_limit(
-    session: GameSession,
-    request: RollRequest,
-    turn,
-    name: str,
-    extra_action_reason: str = "",
-    counted=None,
+    session: GameSession, case: Case, turn, name: str, extra_action_reason: str = "", counted=None
 ) -> dict | None:
-    """RULES 1.5 outside combat: two actions per character per turn, one of them with a
-    roll. A second action roll, or one after two moves, is refused (RequestError on the
-    reason field) unless the GM gives a reason; then this returns what the roll's record
-    keeps of it. Initiative, defence (side b) and rolls in
-    combat (rolls.selectors.in_combat) are never refused here. `counted`: the character's
-    action rolls this turn if the caller already counted them (the panel's preview)."""
-    character_id = request.acting_character_id
-    if request.kind == "initiative" or character_id is None or turn is None:
+    """RULES 1.5 outside combat, for a system that refuses a further action roll: two actions
+    per character per turn, one of them with a roll. A second action roll, or one after two
+    moves or item uses, is refused (RequestError on the reason field) unless the GM gives a
+    reason; then this returns what the roll's record keeps of it. What is no action
+    (initiative, a defence) and rolls in combat are never refused here. `counted`: the
+    character's action rolls this turn if the caller already counted them (the preview)."""
+    character_id = case.character_id
+    if not case.is_action or character_id is None or turn is None:
         return None
     if in_combat(session):
         return None
@@ -128,9 +92,8 @@ def check_action_limit(
         counted if counted is not None else action_rolls_in_turn(session, character_id, turn.number)
     )
     moves = move_actions_in_turn(turn, character_id)
-    # Issue 9: a potion or item used is an action without a roll, like a move.
     uses = earlier.item_uses
-    if not earlier and moves + uses < f1000.MOVE_ACTIONS_PER_TURN:
+    if not earlier and moves + uses < systems.system_for(case.system).actions_per_turn:
         return None
     reason = extra_action_reason.strip()
     if not reason and earlier:
@@ -144,11 +107,64 @@ def check_action_limit(
     return record | ({"moves": moves} if moves else {}) | ({"item_uses": uses} if uses else {})
 
 
+def _action_record(session, case: Case, turn, characters, extra_action_reason, secret) -> dict:
+    """What the record says of the character's further action roll in the turn: allowed by
+    the GM (a system that refuses it otherwise), or counted. A secret roll is no action."""
+    if secret or not case.is_action or case.character_id is None:
+        return {}
+    system = systems.system_for(case.system)
+    if system.refuses_extra_action_rolls:
+        acting = characters.get(case.character_id)
+        allowed = check_action_limit(
+            session, case, turn, acting.name if acting else "", extra_action_reason
+        )
+        return {"extra_action": allowed} if allowed else {}
+    earlier = action_rolls_in_turn(session, case.character_id, turn.number)
+    if not earlier:
+        return {}
+    return {"action_count": {"number": earlier.count + 1, "earlier_seq": earlier.first_seq}}
+
+
+# ---------------------------------------------------------------------------
+# Secret rolls (rolls.secret)
+
+SECRET_VISIBLE_REFUSED = gettext_lazy(
+    "This roll cannot be secret: it changes a sheet or opens an event that everyone sees."
+)
+SECRET_ANSWER_REFUSED = gettext_lazy(
+    "A secret roll cannot answer a player's request: the player would not see the answer."
+)
+
+
+def check_may_roll_secret(by, session: GameSession, *, visible: bool, answers=None) -> None:
+    """Only the session's GM rolls in secret, and only what changes nothing in sight."""
+    if not diary_permissions.is_gm(by, session):
+        raise PermissionDenied
+    if visible:
+        raise ValidationError({"secret": SECRET_VISIBLE_REFUSED})
+    if answers is not None:
+        raise ValidationError({"secret": SECRET_ANSWER_REFUSED})
+
+
+def checked_digest(by, session, case: Case, secret: bool, answers) -> str:
+    """The case's digest, a secret one's after its checks (check_may_roll_secret)."""
+    if not secret:
+        return case.digest()
+    check_may_roll_secret(by, session, visible=case.is_visible_to_all, answers=answers)
+    return secret_digest(case.digest())
+
+
+def secret_digest(digest: str) -> str:
+    """The digest of the same inputs rolled in secret: a replayed token with the box
+    changed is another request (TokenReused), never the other roll."""
+    return hashlib.sha256(f"secret:{digest}".encode("ascii")).hexdigest()
+
+
 # ---------------------------------------------------------------------------
 # The write
 
 
-def _target_post(session: GameSession, by, turn, post: Post | None) -> Post:
+def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
     """The chosen post, else the roller's latest post of this turn, else a new one."""
     if post is not None:
         if post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
@@ -158,272 +174,128 @@ def _target_post(session: GameSession, by, turn, post: Post | None) -> Post:
         if post.is_hidden:
             raise ValidationError({"post": _("This post is hidden; choose another one.")})
         return post
-    latest = (
-        Post.objects.filter(session=session, author=by, turn=turn, hidden_at__isnull=True)
-        .order_by("-id")
-        .first()
-    )
-    if latest is not None:
-        return latest
+    latest = own_posts_in_turn(session, by, turn, newest=1)
+    if latest:
+        return latest[0]
     # A post that holds only rolls; its author can add narration by editing it.
     return post_create_for_rolls(session=session, author=by, turn=turn)
 
 
-def _participants_record(request: RollRequest, characters: dict) -> dict:
-    def named(pk):
-        character = characters[pk]
-        return {"id": character.pk, "name": character.name, "owner": character.owner.username}
-
-    record: dict = {}
-    if request.a:
-        record["a"] = named(request.a.character_id)
-    if request.b:
-        record["b"] = named(request.b.character_id)
-    if request.patient_id:
-        record["patient"] = named(request.patient_id)
-    if request.initiative:
-        record["initiative"] = [named(line.character_id) for line in request.initiative]
-    return record
-
-
-def _apply_healing(request: RollRequest, result, seq: int, by) -> dict:
-    """RULES 1.6, in the roll's transaction: the patient's HP, and one freed effect, both
-    written to the sheet's history too."""
-    patient = Character.objects.select_for_update().get(pk=request.patient_id)
-    hp_before = patient.hp_current
-    freed = None
-    if result.effect.frees_effect and request.effect_id:
-        effect = NegativeEffect.objects.select_for_update().get(pk=request.effect_id)
-        effect.freed_at = timezone.now()
-        effect.freed_note = _("Healed by roll #%(seq)s") % {"seq": seq}
-        effect.save(update_fields=["freed_at", "freed_note"])
-        freed = {"id": effect.pk, "kind": effect.kind, "description": effect.description}
-    patient.hp_current = result.effect.hp_after
-    patient.save(update_fields=["hp_current", "updated_at"])
-    sheet_record_change(
-        character=patient,
-        by=by,
-        kind=SheetChangeKind.HEALING,
-        note=_("Healing roll #%(seq)s: HP %(before)s → %(after)s")
-        % {"seq": seq, "before": hp_before, "after": patient.hp_current},
-    )
-    return {"hp_before": hp_before, "hp_after": patient.hp_current, "freed_effect": freed}
-
-
-def _check_healing_effect(request: RollRequest, skill_heals: str) -> None:
-    if not request.effect_id:
-        return
-    effect = (
-        NegativeEffect.objects.select_for_update()
-        .filter(pk=request.effect_id, character_id=request.patient_id, freed_at__isnull=True)
-        .first()
-    )
-    if effect is None:
-        raise RequestError("effect", "not_on_sheet")
-    if effect.kind not in HEALED_EFFECT_KINDS[HealingKind(skill_heals)]:
-        raise RequestError("effect", "wrong_effect_kind", kind=EffectKind(effect.kind).label)
-
-
-def healing_skill_kind(request: RollRequest) -> str:
-    skill = Skill.objects.filter(pk=request.a.skill_id).first() if request.a else None
-    if skill is None or not skill.heals:
-        raise RequestError("a-skill", "not_a_healing_skill")
-    return skill.heals
+def replayed_roll(session: GameSession, by, token: uuid.UUID, digest: str) -> RollMade | None:
+    """The roll this token already made (the same request sent again), or None; the token
+    with another request, or another roller's, is refused (TokenReused)."""
+    existing = Roll.objects.filter(session=session, token=token).first()
+    if existing is None:
+        return None
+    if existing.rolled_by_id != by.pk or existing.request_digest != digest:
+        raise TokenReused
+    return RollMade(existing, created=False)
 
 
 def roll_make(
     *,
     session: GameSession,
     by,
-    request: RollRequest,
+    case: Case,
     token: uuid.UUID,
     post: Post | None = None,
     answers: RollAsk | None = None,
+    answer_note: str = "",
     dice: DiceSource | None = None,
-    extra_action_reason: str = "",
-    event_name: str = "",
     characters: dict | None = None,
     secret: bool = False,
+    extra_action_reason: str = "",
 ) -> RollMade:
-    """`answers`: the request answered (the GM's one click); an initiative roll opens an event
-    named `event_name`; `characters`: the panel's sheets; `secret`: issue 13, rolls.secret."""
+    """Roll a case (see the module's docstring). `answers`: the player's request this roll
+    answers (the GM's), with `answer_note` saying why when the roll differs from it;
+    `characters`: the sheets the panel read a moment ago (a character not among them is
+    not playing); `secret`: rolls.secret; `extra_action_reason`: the GM allows a further
+    action roll in the turn."""
     with transaction.atomic():
-        # Under the lock: the chain head, the turn's actions, the token, the patient's HP.
-        locked, characters = _lock(session, request, characters)
-        check_may_roll(by, locked, request, characters, extra_action_reason=extra_action_reason)
-        digest = checked_digest(by, locked, request.kind, request.digest(), secret, answers)
-        if (replayed := _replay_digest(locked, by, token, digest)) is not None:
+        locked = lock_session(session)
+        for effect in case.effects:
+            effect.lock()
+        sheets = _sheets(locked, case, characters)
+        check_may_roll(by, locked, case, sheets, extra_action_reason=extra_action_reason)
+        digest = checked_digest(by, locked, case, secret, answers)
+        if (replayed := replayed_roll(locked, by, token, digest)) is not None:
             return replayed
-        checked = _check(
-            locked, by, request, characters, post, extra_action_reason, answers, secret
+        test = case.engine_test()  # RuleError: refused before any die
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        context = RollContext(locked, by, case, sheets, turn)
+        for effect in case.effects:
+            effect.check(context)
+        action = _action_record(locked, case, turn, sheets, extra_action_reason, secret)
+        ask = _open_ask(locked, by, answers) if answers is not None else None
+        answer = _answer(ask, case, answer_note) if ask is not None else {}
+        if ask is not None and post is None:
+            # The answer gets its own post, after the request: the diary reads in order.
+            target = post_create_for_rolls(session=locked, author=by, turn=turn)
+        else:
+            target = target_post(locked, by, turn, post)
+
+        def body(seq: int) -> dict:
+            result = engine_systems.roll(case.system, test, dice or SystemDice())
+            parts = {}
+            for effect in case.effects:
+                written = effect.apply(context, result, seq)
+                if effect.key and written is not None:
+                    parts[effect.key] = written
+            return {
+                "kind": case.mode,
+                "characters": _people_record(case, sheets),
+                "what": case.what,
+                # The engine's case and its dice: system, test, input, dice, result.
+                "result": result.to_dict(),
+                **parts,
+                **action,
+                **({"answers": answer} if answer else {}),
+            }
+
+        roll = chain_append(
+            locked,
+            by,
+            post=target,
+            turn_number=turn.number,
+            character_id=case.character_id,
+            test=case.mode,
+            is_action=case.is_action,
+            token=token,
+            digest=digest,
+            body=body,
+            secret=secret,
         )
-        roll = _append(locked, by, request, token, checked, dice or SystemDice(), secret, digest)
-        _after_append(locked, by, request, checked, roll, event_name)
+        for effect in case.effects:
+            effect.after(context, roll)
+        if ask is not None:
+            status = AskStatus.ANSWERED_DIFFERENTLY if "rolled" in answer else AskStatus.ANSWERED
+            _close_ask(ask, status, answer=roll, note=answer.get("note", ""))
     return RollMade(roll, created=True)
 
 
-def _after_append(session, by, request: RollRequest, checked, roll: Roll, event_name: str):
-    """In the roll's transaction: an initiative roll opens its event (issue 9), an answer
-    closes the request it answers."""
-    if request.kind == "initiative":
-        initiative_event_open(session=session, roll=roll, by=by, name=event_name)
-    if checked.ask is not None:
-        _close_ask(checked.ask, AskStatus.ANSWERED, answer=roll)
-
-
-@dataclass(frozen=True)
-class _Checked:
-    """A roll that may be made: its engine test, its turn and the post it lands in."""
-
-    test: object
-    turn: object
-    post: Post
-    characters: dict
-    ask: RollAsk | None = None  # the request this roll answers, locked
-    extra_action: dict | None = None  # a second action roll the GM allowed (RULES 1.5)
-    npc: NpcTarget | None = None
-
-
-def _lock(session: GameSession, request: RollRequest, characters: dict | None = None):
-    """The session row locked (one chain at a time), and the sheets the roll reads: the
-    request's characters among those given (the panel read them a moment ago; a character
+def _sheets(session, case: Case, given: dict | None) -> dict:
+    """The sheets the case names: among those given (the panel read them a moment ago; one
     not among them is not playing), else read now."""
-    locked = lock_session(session)
-    if request.patient_id:
-        # HP is tended outside sessions too (the sheet): hold the patient still.
-        list(Character.objects.select_for_update().filter(pk=request.patient_id))
-    if characters is None:
-        return locked, playing_characters(locked, ids=request.character_ids)
-    return locked, {pk: characters[pk] for pk in request.character_ids if pk in characters}
+    ids = case.character_ids
+    if given is None:
+        return sheets_in_play(session, ids=ids)
+    return {pk: given[pk] for pk in ids if pk in given}
 
 
-def _check(
-    session: GameSession,
-    by,
-    request: RollRequest,
-    characters,
-    post,
-    extra_action_reason="",
-    answers=None,
-    secret: bool = False,
-) -> _Checked:
-    """Every refusal before any die (a running initiative event, the rules, the healing
-    effect, the turn, the action limit, the post, the request answered), then the post the
-    roll lands in, created if needed."""
-    check_no_running_event(session, request)
-    if request.kind == "healing":
-        _check_healing_effect(request, healing_skill_kind(request))
-    test = build_test(request, characters, session.criticals_enabled, session)
-    turn = current_turn(session)
-    if turn is None:
-        raise PermissionDenied
-    acting = characters.get(request.acting_character_id)
-    # A secret roll is no action of the character's (rolls.secret): never counted or refused.
-    extra = (
-        None
-        if secret
-        else check_action_limit(
-            session, request, turn, acting.name if acting else "", extra_action_reason
-        )
-    )
-    ask = _open_ask(session, by, answers) if answers is not None else None
-    if ask is not None:
-        _check_answer_matches(ask, request)
-    if ask is not None and post is None:
-        # The answer gets its own post, after the request: the diary reads in order.
-        target = post_create_for_rolls(session=session, author=by, turn=turn)
-    else:
-        target = _target_post(session, by, turn, post)
-    npc = npc_target(request.a, session) if request.kind in SIDE_TESTS else None
-    return _Checked(test, turn, target, characters, extra_action=extra, ask=ask, npc=npc)
+def _named(character) -> dict:
+    return {"id": character.pk, "name": character.name, "owner": character.owner.username}
 
 
-def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
-    """The request this roll answers: the session's, still open; only its GM answers."""
-    if not diary_permissions.is_gm(by, session):
-        raise PermissionDenied
-    ask = RollAsk.objects.select_for_update().filter(pk=ask.pk, session=session).first()
-    if ask is None or not ask.is_open:
-        raise ValidationError({"ask": _("This request is no longer open.")})
-    return ask
-
-
-ANSWER_DIFFERS = gettext_lazy(
-    "This roll is not what the request asks (%(what)s). An answer rolls the player's "
-    "request as asked, with the GM's modifiers added; roll something else without "
-    "answering."
-)
-
-
-def _check_answer_matches(ask: RollAsk, request: RollRequest) -> None:
-    """An answer rolls the request's character, test and sources exactly (side a of an
-    opposed roll); the GM adds only modifiers and an NPC's. Otherwise the roll would show
-    the request's words over something else."""
-    side = request.a if request.kind in SIDE_TESTS or request.kind == "opposed" else None
-    if side is None:
-        differs = [_("the kind of roll")]
-    else:
-        differs = [
-            label
-            for label, same in [
-                (_("the character"), side.character_id == ask.character_id),
-                (_("the test"), side.test == ask.test),
-                (_("the attributes"), sorted(side.attribute_ids) == sorted(ask.attribute_ids)),
-                (_("the skill"), side.test != "skill" or side.skill_id == ask.skill_id),
-                (_("abilities and flaws"), set(side.trait_ids) == set(ask.trait_ids)),
-                (_("items"), set(side.item_ids) == set(ask.item_ids)),
-            ]
-            if not same
-        ]
-    if differs:
-        raise ValidationError({"ask": ANSWER_DIFFERS % {"what": ", ".join(map(str, differs))}})
-
-
-def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None) -> None:
-    ask.status = status
-    ask.answer = answer
-    ask.closed_at = timezone.now()
-    ask.save(update_fields=["status", "answer", "closed_at"])
-    if answer is not None:
-        notify_ask_answered(ask, roll=answer)  # issue 13: the asking player hears of it
-
-
-# ---------------------------------------------------------------------------
-# Secret rolls (issue 13; rolls.secret)
-
-# Kinds that write to a sheet or open an event: a hidden check must change nothing anyone sees.
-NOT_SECRET_KINDS = ("healing", "initiative")
-SECRET_KIND_REFUSED = gettext_lazy(
-    "A healing or initiative roll cannot be secret: it changes a sheet or opens an event "
-    "that everyone sees."
-)
-SECRET_ANSWER_REFUSED = gettext_lazy(
-    "A secret roll cannot answer a player's request: the player would not see the answer."
-)
-
-
-def check_may_roll_secret(by, session: GameSession, *, kind: str, answers=None) -> None:
-    """Only the session's GM rolls in secret, and only what changes nothing in sight."""
-    if not diary_permissions.is_gm(by, session):
-        raise PermissionDenied
-    if kind in NOT_SECRET_KINDS:
-        raise ValidationError({"secret": SECRET_KIND_REFUSED})
-    if answers is not None:
-        raise ValidationError({"secret": SECRET_ANSWER_REFUSED})
-
-
-def checked_digest(by, session, kind: str, digest: str, secret: bool, answers) -> str:
-    """The request's digest, a secret one's after its checks (check_may_roll_secret)."""
-    if not secret:
-        return digest
-    check_may_roll_secret(by, session, kind=kind, answers=answers)
-    return secret_digest(digest)
-
-
-def secret_digest(digest: str) -> str:
-    """The request digest of the same inputs rolled in secret: a replayed token with the
-    box changed is another request (TokenReused), never the other roll."""
-    return hashlib.sha256(f"secret:{digest}".encode("ascii")).hexdigest()
+def _people_record(case: Case, sheets: dict) -> dict:
+    """Who the roll was for, by part, as they were named then."""
+    return {
+        role: [_named(sheets[pk]) for pk in value]
+        if isinstance(value, list)
+        else _named(sheets[value])
+        for role, value in case.people.items()
+    }
 
 
 def chain_append(
@@ -440,17 +312,18 @@ def chain_append(
     body: Callable[[int], dict],
     secret: bool = False,
 ) -> Roll:
-    """The chain's one writer: every row of a session's chain (forum1000 rolls, the case
-    systems' rolls, diary entries) is appended here, under the session's row lock the caller
-    holds. `body(seq)` gives the record's own keys (kind, characters, result…); it may roll
-    and write in the same transaction (healing needs the roll's number). The envelope —
-    format, session, seq, turn, post, who and when — is the same for every row.
+    """The chain's one writer: every row of a session's chain (rolls of every system,
+    free-form rolls, secret rolls and their reveals, diary entries) is appended here, under
+    the session's row lock the caller holds. `body(seq)` gives the record's own keys (kind,
+    characters, result…); it may roll and write in the same transaction (healing needs the
+    roll's number). The envelope — format, session, seq, turn, post, who and when — is the
+    same for every row.
 
     The head comes from the locked session row (lock_session), not from a "last roll"
     query; one UPDATE moves it and the activity marker, and only if it is still the head
     this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
 
-    `secret` (issue 13, rolls.secret): the chain gets only the envelope, the test and a
+    `secret` (rolls.secret): the chain gets only the envelope, the test and a
     commitment to the full record; the full record and its salt go to SecretRoll. The row
     names no character and is no action roll: nothing in the diary may tell what it was."""
     seq = session.chain_seq + 1
@@ -499,260 +372,8 @@ def chain_append(
     return roll
 
 
-def _append(
-    session, by, request, token, checked: _Checked, dice: DiceSource, secret=False, digest=""
-) -> Roll:
-    """Roll, apply healing, and append the hash-chained row (the record says it all)."""
-
-    def body(seq: int) -> dict:
-        result = f1000.roll(checked.test, dice)
-        healing = _apply_healing(request, result, seq, by) if request.kind == "healing" else None
-        return _record(request, checked, result, healing)
-
-    return chain_append(
-        session,
-        by,
-        post=checked.post,
-        turn_number=checked.turn.number,
-        character_id=request.acting_character_id,
-        test=request.kind,
-        is_action=request.kind != "initiative",
-        token=token,
-        digest=digest or request.digest(),
-        body=body,
-        secret=secret,
-    )
-
-
-def _record(request, checked: _Checked, result, healing) -> dict:
-    return (
-        {
-            "kind": request.kind,
-            "characters": _participants_record(request, checked.characters),
-            "result": result.to_dict(),
-            "healing": healing,
-            # The NPC the roll targeted (issue 8), as it was at the roll; no key without one.
-            **({"npc": checked.npc.to_record()} if checked.npc else {}),
-        }
-        | ({"extra_action": checked.extra_action} if checked.extra_action else {})
-        | _answer_record(checked.ask)
-    )
-
-
-def _answer_record(ask: RollAsk | None) -> dict:
-    """A roll that answers a request names it (and its post) in the hashed record."""
-    if ask is None:
-        return {}
-    return {"answers": {"ask": ask.pk, "post": ask.post_id, "summary": ask.summary}}
-
-
 # ---------------------------------------------------------------------------
-# The case systems (issue 10): q10, ciernie, arsmagica, through rolls.cases.Case
-
-
-def roll_make_case(
-    *,
-    session: GameSession,
-    by,
-    case: Case,
-    token: uuid.UUID,
-    post: Post | None = None,
-    answers: RollAsk | None = None,
-    dice: DiceSource | None = None,
-    characters: dict | None = None,
-    secret: bool = False,
-) -> RollMade:
-    """A case system's roll, with roll_make's guarantees: ONE transaction under the
-    session's row lock; who may roll checked (rolls.access); a repeated token answers with
-    its roll (its digest is `case.digest()`), the same token with other inputs is refused
-    (TokenReused); every refusal before any die; the post it lands in as roll_make's (an
-    answer to a request gets its own post after it); and the one chain writer.
-    `characters`: as roll_make's (the panel's sheets, read once)."""
-    with transaction.atomic():
-        locked = lock_session(session)
-        ids = [pk for pk in (case.character_id, case.other_character_id) if pk is not None]
-        if characters is None:
-            characters = playing_characters(locked, ids=ids)
-        else:
-            characters = {pk: characters[pk] for pk in ids if pk in characters}
-        check_may_roll_case(by, locked, case, characters)
-        digest = checked_digest(by, locked, case.mode, case.digest(), secret, answers)
-        replayed = _replay_digest(locked, by, token, digest)
-        if replayed is not None:
-            return replayed
-        test = case.engine_test()  # RuleError: refused before any die
-        turn = current_turn(locked)
-        if turn is None:
-            raise PermissionDenied
-        ask = _open_ask(locked, by, answers) if answers is not None else None
-        if ask is not None:
-            _check_case_answers(ask, case)
-        if ask is not None and post is None:
-            # The answer gets its own post, after the request: the diary reads in order.
-            target = post_create_for_rolls(session=locked, author=by, turn=turn)
-        else:
-            target = _target_post(locked, by, turn, post)
-        earlier = (
-            action_rolls_in_turn(locked, case.character_id, turn.number)
-            if case.is_action and case.character_id is not None and not secret
-            else None
-        )
-
-        def body(_seq: int) -> dict:
-            result = systems.roll(case.system, test, dice or SystemDice())
-            return _case_record(case, characters, result, earlier, ask)
-
-        roll = chain_append(
-            locked,
-            by,
-            post=target,
-            turn_number=turn.number,
-            character_id=case.character_id,
-            test=case.mode,
-            is_action=case.is_action,
-            token=token,
-            digest=digest,
-            body=body,
-            secret=secret,
-        )
-        if ask is not None:
-            _close_ask(ask, AskStatus.ANSWERED, answer=roll)
-    return RollMade(roll, created=True)
-
-
-def _replay_digest(session: GameSession, by, token: uuid.UUID, digest: str) -> RollMade | None:
-    existing = Roll.objects.filter(session=session, token=token).first()
-    if existing is None:
-        return None
-    if existing.rolled_by_id != by.pk or existing.request_digest != digest:
-        raise TokenReused
-    return RollMade(existing, created=False)
-
-
-def _named(character) -> dict:
-    return {"id": character.pk, "name": character.name, "owner": character.owner.username}
-
-
-def _case_record(case: Case, characters: dict, result, earlier, ask) -> dict:
-    people = {}
-    if case.character_id is not None:
-        people["a"] = _named(characters[case.character_id])
-    if case.other_character_id is not None:
-        people["b"] = _named(characters[case.other_character_id])
-    record = {
-        "kind": case.mode,
-        "characters": people,
-        "what": case.what,
-        # The engine's case and its dice: system, test, input, dice, result.
-        "result": result.to_dict(),
-    }
-    if earlier:
-        # Issue 10: these systems count a turn's action rolls and show them, never refuse.
-        record["action_count"] = {"number": earlier.count + 1, "earlier_seq": earlier.first_seq}
-    return record | _answer_record(ask)
-
-
-def _check_case_answers(ask: RollAsk, case: Case) -> None:
-    """An answer rolls what was asked: the same mode, character and named fields; the GM
-    adds only modifiers (and what a request leaves to the GM, e.g. a difficulty)."""
-    differs = [
-        label
-        for label, same in [
-            (_("the kind of roll"), ask.test == case.mode),
-            (_("the character"), ask.character_id == case.character_id),
-            (_("the test"), (ask.case_fields or {}) == case.request_fields),
-        ]
-        if not same
-    ]
-    if differs:
-        raise ValidationError({"ask": ANSWER_DIFFERS % {"what": ", ".join(map(str, differs))}})
-
-
-# ---------------------------------------------------------------------------
-# A player's request for a roll (RollAsk): made, withdrawn; answered by roll_make.
-
-
-@transaction.atomic
-def roll_ask_create(*, session: GameSession, by, side: SideRequest, post: Post | None) -> RollAsk:
-    """Checked now against RULES 1.2 (seed 000 examples 2 and 3 are refused), before the GM
-    sees it: the sources must be on the character's sheet and tied to the tested attribute."""
-    locked = lock_session(session)
-    characters = playing_characters(locked, ids=[side.character_id])
-    character = characters.get(side.character_id)
-    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
-        raise PermissionDenied
-    # A request names what the sheet gives; modifiers are the GM's to add (RULES 1.2).
-    if side.uses_gm_modifiers or side.action_value:
-        raise PermissionDenied
-    if side.test not in SIDE_TESTS:
-        raise RequestError("a-test", "required")
-    build_side(side, characters, locked.criticals_enabled, "a-")  # refusals, no die
-    turn = current_turn(locked)
-    target = _ask_post(locked, by, turn, post)
-    # One open request per character and post: the same form sent twice asks once (the
-    # session's row lock above serialises the check; a constraint backs it).
-    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
-        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
-    ask = RollAsk.objects.create(
-        session=locked,
-        post=target,
-        asked_by=by,
-        character=character,
-        test=side.test,
-        attribute_ids=list(side.attribute_ids),
-        skill_id=side.skill_id if side.test == "skill" else None,
-        trait_ids=list(side.trait_ids),
-        item_ids=list(side.item_ids),
-        summary=ask_summary(character, side),
-    )
-    locked.touch()
-    return ask
-
-
-@transaction.atomic
-def roll_ask_create_case(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
-    """A case system's request (issue 10): the player's own character, a mode a player may
-    ask for, no typed modifiers; checked by the engine now (no die), stored with the
-    mode and the named fields (`Case.request_fields`) the GM's answer must roll."""
-    locked = lock_session(session)
-    characters = playing_characters(locked, ids=[case.character_id])
-    character = characters.get(case.character_id)
-    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
-        raise PermissionDenied
-    if case.system != locked.system or case.mode not in askable_modes(locked.system):
-        raise PermissionDenied
-    if case.gm_typed:  # a request names what the sheet gives; modifiers are the GM's
-        raise PermissionDenied
-    if case.other_character_id is not None and case.other_character_id not in (
-        playing_characters(locked, ids=[case.other_character_id])
-    ):
-        raise PermissionDenied
-    case.engine_test()  # refusals, no die
-    turn = current_turn(locked)
-    target = _ask_post(locked, by, turn, post)
-    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
-        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
-    ask = RollAsk.objects.create(
-        session=locked,
-        post=target,
-        asked_by=by,
-        character=character,
-        test=case.mode,
-        case_fields=dict(case.request_fields),
-        summary=case_ask_summary(character, case)[: RollAsk._meta.get_field("summary").max_length],
-    )
-    locked.touch()
-    return ask
-
-
-def case_ask_summary(character, case: Case) -> str:
-    """ "Eryk: Siła + Atletyka (5z2) · podbicia: 1": the system panel's words, else `what`."""
-    from rolls.cases import panel_for
-
-    system_panel = panel_for(case.system)
-    summary = system_panel.summary(case) if system_panel and system_panel.summary else case.what
-    return f"{character.name}: {summary}"
-
+# A player's request for a roll (RollAsk): made, withdrawn, declined; answered by roll_make.
 
 ALREADY_ASKED = gettext_lazy(
     "%(name)s already has an open request in this post: wait for the GM's answer, or "
@@ -762,24 +383,121 @@ NO_POST_TO_ASK_IN = gettext_lazy(
     "Describe the action in a post of this turn first; the request is attached to it."
 )
 ASK_IN_OWN_POST = gettext_lazy("A request belongs to your own post of the current turn.")
+ASK_CLOSED = gettext_lazy("This request is no longer open.")
+ANSWER_NOTE_NEEDED = gettext_lazy(
+    "This roll differs from the request (%(what)s): say why in “Why the roll differs from "
+    "the request”; the post shows both."
+)
+DECLINE_REASON_NEEDED = gettext_lazy("Say why you decline the request: the player reads it.")
+NOTE_MAX_LENGTH = 300
+
+
+@transaction.atomic
+def roll_ask_create(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
+    """A player asks the GM for a roll of their own character: a mode a player may ask for,
+    no typed modifiers; checked by the engine now (no die, RULES 1.2: what applies must be
+    on the sheet and tied to what is tested), stored with the mode and what the request
+    names (`Case.request_fields`), which the GM's answer is held against."""
+    locked = lock_session(session)
+    sheets = sheets_in_play(locked, ids=case.character_ids)
+    character = sheets.get(case.character_id)
+    if not may_ask(by, locked) or character is None or character.owner_id != by.pk:
+        raise PermissionDenied
+    if case.system != locked.system or case.mode not in askable_modes(locked.system):
+        raise PermissionDenied
+    if case.gm_typed:  # a request names what the sheet gives; modifiers are the GM's
+        raise PermissionDenied
+    if any(pk not in sheets for pk in case.character_ids):
+        raise PermissionDenied
+    case.engine_test()  # refusals, no die
+    turn = current_turn(locked)
+    target = _ask_post(locked, by, turn, post)
+    # One open request per character and post: the same form sent twice asks once (the
+    # session's row lock above serialises the check; a constraint backs it).
+    if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
+        raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
+    summary = f"{character.name}: {systems.system_for(case.system).request_summary(case)}"
+    ask = RollAsk.objects.create(
+        session=locked,
+        post=target,
+        asked_by=by,
+        character=character,
+        test=case.mode,
+        case_fields=dict(case.request_fields),
+        summary=summary[: RollAsk._meta.get_field("summary").max_length],
+    )
+    locked.touch()
+    return ask
 
 
 def _ask_post(session: GameSession, by, turn, post: Post | None) -> Post:
     """The request belongs to the post that describes the action: the one chosen, else the
     player's latest post of this turn."""
     if post is None:
-        post = (
-            Post.objects.filter(session=session, author=by, turn=turn, hidden_at__isnull=True)
-            .order_by("-id")
-            .first()
-        )
-        if post is None:
+        latest = own_posts_in_turn(session, by, turn, newest=1)
+        if not latest:
             raise ValidationError({"post": NO_POST_TO_ASK_IN})
-    elif post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
+        return latest[0]
+    if post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
         raise ValidationError({"post": ASK_IN_OWN_POST})
-    elif post.is_hidden:
+    if post.is_hidden:
         raise ValidationError({"post": _("This post is hidden; choose another one.")})
     return post
+
+
+def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
+    """The request this roll answers: the session's, still open; only its GM answers."""
+    if not diary_permissions.is_gm(by, session):
+        raise PermissionDenied
+    ask = RollAsk.objects.select_for_update().filter(pk=ask.pk, session=session).first()
+    if ask is None or not ask.is_open:
+        raise ValidationError({"ask": ASK_CLOSED})
+    return ask
+
+
+def answer_differences(ask: RollAsk, case: Case) -> list[str]:
+    """What of the request the roll does not roll as asked, in words ([] for none)."""
+    asked = ask.case_fields or {}
+    return [
+        str(label)
+        for label, same in [
+            (_("the kind of roll"), ask.test == case.mode),
+            (_("the character"), ask.character_id == case.character_id),
+            (_("the test"), asked == dict(case.request_fields)),
+        ]
+        if not same
+    ]
+
+
+def _answer(ask: RollAsk, case: Case, note: str) -> dict:
+    """What the roll's record says of the request it answers. The GM answers by judgment
+    (seed 000 VII.4: the GM chooses the skill by their own view of the situation; seed 001:
+    the GM decides what a raise costs): a roll other than the one asked needs a reason, and
+    the record keeps both what was asked and what was rolled."""
+    answer = {"ask": ask.pk, "post": ask.post_id, "summary": ask.summary}
+    differs = answer_differences(ask, case)
+    if not differs:
+        return answer
+    note = note.strip()
+    if not note:
+        raise ValidationError({"answer_note": ANSWER_NOTE_NEEDED % {"what": ", ".join(differs)}})
+    if len(note) > NOTE_MAX_LENGTH:
+        raise ValidationError(
+            {"answer_note": _("At most %(max)s characters.") % {"max": NOTE_MAX_LENGTH}}
+        )
+    system = systems.system_for(case.system)
+    rolled = system.request_summary(case)
+    name = case.names.get("a")
+    return answer | {"rolled": f"{name}: {rolled}" if name else rolled, "note": note}
+
+
+def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None, note: str = "") -> None:
+    ask.status = status
+    ask.answer = answer
+    ask.note = note
+    ask.closed_at = timezone.now()
+    ask.save(update_fields=["status", "answer", "note", "closed_at"])
+    notify_ask_closed(ask)
 
 
 @transaction.atomic
@@ -792,7 +510,29 @@ def roll_ask_withdraw(*, ask: RollAsk, by) -> RollAsk:
     if ask.asked_by_id != by.pk or not may_ask(by, locked):
         raise PermissionDenied
     if not ask.is_open:
-        raise ValidationError(_("This request is no longer open."))
+        raise ValidationError(ASK_CLOSED)
     _close_ask(ask, AskStatus.WITHDRAWN)
+    locked.touch()
+    return ask
+
+
+@transaction.atomic
+def roll_ask_decline(*, ask: RollAsk, by, reason: str) -> RollAsk:
+    """The GM of a running session declines an open request, saying why: it will not be
+    rolled (the player may ask again, differently)."""
+    locked = GameSession.objects.select_for_update().get(pk=ask.session_id)
+    ask = RollAsk.objects.select_for_update().get(pk=ask.pk)
+    if not locked.is_running or not diary_permissions.is_gm(by, locked):
+        raise PermissionDenied
+    if not ask.is_open:
+        raise ValidationError({"reason": ASK_CLOSED})
+    reason = reason.strip()
+    if not reason:
+        raise ValidationError({"reason": DECLINE_REASON_NEEDED})
+    if len(reason) > NOTE_MAX_LENGTH:
+        raise ValidationError(
+            {"reason": _("At most %(max)s characters.") % {"max": NOTE_MAX_LENGTH}}
+        )
+    _close_ask(ask, AskStatus.DECLINED, note=reason)
     locked.touch()
     return ask

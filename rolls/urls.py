@@ -13,11 +13,12 @@ urlpatterns = [
     path("ledger-keys.json", views.ledger_keys, name="ledger_keys"),
     path("<int:pk>/rolls/ask/", views.ask_create, name="ask"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/withdraw/", views.ask_withdraw, name="ask_withdraw"),
+    path("<int:pk>/rolls/asks/<int:ask_pk>/decline/", views.ask_decline, name="ask_decline"),
     path("<int:pk>/entries/", views.entries_page, name="entries"),
     path("<int:pk>/items/use/", views.item_use, name="item_use"),
 ]
 
-# Issue 9: the initiative event (rolls/initiative_views.py).
+# The initiative event (rolls/initiative_views.py).
 urlpatterns += [
     path("<int:pk>/rolls/initiative/", initiative_views.initiative, name="initiative"),
     path(
@@ -38,5 +39,5 @@ urlpatterns += [
     path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]
 
-# Issue 13: the GM's free-form dice (rolls/free_views.py).
+# The GM's free-form dice (rolls/free_views.py).
 urlpatterns += [path("<int:pk>/rolls/free/", free_views.free_roll, name="free")]

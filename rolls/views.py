@@ -1,6 +1,5 @@
 import json
 
-from django import forms
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -14,21 +13,19 @@ from characters.forms import apply_service_errors
 from characters.roles import is_moderator
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
+from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entries, ledger, selectors, services, signing
-from rolls.case_panel import CasePanel, case_error_message, with_request_fields
-from rolls.cases import panel_for
+from rolls import entries, ledger, selectors, services, signing, systems
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
-from rolls.forms import AskTargetForm, SideForm
-from rolls.messages import request_error_message, rule_error_message
+from rolls.forms import AskDeclineForm, AskTargetForm
+from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel
-from rolls.presenters import LEGEND, hidden_view, roll_view
-from rolls.requests import RequestError
+from rolls.presenters import hidden_view, roll_view
 from rolls.secret import SECRET_TEST, secret_roll_reveal
-from rolls.selectors import playing_characters
+from rolls.systems.base import FormContext
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
@@ -38,15 +35,6 @@ def _session_for_reader(request, pk: int) -> GameSession:
     if not diary_permissions.can_read_session(request.user, session):
         raise Http404
     return session
-
-
-# The fields a link may prefill in anyone's panel: what is tested, never a modifier, a
-# reason or a token (modifiers are the GM's to type, in their own panel: RULES 1.2).
-LINK_SAFE_FIELDS = {"mode", "post", "patient", "effect", "ask"} | {
-    f"{side}-{name}"
-    for side in "ab"
-    for name in ("character", "test", "attribute", "attribute_2", "skill", "sources")
-}
 
 
 def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
@@ -61,18 +49,12 @@ def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
     return f"{request.path}?{rolls_access.signed_query(user, session, query)}"
 
 
-def _panel_class(session):
-    """forum1000's own panel, or the generic one of a case system (issue 10)."""
-    return Panel if session.system == "forum1000" else CasePanel
-
-
 def _clean_panel_url(request, access) -> str:
     """A link's panel: its safe fields over a complete default panel, and a new token."""
     mode = request.GET.get("mode") or ""
-    panel = _panel_class(access.session)(access.session, request.user, mode, access=access)
+    panel = Panel(access.session, request.user, mode, access=access)
     fields = panel.initial_query()
-    safe = panel.link_fields if getattr(panel, "is_case", False) else LINK_SAFE_FIELDS
-    for key in safe & set(request.GET):
+    for key in panel.link_fields & set(request.GET):
         fields.setlist(key, request.GET.getlist(key))
     return _panel_url(request, access, fields, fresh_token=True)
 
@@ -105,8 +87,8 @@ def panel(request, pk: int):
         # Only the GM allows a second action roll (RULES 1.5); a player sending it is refused.
         raise PermissionDenied
     if request.POST.get("secret") and not access.may_roll_secret:
-        # Issue 13: only the GM rolls in secret; a player asking for it is refused, not
-        # given a public roll they believed hidden.
+        # Only the GM rolls in secret; a player asking for it is refused, not given a public
+        # roll they believed hidden.
         raise PermissionDenied
     if "preview" in request.POST:
         # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
@@ -126,7 +108,7 @@ def _panel_get(request, access):
             return response
         return redirect(_clean_panel_url(request, access))
     mode = request.GET.get("mode") or ""
-    panel = _panel_class(access.session)(access.session, request.user, mode, request.GET, access)
+    panel = Panel(access.session, request.user, mode, request.GET, access)
     response = _render_panel(request, panel, preview=panel.preview())
     if request.htmx:
         # The address bar follows the redraws, signed, so Back brings this same panel.
@@ -137,7 +119,7 @@ def _panel_get(request, access):
 def _refuse_mode(request, access):
     """A kind of roll this user may not make (403), or no known kind at all (400, bad
     input): refused, nothing stored."""
-    panel = _panel_class(access.session)(access.session, request.user, "", access=access)
+    panel = Panel(access.session, request.user, "", access=access)
     if request.POST.get("mode") in rolls_access.system_modes(access.session.system):
         refusal = _("This kind of roll is not open to you in this session; nothing was rolled.")
         return _render_panel(request, panel, refusal=refusal, status=403)
@@ -160,58 +142,35 @@ def _post_and_answered_ask(token_form, session):
 
 
 def _panel_roll(request, access, mode: str):
+    """Roll what a valid panel asks, or show the panel again with every refusal next to its
+    field."""
     session = access.session
-    if session.system != "forum1000":
-        panel = CasePanel(session, request.user, mode, request.POST, access)
-        return _roll_from_panel(
-            request,
-            access,
-            panel,
-            services.roll_make_case,
-            {
-                "case": panel.case,
-                "characters": lambda: panel.sheets,
-                "secret": lambda: panel.secret,
-            },
-        )
     panel = Panel(session, request.user, mode, request.POST, access)
-    return _roll_from_panel(
-        request,
-        access,
-        panel,
-        services.roll_make,
-        {
-            "request": panel.request,
-            "extra_action_reason": lambda: panel.extra_action_reason,
-            "event_name": lambda: panel.event_name,
-            # The sheets the panel read for its forms: a roll reads them once.
-            "characters": lambda: panel.sheets,
-            "secret": lambda: panel.secret,
-        },
-    )
-
-
-def _roll_from_panel(request, access, panel, make, inputs: dict):
-    """Roll what a valid panel asks (`make` is roll_make or roll_make_case; each input is read
-    once the forms are valid), or show the panel again with every refusal next to its field."""
-    session = access.session
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
         try:
             target, answers = _post_and_answered_ask(panel.token_form, session)
-            made = make(
+            made = services.roll_make(
                 session=session,
                 by=request.user,
+                case=panel.case(),
                 token=panel.token_form.cleaned_data["token"],
                 post=target,
                 answers=answers,
-                **{name: read() for name, read in inputs.items()},
+                answer_note=panel.answer_note,
+                # The sheets the panel read for its forms: a roll reads them once.
+                characters=panel.sheets,
+                secret=panel.secret,
+                extra_action_reason=panel.extra_action_reason,
             )
-        except (RuleError, RequestError) as error:
+        except RuleError as error:
             panel.add_rule_error(error)
         except ValidationError as error:  # the chosen post left the turn, the request closed
-            about_post = hasattr(error, "error_dict") and "post" in error.error_dict
-            panel.add_error("post" if about_post else None, " ".join(error.messages))
+            fields = getattr(error, "error_dict", {})
+            named = next(
+                (name for name in ("post", "answer_note", "secret") if name in fields), None
+            )
+            panel.add_error(named, " ".join(error.messages))
         except services.TokenReused:
             panel.add_error(
                 None,
@@ -231,8 +190,11 @@ def _roll_from_panel(request, access, panel, make, inputs: dict):
 def _render_panel(
     request, panel, *, preview=None, show_errors=False, fresh_url=None, refusal="", status=200
 ):
-    page = "rolls/case_panel.html" if getattr(panel, "is_case", False) else "rolls/panel.html"
-    template = f"{page}#panel" if request.htmx else page
+    template = "rolls/panel.html"
+    if request.htmx:
+        # An edit redraws only the preview; a structural change, the whole panel.
+        part = "preview" if request.htmx.target == "preview" and not show_errors else "panel"
+        template = f"{template}#{part}"
     context = {
         "session": panel.session,
         "panel": panel,
@@ -270,7 +232,7 @@ def roll_detail(request, pk: int, seq: int):
 
 
 def _secret_context(user, session, roll) -> dict:
-    """Issue 13: a secret roll's state on its page; its hidden record only for those
+    """A secret roll's state on its page; its hidden record only for those
     rolls.access lets read it, the reveal button only for the GM."""
     if roll.test != SECRET_TEST:
         return {}
@@ -317,6 +279,7 @@ def audit(request, pk: int):
     if not is_moderator(request.user):
         raise PermissionDenied  # before the lookup: no one learns which sessions exist
     session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
+    system = systems.system_for(session.system)
     return render(
         request,
         "rolls/audit.html",
@@ -325,9 +288,12 @@ def audit(request, pk: int):
             # The strongest check: chain, signatures, and every result recomputed.
             "report": ledger.verify_session(session.pk, recompute=True),
             "signing_key_id": signing.key_id_of(signing.current_public_key()),
-            "stats": selectors.character_stats(session),
             "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
-            "legend": LEGEND,  # the engine's critical faces, for the legend
+            # The system's own figures of its dice, and the legend of its marks.
+            "audit_template": system.audit_template if system else "",
+            "stats": system.audit(session) if system and system.audit else None,
+            "legend_template": system.legend_template if system else "",
+            "legend": system.legend if system else None,
         },
     )
 
@@ -378,105 +344,45 @@ def ask_create(request, pk: int):
     session = _session_for_reader(request, pk)
     if not rolls_access.may_ask(request.user, session):
         raise PermissionDenied
-    if session.system != "forum1000":
-        return _case_ask_create(request, session)
-    mine = [c for c in playing_characters(session).values() if c.owner_id == request.user.pk]
-    turn = current_turn(session)
-    posts = list(
-        Post.objects.filter(
-            session=session, author=request.user, turn=turn, hidden_at__isnull=True
-        ).order_by("-id")
+    system = systems.system_for(session.system)
+    modes = [m for m in system.modes if m.key in rolls_access.askable_modes(session.system)]
+    everyone = list(selectors.sheets_in_play(session).values())
+    mine = [c for c in everyone if c.owner_id == request.user.pk]
+    posts = own_posts_in_turn(session, request.user, current_turn(session))
+    posted = request.method == "POST"
+    data = request.POST if posted else (request.GET or None)
+    asked = (data or {}).get("mode")
+    mode = asked if asked in {m.key for m in modes} else modes[0].key
+    form = system.form(
+        mode,
+        data,
+        FormContext(
+            characters=mine, all_characters=everyone, gm=False, session=session, for_request=True
+        ),
     )
-    data = request.POST if request.method == "POST" else (request.GET or None)
-    side = SideForm(data, prefix="a", characters=mine, gm=False)
+    # A request names only what is tested; the rest (a difficulty, a factor) is the GM's.
+    form.keep_only_asked()
     target = AskTargetForm(data, posts=posts)
-    if request.method == "POST" and side.is_valid() and target.is_valid():
+    form_valid = form.is_valid() if posted else False
+    if posted and form_valid and target.is_valid():
         post_id = target.cleaned_data["post"]
         try:
             ask = services.roll_ask_create(
                 session=session,
                 by=request.user,
-                side=side.side_request(),
+                case=form.case(),
                 post=next((p for p in posts if p.pk == post_id), None) if post_id else None,
             )
-        except (RuleError, RequestError) as error:
-            field, message = (
-                request_error_message(error)
-                if isinstance(error, RequestError)
-                else rule_error_message(error)
-            )
-            field = (field or "").removeprefix("a-")
-            side.add_error(field if field in side.fields else None, message)
+        except RuleError as error:
+            field, message = refusal_message(system, error)
+            owner, name = form.bound_field(field or "")
+            (owner or form.forms[0]).add_error(name if owner else None, message)
         except ValidationError as error:
             apply_service_errors(target, error)
         else:
             messages.success(request, _("Your request is in your post; the GM will answer it."))
             return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
     template = "rolls/ask.html#ask" if request.htmx else "rolls/ask.html"
-    posted = request.method == "POST"
-    return render(
-        request,
-        template,
-        {
-            "session": session,
-            "side": side,
-            "target": target,
-            "show_errors": posted,
-            "hide_errors": not posted,
-        },
-        status=400 if posted else 200,
-    )
-
-
-def _case_ask_create(request, session):
-    """Issue 10: a case system's request names the mode's test as its form has it (what is
-    tested, never a modifier), checked by the engine now; the GM answers with one click."""
-    system_panel = panel_for(session.system)
-    modes = [
-        (k, label)
-        for k, label in system_panel.modes
-        if k in rolls_access.askable_modes(session.system)
-    ]
-    everyone = list(playing_characters(session).values())
-    mine = [c for c in everyone if c.owner_id == request.user.pk]
-    turn = current_turn(session)
-    posts = list(
-        Post.objects.filter(
-            session=session, author=request.user, turn=turn, hidden_at__isnull=True
-        ).order_by("-id")
-    )
-    posted = request.method == "POST"
-    data = request.POST if posted else (request.GET or None)
-    asked = (data or {}).get("mode")
-    mode = asked if asked in dict(modes) else modes[0][0]
-    form = system_panel.form(
-        mode, data, characters=mine, all_characters=everyone, gm=False, session=session
-    )
-    for name, field in form.fields.items():
-        # A request names only what is tested; the rest (e.g. a difficulty) is the GM's.
-        if name not in system_panel.ask_fields:
-            multiple = isinstance(field, forms.MultipleChoiceField)
-            field.widget = forms.MultipleHiddenInput() if multiple else forms.HiddenInput()
-    target = AskTargetForm(data, posts=posts)
-    if posted and form.is_valid() and target.is_valid():
-        post_id = target.cleaned_data["post"]
-        try:
-            case = with_request_fields(form.case(), form, system_panel)
-            ask = services.roll_ask_create_case(
-                session=session,
-                by=request.user,
-                case=case,
-                post=next((p for p in posts if p.pk == post_id), None) if post_id else None,
-            )
-        except RuleError as error:
-            field, message = case_error_message(error)
-            form.add_error(field if field in form.fields else None, message)
-        except ValidationError as error:
-            apply_service_errors(target, error)
-        else:
-            messages.success(request, _("Your request is in your post; the GM will answer it."))
-            return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
-    template = "rolls/case_ask.html#ask" if request.htmx else "rolls/case_ask.html"
     return render(
         request,
         template,
@@ -485,7 +391,7 @@ def _case_ask_create(request, session):
             "modes": modes,
             "mode": mode,
             "form": form,
-            "form_template": getattr(form, "panel_template", ""),
+            "form_template": form.template or system.form_template,
             "target": target,
             "show_errors": posted,
             "hide_errors": not posted,
@@ -508,8 +414,36 @@ def ask_withdraw(request, pk: int, ask_pk: int):
     return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
 
 
+@login_required
+@require_http_methods(["GET", "POST"])
+def ask_decline(request, pk: int, ask_pk: int):
+    """The GM declines a player's request, saying why (it will not be rolled)."""
+    session = _session_for_reader(request, pk)
+    if not diary_permissions.is_gm(request.user, session):
+        raise PermissionDenied
+    ask = get_object_or_404(RollAsk.objects.select_related("post"), pk=ask_pk, session=session)
+    posted = request.method == "POST"
+    form = AskDeclineForm(request.POST if posted else None)
+    if not ask.is_open:
+        form.add_error(None, services.ASK_CLOSED)
+    elif posted and form.is_valid():
+        try:
+            services.roll_ask_decline(ask=ask, by=request.user, reason=form.cleaned_data["reason"])
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The request is declined; the player reads your reason."))
+            return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+    return render(
+        request,
+        "rolls/ask_decline.html",
+        {"session": session, "ask": ask, "form": form},
+        status=400 if posted or not ask.is_open else 200,
+    )
+
+
 # ---------------------------------------------------------------------------
-# Issue 9: diary entries (HP, effects, items granted and used), in the session's chain
+# Diary entries (HP, effects, items granted and used), in the session's chain
 
 
 def _entry_refused(form, error) -> None:

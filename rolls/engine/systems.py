@@ -26,6 +26,17 @@ SYSTEMS: dict[str, ModuleType] = {
 }
 
 
+def register(module: ModuleType) -> ModuleType:
+    """Add a rule system's engine module (its `SYSTEM` key, `parse_test`, `roll`,
+    `probability`): a plug-in of the site (rolls.systems) brings its own engine this way."""
+    SYSTEMS[module.SYSTEM] = module
+    return module
+
+
+def unregister(system: str) -> None:
+    SYSTEMS.pop(system, None)
+
+
 def system_module(system: str) -> ModuleType:
     try:
         return SYSTEMS[system]

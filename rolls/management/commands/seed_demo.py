@@ -22,13 +22,14 @@ from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
-from rolls.demo_arsmagica import seed_arsmagica_rolls
-from rolls.demo_ciernie import seed_ciernie_rolls
-from rolls.demo_q10 import seed_q10_rolls
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import seed_system_sessions
-from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from rolls.services import roll_ask_create, roll_make
+from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
+from rolls.systems.ciernie.demo import seed_ciernie_rolls
+from rolls.systems.forum1000.cases import case_for
+from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+from rolls.systems.q10.demo import seed_q10_rolls
 
 # Issue 10: each system's demo rolls (rolls/demo_<system>.py).
 DEMO_ROLLS = {
@@ -312,17 +313,19 @@ class Command(BaseCommand):
                 # Borys crosses the yard first: one move action (Szybkość 560 → 28 m).
                 move_metres=20 if character == borys else None,
             )
-            made.append(roll_ask_create(session=session, by=users[username], side=side, post=post))
+            case = case_for(session, RollRequest(kind=side.test, a=side))
+            made.append(roll_ask_create(session=session, by=users[username], case=case, post=post))
         answered = made[0]
+        request = RollRequest(
+            kind="attribute",
+            a=dataclasses.replace(
+                asks[0][3], gm_difficulty=GmModifier(-50, "Gęsta mgła przy bramie")
+            ),
+        )
         roll_make(
             session=session,
             by=users["gm"],
-            request=RollRequest(
-                kind="attribute",
-                a=dataclasses.replace(
-                    asks[0][3], gm_difficulty=GmModifier(-50, "Gęsta mgła przy bramie")
-                ),
-            ),
+            case=case_for(session, request),
             token=uuid.uuid4(),
             answers=answered,
         )
@@ -420,7 +423,10 @@ class Command(BaseCommand):
                 # Issue 9: the initiative roll opens the fight at the gate, left running.
                 name = DEMO_GATE_FIGHT_NAME if request.kind == "initiative" else ""
                 roll_make(
-                    session=session, by=gm, request=request, token=uuid.uuid4(), event_name=name
+                    session=session,
+                    by=gm,
+                    case=case_for(session, request, event_name=name),
+                    token=uuid.uuid4(),
                 )
 
     def _turn_deadline(self, session: GameSession, gm) -> None:
@@ -520,9 +526,14 @@ def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
         roll_make(
             session=session,
             by=gm,
-            request=RollRequest(
-                kind="attribute",
-                a=SideRequest(characters[name].pk, "attribute", (percepcja,), gm_difficulty=trap),
+            case=case_for(
+                session,
+                RollRequest(
+                    kind="attribute",
+                    a=SideRequest(
+                        characters[name].pk, "attribute", (percepcja,), gm_difficulty=trap
+                    ),
+                ),
             ),
             token=uuid.uuid4(),
             secret=True,
@@ -555,7 +566,7 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
             npc_modifier_id=modifiers[("Stary kupiec", "perswazja")].pk,
         ),
     )
-    roll_make(session=session, by=gm, request=request, token=uuid.uuid4())
+    roll_make(session=session, by=gm, case=case_for(session, request), token=uuid.uuid4())
 
 
 # Issue 8: the other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
@@ -619,25 +630,21 @@ def seed_stand_in_session(users: dict) -> GameSession:
     )
     strength = attributes["Siła"].pk
     # Issue 9: the initiative roll opens a fight that is left running (docs/decisions.md).
-    roll_make(
-        session=session,
-        by=gm,
-        request=RollRequest(
-            kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
-        ),
-        token=uuid.uuid4(),
-        event_name=DEMO_FIGHT_NAME,
+    initiative = RollRequest(
+        kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
     )
     roll_make(
         session=session,
         by=gm,
-        request=RollRequest(
-            kind="opposed",
-            a=SideRequest(sheet.pk, "attribute", (strength,)),
-            b=SideRequest(borys.pk, "attribute", (strength,)),
-        ),
+        case=case_for(session, initiative, event_name=DEMO_FIGHT_NAME),
         token=uuid.uuid4(),
     )
+    opposed = RollRequest(
+        kind="opposed",
+        a=SideRequest(sheet.pk, "attribute", (strength,)),
+        b=SideRequest(borys.pk, "attribute", (strength,)),
+    )
+    roll_make(session=session, by=gm, case=case_for(session, opposed), token=uuid.uuid4())
     return session
 
 

@@ -1,12 +1,14 @@
-"""The q10 panel (RULES 2, seed 001): one mode, the pool XzY against a difficulty.
+"""The Q10 panel's form (RULES 2, seed 001): one mode, the pool XzY against a difficulty.
 
 The pool comes from the sheet (X = attribute + skill, Y = the lower of the two), with the
 sheet's abilities and items tied to the tested attribute (their `modifier` adds to X and
 their `keep_modifier`, where the catalog has it, to Y) and the GM's typed pool modifiers
 (±dice z ±keep, each with a reason). The difficulty is one of the seed's named levels or a
 typed whole number ≥ 0; the GM adds circumstance modifiers (each with a reason); raises are
-declared before the roll. The engine (rolls.engine.q10) caps the pool and rolls.
+declared before the roll (a player's request declares them too). The engine
+(rolls.engine.q10) caps the pool and rolls.
 """
+
 
 from __future__ import annotations
 
@@ -17,12 +19,13 @@ from django.utils.translation import gettext_lazy
 
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
-from rolls import cases
-from rolls.case_forms import SheetCaseForm
-from rolls.cases import Case, CaseDie, CaseLine, CasePreview
 from rolls.engine import q10
-from rolls.forms import character_label
-from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+from rolls.systems.base import Case, FormContext, SheetCaseForm
+from rolls.systems.common import (
+    TYPED_MODIFIER_RANGE_MESSAGE,
+    TYPED_MODIFIER_REASON_MESSAGE,
+    character_label,
+)
 
 SYSTEM = q10.SYSTEM
 MODE = "pool"
@@ -50,6 +53,9 @@ CIRCUMSTANCE_LIMIT = 20  # a circumstance lies in −20..+20, in steps of 5 (see
 CIRCUMSTANCE_STEP = 5
 DIFFICULTY_MAX = 200  # a typed difficulty: a whole number 0..200
 RAISES_MAX = 20
+# What a player's request names: what is tested and the raises declared (seed 001: the
+# player declares them before the roll); the difficulty and the circumstances are the GM's.
+ASK_FIELDS = ("character", "attribute", "skill", "sources", "raises")
 
 NEGATIVE_DIFFICULTY = gettext_lazy("The difficulty cannot be negative.")
 NEGATIVE_RAISES = gettext_lazy("The number of raises cannot be negative: declare 0 or more.")
@@ -135,10 +141,9 @@ class PoolForm(SheetCaseForm):
         error_messages={"min_value": NEGATIVE_RAISES},
     )
 
-    panel_template = "rolls/panel_q10.html"
-
-    def __init__(self, *args, characters, gm: bool, **kwargs):
-        super().__init__(*args, characters=characters, gm=gm, **kwargs)
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        characters, gm = self.context.characters, self.context.gm
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
@@ -315,165 +320,11 @@ class PoolForm(SheetCaseForm):
                 "circumstances": circumstances,
                 "raises": data["raises"],
             },
-            character_id=character.pk,
+            people={"a": character.pk},
             what=what,
             gm_typed=typed,
         )
 
 
-def make_form(mode, data, *, characters, all_characters=(), gm=False, session=None):
-    return PoolForm(data, characters=characters, all_characters=all_characters, gm=gm)
-
-
-# -- the preview --------------------------------------------------------------
-
-
-def _reason(item: dict) -> str:
-    return f" «{item['reason']}»" if item.get("reason") else ""
-
-
-def preview(case: Case) -> CasePreview:
-    test = case.engine_test()
-    pool = q10.effective_pool(test)
-    data = case.input
-    terms = [
-        _("base pool %(pool)s: attribute %(a)s + skill %(s)s dice, keep the lower (%(y)s)")
-        % {
-            "pool": pool_text(pool.base_x, pool.base_y),
-            "a": data["attribute"],
-            "s": data["skill"],
-            "y": pool.base_y,
-        }
-    ]
-    for item in data["pool_modifiers"]:
-        who = item.get("label") or _("GM")
-        terms.append(f"{who} {modifier_text(item['dice'], item['keep'])}{_reason(item)}")
-    if data["pool_modifiers"]:
-        terms.append(
-            _("after the modifiers %(pool)s")
-            % {"pool": pool_text(pool.modified_x, pool.modified_y)}
-        )
-    if (pool.x, pool.y) != (pool.modified_x, pool.modified_y):
-        terms.append(cap_text(pool))
-    final = q10.final_difficulty(test)
-    parts = [_("difficulty %(d)s") % {"d": difficulty_text(test.difficulty)}]
-    for item in data["circumstances"]:
-        parts.append(
-            _("circumstance %(v)s") % {"v": with_minus(signed_number(item["value"]))}
-            + _reason(item)
-        )
-    if test.raises:
-        parts.append(
-            _("%(n)s raise(s) × %(step)s = +%(v)s")
-            % {"n": test.raises, "step": q10.RAISE_STEP, "v": q10.RAISE_STEP * test.raises}
-        )
-    terms.append(" + ".join(parts) + f" = {with_minus(str(final))}")
-    terms.append(_("roll %(pool)s against %(d)s") % {"pool": pool_text(pool.x, pool.y), "d": final})
-    return CasePreview(chance=case.probability(), terms=terms)
-
-
-def cap_text(pool: q10.Pool) -> str:
-    """ "12z3 → 10z3: never more than 10 dice" (RULES 2: X capped at 10, Y at X)."""
-    before, after = pool_text(pool.modified_x, pool.modified_y), pool_text(pool.x, pool.y)
-    if pool.modified_x > q10.MAX_DICE:
-        return _("%(before)s → %(after)s: never more than %(max)s dice") % {
-            "before": before,
-            "after": after,
-            "max": q10.MAX_DICE,
-        }
-    return _("%(before)s → %(after)s: no more dice kept than rolled") % {
-        "before": before,
-        "after": after,
-    }
-
-
-# -- the roll line ------------------------------------------------------------
-
-
-def _kept_marks(faces: list[int], kept: list[int]) -> list[bool]:
-    """Which of the faces (in rolling order) are kept: the highest, first come first."""
-    left = list(kept)
-    marks = []
-    # The highest faces first, so ties mark the earliest die of a value.
-    order = sorted(range(len(faces)), key=lambda i: (-faces[i], i))
-    chosen = set()
-    for index in order:
-        if faces[index] in left:
-            left.remove(faces[index])
-            chosen.add(index)
-    for index in range(len(faces)):
-        marks.append(index in chosen)
-    return marks
-
-
-def lines(record: dict) -> list[CaseLine]:
-    result = record["result"]
-    who = record["characters"]["a"]["name"]
-    faces, kept, extra = result["faces"], result["kept"], result["extra"]
-    pool = result["pool"]
-    dice = [
-        CaseDie(face, kept=mark, note=_("kept") if mark else _("not kept"))
-        for face, mark in zip(faces, _kept_marks(faces, kept), strict=True)
-    ]
-    dice += [CaseDie(face, kept=True, extra=True, note=_("extra die for a 10")) for face in extra]
-    details = [
-        _("dice: %(faces)s") % {"faces": ", ".join(map(str, faces)) or "—"},
-        _("kept: %(kept)s") % {"kept": " + ".join(map(str, kept)) or _("none")},
-    ]
-    if extra:
-        details.append(_("extra dice for tens: %(extra)s") % {"extra": " + ".join(map(str, extra))})
-    if (pool["x"], pool["y"]) != (pool["modified_x"], pool["modified_y"]):
-        details.append(cap_text(q10.Pool(**pool)))
-    comparison = "≥" if result["success"] else "<"
-    details.append(
-        _("total %(total)s %(cmp)s difficulty %(difficulty)s")
-        % {"total": result["total"], "cmp": comparison, "difficulty": result["difficulty"]}
-    )
-    details.append(_("margin %(margin)s") % {"margin": with_minus(signed_number(result["margin"]))})
-    if result["raises"]:
-        details.append(
-            _("raises achieved: %(got)s of %(declared)s")
-            % {"got": result["raises_achieved"], "declared": result["raises"]}
-        )
-    for item in result["input"]["pool_modifiers"] + result["input"]["circumstances"]:
-        if item.get("reason"):
-            value = (
-                modifier_text(item["dice"], item["keep"])
-                if "dice" in item
-                else with_minus(signed_number(item["value"]))
-            )
-            details.append(
-                _("GM %(value)s: %(reason)s") % {"value": value, "reason": item["reason"]}
-            )
-    what = f"{record.get('what') or _('Pool')} ({pool_text(result['x'], result['y'])})"
-    return [
-        CaseLine(
-            who=who,
-            what=what,
-            outcome=_("Success") if result["success"] else _("Failure"),
-            success=result["success"],
-            details=details,
-            dice=dice,
-        )
-    ]
-
-
-def summary(case: Case) -> str:
-    """A request in words: "Siła + Atletyka (5z2) · podbicia: 1"."""
-    pool = q10.effective_pool(case.engine_test())
-    text = f"{case.what} ({pool_text(pool.x, pool.y)})"
-    raises = case.input.get("raises") or 0
-    return text + (" · " + _("raises: %(n)s") % {"n": raises} if raises else "")
-
-
-PANEL = cases.register(
-    cases.SystemPanel(
-        system=SYSTEM,
-        modes=[(MODE, gettext_lazy("Pool (XzY)"))],
-        form=make_form,
-        preview=preview,
-        lines=lines,
-        ask_fields=("character", "attribute", "skill", "sources", "raises"),
-        summary=summary,
-    )
-)
+def make_form(mode: str, data, context: FormContext) -> PoolForm:
+    return PoolForm(data, context=context, ask_fields=ASK_FIELDS)

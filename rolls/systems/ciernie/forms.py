@@ -1,4 +1,4 @@
-"""The Ciernie i Gwiazdy roll panel (RULES 3, seed 002): its forms, preview and roll lines.
+"""The Ciernie i Gwiazdy forms (RULES 3, seed 002): a form for each mode.
 
 Five modes, one form class each: attribute (test cechy), combined (test łączony: the mean
 of two or more attributes, floored), comparative (test porównawczy: own attribute against
@@ -23,13 +23,14 @@ from django.utils.translation import gettext_lazy, ngettext
 
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
-from rolls import cases
-from rolls.case_forms import SheetCaseForm
-from rolls.cases import Case, CaseLine, CasePreview, SystemPanel
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
-from rolls.forms import character_label
-from rolls.messages import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+from rolls.systems.base import Case, FormContext, SheetCaseForm
+from rolls.systems.common import (
+    TYPED_MODIFIER_RANGE_MESSAGE,
+    TYPED_MODIFIER_REASON_MESSAGE,
+    character_label,
+)
 
 SYSTEM = engine.SYSTEM
 
@@ -223,8 +224,9 @@ class CiernieForm(SheetCaseForm):
 
     GM_FIELDS = ("modifier", "modifier_reason")
 
-    def __init__(self, data=None, *, characters: list[Character], gm: bool, **kwargs):
-        super().__init__(data, characters=characters, gm=gm, **kwargs)
+    def __init__(self, data=None, **kwargs):
+        super().__init__(data, **kwargs)
+        characters, gm = self.context.characters, self.context.gm
         if "modifier" in self.fields:
             range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_MODIFIER_LIMIT}
             self.fields["modifier"].error_messages.update(
@@ -326,8 +328,7 @@ class CiernieForm(SheetCaseForm):
             mode=self.mode,
             test=test,
             input=data,
-            character_id=character.pk,
-            other_character_id=other,
+            people={"a": character.pk} | ({"b": other} if other is not None else {}),
             is_action=self.kind != "effect",
             what=what,
             gm_typed=self.gm_typed(cleaned),
@@ -678,8 +679,8 @@ FORMS: dict[str, type[CiernieForm]] = {
 }
 
 
-def form(mode: str, data=None, **kwargs) -> CiernieForm:
-    return FORMS[mode](data, **kwargs)
+def make_form(mode: str, data, context: FormContext) -> CiernieForm:
+    return FORMS[mode](data, context=context, ask_fields=ASK_FIELDS)
 
 
 def rule_error_message(error: RuleError) -> str:
@@ -695,253 +696,3 @@ def rule_error_message(error: RuleError) -> str:
     if message is None:
         return _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
     return message
-
-
-# ---------------------------------------------------------------------------
-# Words for the numbers: the preview and the roll lines share them
-
-
-def _term_text(term: dict, first: bool) -> str:
-    value = term["value"]
-    shown = with_minus(str(value)) if first else signed_number(value)
-    kind = term["kind"]
-    if kind == "attribute":
-        return _("attribute %(value)s") % {"value": shown}
-    if kind == "mean":
-        return _("mean of the attributes (%(values)s), rounded down: %(value)s") % {
-            "values": ", ".join(with_minus(str(v)) for v in term["attributes"]),
-            "value": shown,
-        }
-    if kind == "base":
-        return _("base %(value)s") % {"value": shown}
-    if kind == "own":
-        return _("own value %(value)s") % {"value": shown}
-    if kind == "opposing":
-        return _("opposing value %(value)s") % {"value": with_minus(f"{value:+d}")}
-    if kind == "skill":
-        return _("3 × (skill %(skill)s − factor %(factor)s) = %(value)s") % {
-            "skill": term["skill"],
-            "factor": term["factor"],
-            "value": signed_number(value),
-        }
-    if kind == "reroll_sources":
-        return _("reroll from %(sources)s source(s): %(value)s") % {
-            "sources": term["sources"],
-            "value": signed_number(value),
-        }
-    source = term.get("source") or ""
-    label = term.get("label") or ""
-    if source == "difficulty":
-        name = DIFFICULTY_NAMES.get(value, label)
-        return _("difficulty: %(name)s %(value)s") % {"name": name, "value": shown}
-    if source == "gm":
-        return _("GM modifier %(value)s (%(reason)s)") % {
-            "value": shown,
-            "reason": term.get("reason") or "",
-        }
-    if source in ("ability", "flaw", "item"):
-        what = {"ability": _("ability"), "flaw": _("flaw"), "item": _("item")}[source]
-        return f"{label} ({what}) {shown}"
-    return f"{label} {shown}".strip()
-
-
-def terms_text(breakdown: list[dict], threshold: int) -> str:
-    """ "attribute 12 + difficulty: hard −6 + Refleks (ability) +2 = threshold 8"."""
-    parts = [_term_text(term, index == 0) for index, term in enumerate(breakdown)]
-    return _("threshold: %(terms)s → %(threshold)s") % {
-        "terms": ", ".join(parts),
-        "threshold": with_minus(str(threshold)),
-    }
-
-
-def _no_roll_reason(test: engine.BaseTest | dict, outcome: str) -> str:
-    """Why no die is rolled, in words (a test or its stored input)."""
-    data = test if isinstance(test, dict) else test.to_input()
-    if "skill" in data and "factor" in data:
-        numbers = {"skill": data["skill"], "factor": data["factor"]}
-        if outcome == engine.Outcome.AUTOMATIC_SUCCESS:
-            return (
-                _(
-                    "No roll: the skill (%(skill)s) is 3 or more levels above the factor "
-                    "(%(factor)s), so the test succeeds automatically."
-                )
-                % numbers
-            )
-        return (
-            _(
-                "No roll: the skill (%(skill)s) is 3 or more levels below the factor (%(factor)s), "
-                "so the test is impossible."
-            )
-            % numbers
-        )
-    return _("No roll: the threshold is below 1, so the test is impossible.")
-
-
-def _effect_impossible() -> str:
-    return _("The effect cannot be resisted: the GM sets how long it lasts.")
-
-
-# ---------------------------------------------------------------------------
-# Preview
-
-
-def preview(case: Case) -> CasePreview:
-    """The exact chance and the threshold's terms; when no die is rolled, why."""
-    test = case.engine_test()
-    base = test.base if isinstance(test, engine.RerollTest) else test
-    limit = engine.threshold(base)
-    terms = [terms_text([dict(t) for t in limit.terms], limit.value)]
-    decided = engine.roll_allowed(base, limit.value)
-    if decided is not None:
-        note = _no_roll_reason(base, decided)
-        if isinstance(base, engine.EffectTest):
-            note += " " + _effect_impossible()
-        if isinstance(test, engine.RerollTest):
-            note += " " + _("There is nothing to reroll.")
-        return CasePreview(chance=None, terms=terms, note=note)
-    if isinstance(base, engine.SkillTest):
-        terms.append(
-            _(
-                "1 is always a success, 20 always a failure; up to 3 above the threshold is a "
-                "delay: the action succeeds but takes longer."
-            )
-        )
-    else:
-        terms.append(_("1 is always a success, 20 always a failure."))
-    if isinstance(base, engine.EffectTest):
-        terms.append(
-            _("On a failure the effect lasts one unit (%(unit)s) per point missed, at least one.")
-            % {"unit": TIME_UNITS.get(base.unit or "", base.unit or "")}
-        )
-    if isinstance(test, engine.RerollTest):
-        second = engine.threshold(base, test.reroll_sources)
-        terms.append(
-            _("If the first roll fails (a delay is not a failure), the reroll decides: %(terms)s")
-            % {"terms": terms_text([dict(t) for t in second.terms], second.value)}
-        )
-    return CasePreview(chance=case.probability(), terms=terms)
-
-
-# ---------------------------------------------------------------------------
-# The roll lines
-
-OUTCOMES = {
-    "critical_success": gettext_lazy("Critical success"),
-    "success": gettext_lazy("Success"),
-    "delay": gettext_lazy("Delay"),
-    "failure": gettext_lazy("Failure"),
-    "critical_failure": gettext_lazy("Critical failure"),
-    "automatic_success": gettext_lazy("Automatic success"),
-    "impossible": gettext_lazy("Impossible"),
-}
-
-
-def _who(record: dict) -> str:
-    people = record.get("characters") or {}
-    if isinstance(people, dict):
-        first = people.get("a") or next(iter(people.values()), None)
-    else:
-        first = people[0] if people else None
-    return (first or {}).get("name", "")
-
-
-def _base_details(result: dict, kind: str) -> list[str]:
-    """The roll against the threshold, the band, and what it means, for one base result."""
-    outcome = result["outcome"]
-    roll = result["roll"]
-    threshold = result["threshold"]
-    details = []
-    if roll is None:
-        details.append(_no_roll_reason(result["input"], outcome))
-    else:
-        sign = "≤" if roll <= threshold else ">"
-        details.append(
-            _("roll %(roll)s %(sign)s threshold %(threshold)s")
-            % {"roll": roll, "sign": sign, "threshold": with_minus(str(threshold))}
-        )
-        if roll == engine.CRITICAL_SUCCESS_FACE:
-            details.append(_("a 1 always succeeds"))
-        elif roll == engine.CRITICAL_FAILURE_FACE:
-            details.append(_("a 20 always fails"))
-    if kind == "skill" and outcome == engine.Outcome.DELAY:
-        details.append(
-            _("the action succeeds, but takes %(times)s× the normal time")
-            % {"times": result["time_multiplier"]}
-        )
-    if kind == "effect":
-        if outcome == engine.Outcome.IMPOSSIBLE:
-            details.append(_effect_impossible())
-        elif result["success"]:
-            details.append(_("the effect is resisted: it does not take hold"))
-        else:
-            details.append(
-                _("the effect lasts %(length)s")
-                % {"length": unit_count(result.get("unit"), result["duration"])}
-            )
-    details.append(terms_text(result["breakdown"], threshold))
-    return details
-
-
-def _line(who: str, what: str, result: dict, kind: str) -> CaseLine:
-    return CaseLine(
-        who=who,
-        what=what,
-        outcome=str(OUTCOMES.get(result["outcome"], result["outcome"])),
-        success=bool(result["success"]),
-        details=_base_details(result, kind),
-    )
-
-
-def lines(record: dict) -> list[CaseLine]:
-    """A stored ciernie roll in words; a reroll shows both rolls, the second deciding."""
-    result = record["result"]
-    who = _who(record)
-    summary = record.get("what") or ""
-    if result["test"] != "reroll":
-        kind = result["test"]
-        what = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
-        return [_line(who, what, result, kind)]
-    kind = result["input"]["base"]["test"]
-    label = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
-    first = result["first"]
-    second = result.get("second")
-    if second is None:
-        line = _line(who, label, first, kind)
-        if first["roll"] is None:
-            note = _("no reroll: there was no roll to repeat")
-        elif first["outcome"] == engine.Outcome.DELAY:
-            note = _("no reroll: a delay is not a failure")
-        else:
-            note = _("no reroll needed: the first roll succeeded")
-        return [CaseLine(line.who, line.what, line.outcome, line.success, [*line.details, note])]
-    sources = result["input"]["reroll_sources"]
-    first_line = _line(who, _("%(what)s — first roll") % {"what": label}, first, kind)
-    second_line = _line(
-        who,
-        _("%(what)s — reroll (%(sources)s source(s)), which decides")
-        % {"what": label, "sources": sources},
-        second,
-        kind,
-    )
-    return [first_line, second_line]
-
-
-def summary(case: Case) -> str:
-    """A player's request in words: what is tested, without the factor the GM sets."""
-    if case.mode == "skill":
-        return case.what.rsplit(" vs ", 1)[0]
-    return case.what
-
-
-PANEL = cases.register(
-    SystemPanel(
-        system=SYSTEM,
-        modes=[(key, label) for key, label in MODES],
-        form=form,
-        preview=preview,
-        lines=lines,
-        gm_only_modes=GM_ONLY_MODES,
-        ask_fields=ASK_FIELDS,
-        summary=summary,
-    )
-)

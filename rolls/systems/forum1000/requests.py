@@ -1,4 +1,5 @@
-"""What the roll panel asks for, and how it becomes an engine test.
+"""What forum1000's forms ask for (a request: ids and typed modifiers), and how it becomes
+an engine test.
 
 A request names things by id (characters, attributes, skills, abilities, items)
 plus the typed-in modifiers. Building the engine test reads the character's
@@ -16,6 +17,7 @@ from characters.models import Character, Skill
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
 from rolls.ledger import canonical_json
+from rolls.systems.base import RequestError
 
 SIDE_TESTS = ("attribute", "combined", "skill")  # the kinds a one-sided request may be
 
@@ -90,16 +92,6 @@ class RollRequest:
     def uses_action_modifiers(self) -> bool:
         sides = any(side.action_value for side in (self.a, self.b) if side)
         return sides or any(line.modifier for line in self.initiative)
-
-
-class RequestError(Exception):
-    """The request names something that is not there (a foreign id, a missing field)."""
-
-    def __init__(self, field: str, code: str, **params):
-        super().__init__(code)
-        self.field = field
-        self.code = code
-        self.params = params
 
 
 # ---------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """Demo rolls of a running Ciernie i Gwiazdy session: one of every test (issue 10).
 
 `seed_ciernie_rolls` builds each test through the panel's own forms (rolls/panel_ciernie.py)
-from the characters' sheets, and rolls it through `rolls.services.roll_make_case`, the
+from the characters' sheets, and rolls it through `rolls.services.roll_make`, the
 service the panel uses, with scripted dice chosen from the threshold so each roll shows what
 it is there to show: an attribute test that succeeds, a combined test, a comparative test
 against an NPC stand-in (or another character), an effect test that fails (the effect lasts),
@@ -17,10 +17,11 @@ from django.http import QueryDict
 
 from characters.models import Attribute, Character, Skill
 from diary import services as diary_services
-from rolls import panel_ciernie as panel
 from rolls.engine import ciernie as engine
 from rolls.engine.dice import ScriptedDice
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
+from rolls.systems.base import FormContext
+from rolls.systems.ciernie import forms as panel
 
 
 def _query(**fields) -> QueryDict:
@@ -32,13 +33,10 @@ def _query(**fields) -> QueryDict:
 
 
 def _case(mode: str, session, characters: list[Character], acting: Character, **fields):
-    form = panel.form(
+    form = panel.make_form(
         mode,
         _query(character=acting.pk, **fields),
-        characters=characters,
-        all_characters=characters,
-        gm=True,
-        session=session,
+        FormContext(characters=characters, all_characters=characters, gm=True, session=session),
     )
     if not form.is_valid():
         raise ValueError(f"demo {mode} test of {acting.name} refused: {form.errors.as_text()}")
@@ -70,7 +68,7 @@ def _characters(session, characters) -> list[Character]:
     if isinstance(characters, Mapping):
         characters = characters.values()
     ids = [c.pk for c in characters] if characters is not None else None
-    playing = playing_characters(session, ids=ids)
+    playing = sheets_in_play(session, ids=ids)
     if ids is None:
         return list(playing.values())
     return [playing[pk] for pk in ids if pk in playing]
@@ -81,11 +79,11 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
     `characters` (its playing characters; an NPC stand-in among them is the other side of
     the comparative test). Returns the rolls made, in order. `users` is accepted for the
     demo command's symmetry; the GM rolls, as in play."""
-    from rolls.services import roll_make_case
+    from rolls.services import roll_make
 
     gm = session.gm
     sheets = _characters(session, characters)
-    stand_ins = [c for c in playing_characters(session).values() if c.is_stand_in]
+    stand_ins = [c for c in sheets_in_play(session).values() if c.is_stand_in]
     players = [c for c in sheets if not c.is_stand_in]
     if not players:
         raise ValueError("the ciernie demo needs at least one playing character")
@@ -113,7 +111,7 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
     made = []
 
     def roll(case, faces):
-        result = roll_make_case(
+        result = roll_make(
             session=session, by=gm, case=case, token=uuid.uuid4(), dice=ScriptedDice(faces)
         )
         made.append(result.roll)

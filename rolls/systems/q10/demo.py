@@ -1,4 +1,4 @@
-"""Demo rolls of a running q10 session (issue 10), through the panel's own form and service.
+"""Demo rolls of a running q10 session, through the panel's own form and service.
 
 `seed_q10_rolls(session, characters, users)` is called by seed_demo once the session and
 its characters exist (rolls/management/demo_systems.py makes them): a pool with a 10
@@ -15,8 +15,9 @@ from characters.models import Attribute, Skill
 from diary.services import post_create
 from rolls.engine import q10
 from rolls.engine.dice import ScriptedDice
-from rolls.panel_q10 import LEVEL_NAMES, PoolForm
-from rolls.services import roll_make_case
+from rolls.services import roll_make
+from rolls.systems.base import FormContext
+from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
 
 def _best_pair(character):
@@ -40,9 +41,9 @@ def _best_pair(character):
 
 
 def _form(session, gm, character, **fields) -> PoolForm:
-    from rolls.selectors import playing_characters
+    from rolls.selectors import sheets_in_play
 
-    playing = list(playing_characters(session).values())
+    playing = list(sheets_in_play(session).values())
     attribute_id, skill_id = _best_pair(character)
     data = {
         "character": character.pk,
@@ -52,7 +53,8 @@ def _form(session, gm, character, **fields) -> PoolForm:
         "raises": "0",
         **fields,
     }
-    form = PoolForm(data, characters=playing, gm=True)
+    context = FormContext(characters=playing, all_characters=playing, gm=True, session=session)
+    form = PoolForm(data, context=context, ask_fields=ASK_FIELDS)
     if not form.is_valid():
         raise ValueError(f"demo q10 roll refused: {form.errors.as_json()}")
     return form
@@ -89,7 +91,7 @@ def seed_q10_rolls(session, characters, users) -> list:
         circumstance_reason_1="Śliska, omszała krawędź",
     )
     made = [
-        roll_make_case(
+        roll_make(
             session=session,
             by=gm,
             case=form.case(),
@@ -102,7 +104,7 @@ def seed_q10_rolls(session, characters, users) -> list:
         form = _form(session, gm, second, difficulty="25")
         x = q10.effective_pool(form.case().engine_test()).x
         made.append(
-            roll_make_case(
+            roll_make(
                 session=session,
                 by=gm,
                 case=form.case(),

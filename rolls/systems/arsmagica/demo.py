@@ -1,7 +1,7 @@
 """The demo's Ars Magica rolls (issue 10): every test, through the panel's own path.
 
 `seed_arsmagica_rolls` fills the panel's forms as the GM would, takes their `Case` and rolls
-it with `rolls.services.roll_make_case`, with scripted dice so the demo always shows the
+it with `rolls.services.roll_make`, with scripted dice so the demo always shows the
 same three stories: a simple die, a stress die that doubles, and a stress die that rolls 0
 and checks its botch dice.
 """
@@ -12,9 +12,10 @@ import uuid
 from collections.abc import Mapping, Sequence
 
 from characters.models import Character
-from rolls import panel_arsmagica
 from rolls.engine.dice import ScriptedDice
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
+from rolls.systems.arsmagica import forms as panel_arsmagica
+from rolls.systems.base import FormContext
 
 
 def _strongest(character: Character) -> tuple[int, int | None]:
@@ -25,9 +26,9 @@ def _strongest(character: Character) -> tuple[int, int | None]:
 
 
 def _roll(session, gm, character: Character, mode: str, fields: dict, faces: list[int]):
-    from rolls.services import roll_make_case
+    from rolls.services import roll_make
 
-    playing = list(playing_characters(session).values())
+    playing = list(sheets_in_play(session).values())
     characteristic, ability = _strongest(character)
     data = {
         "character": str(character.pk),
@@ -36,11 +37,13 @@ def _roll(session, gm, character: Character, mode: str, fields: dict, faces: lis
         **{key: str(value) for key, value in fields.items()},
     }
     form = panel_arsmagica.make_form(
-        mode, data, characters=playing, all_characters=playing, gm=True, session=session
+        mode,
+        data,
+        FormContext(characters=playing, all_characters=playing, gm=True, session=session),
     )
     if not form.is_valid():
         raise ValueError(f"the demo's {mode} roll is refused: {form.errors.as_json()}")
-    return roll_make_case(
+    return roll_make(
         session=session,
         by=gm,
         case=form.case(),
@@ -60,7 +63,7 @@ def seed_arsmagica_rolls(
     first = people[0]
     second = people[1] if len(people) > 1 else first
     # The sheets as the panel reads them (values, levels, sources prefetched).
-    sheets = playing_characters(session, ids=[first.pk, second.pk])
+    sheets = sheets_in_play(session, ids=[first.pk, second.pk])
     first, second = sheets[first.pk], sheets[second.pk]
     return [
         _roll(session, gm, first, "simple", {"ease": 6}, [7]),

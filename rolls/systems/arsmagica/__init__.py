@@ -1,0 +1,21 @@
+"""Ars Magica (RULES 4, seed 003): Cecha + Umiejętność + a simple or stress die against an
+ease factor, with botch dice."""
+
+from rolls import systems
+from rolls.engine import arsmagica as engine
+from rolls.systems.arsmagica import display, forms
+from rolls.systems.base import Mode, RollSystem
+
+SYSTEM = systems.register(
+    RollSystem(
+        name=engine.SYSTEM,
+        engine=engine,
+        modes=tuple(Mode(key, label) for key, label in forms.MODES),
+        form=forms.make_form,
+        preview=display.preview,
+        lines=display.lines,
+        ask_fields=forms.ASK_FIELDS,
+        summary=display.summary,
+        form_template="rolls/systems/arsmagica/form.html",
+    )
+)
