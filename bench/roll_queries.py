@@ -434,11 +434,13 @@ def chance_shown(html: str) -> bool:
     return "chance" in ids and "preview-problems" not in ids
 
 
-def settled_panel(browser: Browser, url: str) -> tuple[str, Form]:
-    """The panel opened at `url`, its blank selects chosen through its own redraws, until
-    its preview shows a chance."""
+def settled_form(browser: Browser, url: str) -> tuple[str, Form]:
+    """The live form of the page at `url` (after its redirects), with each select still on
+    a blank choice set to its first option, one redraw at a time as the page asks for it
+    (a choice may bring new fields)."""
     response = browser.open(url)
-    page_url = response.request["PATH_INFO"] + "?" + response.request["QUERY_STRING"]
+    query = response.request["QUERY_STRING"]
+    page_url = response.request["PATH_INFO"] + (f"?{query}" if query else "")
     form = live_form(parse(response.content.decode()))
     for _ in range(6):
         if not form.choose_blank_selects():
@@ -453,7 +455,7 @@ def preview_and_roll(counter: Counter, table: Table, role: str, *, keep: bool) -
     user = table.gm if role == "GM" else table.player
     new_turn(table, user)
     browser = Browser(user)
-    page_url, form = settled_panel(browser, table.panel_url)
+    page_url, form = settled_form(browser, table.panel_url)
     key = (table.system, role, "preview")
     shown = counter.measure(key, lambda: browser.htmx_get(page_url, form, form.pairs()), keep=keep)
     assert shown.status_code == 200, shown.status_code
@@ -469,17 +471,9 @@ def preview_and_roll(counter: Counter, table: Table, role: str, *, keep: bool) -
 
 
 def ask_and_answer(counter: Counter, table: Table, *, keep: bool) -> None:
-    new_turn(table, table.player, table.gm)
+    new_turn(table, table.player)
     player, gm = Browser(table.player), Browser(table.gm)
-    response = player.open(table.ask_url)
-    page_url = response.request["PATH_INFO"]
-    form = live_form(parse(response.content.decode()))
-    for _ in range(6):
-        if not form.choose_blank_selects():
-            break
-        redraw = player.htmx_get(page_url, form, form.pairs())
-        assert redraw.status_code == 200, redraw.status_code
-        form = live_form(parse(redraw.content.decode()))
+    page_url, form = settled_form(player, table.ask_url)
     asks = RollAsk.objects.filter(session=table.session).count()
     key = (table.system, "player", "request POST")
     sent = counter.measure(
