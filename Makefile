@@ -1,6 +1,6 @@
 # The README's two commands: `make run` and `make test`.
 # Production: `make serve` (README.md, docs/deploy.md).
-.PHONY: run serve verify test ci lint format migrations-check messages demo bench bench-http
+.PHONY: run serve verify test ci lint format migrations-check messages demo bench bench-http bench-queries
 
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
@@ -43,3 +43,7 @@ bench:  ## the rules engine's benchmark (docs/performance.md)
 
 bench-http:  ## the HTTP benchmark on a throwaway PostgreSQL of its own (ARGS="--quick": 2 minutes)
 	SECRET_KEY=$${SECRET_KEY:-bench} .venv/bin/python bench/http_bench.py $(ARGS)
+
+bench-queries:  ## SQL queries per roll-path request (docs/performance.md): SQLite, then a throwaway PostgreSQL
+	.venv/bin/python bench/roll_queries.py $(ARGS)
+	scripts/with-postgres .venv/bin/python bench/roll_queries.py $(ARGS)
