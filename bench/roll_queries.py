@@ -293,9 +293,10 @@ class Browser:
         assert response.status_code == 200, (url, response.status_code)
         return response
 
-    def htmx_get(self, page_url: str, form: Form, pairs):
+    def htmx_get(self, page_url: str, form: Form, pairs, *, target: str | None = None):
+        """The htmx GET of the form's own trigger; `target` for a field's own redraw."""
         path = form.attrs["hx-get"] or page_url
-        target = (form.attrs.get("hx-target") or "").removeprefix("#")
+        target = target or (form.attrs.get("hx-target") or "").removeprefix("#")
         headers = {"HX-Request": "true", "HX-Current-URL": f"http://testserver{page_url}"}
         if target:
             headers["HX-Target"] = target
@@ -429,6 +430,15 @@ def new_turn(table: Table, *writers) -> None:
 # The steps
 
 
+def redrawn_has_form(page) -> bool:
+    """Whether a redraw brought the form back (a preview-only redraw leaves it as it was)."""
+    try:
+        live_form(page)
+    except AssertionError:
+        return False
+    return True
+
+
 def chance_shown(html: str) -> bool:
     ids = parse(html).testids
     return "chance" in ids and "preview-problems" not in ids
@@ -445,7 +455,10 @@ def settled_form(browser: Browser, url: str) -> tuple[str, Form]:
     for _ in range(6):
         if not form.choose_blank_selects():
             break
-        redraw = browser.htmx_get(page_url, form, form.pairs())
+        # A choice others depend on redraws the whole panel (its field's own target); the
+        # form's own trigger redraws only the preview.
+        whole = "panel" if form.attrs.get("hx-target") == "#preview" else None
+        redraw = browser.htmx_get(page_url, form, form.pairs(), target=whole)
         assert redraw.status_code == 200, redraw.status_code
         form = live_form(parse(redraw.content.decode()))
     return page_url, form
@@ -460,7 +473,9 @@ def preview_and_roll(counter: Counter, table: Table, role: str, *, keep: bool) -
     shown = counter.measure(key, lambda: browser.htmx_get(page_url, form, form.pairs()), keep=keep)
     assert shown.status_code == 200, shown.status_code
     assert chance_shown(shown.content.decode()), f"{key}: the preview shows no chance"
-    form = live_form(parse(shown.content.decode()))  # the form as the redraw left it
+    redrawn = parse(shown.content.decode())
+    if redrawn_has_form(redrawn):  # a redraw of the whole panel: the form as it left it
+        form = live_form(redrawn)
     before = Roll.objects.count()
     key = (table.system, role, "roll POST")
     made = counter.measure(

@@ -12,6 +12,7 @@ rolls.services.roll_make.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from django.http import QueryDict
@@ -65,7 +66,7 @@ class Panel:
         self.turn = current_turn(session)
         self.posts = own_posts_in_turn(session, user, self.turn)
         self.bound = data is not None
-        self.answering = self._answering(data)
+        self._ask_id = self._asked_id(data)
         self.token_form = PanelTokenForm(
             data,
             user=user,
@@ -77,7 +78,7 @@ class Panel:
                 self.access.may_allow_extra_action and self.system.refuses_extra_action_rolls
             ),
             may_roll_secret=self.access.may_roll_secret,
-            answering=self.answering is not None,
+            answering=self._ask_id is not None,
         )
         self.form = self.system.form(
             self.mode,
@@ -153,13 +154,20 @@ class Panel:
             event, self.turn.number if self.turn else event.opened_turn
         )
 
-    def _answering(self, data) -> RollAsk | None:
-        """The open request of this session the panel answers, if it was opened for one."""
+    def _asked_id(self, data) -> int | None:
+        """The request the GM's panel was opened to answer (its id, as sent)."""
         raw = data.get("ask") if data is not None else None
         if not raw or not str(raw).isdigit() or not self.gm:
             return None
+        return int(raw)
+
+    @cached_property
+    def answering(self) -> RollAsk | None:
+        """The open request of this session the panel answers, if it was opened for one."""
+        if self._ask_id is None:
+            return None
         return (
-            RollAsk.objects.filter(pk=int(raw), session=self.session, status=AskStatus.OPEN)
+            RollAsk.objects.filter(pk=self._ask_id, session=self.session, status=AskStatus.OPEN)
             .select_related("post")
             .first()
         )
