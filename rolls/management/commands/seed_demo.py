@@ -24,7 +24,7 @@ from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import seed_system_sessions
-from rolls.services import roll_ask_create, roll_make
+from rolls.services import roll_ask_create, roll_ask_decline, roll_make
 from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from rolls.systems.forum1000.cases import case_for
@@ -276,12 +276,13 @@ class Command(BaseCommand):
                 )
 
     def _asks(self, session: GameSession, users: dict, characters: dict) -> None:
-        """Two players ask for rolls in the current turn; the GM answers one in one click,
-        the other waits in the diary's side panel."""
+        """Players ask for rolls in the current turn, and each state a request can reach
+        shows: the GM answers one as asked, one by judgment (another skill, with the
+        reason), declines one with the reason, and one waits in the diary's side panel."""
         attribute = {a.name: a.pk for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
         skill = {s.name: s.pk for s in Skill.objects.filter(system=RuleSystem.FORUM1000)}
         trait = {t.name: t.pk for t in Trait.objects.filter(system=RuleSystem.FORUM1000)}
-        mira, borys = characters["Mira"], characters["Borys"]
+        lirael, mira, borys = characters["Lirael"], characters["Mira"], characters["Borys"]
         # Mira has no action roll in this turn yet (one per turn outside combat, RULES 1.5).
         asks = [
             (
@@ -301,6 +302,23 @@ class Command(BaseCommand):
                 "Borys przygważdża strażnika do ściany i warczy mu prosto w twarz.",
                 SideRequest(borys.pk, "skill", skill_id=skill["Zastraszanie"]),
             ),
+            (
+                "gracz3",
+                mira,
+                "Mira chce przekonać strażnika, że jest medyczką wezwaną do komendanta.",
+                SideRequest(mira.pk, "skill", skill_id=skill["Błyskotliwość"]),
+            ),
+            (
+                "gracz",
+                lirael,
+                "Lirael wypatruje w mgle, kto jeszcze kręci się przy bramie.",
+                SideRequest(
+                    lirael.pk,
+                    "attribute",
+                    (attribute["Percepcja"],),
+                    trait_ids=(trait["Dobry Wzrok"],),
+                ),
+            ),
         ]
         made = []
         for username, character, narration, side in asks:
@@ -315,7 +333,8 @@ class Command(BaseCommand):
             )
             case = case_for(session, RollRequest(kind=side.test, a=side))
             made.append(roll_ask_create(session=session, by=users[username], case=case, post=post))
-        answered = made[0]
+        as_asked, judged, declined, _waiting = made
+        gm = users["gm"]
         request = RollRequest(
             kind="attribute",
             a=dataclasses.replace(
@@ -324,10 +343,28 @@ class Command(BaseCommand):
         )
         roll_make(
             session=session,
-            by=users["gm"],
+            by=gm,
             case=case_for(session, request),
             token=uuid.uuid4(),
-            answers=answered,
+            answers=as_asked,
+        )
+        # The GM's judgment (seed 000 VII.4): the guard is already terrified; what counts now
+        # is whether Borys breaks his will.
+        hypnosis = RollRequest(
+            kind="skill", a=SideRequest(borys.pk, "skill", skill_id=skill["Hipnoza"])
+        )
+        roll_make(
+            session=session,
+            by=gm,
+            case=case_for(session, hypnosis),
+            token=uuid.uuid4(),
+            answers=judged,
+            answer_note="Strażnik już drży ze strachu; liczy się, czy Borys złamie jego wolę.",
+        )
+        roll_ask_decline(
+            ask=declined,
+            by=gm,
+            reason="Strażnik zna medyczkę komendanta z widzenia: tego kłamstwa nie da się rzucić.",
         )
 
     def _rolls(self, session: GameSession, gm, characters: dict) -> None:

@@ -52,8 +52,8 @@ MODES = [
 MODE_LABELS = dict(MODES)
 # The engine's test kind → its name on the roll line.
 KIND_LABELS = {("effect" if key == "effect_test" else key): label for key, label in MODES}
-# The other side of a comparative test and the effect resisted are the GM's to set (like
-# forum1000's opposed roll): a player rolls, or asks for, attribute, combined and skill tests.
+# The other side of a comparative test and the effect resisted are the GM's to set: a player
+# rolls, or asks for, attribute, combined and skill tests.
 GM_ONLY_MODES = frozenset({"comparative", "effect_test"})
 # What a player's request names (what is tested; never a modifier, a reason, the difficulty,
 # the factor or the reroll, which the GM sets when answering).
