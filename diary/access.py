@@ -19,7 +19,7 @@ from django.db.models import Exists
 from django.http import Http404
 
 from characters.models import Character
-from characters.roles import MODERATOR_GROUP, is_moderator
+from config.roles import MODERATOR_GROUP, is_moderator
 from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
 
 # Participations that let the owner read the diary: playing, or invited by the GM.
@@ -251,7 +251,7 @@ def access_session(
     sessions = GameSession.objects.select_related("gm", "current_turn")
     if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
         # Whether the user is a moderator, asked in the session's own query (one round trip
-        # less a page); characters.roles.is_moderator reads it back from the user.
+        # less a page); config.roles.is_moderator reads it back from the user.
         sessions = sessions.annotate(
             viewer_is_moderator=Exists(
                 Group.objects.filter(name=MODERATOR_GROUP, user=user.pk).values("pk")

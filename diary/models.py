@@ -7,8 +7,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
-from characters.roles import is_moderator
 from characters.systems import RuleSystem
+from config.roles import is_moderator
 
 
 class SessionStatus(models.TextChoices):

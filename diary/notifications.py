@@ -26,7 +26,7 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from characters.roles import MODERATOR_GROUP
+from config.roles import MODERATOR_GROUP
 from diary.access import session_access
 from diary.models import (
     DigestChoice,

@@ -13,7 +13,7 @@ from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Sub
 from django.db.models.functions import Coalesce
 from django.utils.translation import gettext_lazy as _
 
-from characters.roles import is_moderator
+from config.roles import is_moderator
 from diary.models import Participation, Post, ReadMark
 
 # ---------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from characters.roles import is_moderator
+from config.roles import is_moderator
 from diary.access import READING_STATUSES
 from diary.models import GameSession, Post
 

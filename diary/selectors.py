@@ -10,7 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
-from characters.roles import is_moderator
+from config.roles import is_moderator
 from diary.models import (
     GameSession,
     Participation,
