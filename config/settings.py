@@ -315,7 +315,7 @@ LEDGER_SIGNING_KEY_FILE = Path(
 )
 LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")
 
-# Notifications by e-mail (issue 13; diary/notifications.py). E-mails leave the request:
+# Notifications by e-mail (issue 13; diary/notification_delivery.py). E-mails leave the request:
 # Django's tasks framework queues them in the database (django-tasks-db) and `db_worker`
 # (started by `make run` and `make serve`) sends them over SMTP. `make run` prints them
 # to the console instead (EMAIL_BACKEND).

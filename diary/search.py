@@ -26,8 +26,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from config.roles import is_moderator
-from diary.access import READING_STATUSES
-from diary.models import GameSession, Post
+from diary.models import READING_STATUSES, GameSession, Post
 
 CONFIGURATION = "codziennik_search"
 # The SQLite function registered on the connection for the fallback (fold() below).
