@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from django.http import Http404
 
 from characters.models import Character
-from characters.roles import is_moderator
+from config.roles import is_moderator
 
 AccessRule = Callable[[object, object], bool]
 

@@ -12,8 +12,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 from characters import selectors, services
 from characters.access import catalog_access
 from characters.catalog_forms import ENTRY_FORMS, MODELS
-from characters.forms import apply_service_errors
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem, words_for
+from config.form_errors import apply_service_errors
 
 
 def _system(system: str) -> str:

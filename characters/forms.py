@@ -1,7 +1,6 @@
 """Character forms: the only place a sheet's input is parsed."""
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import (
@@ -22,15 +21,6 @@ from characters.systems import (
     range_message,
     words_for,
 )
-
-
-def apply_service_errors(form: forms.Form, error: ValidationError) -> None:
-    """A service's ValidationError, shown on the form: next to its field when it names one."""
-    if hasattr(error, "error_dict"):
-        for field, errors in error.error_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
-    else:
-        form.add_error(None, error)
 
 
 class SystemChoiceForm(forms.Form):

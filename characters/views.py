@@ -19,12 +19,12 @@ from characters.forms import (
     PotionUseForm,
     ProposalDecisionForm,
     SystemChoiceForm,
-    apply_service_errors,
     initial_from_proposal,
 )
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
 from characters.portraits import PortraitSizeLimit
 from characters.systems import ATTRIBUTE_RANGE
+from config.form_errors import apply_service_errors
 
 
 @login_required

@@ -24,7 +24,7 @@ KNOWN_DEVICE_MAX_USERS = 5  # a shared family computer, not a list to grow witho
 
 def client_address(request) -> str | None:
     """The address axes counts by: the same META key as the rate limits, so a forged
-    X-Forwarded-For cannot give an attacker a fresh count (characters/ratelimits.py)."""
+    X-Forwarded-For cannot give an attacker a fresh count (config/rate_limits.py)."""
     return request.META.get(settings.RATELIMIT_IP_META_KEY or "REMOTE_ADDR")
 
 

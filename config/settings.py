@@ -243,7 +243,7 @@ SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
 # address, sign-ups per address. Refusals answer 429. The counters live in the
-# database (characters/ratelimits.py) so every worker shares them; `make run`, `make
+# database (config/rate_limits.py) so every worker shares them; `make run`, `make
 # serve` and the test database create its table with `createcachetable`.
 DEFAULT_RATE_LIMITS = {
     "post_user": "10/m",
@@ -257,7 +257,7 @@ RATE_LIMITS = {
 }
 CACHES = {
     "default": {
-        "BACKEND": "characters.ratelimits.AtomicDatabaseCache",
+        "BACKEND": "config.rate_limits.AtomicDatabaseCache",
         "LOCATION": "codziennik_cache",
         # Culling would drop live counters; rate-limit keys expire within the hour anyway.
         "OPTIONS": {"MAX_ENTRIES": 100_000},
@@ -315,7 +315,7 @@ LEDGER_SIGNING_KEY_FILE = Path(
 )
 LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")
 
-# Notifications by e-mail (issue 13; diary/notifications.py). E-mails leave the request:
+# Notifications by e-mail (issue 13; diary/notification_delivery.py). E-mails leave the request:
 # Django's tasks framework queues them in the database (django-tasks-db) and `db_worker`
 # (started by `make run` and `make serve`) sends them over SMTP. `make run` prints them
 # to the console instead (EMAIL_BACKEND).

@@ -4,9 +4,9 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from characters.media import media_file
-from characters.ratelimits import rate_limited
 from config import admin as _user_admin  # noqa: F401  (registers the checked UserAdmin)
 from config import login_throttle, views
+from config.rate_limits import rate_limited
 
 urlpatterns = [
     path("", views.home, name="home"),

@@ -10,9 +10,9 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods
 
-from characters.ratelimits import rate_limited
 from characters.selectors import characters_of, proposals_waiting_for
 from config import usernames
+from config.rate_limits import rate_limited
 from diary.selectors import (
     home_turns,
     join_requests_waiting_for,

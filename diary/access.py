@@ -19,17 +19,22 @@ from django.db.models import Exists
 from django.http import Http404
 
 from characters.models import Character
-from characters.roles import MODERATOR_GROUP, is_moderator
-from diary.models import GameSession, Participation, ParticipationStatus, Post, SessionStatus
-
-# Participations that let the owner read the diary: playing, or invited by the GM.
-# Asking to join does not open the diary; the GM's acceptance does.
-READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
-# Statuses that take a character off the session's list (it may be invited again).
-GONE_STATUSES = (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN)
-# A GM may read a sheet once its owner asked to join or accepted; an invitation alone,
-# which the owner never agreed to, opens nothing (issue 7, finding 10).
-SHEET_OPENING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.REQUESTED)
+from config.roles import MODERATOR_GROUP, is_moderator
+from diary import reading as read_marks  # access_session's `reading` flag takes the name
+from diary.models import (
+    GONE_STATUSES,
+    READING_STATUSES,
+    SHEET_OPENING_STATUSES,
+    GameSession,
+    Notification,
+    Npc,
+    NpcMode,
+    Participation,
+    ParticipationStatus,
+    Post,
+    SessionStatus,
+)
+from diary.notification_delivery import unread_subquery
 
 
 @dataclass(frozen=True)
@@ -251,20 +256,16 @@ def access_session(
     sessions = GameSession.objects.select_related("gm", "current_turn")
     if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
         # Whether the user is a moderator, asked in the session's own query (one round trip
-        # less a page); characters.roles.is_moderator reads it back from the user.
+        # less a page); config.roles.is_moderator reads it back from the user.
         sessions = sessions.annotate(
             viewer_is_moderator=Exists(
                 Group.objects.filter(name=MODERATOR_GROUP, user=user.pk).values("pk")
             )
         )
     if user.is_authenticated and not lock:
-        # The header's bell too (diary.notifications.unread_count reads it back).
-        from diary.notifications import unread_subquery  # it imports this module
-
+        # The header's bell too (diary.notification_delivery.unread_count reads it back).
         sessions = sessions.annotate(viewer_unread=unread_subquery(user))
         if reading:
-            from diary import reading as read_marks
-
             sessions = sessions.annotate(
                 viewer_read_mark=read_marks.read_mark_subquery(user),
                 viewer_first_unread=read_marks.first_unread_subquery(user),
@@ -380,8 +381,6 @@ class NpcAccess:
 
     @property
     def uses_fixed_modifiers(self) -> bool:
-        from diary.models import NpcMode
-
         return self.session.npc_mode == NpcMode.FIXED_MODIFIERS
 
 
@@ -399,8 +398,6 @@ def access_npc_page(user, pk: int, *, lock: bool = False) -> NpcAccess:
 
 def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
     """(NpcAccess, the session's NPC); 404 for an NPC of another session."""
-    from diary.models import Npc
-
     access = access_npc_page(user, pk, lock=lock)
     npcs = Npc.objects.filter(session=access.session)
     if lock:
@@ -414,8 +411,6 @@ def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
 
 def access_notification(user, pk: int, *, lock: bool = False):
     """A notification of the user's own; 404 for anyone else's (or none)."""
-    from diary.models import Notification
-
     notifications = Notification.objects.filter(recipient_id=user.pk)
     if lock:
         notifications = notifications.select_for_update()

@@ -2,6 +2,8 @@
 
 from functools import cache
 
+from diary.notification_delivery import unread_count
+
 
 def notifications(request):
     user = getattr(request, "user", None)
@@ -10,8 +12,6 @@ def notifications(request):
 
     @cache
     def unread() -> int:
-        from diary.notifications import unread_count
-
         return unread_count(user)
 
     return {"unread_notifications": unread}

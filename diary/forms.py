@@ -9,8 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
-from diary.access import GONE_STATUSES
-from diary.models import GameSession, Participation, SessionStatus
+from diary.models import GONE_STATUSES, GameSession, Participation, SessionStatus
 
 # Every text a person types into the diary has a bound (issue 7, finding 12); the
 # renderer's work is bounded too (diary/markdown.py).

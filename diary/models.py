@@ -3,12 +3,13 @@
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
-from characters.roles import is_moderator
 from characters.systems import RuleSystem
+from config.roles import is_moderator
 
 
 class SessionStatus(models.TextChoices):
@@ -28,6 +29,9 @@ class RollPolicy(models.TextChoices):
     GM_ONLY = "gm_only", _("only the GM rolls")
     PLAYERS_OWN = "players_own", _("players may also roll for their own characters")
 
+
+# Posts on one page of the diary (diary.selectors.diary_page); a post's URL depends on it.
+DIARY_PAGE_SIZE = 20
 
 # The chain's start (rolls.ledger.GENESIS_HASH; diary does not import the rolls app).
 GENESIS_HASH = "0" * 64
@@ -126,6 +130,18 @@ class ParticipationStatus(models.TextChoices):
     ACCEPTED = "accepted", _("playing")
     DECLINED = "declined", _("declined")
     WITHDRAWN = "withdrawn", _("withdrawn")
+
+
+# What the statuses mean to the rules, beside the statuses themselves: diary/access.py
+# decides with them, and the reads that say its rules in SQL (reading.py, search.py) too.
+# Participations that let the owner read the diary: playing, or invited by the GM.
+# Asking to join does not open the diary; the GM's acceptance does.
+READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
+# Statuses that take a character off the session's list (it may be invited again).
+GONE_STATUSES = (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN)
+# A GM may read a sheet once its owner asked to join or accepted; an invitation alone,
+# which the owner never agreed to, opens nothing (issue 7, finding 10).
+SHEET_OPENING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.REQUESTED)
 
 
 class Participation(models.Model):
@@ -238,12 +254,13 @@ class Post(models.Model):
         return f"#{self.pk} ({self.session_id})"
 
     def get_absolute_url(self, anchor: str = "") -> str:
-        """The live newest page at this post when it is there, else the page that starts
-        at it; scrolled to the post (or to an anchor in it)."""
-        from diary.selectors import post_url
-
-        url = post_url(self)
-        return f"{url.split('#')[0]}#{anchor}" if anchor else url
+        """The live newest page at this post when it is there (a new post always is), else
+        the page that starts at it; scrolled to the post (or to an anchor in it)."""
+        diary = reverse("diary:session", args=[self.session_id])
+        newer = Post.objects.filter(session_id=self.session_id, id__gt=self.pk)[:DIARY_PAGE_SIZE]
+        if newer.count() >= DIARY_PAGE_SIZE:
+            diary = f"{diary}?after={self.pk - 1}"
+        return f"{diary}#{anchor or f'post-{self.pk}'}"
 
     @property
     def is_hidden(self) -> bool:
@@ -416,7 +433,8 @@ class NpcModifier(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# Notifications (issue 13): in the site (the bell) and by e-mail (diary/notifications.py)
+# Notifications (issue 13): who hears of what (diary/notifications.py), in the site (the
+# bell) and by e-mail (diary/notification_delivery.py)
 # ---------------------------------------------------------------------------
 
 

@@ -9,7 +9,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from diary import notifications
+from diary import notification_delivery
 from diary.access import access_notification
 from diary.models import Notification
 from diary.notification_forms import NotificationPreferencesForm, kind_field
@@ -25,8 +25,8 @@ def notification_list(request):
     items = [
         {
             "notification": n,
-            "text": notifications.notification_text(n),
-            "url": notifications.notification_url(n),
+            "text": notification_delivery.notification_text(n),
+            "url": notification_delivery.notification_url(n),
         }
         for n in page
     ]
@@ -48,14 +48,14 @@ def _back(request):
 @require_POST
 def notification_read(request, pk: int):
     notification = access_notification(request.user, pk)
-    notifications.notification_mark_read(notification=notification)
+    notification_delivery.notification_mark_read(notification=notification)
     return _back(request)
 
 
 @login_required
 @require_POST
 def notification_read_all(request):
-    notifications.notification_mark_all_read(user=request.user)
+    notification_delivery.notification_mark_all_read(user=request.user)
     messages.success(request, _("All notifications are marked as read."))
     return redirect("notifications:list")
 
@@ -66,7 +66,7 @@ def notification_preferences(request):
     if request.method == "POST":
         form = NotificationPreferencesForm(request.POST)
         if form.is_valid():
-            notifications.notification_preferences_save(
+            notification_delivery.notification_preferences_save(
                 user=request.user,
                 email=form.cleaned_data["email"],
                 kinds=form.chosen_kinds,
@@ -75,7 +75,7 @@ def notification_preferences(request):
             messages.success(request, _("Notification preferences saved."))
             return redirect("notifications:preferences")
     else:
-        kinds, digest = notifications.preferences_of(request.user)
+        kinds, digest = notification_delivery.preferences_of(request.user)
         initial = {"email": request.user.email, "digest": digest}
         initial |= {kind_field(kind): True for kind in kinds}
         form = NotificationPreferencesForm(initial=initial)

@@ -1,4 +1,4 @@
-"""Notifications (issue 13): who hears of what, in the site and by e-mail.
+"""Notifications (issue 13): who hears of what.
 
 `notify` writes one row per recipient in the caller's transaction (the event and its
 notifications commit or roll back together) and, once it commits, queues the e-mail task
@@ -7,26 +7,23 @@ tasks framework's database backend, run by `db_worker`). Users who chose the dai
 get theirs from `notify_digest`. The actor never hears of their own act, and nobody hears
 of a session they may not know (diary.access decides, as everywhere).
 
-The words are made when shown, in the reader's language: `notification_text`.
+How each one then reaches its recipient (the bell, its list, the e-mails) is
+diary/notification_delivery.py.
 """
 
 from __future__ import annotations
 
-import email.policy
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.core.mail import EmailMessage, mailers
 from django.db import IntegrityError, transaction
-from django.db.models import Count, IntegerField, Q, Subquery
-from django.urls import reverse
-from django.utils import formats, timezone, translation
-from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.db.models import Q
+from django.utils import timezone
 
-from characters.roles import MODERATOR_GROUP
+from config.roles import MODERATOR_GROUP
+from diary import selectors
 from diary.access import session_access
 from diary.models import (
     DigestChoice,
@@ -41,6 +38,8 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
+from diary.quoting import quoted_post_pks
+from diary.tasks import send_notification_emails
 
 # Kinds a recipient hears of only while reading the session; the others need its card
 # (a declined request is news to someone who no longer reads the diary).
@@ -113,8 +112,6 @@ def notify(
 
 
 def _enqueue_emails(ids: list[int]) -> None:
-    from diary.tasks import send_notification_emails
-
     send_notification_emails.enqueue(ids)
 
 
@@ -158,8 +155,6 @@ def notify_quoted(post: Post, *, before: str = "") -> None:
     """The authors of the posts of this session that `post` newly quotes (links to their
     permalinks): once per quoted post; a quote already in `before` (the text an edit
     replaces) is not news again."""
-    from diary.quoting import quoted_post_pks
-
     pks = quoted_post_pks(post.narration) - quoted_post_pks(before) - {post.pk}
     if not pks:
         return
@@ -256,8 +251,6 @@ def notify_deadlines(now: datetime | None = None) -> int:
     """Players who have not posted in a current turn whose deadline is within
     DEADLINE_NOTICE_HOURS hear of it, once per turn each (a unique constraint keeps it so
     however often this runs). Returns how many were told."""
-    from diary import selectors
-
     now = now or timezone.now()
     soon = now + timedelta(hours=settings.DEADLINE_NOTICE_HOURS)
     told = 0
@@ -294,243 +287,3 @@ def notify_deadlines(now: datetime | None = None) -> int:
             except IntegrityError:  # another run told them a moment ago
                 continue
     return told
-
-
-# ---------------------------------------------------------------------------
-# Words and links
-# ---------------------------------------------------------------------------
-
-
-def _deadline_words(value: str) -> str:
-    moment = timezone.localtime(datetime.fromisoformat(value))
-    return formats.date_format(moment, "DATETIME_FORMAT")
-
-
-def notification_text(notification: Notification) -> str:
-    a = dict(notification.args)
-    a.setdefault("actor", _("someone"))
-    kind = notification.kind
-    if kind == NotificationKind.TURN_OPENED:
-        return _("%(actor)s opened turn %(number)s in “%(session)s”.") % a
-    if kind == NotificationKind.REPLY:
-        return _("%(actor)s wrote a new post in “%(session)s”.") % a
-    if kind == NotificationKind.QUOTE:
-        return _("%(actor)s quoted your post in “%(session)s”.") % a
-    if kind == NotificationKind.ASK_ANSWERED:
-        if a.get("status") == "declined":
-            return _(
-                "%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s"
-            ) % a
-        if a.get("status") == "answered_differently":
-            return _(
-                "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
-                "another roll: %(note)s"
-            ) % a
-        return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
-    if kind == NotificationKind.INVITATION:
-        return _("%(actor)s invites %(character)s to “%(session)s”.") % a
-    if kind == NotificationKind.JOIN_REQUEST:
-        return _("%(actor)s asks for %(character)s to join “%(session)s”.") % a
-    if kind == NotificationKind.PARTICIPATION_DECIDED:
-        if a.get("accepted"):
-            return _("%(actor)s accepted %(character)s in “%(session)s”.") % a
-        return _("%(actor)s declined %(character)s in “%(session)s”.") % a
-    if kind == NotificationKind.PLAN_SUBMITTED:
-        return _("%(actor)s submitted the plan of “%(session)s” for review.") % a
-    if kind == NotificationKind.PLAN_REVIEWED:
-        if a.get("accepted"):
-            return _("%(actor)s accepted the plan of “%(session)s”.") % a
-        return _("%(actor)s returned the plan of “%(session)s” for changes.") % a
-    if kind == NotificationKind.DEADLINE_NEAR:
-        a["deadline"] = _deadline_words(a["deadline"])
-        return (
-            _(
-                "Turn %(number)s of “%(session)s” ends on %(deadline)s and you have not posted "
-                "in it yet."
-            )
-            % a
-        )
-    return str(notification.get_kind_display())
-
-
-def notification_url(notification: Notification) -> str:
-    """Where the notification leads: its post, the plan, the participants, or the diary."""
-    session = notification.session_id
-    kind = notification.kind
-    if notification.post_id is not None:
-        diary = reverse("diary:session", args=[session])
-        return f"{diary}?after={notification.post_id - 1}#post-{notification.post_id}"
-    if kind in (NotificationKind.PLAN_SUBMITTED, NotificationKind.PLAN_REVIEWED):
-        return reverse("diary:session_plan", args=[session])
-    if kind == NotificationKind.JOIN_REQUEST:
-        return reverse("diary:participants", args=[session])
-    if kind == NotificationKind.PARTICIPATION_DECIDED and not notification.args.get("accepted"):
-        return reverse("diary:session_list")
-    return reverse("diary:session", args=[session])
-
-
-# ---------------------------------------------------------------------------
-# Reading and marking (the bell and its list)
-# ---------------------------------------------------------------------------
-
-
-def unread_count(user) -> int:
-    # A session's pages ask it in the session's own query (diary.access.access_session).
-    counted = getattr(user, "_unread_notifications", None)
-    if counted is not None:
-        return counted
-    return Notification.objects.filter(recipient=user, read_at__isnull=True).count()
-
-
-def unread_subquery(user):
-    """The user's unread count as a subquery, to ride in another query."""
-    unread = (
-        Notification.objects.filter(recipient=user.pk, read_at__isnull=True)
-        .order_by()
-        .values("recipient")
-        .annotate(n=Count("pk"))
-        .values("n")
-    )
-    return Subquery(unread[:1], output_field=IntegerField())
-
-
-@transaction.atomic
-def notification_mark_read(*, notification: Notification) -> Notification:
-    if notification.read_at is None:
-        notification.read_at = timezone.now()
-        notification.save(update_fields=["read_at"])
-    return notification
-
-
-@transaction.atomic
-def notification_mark_all_read(*, user) -> int:
-    return Notification.objects.filter(recipient=user, read_at__isnull=True).update(
-        read_at=timezone.now()
-    )
-
-
-@transaction.atomic
-def notification_preferences_save(*, user, email: str, kinds: set[str], digest: str) -> None:
-    """The user's e-mail address, the kinds they want by e-mail, and how mails come."""
-    if user.email != email:
-        user.email = email
-        user.save(update_fields=["email"])
-    for kind in NotificationKind.values:
-        NotificationPreference.objects.update_or_create(
-            user=user, kind=kind, defaults={"email": kind in kinds}
-        )
-    NotificationSettings.objects.update_or_create(user=user, defaults={"digest": digest})
-
-
-def preferences_of(user) -> tuple[set[str], str]:
-    kinds = set(
-        NotificationPreference.objects.filter(user=user, email=True).values_list("kind", flat=True)
-    )
-    row = NotificationSettings.objects.filter(user=user).first()
-    return kinds, row.digest if row else DigestChoice.IMMEDIATELY
-
-
-# ---------------------------------------------------------------------------
-# E-mail (run by the worker: diary/tasks.py, and by notify_digest)
-# ---------------------------------------------------------------------------
-
-
-class _Mail(EmailMessage):
-    """Headers unfolded: Python's folding of a long non-ASCII subject drops the space where
-    it splits two encoded words ("Sesja 1" arrives as "Sesja1")."""
-
-    def message(self, *, policy=email.policy.default):
-        return super().message(policy=policy.clone(max_line_length=998))
-
-
-def _absolute(path: str) -> str:
-    return settings.SITE_URL + path
-
-
-def _language_of(user) -> str:
-    return settings.LANGUAGE_CODE
-
-
-def send_emails(ids: list[int]) -> int:
-    """One e-mail per pending notification of these ids; each is sent once."""
-    sent = 0
-    rows = Notification.objects.filter(pk__in=ids, email_pending=True).select_related("recipient")
-    with mailers.default as connection:
-        for notification in rows:
-            with transaction.atomic():
-                locked = (
-                    Notification.objects.select_for_update()
-                    .filter(pk=notification.pk, email_pending=True)
-                    .first()
-                )
-                if locked is None:
-                    continue
-                with translation.override(_language_of(notification.recipient)):
-                    text = notification_text(notification)
-                    body = "\n\n".join(
-                        [
-                            text,
-                            _absolute(notification_url(notification)),
-                            _footer(),
-                        ]
-                    )
-                    subject = _("Codziennik: %(text)s") % {"text": text}
-                message = _Mail(subject=subject[:200], body=body, to=[notification.recipient.email])
-                connection.send_messages([message])
-                locked.email_pending = False
-                locked.emailed_at = timezone.now()
-                locked.save(update_fields=["email_pending", "emailed_at"])
-                sent += 1
-    return sent
-
-
-def _footer() -> str:
-    return _("Which notifications come by e-mail, and how often: %(url)s") % {
-        "url": _absolute(reverse("notifications:preferences"))
-    }
-
-
-def send_digests(now: datetime | None = None) -> int:
-    """One e-mail per user who chose the daily digest, with their pending notifications,
-    at most once a day (safe to run every few minutes). Returns how many were sent."""
-    now = now or timezone.now()
-    since = now - timedelta(hours=23)
-    sent = 0
-    due = NotificationSettings.objects.filter(digest=DigestChoice.DAILY).filter(
-        Q(digest_sent_at__isnull=True) | Q(digest_sent_at__lte=since)
-    )
-    with mailers.default as connection:
-        for row in due.select_related("user"):
-            with transaction.atomic():
-                settings_row = NotificationSettings.objects.select_for_update().get(pk=row.pk)
-                if settings_row.digest_sent_at and settings_row.digest_sent_at > since:
-                    continue
-                pending = list(
-                    Notification.objects.select_for_update()
-                    .filter(recipient=row.user, email_pending=True)
-                    .order_by("created_at", "id")
-                )
-                if not pending or not row.user.email:
-                    continue
-                with translation.override(_language_of(row.user)):
-                    lines = [
-                        f"- {notification_text(n)}\n  {_absolute(notification_url(n))}"
-                        for n in pending
-                    ]
-                    subject = ngettext(
-                        "Codziennik: %(count)s new notification",
-                        "Codziennik: %(count)s new notifications",
-                        len(pending),
-                    ) % {"count": len(pending)}
-                    body = "\n\n".join(
-                        [_("What happened since the last digest:"), "\n".join(lines), _footer()]
-                    )
-                message = _Mail(subject=subject, body=body, to=[row.user.email])
-                connection.send_messages([message])
-                Notification.objects.filter(pk__in=[n.pk for n in pending]).update(
-                    email_pending=False, emailed_at=now
-                )
-                settings_row.digest_sent_at = now
-                settings_row.save(update_fields=["digest_sent_at"])
-                sent += 1
-    return sent

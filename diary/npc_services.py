@@ -11,8 +11,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
 
+from characters.models import Character
 from diary.access import NpcAccess, session_access
-from diary.models import GameSession, Npc, NpcModifier
+from diary.models import GONE_STATUSES, GameSession, Npc, NpcMode, NpcModifier
+from diary.npc_forms import npc_value_error
 from rolls.engine import forum1000 as f1000
 
 
@@ -69,8 +71,6 @@ def check_npc_modifier(value: int, reason: str) -> None:
     limit = f1000.GM_LIMITS[f1000.Scope.GM_DIFFICULTY]
     errors = {}
     if value == 0 or abs(value) > limit or value % f1000.GM_STEP:
-        from diary.npc_forms import npc_value_error
-
         errors["value"] = npc_value_error()
     if not reason.strip():
         errors["reason"] = _("An NPC modifier needs a reason: the roll shows it to everyone.")
@@ -104,8 +104,6 @@ def npc_modifier_delete(*, modifier: NpcModifier, by) -> None:
 
 def stand_in_candidates(session: GameSession):
     """The GM's own sheets that could become a stand-in of this session's NPC."""
-    from characters.models import Character
-
     return Character.objects.filter(
         owner_id=session.gm_id, system=session.system, npc_role__isnull=True
     ).order_by("name", "pk")
@@ -114,10 +112,6 @@ def stand_in_candidates(session: GameSession):
 def npc_stand_in_set(*, npc: Npc, by, character) -> Npc:
     """Mode gm_character (seed lines 49, 182): the NPC is played through the GM's sheet,
     which becomes a stand-in: no items, never a participant, playing through its NPC."""
-    from characters.models import Character
-    from diary.access import GONE_STATUSES
-    from diary.models import NpcMode
-
     session = npc.session
     with transaction.atomic():
         _check_may_manage(session, by)

@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from characters.forms import apply_service_errors
+from config.form_errors import apply_service_errors
 from diary import npc_services
 from diary.access import access_npc, access_npc_page
 from diary.models import NpcModifier

@@ -7,8 +7,14 @@ app (diary/apps.py).
 """
 
 from characters.models import Character
-from diary.access import SHEET_OPENING_STATUSES, session_access
-from diary.models import GameSession, Participation, ParticipationStatus, SessionStatus
+from diary.access import session_access
+from diary.models import (
+    SHEET_OPENING_STATUSES,
+    GameSession,
+    Participation,
+    ParticipationStatus,
+    SessionStatus,
+)
 
 
 def is_gm(user, session: GameSession) -> bool:

@@ -11,6 +11,8 @@ from functools import cache
 from django.urls import reverse
 from django.utils.translation import gettext as _
 
+from diary.models import Post
+
 # The permalink's path with the post's pk; built from the route so a changed prefix follows.
 _PERMALINK_PLACEHOLDER = 987654321
 
@@ -62,8 +64,6 @@ def quotable(post_access) -> bool:
 def quote_prefill(access, raw_pk: str | None, shown_posts) -> str:
     """The reply text `?quote=<pk>` asks for, or "" when that post may not be quoted here:
     another session's, hidden, unreadable, or not a post at all."""
-    from diary.models import Post
-
     if not access.can_post or not (raw_pk or "").isdigit():
         return ""
     pk = int(raw_pk)

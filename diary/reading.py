@@ -11,10 +11,11 @@ Unread means: visible (not hidden), after the mark, and not the user's own post.
 from django import forms
 from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
 from django.db.models.functions import Coalesce
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from characters.roles import is_moderator
-from diary.models import Participation, Post, ReadMark
+from config.roles import is_moderator
+from diary.models import READING_STATUSES, Participation, Post, ReadMark
 
 # ---------------------------------------------------------------------------
 # Writes
@@ -119,8 +120,6 @@ def unread_count_subquery(user):
 def _reads_outer_session(user):
     """Whether the user reads the outer session's diary (diary.access.SessionAccess.can_read
     as SQL): no count may tell anyone else how much is written in it."""
-    from diary.access import READING_STATUSES  # access imports this module's callers
-
     if is_moderator(user):
         return Q(pk__isnull=False)
     return Q(gm=user.pk) | Exists(
@@ -156,8 +155,6 @@ def sessions_with_unread(sessions, user):
 def first_unread_url(session_id: int, first_unread_id: int | None, shown_ids=()) -> str:
     """Where the first unread post is read: here when this page shows it, else the page
     that starts at it (the diary's own cursor, no redirect)."""
-    from django.urls import reverse
-
     if first_unread_id is None:
         return ""
     if first_unread_id in shown_ids:

@@ -25,9 +25,8 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from characters.roles import is_moderator
-from diary.access import READING_STATUSES
-from diary.models import GameSession, Post
+from config.roles import is_moderator
+from diary.models import READING_STATUSES, GameSession, Post
 
 CONFIGURATION = "codziennik_search"
 # The SQLite function registered on the connection for the fallback (fold() below).

@@ -5,14 +5,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from django.db.models import F, Max, OuterRef, Q, Subquery
-from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
-from characters.roles import is_moderator
+from config.roles import is_moderator
 from diary.models import (
+    DIARY_PAGE_SIZE,
     GameSession,
+    Npc,
     Participation,
     ParticipationStatus,
     PlanSubmission,
@@ -21,8 +22,8 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
-
-DIARY_PAGE_SIZE = 20
+from diary.page_cache import memo
+from diary.reading import sessions_with_unread
 
 
 @dataclass(frozen=True)
@@ -158,16 +159,6 @@ def diary_page(
     )
 
 
-def post_url(post: Post) -> str:
-    """Where a post is read: the live newest page at the post when it is there (a new post
-    always is), else the page that starts at it."""
-    diary = reverse("diary:session", args=[post.session_id])
-    newer = Post.objects.filter(session_id=post.session_id, id__gt=post.pk)[:DIARY_PAGE_SIZE]
-    if newer.count() < DIARY_PAGE_SIZE:
-        return f"{diary}#post-{post.pk}"
-    return f"{diary}?after={post.pk - 1}#post-{post.pk}"
-
-
 def session_participations(session: GameSession) -> list[Participation]:
     return list(
         session.participations.select_related("character__owner").order_by(
@@ -220,8 +211,6 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     """The home page: what I run and what my characters play in."""
     if not user.is_authenticated:
         return {"running": [], "playing": []}
-    from diary.reading import sessions_with_unread
-
     # Issue 13: each row's unread count and first unread post ride in its list's query.
     running = GameSession.objects.filter(gm=user)
     running = list(sessions_with_unread(running, user).select_related("gm"))
@@ -403,7 +392,6 @@ class TurnStatus:
 def _turn_post_rows(turn: Turn, session: GameSession) -> list[tuple]:
     """The turn's visible posts as turn_status counts them; a post, an edit or a hide moves
     the session's activity marker, so the rows are read once per marker."""
-    from diary.page_cache import memo
 
     def read():
         return list(
@@ -511,9 +499,6 @@ def home_turns(user) -> HomeTurns:
 def npc_roster_for(npc_access) -> list:
     """The NPCs this user sees in the diary: all for the GM and moderators, the visible
     ones (names and descriptions) for everyone else who reads the session."""
-    from diary.models import Npc
-    from diary.page_cache import memo
-
     session = npc_access.session
 
     def read():
@@ -530,8 +515,6 @@ def npc_roster_for(npc_access) -> list:
 def npc_designs(session: GameSession) -> list[dict]:
     """The session's NPCs as the plan presents them (seed 000 line 53: the plan includes the
     NPC designs), in a form kept unchanged inside each plan submission."""
-    from diary.models import Npc
-
     npcs = (
         Npc.objects.filter(session=session)
         .select_related("stand_in")

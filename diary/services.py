@@ -17,9 +17,10 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, SPEED_ATTRIBUTE, RuleSystem
 from diary import notifications, selectors
-from diary.access import GONE_STATUSES, access_participation, session_access
+from diary.access import access_participation, session_access
 from diary.markdown import render_narration
 from diary.models import (
+    GONE_STATUSES,
     GameSession,
     Participation,
     ParticipationStatus,

@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from characters.forms import apply_service_errors
-from characters.ratelimits import rate_limited
 from characters.systems import RuleSystem
+from config.form_errors import apply_service_errors
+from config.rate_limits import rate_limited
 from diary import live, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,

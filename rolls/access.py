@@ -273,6 +273,6 @@ def may_read_secret(user, session: GameSession) -> bool:
     """Issue 13: a secret roll's hidden record and salt, before the reveal: its session's GM,
     and moderators (they audit; a dispute about a hidden roll is theirs to settle). Never a
     player, even one whose character the roll concerns."""
-    from characters.roles import is_moderator
+    from config.roles import is_moderator
 
     return diary_permissions.is_gm(user, session) or is_moderator(user)

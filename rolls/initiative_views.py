@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
-from characters.forms import apply_service_errors
+from config.form_errors import apply_service_errors
 from diary.services import current_turn
 from rolls import initiative_selectors as selectors
 from rolls import initiative_services as services

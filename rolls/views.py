@@ -9,8 +9,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from characters.forms import apply_service_errors
-from characters.roles import is_moderator
+from config.form_errors import apply_service_errors
+from config.roles import is_moderator
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post
 from diary.selectors import own_posts_in_turn

@@ -14,8 +14,8 @@ from django.test import Client
 
 from characters import services as character_services
 from characters.models import Attribute, Skill, Trait
-from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
+from config.roles import MODERATOR_GROUP
 from diary import services as diary_services
 from diary.models import SessionStatus
 

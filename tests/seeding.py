@@ -18,7 +18,7 @@ def moderator(username: str = "moderator"):
     from django.contrib.auth import get_user_model
     from django.contrib.auth.models import Group
 
-    from characters.roles import MODERATOR_GROUP
+    from config.roles import MODERATOR_GROUP
 
     user = get_user_model().objects.create_user(username=username)
     Group.objects.get(name=MODERATOR_GROUP).user_set.add(user)

@@ -8,8 +8,7 @@ import pytest
 from django.urls import reverse
 from playwright.sync_api import expect
 
-from diary.models import Post
-from diary.selectors import DIARY_PAGE_SIZE
+from diary.models import DIARY_PAGE_SIZE, Post
 from diary.services import post_create
 from tests.browser.axe import violations
 from tests.browser.conftest import log_in, open_turn

@@ -413,7 +413,7 @@ def store_catalog(w: World, v):
 
 def diary_pages(w: World) -> list[str]:
     """Every page of S's diary, oldest first (20 posts a page)."""
-    from diary.selectors import DIARY_PAGE_SIZE
+    from diary.models import DIARY_PAGE_SIZE
 
     url = reverse("diary:session", args=[w.session.pk])
     ids = list(Post.objects.filter(session=w.session).order_by("id").values_list("id", flat=True))

@@ -3,7 +3,8 @@
 import pytest
 from django.urls import reverse
 
-from diary.selectors import DIARY_PAGE_SIZE, diary_page
+from diary.models import DIARY_PAGE_SIZE
+from diary.selectors import diary_page
 from diary.services import post_create, turn_open_next
 
 pytestmark = pytest.mark.django_db

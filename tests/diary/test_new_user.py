@@ -5,8 +5,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from diary.models import Participation, Post, SessionStatus, Turn
-from diary.selectors import DIARY_PAGE_SIZE
+from diary.models import DIARY_PAGE_SIZE, Participation, Post, SessionStatus, Turn
 from diary.services import post_create
 from tests.conftest import polish
 

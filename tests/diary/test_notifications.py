@@ -1,4 +1,5 @@
-"""Issue 13: who is notified of what (diary/notifications.py), and the bell's pages."""
+"""Issue 13: who is notified of what (diary/notifications.py), and the bell's pages
+(diary/notification_delivery.py)."""
 
 import html
 import uuid
@@ -18,7 +19,8 @@ from diary.models import (
     Participation,
     SessionStatus,
 )
-from diary.notifications import notification_text, notify, notify_deadlines
+from diary.notification_delivery import notification_text
+from diary.notifications import notify, notify_deadlines
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db

@@ -8,8 +8,7 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from diary import reading
-from diary.models import GameSession, ReadMark
-from diary.selectors import DIARY_PAGE_SIZE
+from diary.models import DIARY_PAGE_SIZE, GameSession, ReadMark
 from diary.services import post_create, post_hide, turn_open_next
 from tests.conftest import polish
 

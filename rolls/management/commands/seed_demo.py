@@ -18,8 +18,8 @@ from django.utils import timezone
 
 from characters import services as character_services
 from characters.models import Attribute, Character, Item, Skill, Trait
-from characters.roles import MODERATOR_GROUP
 from characters.systems import RuleSystem
+from config.roles import MODERATOR_GROUP
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS

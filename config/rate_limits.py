@@ -1,6 +1,5 @@
-"""Rate limits for posting and signing up (issue 7, finding 15). They live beside the
-roles (characters/roles.py) because every app limits what a user does: diary and config
-both import them, and nothing here imports an app above characters.
+"""Rate limits for posting and signing up (issue 7, finding 15). Shared plumbing: every
+app limits what a user does, so this module imports no app (a contract in pyproject.toml).
 
 The counting is django-ratelimit's; the counters live in a database cache so
 that every gunicorn worker (and every server behind the same database) shares

@@ -1,4 +1,5 @@
-"""Site-wide roles. GM and player are roles within a session (see diary)."""
+"""Site-wide roles, which every app asks about; GM and player are roles within a session
+(diary/access.py). Shared plumbing: imports no app."""
 
 MODERATOR_GROUP = "Moderator"
 
