@@ -80,7 +80,7 @@ from django.urls import reverse  # noqa: E402
 
 from characters import services as character_services  # noqa: E402
 from characters.models import Attribute, Skill  # noqa: E402
-from characters.roles import MODERATOR_GROUP  # noqa: E402
+from config.roles import MODERATOR_GROUP  # noqa: E402
 from diary import services as diary_services  # noqa: E402
 from diary.models import SessionStatus  # noqa: E402
 from rolls.models import Roll, RollAsk  # noqa: E402

@@ -49,14 +49,18 @@ def notification_text(notification: Notification) -> str:
         return _("%(actor)s quoted your post in “%(session)s”.") % a
     if kind == NotificationKind.ASK_ANSWERED:
         if a.get("status") == "declined":
-            return _(
-                "%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s"
-            ) % a
+            return (
+                _("%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s")
+                % a
+            )
         if a.get("status") == "answered_differently":
-            return _(
-                "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
-                "another roll: %(note)s"
-            ) % a
+            return (
+                _(
+                    "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
+                    "another roll: %(note)s"
+                )
+                % a
+            )
         return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
     if kind == NotificationKind.INVITATION:
         return _("%(actor)s invites %(character)s to “%(session)s”.") % a

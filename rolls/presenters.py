@@ -30,6 +30,7 @@ KINDS = {
     "notation": gettext_lazy("Free-form roll"),
 }
 
+
 @dataclass(frozen=True)
 class FreeDie:
     """One die of a free-form roll; `note` says in words what the styling shows."""

@@ -65,5 +65,3 @@ def character_stats(session) -> list[CharacterStats]:
         except (KeyError, TypeError, ValueError, AttributeError):
             continue  # a damaged record; the chain report above names it
     return sorted(stats.values(), key=lambda s: s.name)
-
-

@@ -173,8 +173,6 @@ def npc_text(npc: dict) -> str:
     return f"NPC {npc['name']}, {npc['interaction']}: {value} ({npc['reason']})"
 
 
-
-
 # ---------------------------------------------------------------------------
 # A stored roll
 

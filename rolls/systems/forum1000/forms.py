@@ -457,6 +457,8 @@ LINK_FIELDS = (
     "patient",
     "effect",
 )
+
+
 class Forum1000Form(ModeForm):
     """One mode's forms: the initiator's side (and the defence's, in an opposed roll), the
     patient of a healing roll, or the initiative table."""

@@ -9,7 +9,6 @@ declared before the roll (a player's request declares them too). The engine
 (rolls.engine.q10) caps the pool and rolls.
 """
 
-
 from __future__ import annotations
 
 from django import forms
