@@ -352,8 +352,8 @@ class ModeForm:
     """What the panel needs of a mode's form, whatever Django forms it is made of.
 
     `forms` are the Django forms it draws and validates (one for most systems; a system with
-    two sides, a patient or an initiative table may have several). `case()` gives the Case once valid, or
-    raises RuleError (a RequestError names its field). `structural` names the fields whose
+    two sides, a patient or an initiative table may have several). `case()` gives the Case
+    once valid, or raises RuleError (a RequestError names its field). `structural` names the fields whose
     change redraws the form (the choices of others depend on them); every other change
     redraws only the preview, so nothing a person types is ever replaced."""
 
