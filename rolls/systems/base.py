@@ -353,9 +353,9 @@ class ModeForm:
 
     `forms` are the Django forms it draws and validates (one for most systems; a system with
     two sides, a patient or an initiative table may have several). `case()` gives the Case
-    once valid, or raises RuleError (a RequestError names its field). `structural` names the fields whose
-    change redraws the form (the choices of others depend on them); every other change
-    redraws only the preview, so nothing a person types is ever replaced."""
+    once valid, or raises RuleError (a RequestError names its field). `structural` names
+    the fields whose change redraws the form (the choices of others depend on them); every
+    other change redraws only the preview, so nothing a person types is ever replaced."""
 
     template = ""
     structural: tuple[str, ...] = ("character",)
