@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 from django.db.models import F
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
 
 from characters.models import (
     HOLDING_EFFECT_KINDS,
@@ -21,8 +20,15 @@ from characters.models import (
     SkillLevel,
     Trait,
 )
-from characters.numbers import signed_number
-from characters.systems import SPEED_ATTRIBUTE, RuleSystem, SystemWords, words_for
+from characters.systems import (
+    DERIVED_LABELS,
+    MOVEMENT_RULES,
+    SPEED_ATTRIBUTE,
+    RuleSystem,
+    SystemWords,
+    skill_numbers,
+    words_for,
+)
 
 
 @dataclass(frozen=True)
@@ -30,9 +36,10 @@ class SkillRow:
     skill: Skill
     level: int
     attribute_value: int
-    threshold: int | None  # forum1000: what a roll must not exceed, before modifiers
-    # The system's derived number, as the sheet shows it: forum1000 the threshold, q10 the
-    # pool "XzY" of a developed skill, arsmagica characteristic + ability; None: nothing.
+    threshold: int | None  # d1000: what a roll must not exceed, before modifiers
+    # The system's derived number, as the sheet shows it (characters.systems.skill_numbers):
+    # the threshold, q10's pool "XzY" of a developed skill, Ars Magica's characteristic +
+    # ability; None: nothing.
     derived: str | None = None
 
 
@@ -58,47 +65,22 @@ def character_with_sheet(pk: int) -> Character:
     return Character.objects.with_sheet().get(pk=pk)
 
 
-def _derived(system: str, level: int, value: int) -> tuple[int | None, str | None]:
-    """(forum1000 threshold, the number the sheet shows) for a skill at `level` on `value`."""
-    from rolls.engine import forum1000, q10  # the engine is pure; characters may use it
-
-    if system == RuleSystem.FORUM1000:
-        threshold = forum1000.skill_base_threshold(level, value)
-        return threshold, str(threshold)
-    if system == RuleSystem.Q10:
-        if not level:
-            return None, None
-        pool = q10.effective_pool(q10.PoolTest(difficulty=0, attribute=value, skill=level))
-        return None, f"{pool.x}z{pool.y}"
-    if system == RuleSystem.ARSMAGICA:
-        return None, f"{signed_number(value)} + {level} = {signed_number(value + level)}"
-    return None, None
-
-
-DERIVED_LABELS = {
-    RuleSystem.FORUM1000: gettext_lazy("Threshold"),
-    RuleSystem.Q10: gettext_lazy("Pool (XzY)"),
-    RuleSystem.ARSMAGICA: gettext_lazy("Characteristic + ability"),
-}
-
-
 def sheet_for(character: Character) -> Sheet:
     """The sheet as shown: every catalog skill (level 0 when undeveloped) and derived numbers."""
-    from rolls.engine import forum1000  # the engine is pure; characters may use it
-
     system = character.system
     values_by_attribute = {row.attribute_id: row.value for row in character.attribute_values.all()}
     skills = []
     for skill in Skill.objects.filter(system=system).select_related("attribute"):
         level = character.skill_level(skill.pk)
         value = values_by_attribute.get(skill.attribute_id, 0)
-        threshold, derived = _derived(system, level, value)
+        threshold, derived = skill_numbers(system, level, value)
         skills.append(SkillRow(skill, level, value, threshold, derived))
     traits = list(character.traits.all())
     speed = character.value_of(SPEED_ATTRIBUTE)
     on_foot = mounted = None
-    if system == RuleSystem.FORUM1000 and speed is not None:
-        on_foot, mounted = forum1000.movement_metres(speed)
+    movement = MOVEMENT_RULES.get(system)
+    if movement is not None and speed is not None:
+        on_foot, mounted = movement.movement_metres(speed)
         if not any(h.item.is_mount for h in character.item_holdings.all()):
             mounted = None  # RULES 1.5: mounted movement only for a character with a mount
     reroll_sources = []
@@ -277,11 +259,11 @@ def catalog_entry_in_use(entry: Attribute | Skill | Trait | Item) -> bool:
 
     An attribute is also in use when a held skill, ability, flaw or item is tied to it
     (its name and place are what those rows point at). The speed attribute is always
-    in use: the engine finds initiative's attribute by its name (forum1000's only).
+    in use: the engine finds initiative's and movement's attribute by its name.
     """
     if isinstance(entry, Attribute):
         return (
-            (entry.system == RuleSystem.FORUM1000 and entry.name == SPEED_ATTRIBUTE)
+            (entry.system in MOVEMENT_RULES and entry.name == SPEED_ATTRIBUTE)
             or AttributeValue.objects.filter(attribute=entry).exists()
             or SkillLevel.objects.filter(skill__attribute=entry).exists()
             or Trait.objects.filter(attribute=entry, characters__isnull=False).exists()

@@ -1,6 +1,9 @@
-"""The four rule systems a session (and a character) is played in.
+"""The rule systems a session (and a character) is played in, as the sheets see them: the
+registry of what each system's sheet holds (ranges, words), the numbers it derives from it,
+and the rules outside a roll the diary applies (movement, an NPC's fixed modifier).
 
-The keys are the engine's (rolls/engine/<key>.py); labels are what people read.
+The keys are the engine's (rolls/engine/<key>.py); labels are what people read. The roll
+path has its own registry (rolls/systems/), which characters and diary never import.
 """
 
 from dataclasses import dataclass
@@ -11,10 +14,7 @@ from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
 from characters.numbers import signed_number
-
-# forum1000 reads movement and initiative off this attribute (RULES 1.4, 1.5); the engine
-# owns the name, the sheets re-export it.
-from rolls.engine.forum1000 import SPEED_ATTRIBUTE  # noqa: F401
+from rolls.engine import forum1000, q10  # pure rules: characters may use them
 
 
 class RuleSystem(models.TextChoices):
@@ -47,9 +47,10 @@ SKILL_LEVEL_RANGE = {
     RuleSystem.ARSMAGICA: (0, 20),
 }
 
-# A catalog ability's, flaw's or item's modifier per system (docs/decisions.md, issue 10):
-# forum1000 threshold points (as its typed modifiers, ±500), q10 dice (a pool never passes
-# 10), ciernie threshold points (as its difficulty levels, ±12), Ars Magica a plain bonus.
+# A catalog ability's, flaw's or item's modifier per system (docs/decisions.md, "The
+# catalogs"): d1000 threshold points (as its typed modifiers, ±500), q10 dice (a pool never
+# passes 10), ciernie threshold points (as its difficulty levels, ±12), Ars Magica a plain
+# bonus.
 MODIFIER_RANGE = {
     RuleSystem.FORUM1000: (-500, 500),
     RuleSystem.Q10: (-10, 10),
@@ -102,7 +103,7 @@ WORDS = {
     ),
     # Ars Magica's "abilities" are the seed's Umiejętności (the catalog's skills); its
     # virtues and flaws (the catalog's abilities and flaws) are "Zalety i wady", so no
-    # label says "Zdolność", which forum1000 uses for an ability (trait).
+    # label says "Zdolność", the game's own word for an ability (trait).
     RuleSystem.ARSMAGICA: SystemWords(
         pgettext_lazy("arsmagica", "Characteristic"),
         pgettext_lazy("arsmagica", "Characteristics"),
@@ -113,6 +114,44 @@ WORDS = {
         pgettext_lazy("arsmagica", "flaw"),
     ),
 }
+
+
+# Movement and initiative are read off this attribute (RULES 1.4, 1.5); the engine owns the
+# name.
+SPEED_ATTRIBUTE = forum1000.SPEED_ATTRIBUTE
+
+# The rules of the systems that count movement per action (RULES 1.5): `movement_metres`
+# (metres per action at a speed, on foot and mounted), `move_actions` (the actions a
+# distance takes) and `MOVE_ACTIONS_PER_TURN`.
+MOVEMENT_RULES = {RuleSystem.FORUM1000: forum1000}
+
+# An NPC's fixed modifier is a GM difficulty modifier (RULES 1.2): a multiple of the step
+# within the limit, never 0.
+NPC_MODIFIER_STEP = forum1000.GM_STEP
+NPC_MODIFIER_LIMIT = forum1000.GM_LIMITS[forum1000.Scope.GM_DIFFICULTY]
+
+# The sheet's derived number of a skill, as its table's column names it.
+DERIVED_LABELS = {
+    RuleSystem.FORUM1000: _("Threshold"),
+    RuleSystem.Q10: _("Pool (XzY)"),
+    RuleSystem.ARSMAGICA: _("Characteristic + ability"),
+}
+
+
+def skill_numbers(system: str, level: int, value: int) -> tuple[int | None, str | None]:
+    """(the threshold a roll must not exceed before modifiers, where the system has one;
+    the number the sheet shows) for a skill at `level` on an attribute of `value`."""
+    if system == RuleSystem.FORUM1000:
+        threshold = forum1000.skill_base_threshold(level, value)
+        return threshold, str(threshold)
+    if system == RuleSystem.Q10:
+        if not level:
+            return None, None
+        pool = q10.effective_pool(q10.PoolTest(difficulty=0, attribute=value, skill=level))
+        return None, f"{pool.x}z{pool.y}"
+    if system == RuleSystem.ARSMAGICA:
+        return None, f"{signed_number(value)} + {level} = {signed_number(value + level)}"
+    return None, None
 
 
 def words_for(system: str) -> SystemWords:

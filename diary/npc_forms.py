@@ -3,6 +3,7 @@
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from characters.systems import NPC_MODIFIER_LIMIT, NPC_MODIFIER_STEP
 from diary.models import (
     NPC_DESCRIPTION_MAX,
     NPC_INTERACTION_MAX,
@@ -11,9 +12,7 @@ from diary.models import (
     Npc,
     NpcModifier,
 )
-from rolls.engine import forum1000 as f1000
 
-NPC_LIMIT = f1000.GM_LIMITS[f1000.Scope.GM_DIFFICULTY]
 NPC_VALUE_MESSAGE = _(
     "An NPC modifier is a GM difficulty modifier: a multiple of %(step)s between "
     "−%(limit)s and +%(limit)s, not 0."
@@ -21,7 +20,7 @@ NPC_VALUE_MESSAGE = _(
 
 
 def npc_value_error() -> str:
-    return NPC_VALUE_MESSAGE % {"step": f1000.GM_STEP, "limit": NPC_LIMIT}
+    return NPC_VALUE_MESSAGE % {"step": NPC_MODIFIER_STEP, "limit": NPC_MODIFIER_LIMIT}
 
 
 class NpcForm(forms.ModelForm):
@@ -74,7 +73,7 @@ class NpcModifierForm(forms.ModelForm):
 
     def clean_value(self):
         value = self.cleaned_data["value"]
-        if value == 0 or abs(value) > NPC_LIMIT or value % f1000.GM_STEP:
+        if value == 0 or abs(value) > NPC_MODIFIER_LIMIT or value % NPC_MODIFIER_STEP:
             raise forms.ValidationError(npc_value_error())
         return value
 

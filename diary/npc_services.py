@@ -12,10 +12,10 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from characters.models import Character
+from characters.systems import NPC_MODIFIER_LIMIT, NPC_MODIFIER_STEP
 from diary.access import NpcAccess, session_access
 from diary.models import GONE_STATUSES, GameSession, Npc, NpcMode, NpcModifier
 from diary.npc_forms import npc_value_error
-from rolls.engine import forum1000 as f1000
 
 
 def _check_may_manage(session: GameSession, by) -> None:
@@ -68,9 +68,8 @@ def npc_update(*, npc: Npc, by, name: str, description: str, visible_to_players:
 
 def check_npc_modifier(value: int, reason: str) -> None:
     """RULES 1.2 for an NPC's fixed modifier: a GM difficulty value, with a reason."""
-    limit = f1000.GM_LIMITS[f1000.Scope.GM_DIFFICULTY]
     errors = {}
-    if value == 0 or abs(value) > limit or value % f1000.GM_STEP:
+    if value == 0 or abs(value) > NPC_MODIFIER_LIMIT or value % NPC_MODIFIER_STEP:
         errors["value"] = npc_value_error()
     if not reason.strip():
         errors["reason"] = _("An NPC modifier needs a reason: the roll shows it to everyone.")

@@ -15,7 +15,7 @@ from django.utils.translation import gettext as _
 from characters.models import Character
 from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
-from characters.systems import ATTRIBUTE_RANGE, SPEED_ATTRIBUTE, RuleSystem
+from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from diary import notifications, selectors
 from diary.access import access_participation, session_access
 from diary.markdown import render_narration
@@ -32,7 +32,6 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
-from rolls.engine import forum1000 as f1000
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -307,7 +306,8 @@ def _check_movement(
         if mounted:
             raise ValidationError({"move_metres": _("Say how many metres the character rides.")})
         return 0
-    if session.system != RuleSystem.FORUM1000:
+    rules = MOVEMENT_RULES.get(session.system)
+    if rules is None:
         raise ValidationError(
             {"move_metres": _("Movement is counted per action only in the k1000 system.")}
         )
@@ -321,7 +321,7 @@ def _check_movement(
         )
     speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
     try:
-        actions = f1000.move_actions(metres, speed or 0, mounted)
+        actions = rules.move_actions(metres, speed or 0, mounted)
     except ValueError:
         raise ValidationError(
             {
@@ -333,9 +333,9 @@ def _check_movement(
     if known.in_combat:
         return actions
     used = selectors.move_actions_in_turn(turn, character.pk, exclude_post=post)
-    left = f1000.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
+    left = rules.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
     if actions > left:
-        on_foot, on_mount = f1000.movement_metres(speed)
+        on_foot, on_mount = rules.movement_metres(speed)
         raise ValidationError(
             {
                 "move_metres": _(

@@ -9,7 +9,7 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from characters.systems import RuleSystem
+from characters.systems import MOVEMENT_RULES
 from config.form_errors import apply_service_errors
 from config.rate_limits import rate_limited
 from diary import live, quoting, reading, selectors, services
@@ -464,7 +464,7 @@ def turn_open(request, pk: int):
 
 def _counts_movement(access) -> bool:
     """Posts declare movement only where the rules count it per action (RULES 1.5, k1000)."""
-    return access.session.system == RuleSystem.FORUM1000
+    return access.session.system in MOVEMENT_RULES
 
 
 @login_required
