@@ -6,7 +6,6 @@ post), so the page under test shows what a real page shows and the chain stays a
 100 k posts build in seconds on PostgreSQL: the bulk part is two statements the database
 runs itself, without the per-post lock, revision and activity bump of post_create."""
 
-import uuid
 
 from django.db import connection
 from django.utils import timezone
@@ -16,9 +15,9 @@ from characters.systems import RuleSystem
 from diary.markdown import render_narration
 from diary.models import GameSession, Post, PostRevision, Turn
 from diary.services import post_create, post_hide
-from rolls.requests import RollRequest, SideRequest
-from rolls.services import roll_ask_create, roll_make
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import hp_entry
+from tests.rolling import ask_roll, make_roll
 
 
 def _skill(name: str) -> int:
@@ -106,14 +105,8 @@ def play_newest_page(table) -> dict:
         session=session, author=table.bob, character=table.borys, narration="Zamek.", nc_note=""
     )
     picklock = SideRequest(table.borys.pk, "skill", skill_id=_skill("Otwieranie zamków"))
-    ask = roll_ask_create(session=session, by=table.bob, side=picklock, post=borys_post)
-    answer = roll_make(
-        session=session,
-        by=gm,
-        request=RollRequest(kind="skill", a=picklock),
-        token=uuid.uuid4(),
-        answers=ask,
-    ).roll
+    ask = ask_roll(session, table.bob, picklock, post=borys_post)
+    answer = make_roll(session, gm, RollRequest(kind="skill", a=picklock), answers=ask).roll
     post_create(
         session=session,
         author=table.alice,
@@ -127,9 +120,7 @@ def play_newest_page(table) -> dict:
         skill_id=_skill("Uwodzenie"),
         trait_ids=(_trait("Seksapil"),),
     )
-    plain = roll_make(
-        session=session, by=gm, request=RollRequest(kind="skill", a=charm), token=uuid.uuid4()
-    ).roll
+    plain = make_roll(session, gm, RollRequest(kind="skill", a=charm)).roll
     hp_entry(session, gm, table.borys, -10, reason="Pułapka")
     secret = post_create(
         session=session,
