@@ -14,6 +14,7 @@ from characters.models import (
     Trait,
 )
 from characters.selectors import catalog_entry_in_use
+from characters.systems import CATALOG_FIELD_SYSTEMS
 from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 
 
@@ -54,16 +55,11 @@ class CatalogAdmin(admin.ModelAdmin):
 
 
 class SystemFieldsMixin:
-    """Issue 10: a row's change form shows only the fields its system reads (q10's kept
-    dice, ciernie's reroll source, forum1000's healing kind and mount); a new row's form
-    shows them all, since its system is chosen in it."""
+    """A row's change form shows only the fields its system reads
+    (characters.systems.CATALOG_FIELD_SYSTEMS); a new row's form shows them all, since its
+    system is chosen in it."""
 
-    system_fields = {
-        "keep_modifier": "q10",
-        "rerolls": "ciernie",
-        "is_mount": "forum1000",
-        "heals": "forum1000",
-    }
+    system_fields = CATALOG_FIELD_SYSTEMS
 
     def get_fields(self, request, obj=None):
         fields = super().get_fields(request, obj)

@@ -1,7 +1,7 @@
-"""Moderators' forms for a system's catalog (issue 10): the only place their input is parsed.
+"""Moderators' forms for a system's catalog: the only place their input is parsed.
 
-Each form shows the fields that mean something in its system (q10's kept dice, ciernie's
-reroll source, forum1000's healing kind and mount). A row a sheet holds keeps its rule
+Each form shows the fields that mean something in its system
+(characters.systems.CATALOG_FIELD_SYSTEMS). A row a sheet holds keeps its rule
 fields: they are disabled here, and `characters.services.catalog_entry_save` refuses a
 change of them again.
 """
@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import CATALOG_TEXT_MAX, Attribute, Item, Skill, Trait
 from characters.systems import (
+    CATALOG_FIELD_SYSTEMS,
     KEEP_MODIFIER_RANGE,
     MODIFIER_RANGE,
     RuleSystem,
@@ -57,7 +58,7 @@ class CatalogEntryForm(forms.ModelForm):
         if "position" in self.fields:
             self._bound_number("position", 0, POSITION_MAX)
         if "kind" in self.fields:
-            # Ars Magica's are virtues and flaws: its own words, never forum1000's "zdolność".
+            # Ars Magica's are virtues and flaws, in its own words (never "zdolność").
             self.fields["kind"].choices = [
                 ("ability", self.words.ability),
                 ("flaw", self.words.flaw),
@@ -85,13 +86,9 @@ class CatalogEntryForm(forms.ModelForm):
 
     def _fit_to_system(self, system: str) -> None:
         """Drop the fields that mean nothing in this system."""
-        if system != RuleSystem.Q10:
-            self.fields.pop("keep_modifier", None)
-        if system != RuleSystem.CIERNIE:
-            self.fields.pop("rerolls", None)
-        if system != RuleSystem.FORUM1000:
-            self.fields.pop("heals", None)
-            self.fields.pop("is_mount", None)
+        for name, only_in in CATALOG_FIELD_SYSTEMS.items():
+            if system != only_in:
+                self.fields.pop(name, None)
         if system == RuleSystem.Q10 and "modifier" in self.fields:
             self.fields["modifier"].label = _("Dice rolled modifier (X)")
 

@@ -116,6 +116,16 @@ WORDS = {
 }
 
 
+# The catalog fields only one system reads (q10's kept dice, ciernie's reroll sources, the
+# healing kind and mount of the d1000 system): other systems' forms leave them out.
+CATALOG_FIELD_SYSTEMS = {
+    "keep_modifier": RuleSystem.Q10,
+    "rerolls": RuleSystem.CIERNIE,
+    "is_mount": RuleSystem.FORUM1000,
+    "heals": RuleSystem.FORUM1000,
+}
+
+
 # Movement and initiative are read off this attribute (RULES 1.4, 1.5); the engine owns the
 # name.
 SPEED_ATTRIBUTE = forum1000.SPEED_ATTRIBUTE
