@@ -33,7 +33,7 @@ class RollPolicy(models.TextChoices):
 # Posts on one page of the diary (diary.selectors.diary_page); a post's URL depends on it.
 DIARY_PAGE_SIZE = 20
 
-# The chain's start (rolls.ledger.GENESIS_HASH; diary does not import the rolls app).
+# The chain's start (rolls.chain.GENESIS_HASH; diary does not import the rolls app).
 GENESIS_HASH = "0" * 64
 
 

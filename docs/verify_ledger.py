@@ -6,7 +6,7 @@ Download /sessions/<id>/rolls/ledger.json ("Download the ledger (JSON)"), then:
     python3 verify_ledger.py codziennik-ledger-<id>.json
     python3 verify_ledger.py codziennik-ledger-<id>.json --head <hash noted earlier>
 
-Standard library only. The chain is recomputed exactly as rolls/ledger.py does:
+Standard library only. The chain is recomputed exactly as rolls/chain.py does:
     canonical_json(v) = json.dumps(v, sort_keys=True, separators=(",", ":"),
                                    ensure_ascii=False, allow_nan=False).encode("utf-8")
     hash = sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()

@@ -19,18 +19,18 @@ from django.utils.crypto import constant_time_compare
 
 from diary import permissions as diary_permissions
 from diary.models import GameSession, RollPolicy
-from rolls import systems
+from rolls import registry
 
 
 def system_modes(system: str) -> tuple[str, ...]:
     """Every mode (kind of roll) of this system's panel; none for a system without one."""
-    plugin = systems.system_for(system)
+    plugin = registry.system_for(system)
     return plugin.mode_keys if plugin else ()
 
 
 def gm_only_modes(system: str) -> frozenset[str]:
     """Modes only the GM rolls: they involve other players' characters or the GM's judgment."""
-    plugin = systems.system_for(system)
+    plugin = registry.system_for(system)
     return plugin.gm_only_modes if plugin else frozenset()
 
 

@@ -8,12 +8,12 @@ class RollsConfig(AppConfig):
 
     def ready(self) -> None:
         from diary import selectors as diary_selectors
-        from rolls import systems
+        from rolls import registry
         from rolls.selectors import diary_rolls, turn_actions
 
         # The diary page gets what it shows of rolls precomputed, without importing rolls;
         # its movement check (RULES 1.5) asks how many action rolls a character made.
         diary_selectors.register_diary_rolls(diary_rolls)
         diary_selectors.register_turn_actions(turn_actions)
-        # Each rule system's plug-in registers itself (rolls.systems).
-        systems.load()
+        # Each rule system's plug-in registers itself (rolls.registry).
+        registry.load()

@@ -20,9 +20,9 @@ from django.utils.translation import gettext as _
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls.access import access_roll_panel
+from rolls.chain import canonical_json
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.ledger import canonical_json
 from rolls.selectors import sheets_in_play
 from rolls.services import (
     RollMade,

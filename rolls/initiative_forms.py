@@ -13,7 +13,7 @@ from rolls.engine import systems as engine_systems
 from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
 from rolls.forms import SignedTokenForm
 from rolls.initiative_services import MAX_TURNS
-from rolls.systems.common import typed_modifier_field
+from rolls.plugins import typed_modifier_field
 
 BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
 

@@ -1,31 +1,11 @@
-"""The chain: canonical JSON, hashes, and verification of a session's rolls.
+"""Verification of a session's chain of rolls: every link (rolls.chain), every signature,
+every secret roll's commitment and, on request, every result recomputed from its record."""
 
-Each roll's hash is SHA-256 over the canonical JSON of
-`{"prev_hash": <previous roll's hash>, "record": <the roll's record>}`;
-the first roll of a session links to GENESIS_HASH. Canonical JSON: keys sorted,
-no insignificant whitespace, UTF-8, no ASCII escaping. docs/audit.md shows how to
-recompute it outside the site.
-"""
-
-import hashlib
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from django.utils.translation import gettext_lazy as _
 
-GENESIS_HASH = "0" * 64
-
-
-def canonical_json(value: Any) -> bytes:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
-
-
-def chain_hash(prev_hash: str, record: dict) -> str:
-    return hashlib.sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()
-
+from rolls.chain import GENESIS_HASH, chain_hash
 
 # What verification can find wrong with a roll, as stable codes with labels.
 PROBLEMS = {

@@ -5,7 +5,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from rolls.engine.errors import RuleError
-from rolls.systems.base import RequestError
+from rolls.plugins import RequestError
 
 NOTATION_HINTS = {
     "multiplication": gettext_lazy("Multiplication is not supported."),

@@ -1,5 +1,5 @@
 """The roll panel, the same for every system: one user's tabs and modes, the mode's form from
-the session's system (rolls.systems), the one-time token form, and the preview — the exact
+the session's system (rolls.registry), the one-time token form, and the preview — the exact
 chance and how the numbers were reached, before anything is rolled.
 
 rolls.views serves it: htmx redraws the preview as fields change and the form only when a
@@ -21,14 +21,14 @@ from django.utils.translation import gettext as _
 
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
-from rolls import selectors, systems
+from rolls import registry, selectors
 from rolls.access import RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
 from rolls.forms import PanelTokenForm
 from rolls.messages import refusal_message
 from rolls.models import AskStatus, RollAsk
+from rolls.plugins import Case, FormContext, RollContext
 from rolls.services import check_action_limit
-from rolls.systems.base import Case, FormContext, RollContext
 
 # Inputs a person types into (a redraw never replaces them).
 TYPED_INPUTS = frozenset({"text", "number", "textarea"})
@@ -51,7 +51,7 @@ class Panel:
     ) -> None:
         self.session = session
         self.user = user
-        self.system = systems.system_for(session.system)
+        self.system = registry.system_for(session.system)
         self.access = access or access_roll_panel(user, session)
         self.gm = self.access.is_gm
         # Users see only the modes they may roll (rolls.access decides which).

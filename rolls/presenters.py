@@ -14,7 +14,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from characters.numbers import with_minus
-from rolls import systems
+from rolls import registry
 from rolls.engine import notation as free_notation
 from rolls.models import is_entry_record
 
@@ -227,7 +227,7 @@ def roll_view(roll) -> RollView:
 
 
 def _test_label(system: str, test: str) -> str:
-    plugin = systems.system_for(system)
+    plugin = registry.system_for(system)
     return plugin.kind_label(test) if plugin else str(KINDS.get(test, test))
 
 
@@ -300,7 +300,7 @@ def _roll_view(roll) -> RollView:
     if kind == free_notation.TEST:  # Roll.system is the session's; the result's is "free"
         view.free = free_view(record)
         return view
-    system = systems.system_for(roll.system)
+    system = registry.system_for(roll.system)
     if system is None:
         raise ValueError(f"no rule system {roll.system!r} on this site")
     view.kind = system.kind_label(kind)

@@ -19,11 +19,9 @@ import logging
 import secrets
 import uuid
 
-from django.core.exceptions import PermissionDenied, ValidationError
-from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 
-from rolls.ledger import canonical_json
+from rolls.chain import canonical_json
 
 logger = logging.getLogger(__name__)
 
@@ -107,69 +105,3 @@ def reveal_problem(record: dict, commitments: dict[int, str | None]) -> str | No
 
 def reveal_token(secret_roll) -> uuid.UUID:
     return uuid.uuid5(REVEAL_TOKEN_NAMESPACE, secret_roll.hash)
-
-
-def secret_roll_reveal(*, session, by, seq: int):
-    """The GM reveals secret roll #seq: one chain entry, in the secret roll's post, holding
-    the full record and the salt (so its time and content are in the chain too). A roll is
-    revealed once: a second call answers with the first reveal (RollMade.created False).
-    PermissionDenied for anyone but the GM of a running session; SecretRoll.DoesNotExist
-    for a number that is not a secret roll of this session."""
-    from diary.services import current_turn
-    from rolls.access import access_roll_panel
-    from rolls.models import SecretRoll
-    from rolls.services import RollMade, chain_append, lock_session
-
-    with transaction.atomic():
-        locked = lock_session(session)
-        access = access_roll_panel(by, locked)
-        if not (access.may_roll and access.is_gm):
-            raise PermissionDenied
-        hidden = (
-            SecretRoll.objects.select_for_update(of=("self",))
-            .select_related("roll__post", "reveal__post")
-            .get(roll__session=locked, roll__seq=seq)
-        )
-        if hidden.reveal is not None:
-            return RollMade(hidden.reveal, created=False)
-        turn = current_turn(locked)
-        if turn is None:
-            raise PermissionDenied
-        secret_row = hidden.roll
-        # The hidden half is guarded (rolls.models, 0010_secret_roll_guard); should it still
-        # have been changed, revealing it would chain a lie: refuse, and say so.
-        if not commitment_matches(
-            secret_row.record["secret"]["commitment"], hidden.record, hidden.salt
-        ):
-            logger.error(
-                "secret roll #%s of session %s no longer gives its commitment", seq, locked.pk
-            )
-            raise ValidationError(HIDDEN_CHANGED)
-
-        def body(_seq: int) -> dict:
-            return {
-                "kind": REVEAL_TEST,
-                "reveals": {
-                    "seq": secret_row.seq,
-                    "commitment": secret_row.record["secret"]["commitment"],
-                    "salt": hidden.salt,
-                    "record": hidden.record,
-                },
-            }
-
-        token = reveal_token(secret_row)
-        roll = chain_append(
-            locked,
-            by,
-            post=secret_row.post,  # the result shows beside the commitment
-            turn_number=turn.number,
-            character_id=None,
-            test=REVEAL_TEST,
-            is_action=False,
-            token=token,
-            digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
-            body=body,
-        )
-        hidden.reveal = roll
-        hidden.save(update_fields=["reveal"])
-    return RollMade(roll, created=True)

@@ -210,9 +210,9 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
 
 
 def _refuses_extra_action_rolls(session) -> bool:
-    from rolls import systems
+    from rolls import registry
 
-    system = systems.system_for(session.system)
+    system = registry.system_for(session.system)
     return bool(system and system.refuses_extra_action_rolls)
 
 

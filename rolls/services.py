@@ -19,6 +19,7 @@ answers it with `roll_make(answers=…)`, as asked or differently (with a reason
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,15 +35,24 @@ from diary.models import GameSession, Post
 from diary.notifications import notify_ask_closed
 from diary.selectors import move_actions_in_turn, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
-from rolls import systems
-from rolls.access import askable_modes, check_may_roll, may_ask
+from rolls import registry
+from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_ask
+from rolls.chain import chain_hash
 from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.ledger import chain_hash
 from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
-from rolls.secret import SECRET_TEST, secret_split
+from rolls.plugins import Case, RequestError, RollContext
+from rolls.secret import (
+    HIDDEN_CHANGED,
+    REVEAL_TEST,
+    SECRET_TEST,
+    commitment_matches,
+    reveal_token,
+    secret_split,
+)
 from rolls.selectors import action_rolls_in_turn, in_combat, sheets_in_play
-from rolls.systems.base import Case, RequestError, RollContext
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -93,7 +103,7 @@ def check_action_limit(
     )
     moves = move_actions_in_turn(turn, character_id)
     uses = earlier.item_uses
-    if not earlier and moves + uses < systems.system_for(case.system).actions_per_turn:
+    if not earlier and moves + uses < registry.system_for(case.system).actions_per_turn:
         return None
     reason = extra_action_reason.strip()
     if not reason and earlier:
@@ -112,7 +122,7 @@ def _action_record(session, case: Case, turn, characters, extra_action_reason, s
     the GM (a system that refuses it otherwise), or counted. A secret roll is no action."""
     if secret or not case.is_action or case.character_id is None:
         return {}
-    system = systems.system_for(case.system)
+    system = registry.system_for(case.system)
     if system.refuses_extra_action_rolls:
         acting = characters.get(case.character_id)
         allowed = check_action_limit(
@@ -393,6 +403,67 @@ NOTE_MAX_LENGTH = 300
 
 
 @transaction.atomic
+def secret_roll_reveal(*, session, by, seq: int):
+    """The GM reveals secret roll #seq: one chain entry, in the secret roll's post, holding
+    the full record and the salt (so its time and content are in the chain too). A roll is
+    revealed once: a second call answers with the first reveal (RollMade.created False).
+    PermissionDenied for anyone but the GM of a running session; SecretRoll.DoesNotExist
+    for a number that is not a secret roll of this session."""
+    with transaction.atomic():
+        locked = lock_session(session)
+        access = access_roll_panel(by, locked)
+        if not (access.may_roll and access.is_gm):
+            raise PermissionDenied
+        hidden = (
+            SecretRoll.objects.select_for_update(of=("self",))
+            .select_related("roll__post", "reveal__post")
+            .get(roll__session=locked, roll__seq=seq)
+        )
+        if hidden.reveal is not None:
+            return RollMade(hidden.reveal, created=False)
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        secret_row = hidden.roll
+        # The hidden half is guarded (rolls.models, 0010_secret_roll_guard); should it still
+        # have been changed, revealing it would chain a lie: refuse, and say so.
+        if not commitment_matches(
+            secret_row.record["secret"]["commitment"], hidden.record, hidden.salt
+        ):
+            logger.error(
+                "secret roll #%s of session %s no longer gives its commitment", seq, locked.pk
+            )
+            raise ValidationError(HIDDEN_CHANGED)
+
+        def body(_seq: int) -> dict:
+            return {
+                "kind": REVEAL_TEST,
+                "reveals": {
+                    "seq": secret_row.seq,
+                    "commitment": secret_row.record["secret"]["commitment"],
+                    "salt": hidden.salt,
+                    "record": hidden.record,
+                },
+            }
+
+        token = reveal_token(secret_row)
+        roll = chain_append(
+            locked,
+            by,
+            post=secret_row.post,  # the result shows beside the commitment
+            turn_number=turn.number,
+            character_id=None,
+            test=REVEAL_TEST,
+            is_action=False,
+            token=token,
+            digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
+            body=body,
+        )
+        hidden.reveal = roll
+        hidden.save(update_fields=["reveal"])
+    return RollMade(roll, created=True)
+
+
 def roll_ask_create(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
     """A player asks the GM for a roll of their own character: a mode a player may ask for,
     no typed modifiers; checked by the engine now (no die, RULES 1.2: what applies must be
@@ -416,7 +487,7 @@ def roll_ask_create(*, session: GameSession, by, case: Case, post: Post | None) 
     # session's row lock above serialises the check; a constraint backs it).
     if RollAsk.objects.filter(post=target, character=character, status=AskStatus.OPEN).exists():
         raise ValidationError({"post": ALREADY_ASKED % {"name": character.name}})
-    summary = f"{character.name}: {systems.system_for(case.system).request_summary(case)}"
+    summary = f"{character.name}: {registry.system_for(case.system).request_summary(case)}"
     ask = RollAsk.objects.create(
         session=locked,
         post=target,
@@ -485,7 +556,7 @@ def _answer(ask: RollAsk, case: Case, note: str) -> dict:
         raise ValidationError(
             {"answer_note": _("At most %(max)s characters.") % {"max": NOTE_MAX_LENGTH}}
         )
-    system = systems.system_for(case.system)
+    system = registry.system_for(case.system)
     rolled = system.request_summary(case)
     name = case.names.get("a")
     return answer | {"rolled": f"{name}: {rolled}" if name else rolled, "note": note}

@@ -16,16 +16,16 @@ from diary.models import GameSession, Post
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entries, ledger, selectors, services, signing, systems
+from rolls import chain, entries, ledger, registry, selectors, services, signing
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
 from rolls.forms import AskDeclineForm, AskTargetForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel
+from rolls.plugins import FormContext
 from rolls.presenters import hidden_view, roll_view
-from rolls.secret import SECRET_TEST, secret_roll_reveal
-from rolls.systems.base import FormContext
+from rolls.secret import SECRET_TEST
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
@@ -226,7 +226,7 @@ def roll_detail(request, pk: int, seq: int):
             **_secret_context(request.user, session, roll),
             "view": roll_view(roll),
             "record_json": json.dumps(roll.record, indent=2, ensure_ascii=False, sort_keys=True),
-            "recomputed": ledger.chain_hash(roll.prev_hash, roll.record),
+            "recomputed": chain.chain_hash(roll.prev_hash, roll.record),
         },
     )
 
@@ -259,7 +259,7 @@ def reveal(request, pk: int, seq: int):
     """The GM reveals a secret roll: a reveal entry joins the chain (rolls.secret)."""
     session = _session_for_reader(request, pk)
     try:
-        made = secret_roll_reveal(session=session, by=request.user, seq=seq)
+        made = services.secret_roll_reveal(session=session, by=request.user, seq=seq)
     except SecretRoll.DoesNotExist:
         raise Http404 from None
     except ValidationError as error:
@@ -279,7 +279,7 @@ def audit(request, pk: int):
     if not is_moderator(request.user):
         raise PermissionDenied  # before the lookup: no one learns which sessions exist
     session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
-    system = systems.system_for(session.system)
+    system = registry.system_for(session.system)
     return render(
         request,
         "rolls/audit.html",
@@ -311,7 +311,7 @@ def export(request, pk: int):
     payload = {
         "session": session.pk,
         "title": session.title,
-        "genesis_hash": ledger.GENESIS_HASH,
+        "genesis_hash": chain.GENESIS_HASH,
         "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
         "signature_rule": signing.SIGNATURE_RULE,
         # key_id → base64 public key; compare them with the ones the site publishes.
@@ -344,7 +344,7 @@ def ask_create(request, pk: int):
     session = _session_for_reader(request, pk)
     if not rolls_access.may_ask(request.user, session):
         raise PermissionDenied
-    system = systems.system_for(session.system)
+    system = registry.system_for(session.system)
     modes = [m for m in system.modes if m.key in rolls_access.askable_modes(session.system)]
     everyone = list(selectors.sheets_in_play(session).values())
     mine = [c for c in everyone if c.owner_id == request.user.pk]

@@ -6,7 +6,6 @@ post), so the page under test shows what a real page shows and the chain stays a
 100 k posts build in seconds on PostgreSQL: the bulk part is two statements the database
 runs itself, without the per-post lock, revision and activity bump of post_create."""
 
-
 from django.db import connection
 from django.utils import timezone
 

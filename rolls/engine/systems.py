@@ -28,7 +28,7 @@ SYSTEMS: dict[str, ModuleType] = {
 
 def register(module: ModuleType) -> ModuleType:
     """Add a rule system's engine module (its `SYSTEM` key, `parse_test`, `roll`,
-    `probability`): a plug-in of the site (rolls.systems) brings its own engine this way."""
+    `probability`): a plug-in of the site (rolls.registry) brings its own engine this way."""
     SYSTEMS[module.SYSTEM] = module
     return module
 

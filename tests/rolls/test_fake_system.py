@@ -13,7 +13,7 @@ from django.urls import reverse
 from characters.models import Character
 from diary.models import GameSession
 from diary.services import post_create
-from rolls import systems
+from rolls import registry
 from rolls.ledger import verify_session
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.selectors import ask_answer_query
@@ -26,7 +26,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def d6_table(make_user):
     """A running session of the d6 system, with two players' characters."""
-    systems.register(D6)
+    registry.register(D6)
     gm, alice, bob, moderator = make_user(), make_user(), make_user(), make_user(moderator=True)
     # The site's sessions and sheets are made of the systems it ships; the d6 takes one over.
     ola = sheet("q10", alice, "Ola", {})
@@ -40,7 +40,7 @@ def d6_table(make_user):
     Character.objects.filter(pk__in=[ola.pk, jan.pk]).update(system=D6.name)
     session.refresh_from_db()
     yield session, gm, alice, ola
-    systems.unregister(D6.name)
+    registry.unregister(D6.name)
 
 
 def words(response) -> str:
@@ -104,6 +104,6 @@ def test_a_player_asks_and_the_gm_answers_in_the_registered_system(d6_table, cli
 
 def test_unregistered_the_system_has_no_panel(d6_table, client_for):
     session, gm, _alice, _ola = d6_table
-    systems.unregister(D6.name)
+    registry.unregister(D6.name)
     page = client_for(gm).get(reverse("rolls:panel", args=[session.pk]), {"mode": "d6"})
     assert page.status_code == 403

@@ -555,7 +555,7 @@ def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
     """Issue 13: two secret GM rolls in the current turn, hidden checks for a trap under the
     gate: Mira's, revealed (the diary shows its result beside its commitment), and Borys's,
     still a commitment only."""
-    from rolls.secret import secret_roll_reveal
+    from rolls.services import secret_roll_reveal
 
     percepcja = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Percepcja").pk
     trap = GmModifier(-100, "Wnyki ukryte pod liśćmi przy bramie")

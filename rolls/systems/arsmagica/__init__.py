@@ -1,12 +1,12 @@
 """Ars Magica (RULES 4, seed 003): Cecha + Umiejętność + a simple or stress die against an
 ease factor, with botch dice."""
 
-from rolls import systems
+from rolls import registry
 from rolls.engine import arsmagica as engine
+from rolls.plugins import Mode, RollSystem
 from rolls.systems.arsmagica import display, forms
-from rolls.systems.base import Mode, RollSystem
 
-SYSTEM = systems.register(
+SYSTEM = registry.register(
     RollSystem(
         name=engine.SYSTEM,
         engine=engine,

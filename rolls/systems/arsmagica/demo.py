@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 
 from characters.models import Character
 from rolls.engine.dice import ScriptedDice
+from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
 from rolls.systems.arsmagica import forms as panel_arsmagica
-from rolls.systems.base import FormContext
 
 
 def _strongest(character: Character) -> tuple[int, int | None]:

@@ -12,9 +12,8 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from characters.numbers import signed_number, with_minus
 from rolls.engine import arsmagica as ars
+from rolls.plugins import Case, CaseDie, CaseLine, CasePreview, percent_text
 from rolls.systems.arsmagica.forms import MODES, SOURCE_GM, SOURCE_NAMES
-from rolls.systems.base import Case, CaseDie, CaseLine, CasePreview
-from rolls.systems.common import percent_text
 
 # ---------------------------------------------------------------------------
 # Words shared by the preview and the roll line

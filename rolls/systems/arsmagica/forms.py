@@ -21,10 +21,12 @@ from characters.numbers import signed_number
 from characters.systems import words_for
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
-from rolls.systems.base import Case, FormContext, SheetCaseForm
-from rolls.systems.common import (
+from rolls.plugins import (
     TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
+    Case,
+    FormContext,
+    SheetCaseForm,
     character_label,
 )
 

@@ -1,12 +1,12 @@
 """Ciernie i Gwiazdy (RULES 3, seed 002): a d20 under a threshold — attribute, combined,
 comparative, effect and skill tests, with the difficulty picker and the reroll."""
 
-from rolls import systems
+from rolls import registry
 from rolls.engine import ciernie as engine
-from rolls.systems.base import Mode, RollSystem
+from rolls.plugins import Mode, RollSystem
 from rolls.systems.ciernie import display, forms
 
-SYSTEM = systems.register(
+SYSTEM = registry.register(
     RollSystem(
         name=engine.SYSTEM,
         engine=engine,

@@ -19,8 +19,8 @@ from characters.models import Attribute, Character, Skill
 from diary import services as diary_services
 from rolls.engine import ciernie as engine
 from rolls.engine.dice import ScriptedDice
+from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
-from rolls.systems.base import FormContext
 from rolls.systems.ciernie import forms as panel
 
 

@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy
 
 from characters.numbers import signed_number, with_minus
 from rolls.engine import ciernie as engine
-from rolls.systems.base import Case, CaseLine, CasePreview
+from rolls.plugins import Case, CaseLine, CasePreview
 from rolls.systems.ciernie.forms import DIFFICULTY_NAMES, KIND_LABELS, TIME_UNITS, unit_count
 
 # ---------------------------------------------------------------------------

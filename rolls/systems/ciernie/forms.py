@@ -25,10 +25,12 @@ from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
-from rolls.systems.base import Case, FormContext, SheetCaseForm
-from rolls.systems.common import (
+from rolls.plugins import (
     TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
+    Case,
+    FormContext,
+    SheetCaseForm,
     character_label,
 )
 

@@ -3,12 +3,12 @@ skill, healing and initiative rolls under a threshold built from the sheet."""
 
 from django.utils.translation import gettext_lazy
 
-from rolls import systems
+from rolls import registry
 from rolls.engine import forum1000 as engine
-from rolls.systems.base import Mode, RollSystem
+from rolls.plugins import Mode, RollSystem
 from rolls.systems.forum1000 import audit, cases, display, forms, messages
 
-SYSTEM = systems.register(
+SYSTEM = registry.register(
     RollSystem(
         name=engine.SYSTEM,
         engine=engine,

@@ -7,7 +7,7 @@ from __future__ import annotations
 from characters.models import Skill
 from characters.numbers import signed_number
 from rolls.engine import forum1000 as f1000
-from rolls.systems.base import Case, RequestError
+from rolls.plugins import Case, RequestError
 from rolls.systems.forum1000.effects import Heals, OpensInitiativeEvent, TargetsNpc
 from rolls.systems.forum1000.requests import SIDE_TESTS, RollRequest, build_test, npc_target
 

@@ -13,8 +13,7 @@ from django.utils.translation import gettext_lazy
 
 from characters.numbers import signed_text, with_minus
 from rolls.engine import forum1000 as f1000
-from rolls.systems.base import Case
-from rolls.systems.common import percent_text
+from rolls.plugins import Case, percent_text
 
 OUTCOMES = {"success": gettext_lazy("Success"), "failure": gettext_lazy("Failure")}
 CRITICALS = {"luck": gettext_lazy("critical luck"), "bad_luck": gettext_lazy("critical bad luck")}

@@ -18,7 +18,7 @@ from characters.models import (
     SheetChangeKind,
 )
 from characters.services import sheet_record_change
-from rolls.systems.base import Effect, RequestError, RollContext
+from rolls.plugins import Effect, RequestError, RollContext
 from rolls.systems.forum1000.requests import NpcTarget
 
 

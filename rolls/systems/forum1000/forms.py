@@ -17,9 +17,14 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import Attribute, Character, NegativeEffect, Skill
 from characters.numbers import signed_number
 from rolls.engine import forum1000 as f1000
-from rolls.systems.base import Case, FormContext, ModeForm
-from rolls.systems.common import TYPED_MODIFIER_REASON_MESSAGE, character_label
-from rolls.systems.common import typed_modifier_field as common_typed_modifier_field
+from rolls.plugins import (
+    TYPED_MODIFIER_REASON_MESSAGE,
+    Case,
+    FormContext,
+    ModeForm,
+    character_label,
+)
+from rolls.plugins import typed_modifier_field as common_typed_modifier_field
 from rolls.systems.forum1000.requests import (
     GmModifier,
     InitiativeLine,

@@ -5,8 +5,7 @@ from django.utils.translation import gettext as _
 
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
-from rolls.systems.base import RequestError
-from rolls.systems.common import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE
+from rolls.plugins import TYPED_MODIFIER_RANGE_MESSAGE, TYPED_MODIFIER_REASON_MESSAGE, RequestError
 
 
 def rule_error_message(error: RuleError) -> tuple[str | None, str]:

@@ -14,10 +14,10 @@ import hashlib
 from dataclasses import asdict, dataclass, field
 
 from characters.models import Character, Skill
+from rolls.chain import canonical_json
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
-from rolls.ledger import canonical_json
-from rolls.systems.base import RequestError
+from rolls.plugins import RequestError
 
 SIDE_TESTS = ("attribute", "combined", "skill")  # the kinds a one-sided request may be
 

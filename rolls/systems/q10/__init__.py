@@ -3,12 +3,12 @@ difficulty, with raises declared before the roll."""
 
 from django.utils.translation import gettext_lazy
 
-from rolls import systems
+from rolls import registry
 from rolls.engine import q10 as engine
-from rolls.systems.base import Mode, RollSystem
+from rolls.plugins import Mode, RollSystem
 from rolls.systems.q10 import display, forms
 
-SYSTEM = systems.register(
+SYSTEM = registry.register(
     RollSystem(
         name=engine.SYSTEM,
         engine=engine,

@@ -15,8 +15,8 @@ from characters.models import Attribute, Skill
 from diary.services import post_create
 from rolls.engine import q10
 from rolls.engine.dice import ScriptedDice
+from rolls.plugins import FormContext
 from rolls.services import roll_make
-from rolls.systems.base import FormContext
 from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
 

@@ -7,7 +7,7 @@ from django.utils.translation import gettext as _
 
 from characters.numbers import signed_number, with_minus
 from rolls.engine import q10
-from rolls.systems.base import Case, CaseDie, CaseLine, CasePreview
+from rolls.plugins import Case, CaseDie, CaseLine, CasePreview
 from rolls.systems.q10.forms import difficulty_text, modifier_text, pool_text
 
 

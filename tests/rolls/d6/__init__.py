@@ -6,7 +6,7 @@ player's request, the GM's answer and the ledger to play it (tests/rolls/test_fa
 
 from django import forms
 
-from rolls.systems.base import (
+from rolls.plugins import (
     Case,
     CaseDie,
     CaseLine,
@@ -14,8 +14,8 @@ from rolls.systems.base import (
     Mode,
     RollSystem,
     SheetCaseForm,
+    character_label,
 )
-from rolls.systems.common import character_label
 from tests.rolls.d6 import engine
 
 ASK_FIELDS = ("character",)

@@ -2,7 +2,7 @@
 
 The shared path — one panel (rolls.panel), one request flow and one answer flow, one roll
 service (rolls.services.roll_make) — never names a system: it asks the `RollSystem` the
-registry (rolls.systems) holds for the session's system. A plug-in says:
+registry (rolls.registry) holds for the session's system. A plug-in says:
 
 - its engine module (rolls.engine.<system>: `parse_test`, `roll`, `probability`);
 - its modes (the kinds of roll), grouped in tabs, and which are the GM's alone;
@@ -23,15 +23,18 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from fractions import Fraction
 from types import ModuleType
 from typing import Any
 
 from django import forms
+from django.utils import formats
+from django.utils.translation import gettext_lazy
 
+from rolls.chain import canonical_json
 from rolls.engine import systems as engine_systems
 from rolls.engine.errors import RuleError
-from rolls.ledger import canonical_json
 
 # The panel's own fields; a mode form's fields never take these names.
 PANEL_FIELDS = frozenset(
@@ -198,7 +201,7 @@ class CasePreview:
     @property
     def chance_text(self) -> str:
         """The chance as a percent, as shown ("37,5"); "" when no roll is made."""
-        from rolls.systems.common import percent_text
+        from rolls.plugins import percent_text
 
         return percent_text(self.chance) if self.chance is not None else ""
 
@@ -457,3 +460,38 @@ class SheetCaseForm(forms.Form, ModeForm):
             return self.characters.get(int(self._raw("character")))
         except (TypeError, ValueError):
             return next(iter(self.characters.values()), None)
+
+
+# What the systems' forms and words share: how a character and a chance are named, and the
+# refusals of a number a person types.
+TYPED_MODIFIER_RANGE_MESSAGE = gettext_lazy(
+    "A modifier you type lies between −%(limit)s and +%(limit)s."
+)
+TYPED_MODIFIER_REASON_MESSAGE = gettext_lazy(
+    "A modifier you type needs a reason: the roll shows it to everyone."
+)
+
+
+def character_label(character) -> str:
+    """A stand-in is named as the NPC it plays."""
+    return f"{character.name} (NPC)" if character.is_stand_in else character.name
+
+
+def percent_text(chance: Fraction) -> str:
+    """The exact chance as a percent, rounded to two decimals, with the language's separator."""
+    text = f"{round(float(chance * 100), 2):.2f}".rstrip("0").rstrip(".")
+    return formats.number_format(Decimal(text), use_l10n=True)
+
+
+def typed_modifier_field(label, limit: int) -> forms.IntegerField:
+    """A modifier a person types (RULES 1.2): bounded by the system's limit, in the site's
+    words."""
+    range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": limit}
+    return forms.IntegerField(
+        label=label,
+        required=False,
+        initial=0,
+        min_value=-limit,
+        max_value=limit,
+        error_messages={"min_value": range_error, "max_value": range_error},
+    )
