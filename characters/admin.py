@@ -18,7 +18,7 @@ from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 
 
 class CatalogAdmin(admin.ModelAdmin):
-    """A catalog row stays editable until a sheet holds it (issue 7, finding 14).
+    """A catalog row stays editable until a sheet holds it.
 
     Then its rule-bearing fields are read-only and it cannot be deleted: either
     would change every holder's sheet (thresholds, abilities, initiative) with no
@@ -54,7 +54,7 @@ class CatalogAdmin(admin.ModelAdmin):
 
 
 class SystemFieldsMixin:
-    """Issue 10: a row's change form shows only the fields its system reads (q10's kept
+    """A row's change form shows only the fields its system reads (q10's kept
     dice, ciernie's reroll source, forum1000's healing kind and mount); a new row's form
     shows them all, since its system is chosen in it."""
 

@@ -1,4 +1,4 @@
-"""Moderators' forms for a system's catalog (issue 10): the only place their input is parsed.
+"""Moderators' forms for a system's catalog: the only place their input is parsed.
 
 Each form shows the fields that mean something in its system (q10's kept dice, ciernie's
 reroll source, forum1000's healing kind and mount). A row a sheet holds keeps its rule
