@@ -5,8 +5,8 @@
 
 The "cold process" rows start fresh Python processes: one kind loads the app as
 gunicorn does (`config.wsgi`, whose start builds the Q10 tables, rolls.apps), the
-other imports only the engine (what every process met before issue 12); each times
-its first 10z10 odds calls.
+other imports only the engine (what every process met before the tables were built at
+start); each times its first 10z10 odds calls.
 
 Prints Markdown tables; docs/performance.md quotes them. Not a test: numbers
 depend on the machine.

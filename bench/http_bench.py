@@ -1,4 +1,4 @@
-"""The HTTP benchmark of issue 12: the production server under wrk, beside a trivial
+"""The HTTP benchmark: the production server under wrk, beside a trivial
 endpoint and pgbench's chain append on the same database, in one run.
 
     SECRET_KEY=bench scripts/with-postgres .venv/bin/python bench/http_bench.py
@@ -51,7 +51,7 @@ LUA = ROOT / "bench" / "wrk"
 CHAIN_SQL = ROOT / "bench" / "chain_append.sql"
 CLUSTER = ROOT / "scripts" / "pg-cluster"
 EXTRA_ACTION_REASON = "Benchmark: MG pozwala na kolejny rzut akcji"
-# The issue's figures (table "now") are at 8 connections; so are the goals.
+# The reference figures and the goals (docs/performance.md) are at 8 connections.
 TABLE_CONNECTIONS = 8
 HTTP_CELLS = ("trivial", "page", "poll", "preview", "roll_one", "roll_spread")
 PG_CELLS = ("pgbench_one", "pgbench_spread")
@@ -398,7 +398,7 @@ def profiles(seed: dict, directory: Path) -> dict:
     tokens = iter(t for _i, t in issue_tokens(seed["gm"], [big["session"]], 4))
     profile("page", lambda: player.get(page_url), 200)
     profile("roll", lambda: gm.post(panel, fields | {"token": next(tokens)}), 302)
-    # The poll and the preview: their query counts only (the issue's table has them).
+    # The poll and the preview: their query counts only (docs/performance.md's table has them).
     page = player.get(page_url).content.decode()
     seen = unescape(re.search(r'hx-get="(/sessions/\d+/live/[^"]*)"', page).group(1))
     for name, make_request, expected in [

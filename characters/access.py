@@ -51,7 +51,7 @@ def register_tended_query(query) -> None:
 
 def register_diary_links(query) -> None:
     """(user, character) -> [(session title, diary URL)]: where the user, as GM of a running
-    session, tends the character through the diary's entries (issue 9)."""
+    session, tends the character through the diary's entries."""
     if query not in _diary_links:
         _diary_links.append(query)
 
@@ -84,7 +84,7 @@ class CharacterAccess:
     can_edit: bool  # the owner edits the sheet directly: only out of play
     can_propose: bool  # the owner's edits in play: a proposal for the GM
     can_tend: bool  # HP and negative effects on the sheet: the owner, out of play
-    # In play the GM tends the character only through the diary's entries (issue 9: the
+    # In play the GM tends the character only through the diary's entries (the
     # sheet shows HP and effects as the sum of the session chain's entries); the sheet links
     # there (`diary_links`).
     tends_in_diary: bool
@@ -93,12 +93,12 @@ class CharacterAccess:
     # GM's own sheet and plays in no participation).
     can_tend_by_entry: bool
     can_use_potions: bool
-    can_use_potions_on_sheet: bool  # issue 9: in play, potions are used in the diary
+    can_use_potions_on_sheet: bool  # in play, potions are used in the diary
     can_grant_potions: bool  # the diary's grant entry (the GM, in play)
     can_grant_potions_on_sheet: bool  # the GM, out of play: never (no one runs it then)
     can_decide_proposal: bool  # approve or reject the owner's proposal
     can_see_proposal: bool  # the pending proposal's diff on the sheet
-    # Issue 13: the owner sets the portrait, in play or not (it changes no number); a
+    # The owner sets the portrait, in play or not (it changes no number); a
     # moderator may remove one (an offensive image) but never put one up for someone.
     can_set_portrait: bool
     can_remove_portrait: bool
@@ -130,7 +130,7 @@ def character_access(user, character) -> CharacterAccess:
         tends_in_diary=runs,
         can_tend_by_entry=runs or (is_owner and not playing),
         # Drinking a potion is the player's own action; the GM may note it too. In play it
-        # is taken in the diary, where it counts against the turn (rolls:item_use, issue 9);
+        # is taken in the diary, where it counts against the turn (rolls:item_use);
         # the sheet's button is the owner's own bookkeeping out of play.
         can_use_potions=is_owner or runs,
         can_use_potions_on_sheet=is_owner and not playing,
@@ -162,7 +162,7 @@ def access_character(user, pk: int, *, lock: bool = False) -> CharacterAccess:
 
 @dataclass(frozen=True)
 class CatalogAccess:
-    """Issue 10: every logged-in user reads the catalogs (players build sheets from them);
+    """Every logged-in user reads the catalogs (players build sheets from them);
     moderators add and edit rows in the site, as in the admin."""
 
     can_read: bool

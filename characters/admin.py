@@ -19,7 +19,7 @@ from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 
 
 class CatalogAdmin(admin.ModelAdmin):
-    """A catalog row stays editable until a sheet holds it (issue 7, finding 14).
+    """A catalog row stays editable until a sheet holds it.
 
     Then its rule-bearing fields are read-only and it cannot be deleted: either
     would change every holder's sheet (thresholds, abilities, initiative) with no

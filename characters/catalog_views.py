@@ -1,4 +1,4 @@
-"""The catalogs in the site (issue 10): every logged-in user reads a system's catalog,
+"""The catalogs in the site: every logged-in user reads a system's catalog,
 moderators add and edit its rows (characters.access.catalog_access decides)."""
 
 from django.contrib import messages

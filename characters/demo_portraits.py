@@ -1,4 +1,4 @@
-"""Portraits for the demo characters (seed_demo, issue 13), drawn with Pillow at seed time:
+"""Portraits for the demo characters (seed_demo), drawn with Pillow at seed time:
 no image files in the repo, and each goes through the same checker and service as an
 upload from the sheet."""
 

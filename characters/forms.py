@@ -242,7 +242,7 @@ class ProposalDecisionForm(forms.Form):
 
 
 class PortraitForm(forms.Form):
-    """Issue 13: the portrait upload; clean_image returns the checked, re-encoded image."""
+    """The portrait upload; clean_image returns the checked, re-encoded image."""
 
     image = forms.FileField(
         label=_("Portrait"),

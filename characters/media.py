@@ -1,4 +1,4 @@
-"""Serving uploaded portraits from MEDIA_ROOT (issue 13).
+"""Serving uploaded portraits from MEDIA_ROOT.
 
 WhiteNoise serves static files only, and `make serve` has no other file server, so this
 small view serves media under both `make run` and `make serve`. Names are content hashes

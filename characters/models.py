@@ -7,7 +7,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.systems import RuleSystem
 
-# Bounds on free text (issue 7.12): forms refuse more, next to the field.
+# Bounds on free text: forms refuse more, next to the field.
 CHARACTER_DESCRIPTION_MAX = 5_000
 CATALOG_TEXT_MAX = 2_000
 NOTE_MAX = 200  # effect descriptions, freed notes, potion effects, revision notes
@@ -45,7 +45,7 @@ class HealingKind(models.TextChoices):
 
 
 class EffectKind(models.TextChoices):
-    """What a negative effect is (issue 9). Healing frees wounds, or illness and poison;
+    """What a negative effect is. Healing frees wounds, or illness and poison;
     stun and immobilisation also drop the character to the end of the initiative order."""
 
     WOUND = "wound", _("wound")
@@ -110,13 +110,13 @@ class Trait(models.Model):
         Attribute, on_delete=models.PROTECT, related_name="traits", verbose_name=_("attribute")
     )
     modifier = models.SmallIntegerField(_("modifier"))
-    # Issue 10, q10: `modifier` adds to the pool's X (dice) and this to its Y (kept dice).
+    # q10: `modifier` adds to the pool's X (dice) and this to its Y (kept dice).
     keep_modifier = models.SmallIntegerField(
         _("kept dice modifier"),
         default=0,
         help_text=_("Q10: added to the dice kept (Y); the modifier adds to the dice rolled (X)."),
     )
-    # Issue 10, ciernie (seed 002, "Przerzut"): equipment or abilities allowing a reroll.
+    # ciernie (seed 002, "Przerzut"): equipment or abilities allowing a reroll.
     rerolls = models.BooleanField(
         _("reroll source"),
         default=False,
@@ -235,10 +235,10 @@ class Character(models.Model):
     traits = models.ManyToManyField(
         Trait, blank=True, related_name="characters", verbose_name=_("abilities and flaws")
     )
-    # Issue 8, NPC mode gm_character: the GM's stand-in sheet for an NPC. It carries no
+    # NPC mode gm_character: the GM's stand-in sheet for an NPC. It carries no
     # items, never joins a session as a participant, and plays only through its NPC.
     is_stand_in = models.BooleanField(_("NPC stand-in"), default=False, editable=False)
-    # Issue 13: the re-encoded portrait (characters/portraits.py) under a content-hash name;
+    # The re-encoded portrait (characters/portraits.py) under a content-hash name;
     # its size is kept so pages set width/height and the layout does not jump.
     portrait = models.FileField(_("portrait"), blank=True, max_length=120, editable=False)
     portrait_width = models.PositiveSmallIntegerField(default=0, editable=False)
@@ -288,7 +288,7 @@ class Character(models.Model):
 
     @property
     def is_down(self) -> bool:
-        """At 0 HP (issue 9): what happens is the GM's call; the site only marks it."""
+        """At 0 HP: what happens is the GM's call; the site only marks it."""
         return self.hp_current == 0
 
 
@@ -354,7 +354,7 @@ class NegativeEffect(models.Model):
     created_at = models.DateTimeField(_("since"), auto_now_add=True)
     freed_at = models.DateTimeField(_("freed"), null=True, blank=True)
     freed_note = models.CharField(_("how it was freed"), max_length=NOTE_MAX, blank=True)
-    # Issue 9: the turn it began, counted in the game session it began in (characters know
+    # The turn it began, counted in the game session it began in (characters know
     # no sessions: a plain number, not a foreign key); both empty for an effect added on the
     # sheet, outside any session's turn. With a length of N turns, an effect that began in
     # turn t is active in turns t..t+N-1 and ends by itself when turn t+N opens.
@@ -399,7 +399,7 @@ class HealingPotion(models.Model):
     character = models.ForeignKey(Character, on_delete=models.CASCADE, related_name="potions")
     count = models.PositiveSmallIntegerField(_("count"))
     effect = models.CharField(_("effect"), max_length=NOTE_MAX)
-    # Issue 9: the structured part of the effect, applied without a roll when it is used;
+    # The structured part of the effect, applied without a roll when it is used;
     # whatever else `effect` says is the GM's to apply.
     restores_hp = models.PositiveSmallIntegerField(_("restores HP"), null=True, blank=True)
     frees_kind = models.CharField(

@@ -154,7 +154,7 @@ def character_update(*, character: Character, by, values: dict) -> Character:
 
 
 def check_stand_in_items(character: Character, items) -> None:
-    """Issue 8, mode gm_character: a stand-in sheet carries no items (seed line 182)."""
+    """Mode gm_character: a stand-in sheet carries no items (seed line 182)."""
     held = sorted(item.name for item, quantity in items if quantity)
     if character.is_stand_in and held:
         raise ValidationError(
@@ -291,7 +291,7 @@ def sheet_proposal_decide(
 def _locked_for_tending(character: Character, by, *, by_entry: bool = False) -> Character:
     """The sheet's own writes check `can_tend` (the owner, out of play); the writes behind a
     diary entry (rolls.entries, in the entry's transaction) check `can_tend_by_entry`: in
-    play, HP and effects change only as entries of the session's chain (issue 9)."""
+    play, HP and effects change only as entries of the session's chain."""
     flag = "can_tend_by_entry" if by_entry else "can_tend"
     return _locked(character.pk, by, flag).character
 
@@ -319,7 +319,7 @@ def effect_add(
     length_turns: int | None = None,
 ) -> NegativeEffect:
     """An effect on the sheet (no turn, lasts until freed) or, from a diary entry, one that
-    began in a session's turn and may last `length_turns` turns (issue 9)."""
+    began in a session's turn and may last `length_turns` turns."""
     character = _locked_for_tending(character, by, by_entry=began_in_session is not None)
     if length_turns is not None and (began_turn is None or began_in_session is None):
         raise ValidationError(
@@ -338,7 +338,7 @@ def effect_add(
 
 
 def effects_end_by_turn(*, session_id: int, turn_number: int, by) -> list:
-    """Issue 9, in the caller's transaction (the GM opening turn `turn_number`): every effect
+    """In the caller's transaction (the GM opening turn `turn_number`): every effect
     that began in this session and whose length ran out (began in t, length N,
     t+N <= turn_number) ends by itself, with a note and a line in its sheet's history."""
     effects = list(
@@ -373,7 +373,7 @@ def effects_end_by_turn(*, session_id: int, turn_number: int, by) -> list:
 
 @transaction.atomic
 def character_change_hp(*, character: Character, by, delta: int, note: str) -> tuple[int, int]:
-    """Issue 9, a diary entry: damage (delta < 0) or restored HP, kept within 0..max; the
+    """A diary entry: damage (delta < 0) or restored HP, kept within 0..max; the
     history says why. Returns (HP before, HP after)."""
     character = _locked_for_tending(character, by, by_entry=True)
     before = character.hp_current
@@ -386,7 +386,7 @@ def character_change_hp(*, character: Character, by, delta: int, note: str) -> t
 @transaction.atomic
 def effect_free(*, effect: NegativeEffect, by, note: str, by_entry: bool = False) -> NegativeEffect:
     """Free an effect early, with a note: on the sheet (the owner, out of play) or behind the
-    diary's entry (`by_entry`, issue 9)."""
+    diary's entry (`by_entry`)."""
     character = _locked_for_tending(effect.character, by, by_entry=by_entry)
     effect = NegativeEffect.objects.select_for_update().get(pk=effect.pk)
     if effect.freed_at is not None:
@@ -468,7 +468,7 @@ def potion_use(*, potion: HealingPotion, by) -> PotionUsed:
 
 
 # ---------------------------------------------------------------------------
-# Catalogs (issue 10): moderators extend them in the site
+# Catalogs: moderators extend them in the site
 # ---------------------------------------------------------------------------
 
 # The fields a row in use keeps (as the admin's `rule_fields`): changing one would change
@@ -549,7 +549,7 @@ def catalog_entry_update(*, by, entry, values: dict):
 
 
 # ---------------------------------------------------------------------------
-# Issue 13: portraits. The file is checked and re-encoded by the form
+# Portraits. The file is checked and re-encoded by the form
 # (characters/portraits.py); these only store, replace and remove it.
 # ---------------------------------------------------------------------------
 

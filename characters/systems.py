@@ -24,8 +24,8 @@ class RuleSystem(models.TextChoices):
     ARSMAGICA = "arsmagica", _("Ars Magica (d10)")
 
 
-# What a character sheet accepts per system (inclusive bounds); docs/decisions.md, issue 10,
-# says why each. Every system listed here can have characters and sessions.
+# What a character sheet accepts per system (inclusive bounds); docs/decisions.md
+# ("Sheets per system") says why each. Every system listed here can have characters and sessions.
 ATTRIBUTE_RANGE = {
     RuleSystem.FORUM1000: (0, 1000),
     # Q10 (seed 001): attributes 1..5 and skills 0..5, so the base pool attribute + skill

@@ -15,10 +15,10 @@ urlpatterns = [
     path("<int:pk>/effects/<int:effect_pk>/free/", views.effect_free, name="effect_free"),
     path("<int:pk>/potions/", views.potion_grant, name="potion_grant"),
     path("<int:pk>/potions/<int:potion_pk>/use/", views.potion_use, name="potion_use"),
-    # Issue 13: the portrait.
+    # The portrait.
     path("<int:pk>/portrait/", views.portrait_upload, name="portrait_upload"),
     path("<int:pk>/portrait/remove/", views.portrait_remove, name="portrait_remove"),
-    # Issue 10: the catalogs in the site.
+    # The catalogs in the site.
     path("catalog/", catalog_views.catalog_index, name="catalog_index"),
     path("catalog/<str:system>/", catalog_views.catalog, name="catalog"),
     path("catalog/<str:system>/<str:kind>/new/", catalog_views.catalog_add, name="catalog_add"),

@@ -75,7 +75,7 @@ def character_edit(request, pk: int):
         raise PermissionDenied
     character = access.character
     if character.system not in ATTRIBUTE_RANGE:
-        raise Http404  # this system's sheets come with their own issue
+        raise Http404  # a system with no sheet ranges has no sheets
     pending = selectors.pending_proposal(character) if access.can_propose else None
     form = CharacterForm(
         request.POST or None,
@@ -137,7 +137,7 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
             "character": character,
             "access": access,
             "pending": pending,
-            # Issue 9: in play the GM tends the character in the diary, not on the sheet.
+            # In play the GM tends the character in the diary, not on the sheet.
             "diary_links": diary_links(request.user, character) if access.tends_in_diary else [],
             "last_decided": selectors.last_decided_proposal(character)
             if access.is_owner and not pending

@@ -1,4 +1,4 @@
-"""Who may open what: every URL × method × role, and what the site answers (issue 11).
+"""Who may open what: every URL × method × role, and what the site answers.
 
 The one table of expected answers. tests/site/test_access_matrix.py walks the URL
 configuration against it (a URL without a row fails) and checks that a refused request

@@ -1,4 +1,4 @@
-"""The admin's user forms refuse look-alike names as sign-up does (issue 7, finding 13).
+"""The admin's user forms refuse look-alike names as sign-up does.
 
 config is not an app, so admin autodiscovery never imports this module:
 config/urls.py does, after django.contrib.auth has registered its UserAdmin.

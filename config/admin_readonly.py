@@ -1,4 +1,4 @@
-"""Read-only admin pages for game records (issue 7, finding 14).
+"""Read-only admin pages for game records.
 
 Sessions, participations, turns, posts, revisions and characters change only
 through the site's services, which keep the diary's invariants (sheet revisions,

@@ -1,4 +1,4 @@
-"""Log-in throttling (issue 11): django-axes counts failed log-ins per username and per client
+"""Log-in throttling: django-axes counts failed log-ins per username and per client
 address and refuses further tries for a short cool-off; a browser a user already logged in
 from ("a known device") is never locked out of that user's account.
 

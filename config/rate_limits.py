@@ -1,4 +1,4 @@
-"""Rate limits for posting and signing up (issue 7, finding 15). Shared plumbing: every
+"""Rate limits for posting and signing up. Shared plumbing: every
 app limits what a user does, so this module imports no app (a contract in pyproject.toml).
 
 The counting is django-ratelimit's; the counters live in a database cache so

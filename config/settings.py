@@ -52,7 +52,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "django_htmx",
     "axes",
-    # Issue 13: the tasks framework's database backend and its worker (`db_worker`).
+    # The tasks framework's database backend and its worker (`db_worker`).
     "django_tasks_db",
 ]
 
@@ -165,7 +165,7 @@ USE_TZ = True
 
 
 def _media_storage(configured: str) -> dict:
-    """Issue 13: the portraits' storage. Empty: files under MEDIA_ROOT. Otherwise a JSON
+    """The portraits' storage. Empty: files under MEDIA_ROOT. Otherwise a JSON
     object as Django's STORAGES takes it (docs/deploy.md: django-storages' S3 backend)."""
     if not configured:
         return {"BACKEND": "django.core.files.storage.FileSystemStorage"}
@@ -197,7 +197,7 @@ STORAGES = {
     "default": _media_storage(os.environ.get("MEDIA_STORAGE", "")),
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
 }
-# Uploaded portraits (issue 13): files under MEDIA_ROOT, served by characters.media.media_file
+# Uploaded portraits: files under MEDIA_ROOT, served by characters.media.media_file
 # (WhiteNoise serves static files only). On object storage (MEDIA_STORAGE, docs/deploy.md)
 # MEDIA_URL is the CDN's address: the local view is then not routed.
 MEDIA_URL = os.environ.get("MEDIA_URL", "/media/")
@@ -264,7 +264,8 @@ CACHES = {
     },
     # The diary page's reads and rendered HTML (diary/page_cache.py) and the live poll's
     # short-lived answers (diary/live.py), per process: every key changes with what it
-    # caches, so workers need not share it (docs/decisions.md, issue 12).
+    # caches, so workers need not share it (docs/decisions.md, "The diary page and the live
+    # poll").
     "diary": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "codziennik-diary",
@@ -315,7 +316,7 @@ LEDGER_SIGNING_KEY_FILE = Path(
 )
 LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")
 
-# Notifications by e-mail (issue 13; diary/notification_delivery.py). E-mails leave the request:
+# Notifications by e-mail (diary/notification_delivery.py). E-mails leave the request:
 # Django's tasks framework queues them in the database (django-tasks-db) and `db_worker`
 # (started by `make run` and `make serve`) sends them over SMTP. `make run` prints them
 # to the console instead (EMAIL_BACKEND).

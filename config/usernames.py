@@ -1,4 +1,4 @@
-"""Refuse user names that pass for someone else's (issue 7, finding 13).
+"""Refuse user names that pass for someone else's.
 
 Two checks, built on the Unicode confusables data of `confusable_homoglyphs`:
 

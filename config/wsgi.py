@@ -5,7 +5,7 @@ from django.core.wsgi import get_wsgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 application = get_wsgi_application()
 
-# Issue 12: every Q10 pool's odds table before the first request (~25 ms once per server
+# Every Q10 pool's odds table before the first request (~25 ms once per server
 # process), not in the first odds call that needs it (~6 ms for 10z10). Only servers pay
 # it: management commands, workers and tests do not load this module.
 from rolls.engine import q10  # noqa: E402

@@ -122,7 +122,7 @@ class SessionAccess:
 
     @property
     def can_set_turn_deadline(self) -> bool:
-        """The current turn's deadline (issue 8): the GM's, while the session runs."""
+        """The current turn's deadline: the GM's, while the session runs."""
         return self.is_gm and self.session.is_running
 
     @property
@@ -139,7 +139,7 @@ class SessionAccess:
         diary.services.transitions_for."""
         return self.is_gm or self.is_moderator
 
-    # --- The session plan and its review (issue 8) ---
+    # --- The session plan and its review ---
 
     @property
     def can_see_plan(self) -> bool:
@@ -252,7 +252,7 @@ def access_session(
     `reading=True` (the diary) reads the user's read mark and first unread post with it
     (`session.viewer_read_mark`, `.viewer_first_unread`; diary/reading.py).
     """
-    # The current turn rides along: every page of a session shows or uses it (issue 12).
+    # The current turn rides along: every page of a session shows or uses it.
     sessions = GameSession.objects.select_related("gm", "current_turn")
     if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
         # Whether the user is a moderator, asked in the session's own query (one round trip
@@ -353,7 +353,7 @@ def sessions_open_to_join(user, sessions) -> set[int]:
 
 
 # ---------------------------------------------------------------------------
-# NPCs (issue 8): the GM keeps the roster; moderators read it; players see the
+# NPCs: the GM keeps the roster; moderators read it; players see the
 # visible NPCs' names and descriptions in the diary only.
 
 
@@ -406,7 +406,7 @@ def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
 
 
 # ---------------------------------------------------------------------------
-# Notifications (issue 13): each is its recipient's alone.
+# Notifications: each is its recipient's alone.
 
 
 def access_notification(user, pk: int, *, lock: bool = False):

@@ -3,7 +3,7 @@ from django.contrib import admin
 from config.admin_readonly import ReadOnlyAdmin, ReadOnlyTabularInline
 from diary.models import GameSession, Participation, PlanSubmission, Post, PostRevision, Turn
 
-# Everything here is read-only: the diary's services keep its rules (finding 14).
+# Everything here is read-only: the diary's services keep its rules.
 
 
 class ParticipationInline(ReadOnlyTabularInline):
@@ -36,7 +36,7 @@ class PostAdmin(ReadOnlyAdmin):
     inlines = [PostRevisionInline]
 
 
-# The session plan (issue 8): read-only like the rest; reviews happen on the plan page.
+# The session plan: read-only like the rest; reviews happen on the plan page.
 @admin.register(PlanSubmission)
 class PlanSubmissionAdmin(ReadOnlyAdmin):
     list_display = ["session", "number", "submitted_by", "submitted_at", "decision", "reviewed_by"]

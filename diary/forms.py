@@ -11,7 +11,7 @@ from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
 from diary.models import GONE_STATUSES, GameSession, Participation, SessionStatus
 
-# Every text a person types into the diary has a bound (issue 7, finding 12); the
+# Every text a person types into the diary has a bound; the
 # renderer's work is bounded too (diary/markdown.py).
 DESCRIPTION_MAX_LENGTH = 5_000
 NARRATION_MAX_LENGTH = 20_000
@@ -38,7 +38,7 @@ class SessionForm(forms.ModelForm):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        # Sessions can run only in systems whose characters can be built (issue 10: all four).
+        # Sessions can run only in systems whose characters can be built (all four).
         self.fields["system"].choices = [(key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE]
         if self.instance.pk:
             # The system never changes once the session exists: its characters depend on it.
@@ -47,7 +47,7 @@ class SessionForm(forms.ModelForm):
                 self.fields["criticals_enabled"].disabled = True
                 self.fields["npc_mode"].disabled = True
             if self.instance.status == SessionStatus.PLAN_SUBMITTED:
-                # Under review: the settings are part of the plan (issue 8).
+                # Under review: the settings are part of the plan.
                 for name in ("criticals_enabled", "npc_mode", "roll_policy"):
                     self.fields[name].disabled = True
 
@@ -191,7 +191,7 @@ class HideForm(forms.Form):
     reason = forms.CharField(label=_("Reason"), max_length=HIDE_REASON_MAX_LENGTH, required=False)
 
 
-# The session plan and its review (issue 8).
+# The session plan and its review.
 SCENARIO_MAX_LENGTH = 20_000
 REVIEW_COMMENT_MAX_LENGTH = 5_000
 

@@ -1,6 +1,6 @@
 """Narration is Markdown: rendered with raw HTML off, then sanitised by an allowlist.
 
-The renderer's work is bounded (issue 7, finding 12): images are off (the sanitiser
+The renderer's work is bounded: images are off (the sanitiser
 strips them anyway, and "![" was the costliest worst case), and the link rule, whose
 search for a closing "]" from every "[" is quadratic, gets a budget of characters it
 may scan per text; past it, a "[" is plain text.

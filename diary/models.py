@@ -75,7 +75,7 @@ class GameSession(models.Model):
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
     activity_at = models.DateTimeField(_("last activity"), default=timezone.now)
-    # Issue 12, the session's head, kept on its row so an append is one lock, one insert,
+    # The session's head, kept on its row so an append is one lock, one insert,
     # one update: the last roll's number and hash in the chain (rolls.services.chain_append
     # is their one writer) and the turn being played (diary.services opens turns).
     chain_seq = models.PositiveIntegerField(_("rolls in the chain"), default=0, editable=False)
@@ -140,7 +140,7 @@ READING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.INVITED)
 # Statuses that take a character off the session's list (it may be invited again).
 GONE_STATUSES = (ParticipationStatus.DECLINED, ParticipationStatus.WITHDRAWN)
 # A GM may read a sheet once its owner asked to join or accepted; an invitation alone,
-# which the owner never agreed to, opens nothing (issue 7, finding 10).
+# which the owner never agreed to, opens nothing.
 SHEET_OPENING_STATUSES = (ParticipationStatus.ACCEPTED, ParticipationStatus.REQUESTED)
 
 
@@ -370,7 +370,7 @@ class PlanSubmission(models.Model):
         return f"{self.session} plan #{self.number}"
 
 
-# NPCs (issue 8; RULES 1.7, seed 000 lines 43–53, 180–188)
+# NPCs (RULES 1.7, seed 000 lines 43–53, 180–188)
 
 NPC_NAME_MAX = 80
 NPC_DESCRIPTION_MAX = 2000
@@ -433,7 +433,7 @@ class NpcModifier(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# Notifications (issue 13): who hears of what (diary/notifications.py), in the site (the
+# Notifications: who hears of what (diary/notifications.py), in the site (the
 # bell) and by e-mail (diary/notification_delivery.py)
 # ---------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""How notifications reach their recipients (issue 13): the bell and its list in the site,
+"""How notifications reach their recipients: the bell and its list in the site,
 e-mail at once (the worker's task, diary/tasks.py) or in one daily digest (`notify_digest`),
 and each user's choice between them. Who hears of what is diary/notifications.py.
 

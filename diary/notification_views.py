@@ -1,4 +1,4 @@
-"""The bell's pages (issue 13): the list, marking read, the e-mail preferences."""
+"""The bell's pages: the list, marking read, the e-mail preferences."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required

@@ -1,4 +1,4 @@
-"""Notifications (issue 13): who hears of what.
+"""Notifications: who hears of what.
 
 `notify` writes one row per recipient in the caller's transaction (the event and its
 notifications commit or roll back together) and, once it commits, queues the e-mail task

@@ -1,4 +1,4 @@
-"""The NPC roster's forms (issue 8): the only place their input is parsed."""
+"""The NPC roster's forms: the only place their input is parsed."""
 
 from django import forms
 from django.utils.translation import gettext_lazy as _

@@ -1,4 +1,4 @@
-"""Writes to a session's NPC roster (issue 8).
+"""Writes to a session's NPC roster.
 
 Each service takes the acting user (`by`) and asks diary.access whether they may manage
 the roster (`NpcAccess.can_manage`), raising PermissionDenied before anything is written:

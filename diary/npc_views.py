@@ -1,4 +1,4 @@
-"""The session's NPC page (issue 8): the GM's roster, its fixed modifiers."""
+"""The session's NPC page: the GM's roster, its fixed modifiers."""
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required

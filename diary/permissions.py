@@ -63,7 +63,7 @@ def runs_session_of_character(user, character) -> bool:
 
 def diary_links_for_tending(user, character) -> list[tuple[str, str]]:
     """The diaries of the running sessions the user runs and the character plays in: there,
-    not on the sheet, the GM changes its HP, effects and potions (issue 9)."""
+    not on the sheet, the GM changes its HP, effects and potions."""
     from django.urls import reverse
 
     sessions = GameSession.objects.filter(

@@ -1,4 +1,4 @@
-"""Read marks (issue 13): which posts of a session a user has not seen yet, and turn pages.
+"""Read marks: which posts of a session a user has not seen yet, and turn pages.
 
 A mark holds the newest post id the user has been shown in a session; it only moves
 forwards, and a plain re-read writes nothing: the caller passes the mark it already read

@@ -25,7 +25,7 @@ def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
         str(post.author),
         post.author_id == gm_id,
         post.character.name if post.character_id else None,
-        # Issue 13: a new portrait is a new (content-hash) name, so it shows at once.
+        # A new portrait is a new (content-hash) name, so it shows at once.
         post.character.portrait.name if post.character_id else None,
         post.narration_html,
         post.nc_note,

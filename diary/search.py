@@ -1,4 +1,4 @@
-"""Search in the diary (issue 13): posts of the sessions a user may read.
+"""Search in the diary: posts of the sessions a user may read.
 
 PostgreSQL gets full-text search in the `codziennik_search` configuration (migration
 diary/0012_search: "simple" behind `unaccent`, since stock builds ship no Polish one), so

@@ -44,11 +44,11 @@ class DiaryRolls:
     # combat (None in combat: counted and shown, not refused).
     action_counts: dict[int, int] = field(default_factory=dict)
     action_limit: int | None = 1
-    # Issue 9: the running initiative event's order and marker (rolls.initiative_selectors
+    # The running initiative event's order and marker (rolls.initiative_selectors
     # .FightView), or None; and whether this user runs it (the GM's controls).
     fight: object | None = None
     may_run_fight: bool = False
-    # Issue 9: potions and items used per character this turn (actions without a roll), the
+    # Potions and items used per character this turn (actions without a roll), the
     # GM's entry forms (HP, effect, item grant; None for everyone else) and whether the
     # item-use link shows.
     item_counts: dict[int, int] = field(default_factory=dict)
@@ -82,7 +82,7 @@ class TurnActions:
 
     action_rolls: int = 0
     in_combat: bool = False
-    item_uses: int = 0  # issue 9: potions and items used, actions without a roll
+    item_uses: int = 0  # potions and items used, actions without a roll
 
 
 # Registered by the rolls app too: (session, turn, character id) -> TurnActions.
@@ -211,7 +211,7 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     """The home page: what I run and what my characters play in."""
     if not user.is_authenticated:
         return {"running": [], "playing": []}
-    # Issue 13: each row's unread count and first unread post ride in its list's query.
+    # Each row's unread count and first unread post ride in its list's query.
     running = GameSession.objects.filter(gm=user)
     running = list(sessions_with_unread(running, user).select_related("gm"))
     playing = GameSession.objects.filter(
@@ -245,7 +245,7 @@ def pending_invitations(user) -> list[Participation]:
 
 
 # ---------------------------------------------------------------------------
-# The session plan and its review (issue 8)
+# The session plan and its review
 # ---------------------------------------------------------------------------
 
 
@@ -313,7 +313,7 @@ def join_requests_waiting_for(user) -> list[Participation]:
     )
 
 
-# The turn: whose move it is (issue 8, RULES 1.5)
+# The turn: whose move it is (RULES 1.5)
 
 
 def turn_posts(turns) -> set[tuple[int, int | None, int]]:
@@ -365,7 +365,7 @@ class CharacterTurn:
     action_rolls: int
     move_actions: int = 0
     metres: int = 0
-    item_actions: int = 0  # issue 9: potions and items used (actions without a roll)
+    item_actions: int = 0  # potions and items used (actions without a roll)
 
     @property
     def actions(self) -> int:

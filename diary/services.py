@@ -52,7 +52,7 @@ def session_create(
     if not gm.is_authenticated:
         raise PermissionDenied
     if system not in ATTRIBUTE_RANGE:
-        # Issue 10: a session of every system whose sheets can be built, and no other.
+        # A session of every system whose sheets can be built, and no other.
         raise ValidationError({"system": _("Unknown rule system.")})
     return GameSession.objects.create(
         gm=gm,
@@ -81,7 +81,7 @@ def session_update(*, session: GameSession, by, **fields) -> GameSession:
             and session.status == SessionStatus.PLAN_SUBMITTED
             and getattr(session, name) != value
         ):
-            # What the moderators review is what will run (issue 8).
+            # What the moderators review is what will run.
             raise ValidationError(
                 {name: _("The plan is with the moderators: take it back to draft to change this.")}
             )
@@ -158,7 +158,7 @@ def _check_character_fits(session: GameSession, character: Character) -> None:
     if session.status == SessionStatus.FINISHED:
         raise ValidationError(_("The session is finished."))
     if character.is_stand_in:
-        # Issue 8: a stand-in plays only through its NPC, never as a participant.
+        # A stand-in plays only through its NPC, never as a participant.
         raise ValidationError(
             {"character": _("This sheet is an NPC's stand-in: it never joins as a participant.")}
         )
@@ -253,16 +253,16 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
         raise ValidationError(_("Turns are opened only while the session is running."))
     last = session.turns.aggregate(last=Max("number"))["last"] or 0
     turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
-    # Issue 9: effects whose length in turns ran out end by themselves as the turn opens.
+    # Effects whose length in turns ran out end by themselves as the turn opens.
     effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
-    # The head moves with the marker, under the lock that made the turn (issue 12).
+    # The head moves with the marker, under the lock that made the turn.
     session.touch(current_turn=turn)
     notifications.notify_turn_opened(turn, by=by)
     return turn
 
 
 def current_turn(session: GameSession) -> Turn | None:
-    """The turn being played: the session row's head (issue 12), set where turns open (with
+    """The turn being played: the session row's head, set where turns open (with
     `select_related("current_turn")` this costs no query)."""
     return session.current_turn
 
@@ -498,7 +498,7 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
 
 
 # ---------------------------------------------------------------------------
-# The session plan and its review (issue 8)
+# The session plan and its review
 # ---------------------------------------------------------------------------
 
 
@@ -591,7 +591,7 @@ def session_plan_review(
     return submission
 
 
-# The turn's deadline (issue 8)
+# The turn's deadline
 # ---------------------------------------------------------------------------
 
 

@@ -7,7 +7,7 @@ app_name = "diary"
 urlpatterns = [
     path("", views.session_list, name="session_list"),
     path("new/", views.session_create, name="session_create"),
-    # Issue 13: search in the posts of every session the user may read.
+    # Search in the posts of every session the user may read.
     path("search/", search_views.search, name="search"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
@@ -51,7 +51,7 @@ urlpatterns = [
         views.participation_withdraw,
         name="participation_withdraw",
     ),
-    # Issue 13: every post's permalink, which finds the page the post is on.
+    # Every post's permalink, which finds the page the post is on.
     path("posts/<int:pk>/", views.post_link, name="post_link"),
     path("posts/<int:pk>/edit/", views.post_edit, name="post_edit"),
     path("posts/<int:pk>/hide/", views.post_hide, name="post_hide"),

@@ -67,7 +67,7 @@ def _ask_to_confirm(request, *, title: str, explanation: str, button: str, back:
 @login_required
 @require_GET
 def session_list(request):
-    # Issue 13: each row's unread count and first unread post ride in the list's query.
+    # Each row's unread count and first unread post ride in the list's query.
     listed = selectors.sessions_listed_for(request.user)
     sessions = list(reading.sessions_with_unread(listed, request.user))
     return render(
@@ -132,7 +132,7 @@ def _diary_context(
 ) -> dict:
     session = access.session
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
-    # ?turn=N (issue 13): the page that starts at turn N's first post; a bad N is said next
+    # ?turn=N: the page that starts at turn N's first post; a bad N is said next
     # to the field and the page is the one the cursors ask for.
     turn_form = reading.TurnJumpForm(
         request.GET if "turn" in request.GET else None, session=session
@@ -179,7 +179,7 @@ def _diary_context(
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
-    # Issue 13: the first unread post as the session's query found it, before this view
+    # The first unread post as the session's query found it, before this view
     # moves the mark to the newest post it shows (one write, only when the mark moves).
     first_unread = getattr(session, "viewer_first_unread", None)
     if hasattr(session, "viewer_read_mark") and reading.page_continues_reading(
@@ -205,7 +205,7 @@ def _diary_context(
         "live": before is None and page.newer_cursor is None,
         "live_after": after,
         "roster": [access.participation(p) for p in participations],
-        # Issue 8: who is awaited this turn, action rolls per character, the deadline.
+        # Who is awaited this turn, action rolls per character, the deadline.
         "turn_status": selectors.turn_status(current_turn, playing, rolls, session=session),
         "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
@@ -223,7 +223,7 @@ def _diary_context(
 
 
 def _npc_context(access: SessionAccess) -> dict:
-    """The diary sidebar's NPCs (issue 8)."""
+    """The diary sidebar's NPCs."""
     from diary.access import npc_access
 
     flags = npc_access(access)
@@ -608,7 +608,7 @@ def post_history(request, pk: int):
 
 
 # ---------------------------------------------------------------------------
-# The session plan and its review (issue 8)
+# The session plan and its review
 # ---------------------------------------------------------------------------
 
 

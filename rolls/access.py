@@ -56,7 +56,7 @@ class RollAccess:
 
     @property
     def may_target_npcs(self) -> bool:
-        """Mode fixed_modifiers (issue 8): the GM applies an NPC's fixed modifier."""
+        """Mode fixed_modifiers: the GM applies an NPC's fixed modifier."""
         from diary.models import NpcMode
 
         return self.may_type_modifiers and self.session.npc_mode == NpcMode.FIXED_MODIFIERS
@@ -67,7 +67,7 @@ class RollAccess:
 
     @property
     def may_roll_secret(self) -> bool:
-        """Issue 13: only the GM rolls in secret, and reveals (rolls.secret)."""
+        """Only the GM rolls in secret, and reveals (rolls.secret)."""
         return self.may_roll and self.is_gm
 
 
@@ -119,7 +119,7 @@ def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) ->
 
 
 def may_write_entries(user, session: GameSession) -> bool:
-    """Issue 9: the GM of a running session deals damage, applies effects and grants items
+    """The GM of a running session deals damage, applies effects and grants items
     from the diary (each an entry in the session's chain)."""
     return session.is_running and diary_permissions.is_gm(user, session)
 
@@ -130,7 +130,7 @@ def may_write_entries_in_diary(session_access) -> bool:
 
 
 def may_use_item(user, session: GameSession, character) -> bool:
-    """Issue 9: in a running session, a character's potion or healing item is used by its
+    """In a running session, a character's potion or healing item is used by its
     owner (their action) or by the GM (noting it for them)."""
     return (
         session.is_running
@@ -239,7 +239,7 @@ def query_is_signed(user, session: GameSession, query: QueryDict) -> bool:
 
 
 # ---------------------------------------------------------------------------
-# Initiative events (issue 9)
+# Initiative events
 
 
 @dataclass(frozen=True)
@@ -270,7 +270,7 @@ def fight_access_in_diary(session_access) -> FightAccess:
 
 
 def may_read_secret(user, session: GameSession) -> bool:
-    """Issue 13: a secret roll's hidden record and salt, before the reveal: its session's GM,
+    """A secret roll's hidden record and salt, before the reveal: its session's GM,
     and moderators (they audit; a dispute about a hidden roll is theirs to settle). Never a
     player, even one whose character the roll concerns."""
     from config.roles import is_moderator

@@ -20,7 +20,7 @@ class RollAdmin(ReadOnlyAdmin):
 
 @admin.register(InitiativeEvent)
 class InitiativeEventAdmin(ReadOnlyAdmin):
-    """Initiative events (issue 9): changed only through the GM's controls, which write
+    """Initiative events: changed only through the GM's controls, which write
     their history; read here."""
 
     list_display = ["session", "name", "opened_turn", "opened_at", "ended_at"]
@@ -29,7 +29,7 @@ class InitiativeEventAdmin(ReadOnlyAdmin):
 
 @admin.register(InitiativeChange)
 class InitiativeChangeAdmin(ReadOnlyAdmin):
-    """An event's history is append-only (issue 9)."""
+    """An event's history is append-only."""
 
     list_display = ["event", "kind", "by", "turn_number", "created_at", "reason"]
     list_filter = ["kind"]

@@ -1,4 +1,4 @@
-"""Diary entries (issue 9): HP changes, effects, effects freed early, items granted and used.
+"""Diary entries: HP changes, effects, effects freed early, items granted and used.
 
 Each entry is a row of the session's roll chain (rolls.models.Roll with `test` one of
 ENTRY_KINDS and no die), written in ONE transaction with what it does to the sheet: the

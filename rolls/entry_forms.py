@@ -1,4 +1,4 @@
-"""Forms of the diary's entries (issue 9): the GM's HP change, effect, effect freed early and
+"""Forms of the diary's entries: the GM's HP change, effect, effect freed early and
 item grant, and a character's use of a potion or healing item. Every bad input is a Polish
 error next to its field; the one-time token (rolls.access) makes a repeated click answer
 with the entry it already made."""

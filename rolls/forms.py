@@ -44,7 +44,7 @@ SECRET_HELP = _(
 
 
 def secret_field() -> forms.BooleanField:
-    """Issue 13 (rolls.secret): the GM's "Rzut tajny" box, in every panel's token form."""
+    """The GM's "Rzut tajny" box (rolls.secret), in every panel's token form."""
     return forms.BooleanField(label=_("Secret roll"), required=False, help_text=SECRET_HELP)
 
 

@@ -1,4 +1,4 @@
-"""The GM's free-form roll form (issue 13): an expression in dice notation, what it is for,
+"""The GM's free-form roll form: an expression in dice notation, what it is for,
 optionally whom it concerns, and the post it lands in. Every refusal of the engine becomes
 its Polish sentence next to the expression (rolls.messages.notation_error_message)."""
 

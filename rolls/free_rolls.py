@@ -1,11 +1,11 @@
-"""Free-form dice (issue 13): what the rules leave to the GM — damage, random tables,
+"""Free-form dice: what the rules leave to the GM — damage, random tables,
 encounters — rolled from dice notation (rolls.engine.notation) into the session's chain.
 
 One service, `roll_make_free`, with roll_make's guarantees: one transaction under the
 session's row lock, a one-time token (a replay answers with its roll, the same token with
 other inputs is refused), every refusal before any die, and the chain's one writer
-(rolls.services.chain_append). Only the session's GM rolls free-form dice: the issue gives
-them to "what the rules leave to the GM"; a player's dice are the system's tests."""
+(rolls.services.chain_append). Only the session's GM rolls free-form dice: they are for
+"what the rules leave to the GM"; a player's dice are the system's tests."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class FreeRoll:
     expression: str
     label: str
     character_id: int | None = None
-    # Issue 13 (rolls.secret): only the commitment is public until the GM reveals it.
+    # A secret roll (rolls.secret): only the commitment is public until the GM reveals it.
     secret: bool = False
 
     def digest(self) -> str:

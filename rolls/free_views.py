@@ -1,4 +1,4 @@
-"""The GM's free-form roll page (issue 13): type an expression, see what it means, roll it
+"""The GM's free-form roll page: type an expression, see what it means, roll it
 into the session's chain (rolls.free_rolls.roll_make_free)."""
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ def free_roll(request, pk: int):
     session = _session_for_reader(request, pk)
     access = rolls_access.access_roll_panel(request.user, session)
     if not (access.may_roll and access.is_gm):
-        raise PermissionDenied  # free-form dice are the GM's (docs/decisions.md, issue 13)
+        raise PermissionDenied  # free-form dice are the GM's (docs/decisions.md)
     if request.method == "GET" and request.htmx:
         summary, error = _preview(request.GET.get("expression", ""))
         return render(

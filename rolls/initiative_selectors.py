@@ -1,4 +1,4 @@
-"""Reads of initiative events (issue 9): the running order with its marker, and the history.
+"""Reads of initiative events: the running order with its marker, and the history.
 
 The order is derived (rolls.engine.initiative.current_order) from the opening roll's scores
 and the event's history rows; a held character (characters.selectors.held_character_ids)
@@ -201,8 +201,8 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
         | Q(freed_at__gte=event.opened_at, freed_at__lte=until)
     )
     effects = list(effects)
-    # The diary entries that applied or freed these effects say who did it and why (issue 9:
-    # every change records who and why); an effect from the sheet has none: "the sheet".
+    # The diary entries that applied or freed these effects say who did it and why (every
+    # change records who and why); an effect from the sheet has none: "the sheet".
     entries = {}
     if effects:
         for test, record, username in Roll.objects.filter(

@@ -1,4 +1,4 @@
-"""Writes of initiative events (issue 9; RULES 1.4). Every change is one transaction that
+"""Writes of initiative events (RULES 1.4). Every change is one transaction that
 writes the change's history row too: the order is never edited silently.
 
 An event opens with the initiative roll that fixes its scores (`roll_make` calls

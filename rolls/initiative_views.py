@@ -1,4 +1,4 @@
-"""The initiative event's page (issue 9): the running order, the GM's controls, and every
+"""The initiative event's page: the running order, the GM's controls, and every
 event's history. Readers of the session's diary see it; the GM changes it."""
 
 from django.contrib import messages

@@ -13,13 +13,13 @@ PROBLEMS = {
     "bad_link": _("bad link to the previous roll"),
     "changed_record": _("changed record (its hash does not match)"),
     "wrong_position": _("record does not match its row (session or number)"),
-    # Issue 11: rolls.signing.
+    # rolls.signing.
     "unsigned": _("not signed (written without the site's signing key)"),
     "unknown_key": _("signed with a key the site does not trust"),
     "bad_signature": _("bad signature (not made by the site's key)"),
-    # Issue 11: rolls.recompute (verify_rolls --recompute).
+    # rolls.recompute (verify_rolls --recompute).
     "wrong_result": _("its result is not what its stored case and dice give"),
-    # Issue 13: rolls.secret.
+    # rolls.secret.
     "bad_reveal": _("a reveal that does not match the secret roll's commitment"),
     "hidden_changed": _("a secret roll's hidden record no longer gives its commitment"),
 }
@@ -52,7 +52,7 @@ def verify_chain(
     the first break. `keys` (key_id → public key) checks every signature; `recompute` rolls
     every stored case again through the engine.
 
-    Issue 13: a secret roll's entry is checked like any other (it holds a commitment, no
+    A secret roll's entry is checked like any other (it holds a commitment, no
     die); a reveal entry must reveal an earlier, not yet revealed secret roll with a record
     and salt that give its commitment, and with `recompute` the revealed record is rolled
     again like any roll."""
@@ -109,7 +109,7 @@ def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
 
 
 def _hidden_records_checked(report: ChainReport, session_id: int) -> ChainReport:
-    """Issue 13: each still-secret roll's hidden record and salt must give the commitment its
+    """Each still-secret roll's hidden record and salt must give the commitment its
     chain entry holds: changed behind the chain's back, the reveal would show a lie (the
     export cannot check this; only the site, which holds the hidden half, can)."""
     from rolls.models import SecretRoll

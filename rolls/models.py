@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import Character
 from diary.models import GameSession, Post
 
-# Issue 9: chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
+# Chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
 # change, an effect, an effect freed early, an item granted, an item used. `Roll.test`
 # holds the kind.
 ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use")
@@ -80,7 +80,7 @@ class Roll(models.Model):
     token = models.UUIDField(_("form token"))
     request_digest = models.CharField(max_length=64)
     created_at = models.DateTimeField(_("rolled at"))
-    # Issue 11 (rolls.signing): the app's Ed25519 signature over `hash`, and which key made it.
+    # Signing (rolls.signing): the app's Ed25519 signature over `hash`, and which key made it.
     # Nullable so that adding them is a plain ADD COLUMN: SQLite would otherwise rebuild the
     # table and lose its append-only triggers.
     key_id = models.CharField(_("signing key"), max_length=16, null=True, blank=True)  # noqa: DJ001
@@ -193,7 +193,7 @@ class RollAsk(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# The initiative event (issue 9; RULES 1.4): opened by an initiative roll, ended by the GM.
+# The initiative event (RULES 1.4): opened by an initiative roll, ended by the GM.
 
 
 class InitiativeEventQuerySet(models.QuerySet):
@@ -340,7 +340,7 @@ class InitiativeChange(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# Secret GM rolls (issue 13; rolls.secret): the chain holds a commitment, this table the rest.
+# Secret GM rolls (rolls.secret): the chain holds a commitment, this table the rest.
 
 
 class SecretRollQuerySet(models.QuerySet):

@@ -364,7 +364,7 @@ def _effect_kind(kind: str) -> str:
 
 
 def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
-    """A diary entry (issue 9) in words, from its record only; and whether it left the
+    """A diary entry in words, from its record only; and whether it left the
     character at 0 HP."""
     if kind == "hp":
         delta = entry["delta"]

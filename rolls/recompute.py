@@ -1,4 +1,4 @@
-"""Recompute a stored roll from its stored case (issue 11, `verify_rolls --recompute`).
+"""Recompute a stored roll from its stored case (`verify_rolls --recompute`).
 
 Every roll's record keeps the engine's `result.to_dict()`, which names the system, the test,
 its full input and the dice in the order they were rolled. Parsing that input again and
@@ -24,7 +24,7 @@ def _plain(value):
 
 def recompute_problem(record: dict, is_entry) -> str | None:
     """None if the record's result is what its case gives, else a short reason. `is_entry`
-    tells a diary entry's record (rolls.models.is_entry_record). Issue 13: a secret roll's
+    tells a diary entry's record (rolls.models.is_entry_record). A secret roll's
     entry has nothing to recompute until revealed; a reveal's revealed record is rolled
     again like any roll (rolls.ledger checks it against the commitment)."""
     from rolls.secret import is_reveal_record, is_secret_record

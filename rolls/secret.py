@@ -1,4 +1,4 @@
-"""Secret GM rolls (issue 13): a commitment in the chain now, the record revealed later.
+"""Secret GM rolls: a commitment in the chain now, the record revealed later.
 
 A secret roll's chain entry carries only a commitment to its full record; the
 record and the salt stay hidden (rolls.models.SecretRoll) until the GM reveals them.

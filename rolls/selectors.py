@@ -23,7 +23,7 @@ def sheets_in_play(session, ids=None) -> dict[int, Character]:
             participations__session=session, participations__status=ParticipationStatus.ACCEPTED
         ).values("pk")
     )
-    # Issue 8, mode gm_character: the NPCs' stand-in sheets play in the panel too (the other
+    # Mode gm_character: the NPCs' stand-in sheets play in the panel too (the other
     # side of an opposed roll, initiative), though they are never participants.
     # Only while the session plays NPCs that way (the mode may change until the plan is accepted).
     stand_ins = Q(
@@ -178,7 +178,7 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
     # The requests waiting for an answer: the GM's list, while the session runs.
     open_asks = [ask_view(a, **who) for a in ledger.open_asks]
-    # Issue 9: an event is opened by a roll (the marker moves) but ended without one, so a
+    # An event is opened by a roll (the marker moves) but ended without one, so a
     # cached event id is checked live; no id means no event, without a query.
     event_id = ledger.running_event_id
     event = initiative_selectors.running_event(access.session, pk=event_id) if event_id else None
@@ -217,7 +217,7 @@ def _refuses_extra_action_rolls(session) -> bool:
 
 
 def _entry_forms(access, entry_character=None) -> dict:
-    """The GM's entry forms for the diary (issue 9), each with its own one-time token; a
+    """The GM's entry forms for the diary, each with its own one-time token; a
     link's `?entry_character=<pk>` (the sheet's) preselects that character."""
     from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
 
@@ -312,7 +312,7 @@ class TurnActionRolls:
 
 def action_rolls_in_turn(session, character_id: int, turn_number: int) -> TurnActionRolls:
     """One aggregate over the index on (character, turn): the turn's rolls are counted, never
-    loaded (issue 12: a turn with thousands of rolls costs what a turn with one does)."""
+    loaded (a turn with thousands of rolls costs what a turn with one does)."""
     action, use = models.Q(is_action=True), models.Q(test="item_use")
     row = Roll.objects.filter(
         session=session, character_id=character_id, turn_number=turn_number
@@ -328,8 +328,8 @@ def in_combat(session) -> bool:
     """Whether an initiative event is running in the session (RULES 1.5: outside combat a
     second action roll in a turn is refused; in combat actions are counted, not refused).
 
-    An initiative roll opens the event and the GM ends it (issue 9, rolls.models
-    .InitiativeEvent); every caller asks here and nowhere else."""
+    An initiative roll opens the event and the GM ends it (rolls.models.InitiativeEvent);
+    every caller asks here and nowhere else."""
     from rolls.models import InitiativeEvent
 
     return InitiativeEvent.objects.running().filter(session=session).exists()

@@ -1,4 +1,4 @@
-"""Ed25519 signatures on the ledger's rows (issue 11).
+"""Ed25519 signatures on the ledger's rows.
 
 The hash chain proves that no row was changed or removed, but anyone who can INSERT into
 the table could append a forged row with a correct hash. Each row is therefore signed, as it

@@ -29,7 +29,7 @@ from rolls.secret import SECRET_TEST
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
-    # The current turn rides along (issue 12): the panel and the roll read it off the row.
+    # The current turn rides along: the panel and the roll read it off the row.
     sessions = GameSession.objects.select_related("gm", "current_turn")
     session = get_object_or_404(sessions, pk=pk)
     if not diary_permissions.can_read_session(request.user, session):

@@ -1,6 +1,6 @@
-"""Seed the q10, ciernie and arsmagica catalogs (issue 10).
+"""Seed the q10, ciernie and arsmagica catalogs.
 
-docs/decisions.md (issue 10) lists which entries come from seeds 001–003 and which were
+docs/decisions.md ("The catalogs") lists which entries come from seeds 001–003 and which were
 added for a playable demo (the attributes below say it too). Re-running adds only what is
 missing.
 """

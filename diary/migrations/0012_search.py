@@ -1,4 +1,4 @@
-"""Issue 13, search: the `unaccent` extension, a text search configuration built on it, and
+"""Search: the `unaccent` extension, a text search configuration built on it, and
 a GIN index on the posts' search expression.
 
 `codziennik_search` is PostgreSQL's "simple" configuration (stock builds have no Polish

@@ -1,4 +1,4 @@
-"""Free-form rolls in dice notation (issue 13): damage, random tables, encounters.
+"""Free-form rolls in dice notation: damage, random tables, encounters.
 
 What the rules leave to the GM is rolled from an expression such as `2d6+3`,
 `4d6kh3`, `1d6!` or `2k10-(1d4+1)` (Polish players write `k` for the die: `2k6`).

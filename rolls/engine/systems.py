@@ -22,7 +22,7 @@ SYSTEMS: dict[str, ModuleType] = {
     q10.SYSTEM: q10,
     ciernie.SYSTEM: ciernie,
     arsmagica.SYSTEM: arsmagica,
-    notation.SYSTEM: notation,  # free-form dice notation (issue 13): no probability
+    notation.SYSTEM: notation,  # free-form dice notation: no probability
 }
 
 

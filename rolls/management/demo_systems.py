@@ -1,4 +1,4 @@
-"""Demo data for issue 10: a running session of each of q10, ciernie and arsmagica.
+"""Demo data for the other systems: a running session of each of q10, ciernie and arsmagica.
 
 `seed_system_sessions(users)` builds, through the same services the pages use, for each
 system: a session run by `gm` with its plan accepted by `moderator`, three characters of

@@ -1,5 +1,5 @@
 """Demo data for `make run`: users, a running forum1000 session, three characters, posts;
-and (issue 10, rolls/management/demo_systems.py) a running q10, ciernie and arsmagica session.
+and (rolls/management/demo_systems.py) a running q10, ciernie and arsmagica session.
 
 Everything goes through the same services the pages use. Running it again
 changes nothing and prints the credentials again.
@@ -31,7 +31,7 @@ from rolls.systems.forum1000.cases import case_for
 from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from rolls.systems.q10.demo import seed_q10_rolls
 
-# Issue 10: each system's demo rolls (rolls/demo_<system>.py).
+# Each system's demo rolls (rolls/demo_<system>.py).
 DEMO_ROLLS = {
     "q10": seed_q10_rolls,
     "ciernie": seed_ciernie_rolls,
@@ -134,7 +134,7 @@ class Command(BaseCommand):
                 self._session(users)
                 seed_stand_in_session(users)
                 seed_search_words(users)
-            # Issue 10: a running session of each other system (added to an older demo too).
+            # A running session of each other system (added to an older demo too).
             systems_present = GameSession.objects.filter(
                 title=SYSTEM_SESSIONS[RuleSystem.Q10]["title"], gm=users["gm"]
             ).exists()
@@ -142,7 +142,7 @@ class Command(BaseCommand):
                 for system, (session, characters) in seed_system_sessions(users).items():
                     # A roll of every test, through the service the panel uses.
                     DEMO_ROLLS[system](session, characters, users)
-            # Issue 13: portraits for the forum1000 demo characters (added to an older demo too).
+            # Portraits for the forum1000 demo characters (added to an older demo too).
             portraits_added = seed_portraits(users)
         if present and systems_present and not portraits_added:
             self.stdout.write("Demo data already present.")
@@ -243,7 +243,7 @@ class Command(BaseCommand):
         return session
 
     def _quote(self, quoted, users: dict, characters: dict) -> None:
-        """Issue 13: a reply quoting part of the GM's opening post, linked back to it (and the
+        """A reply quoting part of the GM's opening post, linked back to it (and the
         GM's bell tells of the quote)."""
         from diary.quoting import quote_markdown
 
@@ -457,7 +457,7 @@ class Command(BaseCommand):
                     move_mounted=True,
                 )
             for request in rolls:
-                # Issue 9: the initiative roll opens the fight at the gate, left running.
+                # The initiative roll opens the fight at the gate, left running.
                 name = DEMO_GATE_FIGHT_NAME if request.kind == "initiative" else ""
                 roll_make(
                     session=session,
@@ -467,7 +467,7 @@ class Command(BaseCommand):
                 )
 
     def _turn_deadline(self, session: GameSession, gm) -> None:
-        """Issue 8: the current turn ends in two days, at 20:00 Polish time."""
+        """The current turn ends in two days, at 20:00 Polish time."""
         warsaw = ZoneInfo("Europe/Warsaw")
         day = (timezone.now() + timedelta(days=2)).astimezone(warsaw)
         deadline = day.replace(hour=20, minute=0, second=0, microsecond=0)
@@ -486,7 +486,7 @@ class Command(BaseCommand):
 
 
 def seed_portraits(users: dict) -> int:
-    """Issue 13: a portrait for each forum1000 demo character that has none, through the
+    """A portrait for each forum1000 demo character that has none, through the
     checker and service the sheet's upload uses. The number added."""
     from django.core.files.uploadedfile import SimpleUploadedFile
 
@@ -527,7 +527,7 @@ Drużyna eskortuje wóz **starego kupca** przez bród na Czarnej Rzece. We mgle 
 3. Jeśli drużyna zawróci, kupiec jedzie sam, a rano wóz stoi pusty przy brodzie.
 """
 
-# Issue 8: the demo session's NPCs (mode fixed_modifiers, seed 000 line 51): name,
+# The demo session's NPCs (mode fixed_modifiers, seed 000 line 51): name,
 # description, visible to players, and (interaction, modifier, reason) rows.
 DEMO_NPCS = [
     (
@@ -552,7 +552,7 @@ DEMO_NPCS = [
 
 
 def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
-    """Issue 13: two secret GM rolls in the current turn, hidden checks for a trap under the
+    """Two secret GM rolls in the current turn, hidden checks for a trap under the
     gate: Mira's, revealed (the diary shows its result beside its commitment), and Borys's,
     still a commitment only."""
     from rolls.services import secret_roll_reveal
@@ -606,7 +606,7 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
     roll_make(session=session, by=gm, case=case_for(session, request), token=uuid.uuid4())
 
 
-# Issue 8: the other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
+# The other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
 # a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
 STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
 DEMO_FIGHT_NAME = "Wilki u brodu"
@@ -666,7 +666,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
         nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
     )
     strength = attributes["Siła"].pk
-    # Issue 9: the initiative roll opens a fight that is left running (docs/decisions.md).
+    # The initiative roll opens a fight that is left running (docs/decisions.md).
     initiative = RollRequest(
         kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
     )
@@ -686,7 +686,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
 
 
 def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
-    """Issue 9, in the fight of the current turn: the GM's damage with reasons, a stun for
+    """In the fight of the current turn: the GM's damage with reasons, a stun for
     two turns, a potion granted in the GM's post, and Lirael drinking one (HP back, no roll,
     her second action of the turn)."""
     from rolls import entries
@@ -751,7 +751,7 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
     entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())
 
 
-# Issue 13: the GM's free-form rolls in the demo, as (expression, label, character name).
+# The GM's free-form rolls in the demo, as (expression, label, character name).
 DEMO_FREE_ROLLS = (
     ("2k6+3", "Obrażenia od topora strażnika", "Borys"),
     ("4k6kh3", "Tabela spotkań na szlaku: kto nadjeżdża", None),
@@ -759,7 +759,7 @@ DEMO_FREE_ROLLS = (
 
 
 def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
-    """Issue 13: the GM rolls damage and a keep-highest table roll in dice notation, through
+    """The GM rolls damage and a keep-highest table roll in dice notation, through
     the service the free-form roll page uses; both land in the GM's post of the turn."""
     from rolls.free_rolls import FreeRoll, roll_make_free
 
@@ -776,7 +776,7 @@ def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
         )
 
 
-# Issue 13: the demo player has read all but the last few posts others wrote, so the home
+# The demo player has read all but the last few posts others wrote, so the home
 # page and the session list show a count and the diary marks the first one "Nowe".
 DEMO_UNREAD_POSTS = 3
 
@@ -796,7 +796,7 @@ def seed_read_marks(session: GameSession, users: dict) -> None:
     read_mark_advance(user=player, session_id=session.pk, post_id=first_unread - 1)
 
 
-# Issue 13, search: a word in turn 3 of the demo session that all three players may find,
+# Search: a word in turn 3 of the demo session that all three players may find,
 # and one only in the stand-in session, which gracz (Lirael) may not read.
 SEARCH_WORD_TURN_3 = "żurawiem"
 SEARCH_WORD_HIDDEN_FROM_GRACZ = "jemioły"

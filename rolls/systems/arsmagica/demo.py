@@ -1,4 +1,4 @@
-"""The demo's Ars Magica rolls (issue 10): every test, through the panel's own path.
+"""The demo's Ars Magica rolls: every test, through the panel's own path.
 
 `seed_arsmagica_rolls` fills the panel's forms as the GM would, takes their `Case` and rolls
 it with `rolls.services.roll_make`, with scripted dice so the demo always shows the

@@ -43,7 +43,7 @@ DIE_WORDS = {
     "stress": pgettext_lazy("in a sentence", "stress die"),
 }
 
-# The usual Ars Magica ease factors (docs/decisions.md, issue 10), offered as a picker;
+# The usual Ars Magica ease factors (docs/decisions.md, "Ars Magica"), offered as a picker;
 # any other whole number from 0 to EASE_MAX can be typed.
 EASE_LEVELS = [
     (3, pgettext_lazy("ease factor", "Simple")),
@@ -403,7 +403,7 @@ class StressForm(ArsForm):
         )
         if not self.gm:
             # How many botch dice the situation calls for is the GM's call: a player's own
-            # stress roll uses the usual one (docs/decisions.md, issue 10).
+            # stress roll uses the usual one (docs/decisions.md, "Ars Magica").
             del self.fields["botch_dice"]
 
     def _botch_dice(self, cleaned) -> int | None:

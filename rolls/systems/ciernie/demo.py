@@ -1,4 +1,4 @@
-"""Demo rolls of a running Ciernie i Gwiazdy session: one of every test (issue 10).
+"""Demo rolls of a running Ciernie i Gwiazdy session: one of every test.
 
 `seed_ciernie_rolls` builds each test through the panel's own forms (rolls/panel_ciernie.py)
 from the characters' sheets, and rolls it through `rolls.services.roll_make`, the

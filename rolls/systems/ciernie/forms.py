@@ -36,7 +36,7 @@ from rolls.plugins import (
 
 SYSTEM = engine.SYSTEM
 
-# Ranges the forms keep to (docs/decisions.md, issue 10).
+# Ranges the forms keep to (docs/decisions.md, "Ciernie i Gwiazdy").
 TYPED_MODIFIER_LIMIT = 10  # the GM's typed threshold modifier: −10..+10
 FACTOR_RANGE = (0, 20)  # a skill test's factor (a lock's class, a mechanism's level)
 OPPOSING_VALUE_RANGE = (0, 30)  # an opposing value the GM types (attributes run about 1–20)
@@ -47,7 +47,7 @@ MODES = [
     ("attribute", gettext_lazy("Attribute test")),
     ("combined", gettext_lazy("Combined test")),
     ("comparative", gettext_lazy("Comparative test")),
-    # Not "effect": a diary entry (issue 9) is stored with that kind.
+    # Not "effect": a diary entry is stored with that kind.
     ("effect_test", gettext_lazy("Effect test")),
     ("skill", gettext_lazy("Skill test")),
 ]
@@ -242,7 +242,7 @@ class CiernieForm(SheetCaseForm):
         self.fields["sources"].choices = [(s.key, s.label) for s in modifier_sources(character)]
         self.fields["reroll_sources"].choices = [(s.key, s.name) for s in reroll_sources(character)]
         if not gm:
-            # Typed modifiers are the GM's (decisions, issue 10): a player picks the difficulty
+            # Typed modifiers are the GM's (docs/decisions.md): a player picks the difficulty
             # the GM named and ticks the sheet's own modifiers only.
             for name in self.GM_FIELDS:
                 self.fields.pop(name, None)

@@ -122,7 +122,7 @@ class SideForm(forms.Form):
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in characters}
         if npc_modifiers:
-            # The GM's target NPC and interaction (issue 8), before the typed modifiers.
+            # The GM's target NPC and interaction, before the typed modifiers.
             self.fields["npc_modifier"] = forms.TypedChoiceField(
                 label=_("Target NPC"),
                 coerce=int,
@@ -355,7 +355,7 @@ class HealingForm(forms.Form):
 class InitiativeForm(forms.Form):
     """The event's name, and per character of the session: whether it sits the event out
     (everyone takes part unless the GM ticks it), a modifier and its reason. The roll opens
-    an initiative event (issue 9) for the characters taking part."""
+    an initiative event for the characters taking part."""
 
     # The table's column: the attribute the engine rolls initiative on.
     speed_attribute = f1000.SPEED_ATTRIBUTE

@@ -42,7 +42,7 @@ class SideRequest:
     action_reason: str = ""
     gm_difficulty: GmModifier = field(default_factory=GmModifier)
     gm_bonus: GmModifier = field(default_factory=GmModifier)
-    # Mode fixed_modifiers (issue 8): the targeted NPC's modifier for one interaction.
+    # Mode fixed_modifiers: the targeted NPC's modifier for one interaction.
     npc_modifier_id: int | None = None
 
     @property
@@ -301,7 +301,7 @@ def build_test(
 ):
     """The engine test for a whole request; RequestError or RuleError if it cannot be made.
 
-    `session` is needed only for an NPC target (issue 8)."""
+    `session` is needed only for an NPC target."""
     if request.kind in SIDE_TESTS:
         return build_side(request.a, characters, criticals, "a-", session)
     for prefix, side in (("a-", request.a), ("b-", request.b)):

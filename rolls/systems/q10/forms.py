@@ -46,7 +46,7 @@ assert set(LEVEL_NAMES) == set(q10.DIFFICULTY_LEVELS)
 OTHER = "other"
 DEFAULT_DIFFICULTY = 15
 
-# What a person may type (documented in docs/decisions.md, issue 10).
+# What a person may type (documented in docs/decisions.md, "Q10").
 POOL_MODIFIER_ROWS = 3
 POOL_MODIFIER_LIMIT = 10  # a pool modifier's dice and keep lie in −10..+10
 CIRCUMSTANCE_ROWS = 3
@@ -93,7 +93,7 @@ def _bounded(label, limit: int) -> forms.IntegerField:
 
 
 def _source_keep(source) -> int:
-    """The catalog's keep modifier where the sheets have it (issue 10), else 0."""
+    """The catalog's keep modifier where the sheets have it, else 0."""
     return int(getattr(source, "keep_modifier", 0) or 0)
 
 
