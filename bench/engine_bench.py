@@ -182,7 +182,7 @@ def cold_process_tables() -> list[str]:
     ]
     for kind, name in (
         ("app", "app started as production does (tables built at start)"),
-        ("engine", "engine only, no tables built (before issue 12)"),
+        ("engine", "engine only, no tables built (before)"),
     ):
         samples, loads, warms = [], [], []
         for _ in range(COLD_PROCESSES):
