@@ -605,7 +605,7 @@ def report(data: dict, args) -> str:
             f"| {variant} | {NAMES[cell]} | {connections} | {row['rps']:.1f} |"
             f" {row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {', '.join(map(str, row['runs']))} |"
         )
-    lines += ["", f"Ratios at c={TABLE_CONNECTIONS} (the issue's table):", ""]
+    lines += ["", f"Ratios at c={TABLE_CONNECTIONS} (docs/performance.md):", ""]
     lines += ["| server | what | ratio | goal |", "|---|---|---:|---|"]
     for variant in meta["variants"]:
         for text, goal in ratios(table, variant, TABLE_CONNECTIONS):
