@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from diary.models import GameSession, Post
 from rolls import signing
-from rolls.ledger import chain_hash
+from rolls.chain import chain_hash
 from rolls.models import Roll
 
 BATCH = 2000

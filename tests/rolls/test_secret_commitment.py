@@ -1,6 +1,6 @@
 import hashlib
 
-from rolls.ledger import canonical_json
+from rolls.chain import canonical_json
 from rolls.secret import commitment_for, commitment_matches, new_salt_hex
 
 
