@@ -9,7 +9,7 @@ from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from diary.models import Post
+from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import services
@@ -48,15 +48,7 @@ def free_roll(request, pk: int):
             {"summary": summary, "preview_error": error},
         )
     turn = current_turn(session)
-    posts = (
-        list(
-            Post.objects.filter(
-                session=session, author=request.user, turn=turn, hidden_at__isnull=True
-            ).order_by("-id")
-        )
-        if turn
-        else []
-    )
+    posts = own_posts_in_turn(session, request.user, turn)
     characters = list(sheets_in_play(session).values())
     posted = request.method == "POST"
     form = FreeRollForm(
