@@ -19,6 +19,7 @@ from diary.access import (
     access_post,
     access_session,
     joinable_characters,
+    npc_access,
     sessions_open_to_join,
 )
 from diary.forms import (
@@ -224,8 +225,6 @@ def _diary_context(
 
 def _npc_context(access: SessionAccess) -> dict:
     """The diary sidebar's NPCs."""
-    from diary.access import npc_access
-
     flags = npc_access(access)
     return {"npc_access": flags, "npcs": selectors.npc_roster_for(flags)}
 

@@ -17,8 +17,9 @@ from django.core.exceptions import PermissionDenied
 from django.http import QueryDict
 from django.utils.crypto import constant_time_compare
 
+from config.roles import is_moderator
 from diary import permissions as diary_permissions
-from diary.models import GameSession, RollPolicy
+from diary.models import GameSession, NpcMode, RollPolicy
 from rolls import registry
 
 
@@ -57,8 +58,6 @@ class RollAccess:
     @property
     def may_target_npcs(self) -> bool:
         """Mode fixed_modifiers: the GM applies an NPC's fixed modifier."""
-        from diary.models import NpcMode
-
         return self.may_type_modifiers and self.session.npc_mode == NpcMode.FIXED_MODIFIERS
 
     def may_roll_for(self, character) -> bool:
@@ -273,6 +272,4 @@ def may_read_secret(user, session: GameSession) -> bool:
     """A secret roll's hidden record and salt, before the reveal: its session's GM,
     and moderators (they audit; a dispute about a hidden roll is theirs to settle). Never a
     player, even one whose character the roll concerns."""
-    from config.roles import is_moderator
-
     return diary_permissions.is_gm(user, session) or is_moderator(user)

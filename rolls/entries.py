@@ -25,7 +25,7 @@ from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entry_forms
 from rolls.models import Roll
-from rolls.selectors import turn_actions
+from rolls.selectors import sheets_in_play, turn_actions
 from rolls.services import TokenReused, chain_append, lock_session, target_post
 
 __all__ = ["TokenReused"]
@@ -57,8 +57,6 @@ def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
 
 def _target(session: GameSession, character_id: int) -> Character:
     """A character playing in the session (accepted, or an NPC's stand-in), else refused."""
-    from rolls.selectors import sheets_in_play
-
     character = sheets_in_play(session, ids=[character_id]).get(character_id)
     if character is None:
         raise ValidationError({"character": _("This character does not play in this session.")})

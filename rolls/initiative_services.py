@@ -19,7 +19,9 @@ from django.utils.translation import gettext as _
 
 from diary.models import GameSession
 from diary.services import current_turn
+from rolls import initiative_selectors as selectors
 from rolls.access import access_fight
+from rolls.engine import systems as engine_systems
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant, Roll
 
 MAX_TURNS = 20  # the longest order modifier the GM can record, in turns
@@ -132,7 +134,6 @@ def initiative_marker_move(
     token: uuid.UUID | None = None,
 ) -> InitiativeChange:
     """The GM marks whom they resolve next: the one chosen, or (None) the next in the order."""
-    from rolls import initiative_selectors as selectors
 
     def build(event, turn):
         chosen = character_id
@@ -157,8 +158,6 @@ def initiative_modifier_add(
 ) -> InitiativeChange:
     """A speed or initiative modifier (a spell, an item) from this turn for `turns` turns:
     it counts in turns t .. t+turns-1 and ends by itself (rolls.engine.initiative)."""
-    from rolls.engine import systems as engine_systems
-
     # In the units of the session's system's typed modifiers (its engine's limit).
     limit = engine_systems.system_module(event.session.system).TYPED_MODIFIER_LIMIT
 

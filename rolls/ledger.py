@@ -5,7 +5,12 @@ from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
+from rolls import recompute as recomputing
+from rolls import secret as secrets_
+from rolls import signing
 from rolls.chain import GENESIS_HASH, chain_hash
+from rolls.models import Roll, SecretRoll, is_entry_record
+from rolls.secret import commitment_matches
 
 # What verification can find wrong with a roll, as stable codes with labels.
 PROBLEMS = {
@@ -56,11 +61,6 @@ def verify_chain(
     die); a reveal entry must reveal an earlier, not yet revealed secret roll with a record
     and salt that give its commitment, and with `recompute` the revealed record is rolled
     again like any roll."""
-    from rolls import recompute as recomputing
-    from rolls import secret as secrets_
-    from rolls import signing
-    from rolls.models import is_entry_record
-
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
     commitments: dict[int, str | None] = {}  # secret rolls seen: seq → commitment
     for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
@@ -95,9 +95,6 @@ def verify_chain(
 def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
     """The session's chain, every signature against the site's trusted keys and, with
     `recompute`, every roll against the engine."""
-    from rolls import signing
-    from rolls.models import Roll
-
     rows = (
         Roll.objects.filter(session_id=session_id)
         .order_by("seq")
@@ -112,9 +109,6 @@ def _hidden_records_checked(report: ChainReport, session_id: int) -> ChainReport
     """Each still-secret roll's hidden record and salt must give the commitment its
     chain entry holds: changed behind the chain's back, the reveal would show a lie (the
     export cannot check this; only the site, which holds the hidden half, can)."""
-    from rolls.models import SecretRoll
-    from rolls.secret import commitment_matches
-
     hidden = (
         SecretRoll.objects.filter(roll__session_id=session_id, reveal__isnull=True)
         .order_by("roll__seq")

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from diary.models import GameSession, Post
+from rolls import signing
 
 # Chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
 # change, an effect, an effect freed early, an item granted, an item used. `Roll.test`
@@ -109,8 +110,6 @@ class Roll(models.Model):
             raise LedgerError("Rolls are append-only: a roll is never changed.")
         if not self.signature:
             # Every writer of the chain signs here, as the row is written (rolls.signing).
-            from rolls import signing
-
             self.key_id, self.signature = signing.sign(self.hash)
         super().save(*args, **kwargs)
 

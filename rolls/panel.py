@@ -21,7 +21,7 @@ from django.utils.translation import gettext as _
 
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
-from rolls import registry, selectors
+from rolls import initiative_selectors, registry, selectors
 from rolls.access import RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
 from rolls.forms import PanelTokenForm
@@ -145,8 +145,6 @@ class Panel:
     @property
     def fight(self):
         """The running initiative event beside the panel, or None."""
-        from rolls import initiative_selectors
-
         event = initiative_selectors.running_event(self.session)
         if event is None:
             return None

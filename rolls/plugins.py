@@ -201,8 +201,6 @@ class CasePreview:
     @property
     def chance_text(self) -> str:
         """The chance as a percent, as shown ("37,5"); "" when no roll is made."""
-        from rolls.plugins import percent_text
-
         return percent_text(self.chance) if self.chance is not None else ""
 
 

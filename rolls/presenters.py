@@ -13,10 +13,13 @@ from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
+from characters.models import EffectKind
 from characters.numbers import with_minus
+from diary.page_cache import memo
 from rolls import registry
 from rolls.engine import notation as free_notation
 from rolls.models import is_entry_record
+from rolls.secret import commitment_matches, is_reveal_record, is_secret_record
 
 # What the chain holds besides the systems' rolls, by kind.
 KINDS = {
@@ -258,8 +261,6 @@ class _RevealedRow:
 def _reveal_view(roll, record: dict) -> RollView:
     """A reveal: the secret roll's lines as any roll of its test shows them, and whether the
     revealed record and salt give the commitment (the verifiers check it against the chain)."""
-    from rolls.secret import commitment_matches
-
     reveals = record["reveals"]
     full = reveals["record"]
     inner = _roll_view(_RevealedRow(reveals["seq"], full, roll.hash, roll.system, roll.session_id))
@@ -280,8 +281,6 @@ def hidden_view(roll, hidden) -> RollView:
 
 
 def _roll_view(roll) -> RollView:
-    from rolls.secret import is_reveal_record, is_secret_record
-
     record = roll.record
     if is_secret_record(record):
         return _secret_view(roll, record)
@@ -358,8 +357,6 @@ def ask_url(session_id: int, post_id: int, ask_id: int) -> str:
 
 
 def _effect_kind(kind: str) -> str:
-    from characters.models import EffectKind
-
     return str(EffectKind(kind).label) if kind in EffectKind.values else kind
 
 
@@ -450,8 +447,6 @@ def rendered_roll(roll) -> RenderedRoll:
     language), the HTML can never be stale or another roll's."""
     from django.template.loader import render_to_string
     from django.utils.translation import get_language
-
-    from diary.page_cache import memo
 
     def render() -> RenderedRoll:
         view = roll_view(roll)

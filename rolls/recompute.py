@@ -15,6 +15,7 @@ import json
 from rolls.engine import systems
 from rolls.engine.dice import DiceError, ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.secret import is_reveal_record, is_secret_record
 
 
 def _plain(value):
@@ -27,8 +28,6 @@ def recompute_problem(record: dict, is_entry) -> str | None:
     tells a diary entry's record (rolls.models.is_entry_record). A secret roll's
     entry has nothing to recompute until revealed; a reveal's revealed record is rolled
     again like any roll (rolls.ledger checks it against the commitment)."""
-    from rolls.secret import is_reveal_record, is_secret_record
-
     if is_secret_record(record):
         return None
     if is_reveal_record(record):

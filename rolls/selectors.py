@@ -8,9 +8,20 @@ from django.db import models
 from django.db.models import Count
 from django.utils.translation import get_language
 
-from characters.models import Character
-from diary.models import NpcMode, ParticipationStatus
-from rolls.models import AskStatus, Roll, RollAsk
+from characters.models import Character, HealingPotion
+from diary.models import NpcMode, ParticipationStatus, SessionStatus
+from diary.page_cache import memo
+from diary.selectors import DiaryRolls, TurnActions
+from rolls import initiative_selectors, registry
+from rolls.access import (
+    fight_access_in_diary,
+    may_open_item_use,
+    may_roll_in_diary,
+    may_write_entries_in_diary,
+)
+from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
+from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
+from rolls.presenters import rendered_roll
 
 
 def sheets_in_play(session, ids=None) -> dict[int, Character]:
@@ -77,8 +88,6 @@ def entry_targets(session) -> list[Character]:
 def usable_items(session, user, *, is_gm: bool) -> list:
     """Potions and healing items of the characters playing in the session that this user may
     use: their own characters', or every one for the GM (one query)."""
-    from characters.models import HealingPotion
-
     potions = HealingPotion.objects.filter(
         character__participations__session=session,
         character__participations__status=ParticipationStatus.ACCEPTED,
@@ -105,8 +114,6 @@ class _PageLedger:
 
 
 def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: bool):
-    from diary.page_cache import memo
-
     def read() -> _PageLedger:
         head, event_id = _chain_head_and_running_event(session)
         counts, uses = turn_action_counts(session, turn_number) if turn_number else ({}, {})
@@ -138,8 +145,6 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
 def _rolls_html_by_post(rolls) -> dict[int, str]:
     from django.template.loader import render_to_string
 
-    from rolls.presenters import rendered_roll
-
     views: dict[int, list] = {}
     for roll in rolls:
         views.setdefault(roll.post_id, []).append(rendered_roll(roll))
@@ -158,15 +163,6 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
     per request is the running event (four queries while one runs, since ending it moves no
     marker) and the GM's entry forms (two). The user's role comes from the page's
     SessionAccess."""
-    from diary.selectors import DiaryRolls
-    from rolls import initiative_selectors
-    from rolls.access import (
-        fight_access_in_diary,
-        may_open_item_use,
-        may_roll_in_diary,
-        may_write_entries_in_diary,
-    )
-
     running = access.session.is_running
     shows_open_asks = access.is_gm and running
     ledger = _page_ledger(
@@ -210,8 +206,6 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
 
 
 def _refuses_extra_action_rolls(session) -> bool:
-    from rolls import registry
-
     system = registry.system_for(session.system)
     return bool(system and system.refuses_extra_action_rolls)
 
@@ -219,8 +213,6 @@ def _refuses_extra_action_rolls(session) -> bool:
 def _entry_forms(access, entry_character=None) -> dict:
     """The GM's entry forms for the diary, each with its own one-time token; a
     link's `?entry_character=<pk>` (the sheet's) preselects that character."""
-    from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
-
     targets = entry_targets(access.session)
     picked = preselected_character(entry_character, targets)
     return {
@@ -238,8 +230,6 @@ def _entry_forms(access, entry_character=None) -> dict:
 def asks_waiting_for(user) -> list:
     """A GM's home: the players' requests for rolls waiting in the running sessions they run,
     oldest first, each with its one-click answer."""
-    from diary.models import SessionStatus
-
     if not user.is_authenticated:
         return []
     asks = (
@@ -330,16 +320,12 @@ def in_combat(session) -> bool:
 
     An initiative roll opens the event and the GM ends it (rolls.models.InitiativeEvent);
     every caller asks here and nowhere else."""
-    from rolls.models import InitiativeEvent
-
     return InitiativeEvent.objects.running().filter(session=session).exists()
 
 
 def turn_actions(session, turn, character_id: int):
     """For the diary's movement check (RULES 1.5): the character's action rolls and item
     uses this turn, and whether a fight runs. Registered with diary.selectors in rolls/apps.py."""
-    from diary.selectors import TurnActions
-
     counted = action_rolls_in_turn(session, character_id, turn.number)
     return TurnActions(
         action_rolls=counted.count, in_combat=in_combat(session), item_uses=counted.item_uses
@@ -371,8 +357,6 @@ def chain_head(session) -> ChainHead:
 def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
     """chain_head() and the running initiative event's id, in one query."""
     from django.db.models import OuterRef, Subquery
-
-    from rolls.models import InitiativeEvent
 
     running = InitiativeEvent.objects.running().filter(session=OuterRef("session")).values("pk")
     last = (

@@ -15,6 +15,7 @@ from characters.models import Character
 from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
+from rolls.services import roll_make
 from rolls.systems.arsmagica import forms as panel_arsmagica
 
 
@@ -26,8 +27,6 @@ def _strongest(character: Character) -> tuple[int, int | None]:
 
 
 def _roll(session, gm, character: Character, mode: str, fields: dict, faces: list[int]):
-    from rolls.services import roll_make
-
     playing = list(sheets_in_play(session).values())
     characteristic, ability = _strongest(character)
     data = {

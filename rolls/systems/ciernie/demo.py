@@ -21,6 +21,7 @@ from rolls.engine import ciernie as engine
 from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
+from rolls.services import roll_make
 from rolls.systems.ciernie import forms as panel
 
 
@@ -79,8 +80,6 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
     `characters` (its playing characters; an NPC stand-in among them is the other side of
     the comparative test). Returns the rolls made, in order. `users` is accepted for the
     demo command's symmetry; the GM rolls, as in play."""
-    from rolls.services import roll_make
-
     gm = session.gm
     sheets = _characters(session, characters)
     stand_ins = [c for c in sheets_in_play(session).values() if c.is_stand_in]

@@ -8,6 +8,7 @@ from characters.models import Skill
 from characters.numbers import signed_number
 from rolls.engine import forum1000 as f1000
 from rolls.plugins import Case, RequestError
+from rolls.selectors import sheets_in_play
 from rolls.systems.forum1000.effects import Heals, OpensInitiativeEvent, TargetsNpc
 from rolls.systems.forum1000.requests import SIDE_TESTS, RollRequest, build_test, npc_target
 
@@ -15,8 +16,6 @@ from rolls.systems.forum1000.requests import SIDE_TESTS, RollRequest, build_test
 def case_for(session, request: RollRequest, *, event_name: str = "") -> Case:
     """The Case of a request in a session, reading the sheets now (the demo's rolls, and
     anything else that rolls without the panel's forms)."""
-    from rolls.selectors import sheets_in_play
-
     sheets = sheets_in_play(session, ids=request.character_ids)
     return case_of(request, sheets, session, event_name=event_name)
 

@@ -18,6 +18,8 @@ from characters.models import (
     SheetChangeKind,
 )
 from characters.services import sheet_record_change
+from rolls.initiative_services import initiative_event_open
+from rolls.models import InitiativeEvent
 from rolls.plugins import Effect, RequestError, RollContext
 from rolls.systems.forum1000.requests import NpcTarget
 
@@ -83,15 +85,11 @@ class OpensInitiativeEvent(Effect):
     name: str = ""
 
     def check(self, context: RollContext) -> None:
-        from rolls.models import InitiativeEvent
-
         running = InitiativeEvent.objects.running().filter(session=context.session).first()
         if running is not None:
             raise RequestError("event_name", "event_running", name=running.name or _("untitled"))
 
     def after(self, context: RollContext, roll) -> None:
-        from rolls.initiative_services import initiative_event_open
-
         initiative_event_open(session=context.session, roll=roll, by=context.by, name=self.name)
 
     def digest_data(self) -> dict:

@@ -25,12 +25,14 @@ from rolls.plugins import (
     character_label,
 )
 from rolls.plugins import typed_modifier_field as common_typed_modifier_field
+from rolls.systems.forum1000.cases import case_of
 from rolls.systems.forum1000.requests import (
     GmModifier,
     InitiativeLine,
     RollRequest,
     SideRequest,
 )
+from rolls.systems.forum1000.selectors import npc_modifiers
 
 
 def _gm_choices(scope: f1000.Scope) -> list[tuple[int, str]]:
@@ -477,8 +479,6 @@ class Forum1000Form(ModeForm):
     )
 
     def __init__(self, mode: str, data, context: FormContext):
-        from rolls.systems.forum1000.selectors import npc_modifiers
-
         self.mode = mode
         self.context = context
         self.side_a = self.side_b = self.healing = self.initiative = None
@@ -563,8 +563,6 @@ class Forum1000Form(ModeForm):
         return RollRequest(kind=a.test, a=a)
 
     def case(self) -> Case:
-        from rolls.systems.forum1000.cases import case_of
-
         characters = {c.pk: c for c in self.context.all_characters}
         event = self.initiative.cleaned_data.get("event_name", "") if self.initiative else ""
         return case_of(self.request(), characters, self.context.session, event_name=event)

@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import asdict, dataclass, field
 
 from characters.models import Character, Skill
+from diary.models import NpcMode, NpcModifier
 from rolls.chain import canonical_json
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
@@ -207,8 +208,6 @@ def npc_target(side: SideRequest | None, session, prefix: str = "a-") -> NpcTarg
     """The side's NPC target in this session (mode fixed_modifiers only), or a refusal."""
     if side is None or not side.npc_modifier_id:
         return None
-    from diary.models import NpcMode, NpcModifier
-
     field_name = f"{prefix}npc_modifier"
     if session is None or session.npc_mode != NpcMode.FIXED_MODIFIERS:
         raise RequestError(field_name, "npc_mode")

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+from diary.models import NpcModifier
+
 
 def npc_modifiers(session) -> list:
     """The session's NPC fixed modifiers the GM may target in the panel, hidden NPCs
     included: the GM knows them."""
-    from diary.models import NpcModifier
-
     return list(
         NpcModifier.objects.filter(npc__session=session)
         .select_related("npc")

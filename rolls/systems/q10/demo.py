@@ -16,6 +16,7 @@ from diary.services import post_create
 from rolls.engine import q10
 from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
+from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
 from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
@@ -41,8 +42,6 @@ def _best_pair(character):
 
 
 def _form(session, gm, character, **fields) -> PoolForm:
-    from rolls.selectors import sheets_in_play
-
     playing = list(sheets_in_play(session).values())
     attribute_id, skill_id = _best_pair(character)
     data = {
