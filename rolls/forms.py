@@ -8,6 +8,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from rolls import access
+from rolls.models import ASK_NOTE_MAX_LENGTH
 
 FOREIGN_TOKEN = _(
     "This roll form was not opened by you (or belongs to another session); open a new roll to roll."
@@ -95,7 +96,7 @@ class PanelTokenForm(SignedTokenForm):
             self.fields["answer_note"] = forms.CharField(
                 label=_("Why the roll differs from the request"),
                 required=False,
-                max_length=300,
+                max_length=ASK_NOTE_MAX_LENGTH,
                 help_text=ANSWER_NOTE_HELP,
             )
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
@@ -129,7 +130,7 @@ class AskDeclineForm(forms.Form):
 
     reason = forms.CharField(
         label=_("Why you decline it"),
-        max_length=300,
+        max_length=ASK_NOTE_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
         error_messages={"required": _("Say why you decline the request: the player reads it.")},
     )

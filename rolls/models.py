@@ -117,6 +117,10 @@ class Roll(models.Model):
         raise LedgerError("Rolls are append-only: a roll is never deleted.")
 
 
+# The GM's reason for answering a request differently, or for declining it.
+ASK_NOTE_MAX_LENGTH = 300
+
+
 class AskStatus(models.TextChoices):
     OPEN = "open", _("waiting for the GM")
     ANSWERED = "answered", _("answered")
@@ -153,7 +157,9 @@ class RollAsk(models.Model):
         _("status"), max_length=20, choices=AskStatus.choices, default=AskStatus.OPEN
     )
     # The GM's reason: why the answer differs from the request, or why it was declined.
-    note = models.CharField(_("GM's reason"), max_length=300, blank=True, default="")
+    note = models.CharField(
+        _("GM's reason"), max_length=ASK_NOTE_MAX_LENGTH, blank=True, default=""
+    )
     created_at = models.DateTimeField(_("asked at"), auto_now_add=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
     answer = models.OneToOneField(

@@ -40,7 +40,7 @@ from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_a
 from rolls.chain import chain_hash
 from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
+from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
 from rolls.plugins import Case, RequestError, RollContext
 from rolls.secret import (
     HIDDEN_CHANGED,
@@ -399,7 +399,6 @@ ANSWER_NOTE_NEEDED = gettext_lazy(
     "the request”; the post shows both."
 )
 DECLINE_REASON_NEEDED = gettext_lazy("Say why you decline the request: the player reads it.")
-NOTE_MAX_LENGTH = 300
 
 
 @transaction.atomic
@@ -552,9 +551,9 @@ def _answer(ask: RollAsk, case: Case, note: str) -> dict:
     note = note.strip()
     if not note:
         raise ValidationError({"answer_note": ANSWER_NOTE_NEEDED % {"what": ", ".join(differs)}})
-    if len(note) > NOTE_MAX_LENGTH:
+    if len(note) > ASK_NOTE_MAX_LENGTH:
         raise ValidationError(
-            {"answer_note": _("At most %(max)s characters.") % {"max": NOTE_MAX_LENGTH}}
+            {"answer_note": _("At most %(max)s characters.") % {"max": ASK_NOTE_MAX_LENGTH}}
         )
     system = registry.system_for(case.system)
     rolled = system.request_summary(case)
@@ -600,9 +599,9 @@ def roll_ask_decline(*, ask: RollAsk, by, reason: str) -> RollAsk:
     reason = reason.strip()
     if not reason:
         raise ValidationError({"reason": DECLINE_REASON_NEEDED})
-    if len(reason) > NOTE_MAX_LENGTH:
+    if len(reason) > ASK_NOTE_MAX_LENGTH:
         raise ValidationError(
-            {"reason": _("At most %(max)s characters.") % {"max": NOTE_MAX_LENGTH}}
+            {"reason": _("At most %(max)s characters.") % {"max": ASK_NOTE_MAX_LENGTH}}
         )
     _close_ask(ask, AskStatus.DECLINED, note=reason)
     locked.touch()
