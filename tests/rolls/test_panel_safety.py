@@ -381,8 +381,8 @@ def test_the_service_answers_a_used_token_to_its_own_roller_only(table):
 
 @pytest.mark.parametrize("scope", ["gm_difficulty", "gm_bonus"])
 def test_the_service_refuses_a_gm_modifier_without_a_reason(table, scope):
-    """Below the panel's form, the case a request becomes (case_for, which any caller of
-    roll_make goes through) refuses a GM modifier nobody explained."""
+    """Below the panel's form, building a request's case (case_for) refuses a GM modifier
+    nobody explained, before roll_make rolls anything."""
     from rolls.systems.forum1000.requests import GmModifier, RequestError, RollRequest, SideRequest
     from tests.rolling import make_roll
 
