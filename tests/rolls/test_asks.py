@@ -338,3 +338,35 @@ def test_the_open_requests_are_the_gms_list_while_the_session_runs(table, client
     assert not finished.context["rolls"].shows_open_asks
     assert finished.context["rolls"].open_asks == []
     assert 'data-testid="open-asks"' not in finished.content.decode()
+
+
+def test_the_gm_declines_a_request_saying_why(table, client_for):
+    """A request the GM will not roll is declined with a reason the player reads in the post;
+    only the session's GM declines, and a closed request cannot be declined again."""
+    post = narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    decline = reverse("rolls:ask_decline", args=[table.session.pk, ask.pk])
+    gm_post = html.unescape(client_for(table.gm).get(post.get_absolute_url()).content.decode())
+    assert 'data-testid="decline-ask-link"' in gm_post
+    for who in (table.bob, table.alice):
+        assert client_for(who).post(decline, {"reason": "nie"}).status_code == 403
+    gm = client_for(table.gm)
+    empty = gm.post(decline, {"reason": "  "})
+    assert empty.status_code == 400
+    assert empty.context["form"].errors["reason"]
+    ask.refresh_from_db()
+    assert ask.is_open
+    assert gm.post(decline, {"reason": "Zamek jest już otwarty"}).status_code == 302
+    ask.refresh_from_db()
+    assert (ask.status, ask.note, ask.answer) == (
+        AskStatus.DECLINED,
+        "Zamek jest już otwarty",
+        None,
+    )
+    assert not Roll.objects.exists()
+    page = html.unescape(client_for(table.bob).get(post.get_absolute_url()).content.decode())
+    assert "Zamek jest już otwarty" in page
+    assert gm.post(decline, {"reason": "jeszcze raz"}).status_code == 400
+    ask.refresh_from_db()
+    assert ask.note == "Zamek jest już otwarty"
