@@ -2,7 +2,6 @@
 (diary/notification_delivery.py)."""
 
 import html
-import uuid
 from datetime import timedelta
 
 import pytest
@@ -130,24 +129,62 @@ def test_a_plan_submitted_tells_the_moderators_and_reviewed_tells_the_gm(make_us
 
 
 def test_a_roll_request_answered_tells_its_player(table):
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_ask_create, roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
+    from tests.rolling import ask_roll, make_roll
 
     narration = post(table, table.bob, table.borys)
     attribute_id = table.borys.attribute_values.first().attribute_id
     side = SideRequest(table.borys.pk, "attribute", attribute_ids=(attribute_id,))
-    ask = roll_ask_create(session=table.session, by=table.bob, side=side, post=narration)
+    ask = ask_roll(table.session, table.bob, side, post=narration)
     Notification.objects.all().delete()
-    made = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=RollRequest(kind="attribute", a=side),
-        token=uuid.uuid4(),
-        answers=ask,
-    )
+    made = make_roll(table.session, table.gm, RollRequest(kind="attribute", a=side), answers=ask)
     (row,) = fresh(table.bob, K.ASK_ANSWERED)
     assert row.post == made.roll.post and row.actor == table.gm
     assert row.args["summary"] == ask.summary
+    assert row.args["status"] == "answered"
+
+
+def test_a_request_answered_differently_or_declined_tells_its_player_why(table):
+    """The GM answers by judgment: another roll than asked, or none, each with the reason
+    the player reads in the notice."""
+    from rolls.services import roll_ask_decline, roll_ask_withdraw
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
+    from tests.rolling import ask_roll, make_roll
+
+    narration = post(table, table.bob, table.borys)
+    first, second = [row.attribute_id for row in table.borys.attribute_values.all()[:2]]
+    side = SideRequest(table.borys.pk, "attribute", attribute_ids=(first,))
+    ask = ask_roll(table.session, table.bob, side, post=narration)
+    Notification.objects.all().delete()
+    other = SideRequest(table.borys.pk, "attribute", attribute_ids=(second,))
+    made = make_roll(
+        table.session,
+        table.gm,
+        RollRequest(kind="attribute", a=other),
+        answers=ask,
+        answer_note="Tu liczy się co innego",
+    )
+    (row,) = fresh(table.bob, K.ASK_ANSWERED)
+    assert row.post == made.roll.post
+    assert (row.args["status"], row.args["note"]) == (
+        "answered_differently",
+        "Tu liczy się co innego",
+    )
+    assert "Tu liczy się co innego" in notification_text(row)
+
+    again = ask_roll(table.session, table.bob, side, post=narration)
+    Notification.objects.all().delete()
+    roll_ask_decline(ask=again, by=table.gm, reason="Nie w tej scenie")
+    (row,) = fresh(table.bob, K.ASK_ANSWERED)
+    assert row.post == narration and row.actor == table.gm
+    assert (row.args["status"], row.args["note"]) == ("declined", "Nie w tej scenie")
+    assert "Nie w tej scenie" in notification_text(row)
+
+    # A withdrawal is the player's own doing: nobody is told.
+    third = ask_roll(table.session, table.bob, side, post=narration)
+    Notification.objects.all().delete()
+    roll_ask_withdraw(ask=third, by=table.bob)
+    assert Notification.objects.count() == 0
 
 
 def test_nobody_hears_of_a_session_they_may_not_read(table):

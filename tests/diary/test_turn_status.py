@@ -3,7 +3,6 @@ and the home page's lists of whose move it is."""
 
 import html
 import re
-import uuid
 from datetime import timedelta
 from zoneinfo import ZoneInfo
 
@@ -17,9 +16,9 @@ from characters.models import Attribute
 from diary.models import Turn
 from diary.selectors import time_left_text
 from diary.services import post_create, post_hide, turn_open_next
-from rolls.requests import RollRequest, SideRequest
-from rolls.services import roll_make
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db
 WARSAW = ZoneInfo("Europe/Warsaw")
@@ -96,13 +95,10 @@ def test_each_characters_action_rolls_are_shown(table, client_for):
         f"Borys: {none}",
         f"Lirael: {none}",
     ]
-    roll_make(
-        session=table.session,
-        by=table.gm,
-        request=RollRequest(
-            kind="attribute", a=SideRequest(table.lirael.pk, "attribute", (percepcja.pk,))
-        ),
-        token=uuid.uuid4(),
+    make_roll(
+        table.session,
+        table.gm,
+        RollRequest(kind="attribute", a=SideRequest(table.lirael.pk, "attribute", (percepcja.pk,))),
     )
     body = page(client, table)
     assert f"Lirael: {polish('%(count)s/%(limit)s action roll', count=1, limit=1)}" in body

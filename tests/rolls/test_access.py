@@ -2,11 +2,17 @@
 
 import pytest
 
-from rolls.access import PANEL_MODES, access_roll_panel, may_roll_at_all
+from rolls.access import access_roll_panel, may_roll_at_all, system_modes
 
 pytestmark = pytest.mark.django_db
 
 OWN_MODES = ("attribute", "combined", "skill")
+# Every mode of forum1000's panel, in its order.
+PANEL_MODES = ("attribute", "combined", "opposed", "skill", "healing", "initiative")
+
+
+def test_the_panel_modes_are_forum1000s():
+    assert system_modes("forum1000") == PANEL_MODES
 
 
 @pytest.mark.parametrize(

@@ -3,7 +3,6 @@ made, shown in the post, answered by the GM with one click into the panel, the r
 in a new post placed as the answer, linked both ways; withdrawn by its player."""
 
 import html
-import uuid
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -13,7 +12,9 @@ from django.urls import reverse
 from diary.models import Post
 from diary.services import post_create
 from rolls.models import AskStatus, Roll, RollAsk
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
+from tests.rolling import make_roll
 from tests.rolls.test_panel import skill, trait
 
 pytestmark = pytest.mark.django_db
@@ -30,7 +31,8 @@ def narrate(table, user, character, text="Borys próbuje otworzyć zamek."):
 
 
 def ask_data(character, skill_name, *sources, **extra):
-    data = {"a-character": character.pk, "a-test": "skill", "a-skill": skill(skill_name)}
+    # The request form names its mode (a tab of the form), as the panel does.
+    data = {"mode": "skill", "a-character": character.pk, "a-skill": skill(skill_name)}
     data["a-sources"] = [trait(name) for name in sources]
     data.update(extra)
     return data
@@ -147,16 +149,11 @@ def test_a_withdrawn_request_cannot_be_answered(table, client_for):
     assert client_for(table.bob).post(withdraw).status_code == 302
     ask.refresh_from_db()
     assert ask.status == AskStatus.WITHDRAWN
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
-
     request = RollRequest(
         kind="skill", a=SideRequest(table.borys.pk, "skill", skill_id=skill("Otwieranie zamków"))
     )
     with pytest.raises(ValidationError) as refused:
-        roll_make(
-            session=table.session, by=table.gm, request=request, token=uuid.uuid4(), answers=ask
-        )
+        make_roll(table.session, table.gm, request, answers=ask)
     assert "ask" in getattr(refused.value, "error_dict", {})
     assert not Roll.objects.exists()
     assert Post.objects.filter(author=table.gm).count() == 0
@@ -185,9 +182,6 @@ def test_the_gms_home_lists_the_requests_waiting(table, client_for):
 def test_the_answering_roll_links_back_to_the_request(table, client_for):
     """Linked both ways: the request names its roll, and the roll, wherever it is shown (the
     diary, its own page), says which request it answers, with a link to it in its post."""
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
-
     post = narrate(table, table.bob, table.borys)
     client_for(table.bob).post(
         ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
@@ -202,9 +196,7 @@ def test_the_answering_roll_links_back_to_the_request(table, client_for):
             trait_ids=(trait_id("Precyzyjny"),),
         ),
     )
-    made = roll_make(
-        session=table.session, by=table.gm, request=request, token=uuid.uuid4(), answers=ask
-    )
+    made = make_roll(table.session, table.gm, request, answers=ask)
     text = polish("Answers the request for a roll: %(summary)s", summary=ask.summary)
     link = f'?after={post.pk - 1}#ask-{ask.pk}"'
     diary = html.unescape(
@@ -215,32 +207,24 @@ def test_the_answering_roll_links_back_to_the_request(table, client_for):
     page = html.unescape(client_for(table.alice).get(detail).content.decode())
     assert text in page and link in page
     # A roll that answers nothing says nothing of the kind.
-    plain = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=request,
-        token=uuid.uuid4(),
-        extra_action_reason="druga próba",
-    )
+    plain = make_roll(table.session, table.gm, request, extra_action_reason="druga próba")
     detail = reverse("rolls:detail", args=[table.session.pk, plain.roll.seq])
     assert "#ask-" not in client_for(table.alice).get(detail).content.decode()
 
 
 @pytest.mark.parametrize(
-    "changed",
+    ("changed", "differs"),
     [
-        {"trait_ids": ()},  # the player's ability dropped
-        {"character": "lirael"},  # another character
-        {"kind": "attribute"},  # another test
+        ({"trait_ids": ()}, "the test"),  # the player's ability dropped
+        ({"character": "lirael"}, "the character"),  # another character
+        ({"kind": "attribute"}, "the kind of roll"),  # another test
     ],
 )
-def test_an_answer_rolls_what_the_request_asks(table, client_for, changed):
-    """Review of issue 8: the roll shows the request's words, so it must roll exactly the
-    request (the GM adds modifiers only); anything else is refused and the request waits."""
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
-
-    narrate(table, table.bob, table.borys)
+def test_an_answer_other_than_the_request_needs_a_reason(table, client_for, changed, differs):
+    """The GM answers by judgment (seed 000 VII.4): a roll other than the one asked is
+    refused without a reason, and the request waits; with one, it closes the request as
+    answered differently, the record keeping what was asked, what was rolled and why."""
+    post = narrate(table, table.bob, table.borys)
     client_for(table.bob).post(
         ask_url(table), ask_data(table.borys, "Otwieranie zamków", "Precyzyjny")
     )
@@ -263,18 +247,30 @@ def test_an_answer_rolls_what_the_request_asks(table, client_for, changed):
     if "kind" in changed:
         kind = "attribute"
         side = {"character_id": table.borys.pk, "test": "attribute", "attribute_ids": (1,)}
+    request = RollRequest(kind=kind, a=SideRequest(**side))
     with pytest.raises(ValidationError) as refused:
-        roll_make(
-            session=table.session,
-            by=table.gm,
-            request=RollRequest(kind=kind, a=SideRequest(**side)),
-            token=uuid.uuid4(),
-            answers=ask,
-        )
-    assert "ask" in refused.value.message_dict
+        make_roll(table.session, table.gm, request, answers=ask, answer_note="  ")
+    assert list(refused.value.message_dict) == ["answer_note"]
+    assert polish(differs) in refused.value.message_dict["answer_note"][0]
     assert not Roll.objects.exists()
     ask.refresh_from_db()
     assert ask.is_open
+
+    made = make_roll(
+        table.session, table.gm, request, answers=ask, answer_note="Zamek jest zepsuty"
+    )
+    ask.refresh_from_db()
+    assert (ask.status, ask.answer, ask.note) == (
+        AskStatus.ANSWERED_DIFFERENTLY,
+        made.roll,
+        "Zamek jest zepsuty",
+    )
+    answer = made.roll.record["answers"]
+    assert (answer["ask"], answer["post"], answer["summary"]) == (ask.pk, post.pk, ask.summary)
+    assert answer["note"] == "Zamek jest zepsuty"
+    assert answer["rolled"] != ask.summary and answer["rolled"].startswith(
+        "Lirael: " if "character" in changed else "Borys: "
+    )
 
 
 def test_the_same_request_sent_twice_asks_once(table, client_for):
@@ -342,3 +338,35 @@ def test_the_open_requests_are_the_gms_list_while_the_session_runs(table, client
     assert not finished.context["rolls"].shows_open_asks
     assert finished.context["rolls"].open_asks == []
     assert 'data-testid="open-asks"' not in finished.content.decode()
+
+
+def test_the_gm_declines_a_request_saying_why(table, client_for):
+    """A request the GM will not roll is declined with a reason the player reads in the post;
+    only the session's GM declines, and a closed request cannot be declined again."""
+    post = narrate(table, table.bob, table.borys)
+    client_for(table.bob).post(ask_url(table), ask_data(table.borys, "Otwieranie zamków"))
+    ask = RollAsk.objects.get()
+    decline = reverse("rolls:ask_decline", args=[table.session.pk, ask.pk])
+    gm_post = html.unescape(client_for(table.gm).get(post.get_absolute_url()).content.decode())
+    assert 'data-testid="decline-ask-link"' in gm_post
+    for who in (table.bob, table.alice):
+        assert client_for(who).post(decline, {"reason": "nie"}).status_code == 403
+    gm = client_for(table.gm)
+    empty = gm.post(decline, {"reason": "  "})
+    assert empty.status_code == 400
+    assert empty.context["form"].errors["reason"]
+    ask.refresh_from_db()
+    assert ask.is_open
+    assert gm.post(decline, {"reason": "Zamek jest już otwarty"}).status_code == 302
+    ask.refresh_from_db()
+    assert (ask.status, ask.note, ask.answer) == (
+        AskStatus.DECLINED,
+        "Zamek jest już otwarty",
+        None,
+    )
+    assert not Roll.objects.exists()
+    page = html.unescape(client_for(table.bob).get(post.get_absolute_url()).content.decode())
+    assert "Zamek jest już otwarty" in page
+    assert gm.post(decline, {"reason": "jeszcze raz"}).status_code == 400
+    ask.refresh_from_db()
+    assert ask.note == "Zamek jest już otwarty"

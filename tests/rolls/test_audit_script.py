@@ -5,7 +5,6 @@ import json
 import re
 import subprocess
 import sys
-import uuid
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,7 @@ from django.conf import settings
 from rolls import signing
 from rolls.ledger import GENESIS_HASH, chain_hash
 from rolls.selectors import chain_head
-from rolls.services import roll_make
+from tests.rolling import make_roll
 from tests.rolls.test_ledger import make_rolls, percepcja_request
 
 pytestmark = pytest.mark.django_db
@@ -137,12 +136,7 @@ def test_a_bad_link_and_a_moved_record_are_found(ledger, tmp_path):
 
 def test_the_audit_page_is_for_moderators_only(table, client_for):
     make_rolls(table, [100, 200, 300])
-    roll_make(
-        session=table.session,
-        by=table.gm,
-        request=percepcja_request(table.borys),
-        token=uuid.uuid4(),
-    )
+    make_roll(table.session, table.gm, percepcja_request(table.borys))
     url = f"/sessions/{table.session.pk}/rolls/audit/"
     for user in (table.gm, table.alice, table.bob, table.outsider):
         assert client_for(user).get(url).status_code == 403, user

@@ -14,8 +14,8 @@ from diary.models import GameSession
 from rolls.access import sign_token
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.requests import RollRequest, SideRequest
-from rolls.services import roll_make
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
+from tests.rolling import make_roll
 from tests.rolls.concurrency import in_thread, post_at_once
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
@@ -64,7 +64,7 @@ def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_se
             ),
         )
         started = time.monotonic()
-        roll_make(session=other, by=table.gm, request=request, token=uuid.uuid4())
+        make_roll(other, table.gm, request)
         return time.monotonic() - started
 
     with ThreadPoolExecutor(max_workers=2) as pool:

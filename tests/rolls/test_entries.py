@@ -17,6 +17,7 @@ from diary.services import session_transition, turn_open_next
 from rolls import access, selectors
 from rolls.ledger import verify_session
 from rolls.models import LedgerError, Roll
+from rolls.systems.forum1000.audit import character_stats as audit_stats
 from tests.conftest import polish
 from tests.rolls import test_npc_stand_ins
 
@@ -380,7 +381,7 @@ def test_entries_keep_the_chain_whole_and_stay_out_of_roll_statistics(table, cli
     potion = granted(table, client_for, table.borys)
     client_for(table.bob).post(use_url(table), use(table.bob, table, potion))
     assert verify_session(table.session.pk).count == 4
-    assert selectors.character_stats(table.session) == []
+    assert audit_stats(table.session) == []
     detail = gm.get(reverse("rolls:detail", args=[table.session.pk, 1]))
     assert detail.status_code == 200 and "Cios toporem" in html.unescape(detail.content.decode())
     audit = client_for(table.moderator).get(reverse("rolls:audit", args=[table.session.pk]))

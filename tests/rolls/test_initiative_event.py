@@ -20,7 +20,7 @@ from rolls.models import (
     LedgerError,
     Roll,
 )
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
 from tests.conftest import polish
 from tests.diary_entries import effect_entry, free_entry
 from tests.rolls.test_panel import panel_url
@@ -66,7 +66,7 @@ def fight(table, client_for, make_character, monkeypatch):
     npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=table.wolf)
     # Szybkość 640 for all: scores 540, 340, 140, the dice rolled in the panel's order.
     face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
-    faces = [face[c.name] for c in playing_characters(table.session).values()]
+    faces = [face[c.name] for c in sheets_in_play(table.session).values()]
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))
     gm = client_for(table.gm)
     response = gm.post(panel_url(table), initiative(event_name="Wilki u brodu"))

@@ -1,7 +1,5 @@
 """The roll ledger: append-only at every layer, hash-chained per session, verifiable."""
 
-import uuid
-
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -13,9 +11,9 @@ from rolls import ledger_sql
 from rolls.engine.dice import ScriptedDice
 from rolls.ledger import GENESIS_HASH, chain_hash, verify_session
 from rolls.models import LedgerError, Roll
-from rolls.requests import RollRequest, SideRequest
 from rolls.selectors import chain_head
-from rolls.services import roll_make
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -32,11 +30,10 @@ def percepcja_request(character, **side) -> RollRequest:
 
 def make_rolls(table, faces):
     return [
-        roll_make(
-            session=table.session,
-            by=table.gm,
-            request=percepcja_request(table.lirael),
-            token=uuid.uuid4(),
+        make_roll(
+            table.session,
+            table.gm,
+            percepcja_request(table.lirael),
             dice=ScriptedDice([face]),
             # RULES 1.5: the GM allows every roll after the first (one action roll a turn).
             extra_action_reason="kolejny rzut testowy",
@@ -70,9 +67,7 @@ def test_head_hash_changes_with_every_roll(table):
 def test_each_session_has_its_own_chain(table, make_session):
     other = make_session(table.gm, [table.borys])
     make_rolls(table, [1, 2])
-    roll = roll_make(
-        session=other, by=table.gm, request=percepcja_request(table.borys), token=uuid.uuid4()
-    ).roll
+    roll = make_roll(other, table.gm, percepcja_request(table.borys)).roll
     assert (roll.seq, roll.prev_hash) == (1, GENESIS_HASH)
 
 

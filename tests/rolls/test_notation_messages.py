@@ -5,7 +5,8 @@ from django.utils import translation
 
 from rolls.engine.errors import RuleError
 from rolls.engine.notation import parse_notation
-from rolls.messages import notation_error_message, rule_error_message
+from rolls.free_forms import parsed_expression
+from rolls.messages import notation_error_message
 
 
 def refusal(text) -> RuleError:
@@ -40,7 +41,8 @@ def test_refusals_in_polish(text, polish):
     with translation.override("pl"):
         message = notation_error_message(error)
         assert polish in message
-        assert rule_error_message(error) == ("expression", message)
+        # The free-form roll's form shows the same sentence for the expression.
+        assert parsed_expression(text) == (None, message)
 
 
 def test_refusals_in_english():

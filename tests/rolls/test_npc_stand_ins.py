@@ -12,11 +12,16 @@ from diary import services as diary_services
 from diary.access import joinable_characters, session_access
 from diary.models import Participation
 from rolls.models import Roll
-from rolls.requests import InitiativeLine, RequestError, RollRequest, SideRequest
-from rolls.selectors import playing_characters
-from rolls.services import roll_make
+from rolls.selectors import sheets_in_play
+from rolls.systems.forum1000.requests import (
+    InitiativeLine,
+    RequestError,
+    RollRequest,
+    SideRequest,
+)
 from tests.characters.test_character_pages import sheet_post_data
 from tests.conftest import polish
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -136,21 +141,21 @@ def test_stand_in_is_never_a_participant(wolves, make_session):
 
 
 def test_stand_in_plays_in_the_panel_opposed_and_initiative(wolves):
-    assert wolves.sheet.pk not in playing_characters(wolves.session)
+    assert wolves.sheet.pk not in sheets_in_play(wolves.session)
     npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
-    assert wolves.sheet.pk in playing_characters(wolves.session)
+    assert wolves.sheet.pk in sheets_in_play(wolves.session)
     opposed = RollRequest(
         kind="opposed",
         a=SideRequest(wolves.lirael.pk, "attribute", (attr("Siła"),)),
         b=SideRequest(wolves.sheet.pk, "attribute", (attr("Siła"),)),
     )
-    roll = roll_make(session=wolves.session, by=wolves.gm, request=opposed, token=uuid.uuid4())
+    roll = make_roll(wolves.session, wolves.gm, opposed)
     assert roll.roll.record["characters"]["b"]["name"] == "Wilk"
     initiative = RollRequest(
         kind="initiative",
         initiative=(InitiativeLine(wolves.lirael.pk), InitiativeLine(wolves.sheet.pk)),
     )
-    roll = roll_make(session=wolves.session, by=wolves.gm, request=initiative, token=uuid.uuid4())
+    roll = make_roll(wolves.session, wolves.gm, initiative)
     assert "Wilk" in roll.roll.record["result"]["order"]
 
 
@@ -165,7 +170,7 @@ def test_panel_lists_the_stand_in_as_an_npc_for_the_gm_only(wolves, client_for):
         kind="attribute", a=SideRequest(wolves.sheet.pk, "attribute", (attr("Siła"),))
     )
     with pytest.raises(PermissionDenied):
-        roll_make(session=wolves.session, by=wolves.alice, request=request, token=uuid.uuid4())
+        make_roll(wolves.session, wolves.alice, request)
 
 
 def test_panel_refuses_items_on_a_stand_in(wolves, client_for):
@@ -178,7 +183,7 @@ def test_panel_refuses_items_on_a_stand_in(wolves, client_for):
         a=SideRequest(wolves.sheet.pk, "attribute", (attr("Siła"),), item_ids=(sword.pk,)),
     )
     with pytest.raises(RequestError) as error:
-        roll_make(session=wolves.session, by=wolves.gm, request=request, token=uuid.uuid4())
+        make_roll(wolves.session, wolves.gm, request)
     assert error.value.code == "stand_in_items"
     response = client_for(wolves.gm).post(
         reverse("rolls:panel", args=[wolves.session.pk]),
@@ -204,7 +209,7 @@ def test_stand_in_plays_only_while_the_session_is_in_gm_character_mode(wolves):
     npc_services.npc_stand_in_set(npc=wolves.npc, by=wolves.gm, character=wolves.sheet)
     GameSession.objects.filter(pk=wolves.session.pk).update(npc_mode="fixed_modifiers")
     wolves.session.refresh_from_db()
-    assert wolves.sheet.pk not in playing_characters(wolves.session)
+    assert wolves.sheet.pk not in sheets_in_play(wolves.session)
 
 
 def test_roster_page_shows_the_stand_in(wolves, client_for):

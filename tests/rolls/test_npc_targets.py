@@ -116,15 +116,15 @@ def test_player_cannot_target_an_npc(make_user, make_session, make_character, cl
     # ...and the service refuses an NPC target from a player on its own too.
     from django.core.exceptions import PermissionDenied
 
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
+    from tests.rolling import make_roll
 
     request = RollRequest(
         kind="attribute",
         a=SideRequest(lirael.pk, "attribute", (attr("Percepcja"),), npc_modifier_id=modifier.pk),
     )
     with pytest.raises(PermissionDenied):
-        roll_make(session=session, by=alice, request=request, token=uuid.uuid4())
+        make_roll(session, alice, request)
 
 
 def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
@@ -132,8 +132,8 @@ def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
     client = client_for(table.gm)
     panel = client.get(panel_url(table.session), {"mode": "attribute"}, follow=True)
     assert 'name="a-npc_modifier"' not in panel.content.decode()
-    from rolls.requests import RequestError, RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RequestError, RollRequest, SideRequest
+    from tests.rolling import make_roll
 
     request = RollRequest(
         kind="attribute",
@@ -141,8 +141,10 @@ def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
             table.lirael.pk, "attribute", (attr("Percepcja"),), npc_modifier_id=merchant.pk
         ),
     )
+    # The case is built from the session as it is (its NPC mode is fixed once it runs).
+    table.session.refresh_from_db()
     with pytest.raises(RequestError) as error:
-        roll_make(session=table.session, by=table.gm, request=request, token=uuid.uuid4())
+        make_roll(table.session, table.gm, request)
     assert error.value.code == "npc_mode"
     assert not Roll.objects.exists()
 
@@ -164,8 +166,8 @@ def test_npc_of_another_session_is_refused(table, merchant, make_session, client
 
 
 def test_no_npc_target_in_an_opposed_roll(table, merchant):
-    from rolls.requests import RequestError, RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RequestError, RollRequest, SideRequest
+    from tests.rolling import make_roll
 
     request = RollRequest(
         kind="opposed",
@@ -173,6 +175,6 @@ def test_no_npc_target_in_an_opposed_roll(table, merchant):
         b=SideRequest(table.borys.pk, "attribute", (attr("Siła"),)),
     )
     with pytest.raises(RequestError) as error:
-        roll_make(session=table.session, by=table.gm, request=request, token=uuid.uuid4())
+        make_roll(table.session, table.gm, request)
     assert error.value.code == "npc_kind"
     assert not Roll.objects.exists()

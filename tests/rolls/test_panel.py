@@ -100,14 +100,14 @@ def test_players_roll_for_their_own_characters_where_allowed(table, client_for):
     assert list(Roll.objects.values_list("character__name", flat=True)) == ["Lirael"]
     assert Roll.objects.get().post.author == table.alice
     # Any other caller of the service is refused too (DESIGN: services never trust a view).
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
+    from tests.rolling import make_roll
 
     request = RollRequest(
         kind="attribute", a=SideRequest(table.borys.pk, "attribute", (attr("Percepcja"),))
     )
     with pytest.raises(PermissionDenied):
-        roll_make(session=table.session, by=table.alice, request=request, token=uuid.uuid4())
+        make_roll(table.session, table.alice, request)
     assert Roll.objects.count() == 1
 
 
@@ -545,15 +545,17 @@ def test_players_roll_with_the_sheets_modifiers_only(table, client_for):
     page = client.get(panel_url(table), follow=True).content.decode()
     assert 'name="a-action_value"' not in page
     # Sent anyway, an action modifier from a player is refused by the service.
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
+    from tests.rolling import make_roll
 
     request = RollRequest(
         kind="attribute",
-        a=SideRequest(table.lirael.pk, "attribute", (attr("Percepcja"),), action_value=1000),
+        a=SideRequest(
+            table.lirael.pk, "attribute", (attr("Percepcja"),), action_value=100, action_reason="ja"
+        ),
     )
     with pytest.raises(PermissionDenied):
-        roll_make(session=table.session, by=table.alice, request=request, token=uuid.uuid4())
+        make_roll(table.session, table.alice, request)
     assert not Roll.objects.exists()
 
 
@@ -568,13 +570,13 @@ def test_players_are_not_offered_the_gm_only_modes(table, client_for, mode):
 
 def test_no_panel_for_a_system_without_one(table, client_for, monkeypatch):
     from diary.models import GameSession
-    from rolls import cases
+    from rolls import systems
 
     GameSession.objects.filter(pk=table.session.pk).update(system="q10")
     # Issue 10: q10 has its panel; a system whose module registered none gets no panel.
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 400  # forum1000's mode is not one of q10's
-    monkeypatch.delitem(cases.PANELS, "q10")
+    monkeypatch.delitem(systems._SYSTEMS, "q10")
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 403
     assert not Roll.objects.exists()

@@ -22,11 +22,11 @@ from diary.services import turn_open_next
 from rolls import ledger
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.requests import RollRequest, SideRequest
-from rolls.services import ChainHeadMoved, chain_append, roll_make
-from tests.rolls.test_append_costs import forum1000_roll, roll_post
+from rolls.services import ChainHeadMoved, chain_append
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
+from tests.rolling import make_roll
+from tests.rolls.test_append_costs import forum1000_roll, pool, roll_post
 from tests.rolls.test_entries import entries_url, hp
-from tests.rolls.test_panel_q10 import pool
 
 pytestmark = pytest.mark.django_db
 
@@ -76,9 +76,7 @@ def test_the_head_follows_rolls_case_rolls_entries_and_turns(table, q10, client_
 
 def test_a_writer_with_a_stale_row_stores_nothing(table):
     """A writer that did not lock reads a head that is not the row's: refused, rolled back."""
-    roll_make(
-        session=table.session, by=table.gm, request=attribute_roll(table.lirael), token=uuid.uuid4()
-    )
+    make_roll(table.session, table.gm, attribute_roll(table.lirael))
     stale = GameSession.objects.select_related("current_turn").get(pk=table.session.pk)
     post = Roll.objects.get().post
     for seq, error in [(0, IntegrityError), (5, ChainHeadMoved)]:
@@ -104,11 +102,10 @@ def test_a_writer_with_a_stale_row_stores_nothing(table):
 def test_the_migration_backfills_the_head_from_the_rolls_and_turns(table, make_session):
     other = make_session(table.gm, [])  # no rolls: the head stays at the chain's start
     for _ in range(3):
-        roll_make(
-            session=table.session,
-            by=table.gm,
-            request=attribute_roll(table.lirael),
-            token=uuid.uuid4(),
+        make_roll(
+            table.session,
+            table.gm,
+            attribute_roll(table.lirael),
             extra_action_reason="Kolejna próba",
         )
     turn_open_next(session=table.session, by=table.gm)
@@ -135,13 +132,7 @@ def test_the_head_equals_the_last_roll_after_concurrent_appends(table, make_sess
             session = sessions[worker % 2]
             character = table.lirael if session is table.session else table.borys
             for _ in range(6):
-                roll_make(
-                    session=session,
-                    by=table.gm,
-                    request=attribute_roll(character),
-                    token=uuid.uuid4(),
-                    extra_action_reason="Seria",
-                )
+                make_roll(session, table.gm, attribute_roll(character), extra_action_reason="Seria")
         finally:
             connections.close_all()
 
