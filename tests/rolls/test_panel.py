@@ -570,13 +570,13 @@ def test_players_are_not_offered_the_gm_only_modes(table, client_for, mode):
 
 def test_no_panel_for_a_system_without_one(table, client_for, monkeypatch):
     from diary.models import GameSession
-    from rolls import systems
+    from rolls import registry
 
     GameSession.objects.filter(pk=table.session.pk).update(system="q10")
     # Issue 10: q10 has its panel; a system whose module registered none gets no panel.
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 400  # forum1000's mode is not one of q10's
-    monkeypatch.delitem(systems._SYSTEMS, "q10")
+    monkeypatch.delitem(registry._SYSTEMS, "q10")
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 403
     assert not Roll.objects.exists()

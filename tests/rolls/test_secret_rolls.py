@@ -14,12 +14,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
 
 from rolls import ledger, signing
+from rolls.chain import GENESIS_HASH, canonical_json, chain_hash
 from rolls.engine.dice import ScriptedDice
-from rolls.ledger import GENESIS_HASH, canonical_json, chain_hash
 from rolls.models import Roll, SecretRoll
 from rolls.requests import RollRequest, SideRequest
-from rolls.secret import secret_roll_reveal
-from rolls.services import roll_make
+from rolls.services import roll_make, secret_roll_reveal
 from tests.conftest import polish
 from tests.rolls.test_audit_script import export, run_script
 from tests.rolls.test_ledger import percepcja_request

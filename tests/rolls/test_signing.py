@@ -17,7 +17,8 @@ from django.db import connection
 from django.urls import reverse
 
 from rolls import signing
-from rolls.ledger import chain_hash, verify_session
+from rolls.chain import chain_hash
+from rolls.ledger import verify_session
 from rolls.models import Roll
 from tests.diary_entries import hp_entry
 from tests.rolls.test_ledger import _tamper, make_rolls
