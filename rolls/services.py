@@ -401,7 +401,6 @@ ANSWER_NOTE_NEEDED = gettext_lazy(
 DECLINE_REASON_NEEDED = gettext_lazy("Say why you decline the request: the player reads it.")
 
 
-@transaction.atomic
 def secret_roll_reveal(*, session, by, seq: int):
     """The GM reveals secret roll #seq: one chain entry, in the secret roll's post, holding
     the full record and the salt (so its time and content are in the chain too). A roll is
@@ -463,6 +462,7 @@ def secret_roll_reveal(*, session, by, seq: int):
     return RollMade(roll, created=True)
 
 
+@transaction.atomic
 def roll_ask_create(*, session: GameSession, by, case: Case, post: Post | None) -> RollAsk:
     """A player asks the GM for a roll of their own character: a mode a player may ask for,
     no typed modifiers; checked by the engine now (no die, RULES 1.2: what applies must be
