@@ -245,25 +245,7 @@ def roll_make(
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
         else:
             target = target_post(locked, by, turn, post)
-
-        def body(seq: int) -> dict:
-            result = engine_systems.roll(case.system, test, dice or SystemDice())
-            parts = {}
-            for effect in case.effects:
-                written = effect.apply(context, result, seq)
-                if effect.key and written is not None:
-                    parts[effect.key] = written
-            return {
-                "kind": case.mode,
-                "characters": _people_record(case, sheets),
-                "what": case.what,
-                # The engine's case and its dice: system, test, input, dice, result.
-                "result": result.to_dict(),
-                **parts,
-                **action,
-                **({"answers": answer} if answer else {}),
-            }
-
+        body = _record_body(context, test, dice or SystemDice(), action | _answer_part(answer))
         roll = chain_append(
             locked,
             by,
@@ -283,6 +265,36 @@ def roll_make(
             status = AskStatus.ANSWERED_DIFFERENTLY if "rolled" in answer else AskStatus.ANSWERED
             _close_ask(ask, status, answer=roll, note=answer.get("note", ""))
     return RollMade(roll, created=True)
+
+
+def _answer_part(answer: dict) -> dict:
+    return {"answers": answer} if answer else {}
+
+
+def _record_body(context: RollContext, test, dice: DiceSource, extra: dict) -> Callable:
+    """The roll's record, given its number: the dice rolled now, what the case's effects
+    wrote (a healed patient's HP, an opened event), the action count and the request it
+    answers."""
+    case = context.case
+
+    def body(seq: int) -> dict:
+        result = engine_systems.roll(case.system, test, dice)
+        parts = {}
+        for effect in case.effects:
+            written = effect.apply(context, result, seq)
+            if effect.key and written is not None:
+                parts[effect.key] = written
+        return {
+            "kind": case.mode,
+            "characters": _people_record(case, context.characters),
+            "what": case.what,
+            # The engine's case and its dice: system, test, input, dice, result.
+            "result": result.to_dict(),
+            **parts,
+            **extra,
+        }
+
+    return body
 
 
 def _sheets(session, case: Case, given: dict | None) -> dict:
