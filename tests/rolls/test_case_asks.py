@@ -184,7 +184,8 @@ def test_an_answer_rolling_something_else_needs_a_reason(q10, changed):
     assert ask.note == "Bez rozpędu nie ma podbicia."
     answer = roll.record["answers"]
     assert (answer["ask"], answer["summary"]) == (ask.pk, ask.summary)
-    assert answer["rolled"] != ask.summary and answer["note"] == ask.note
+    assert answer["rolled"].startswith("Eryk: ") and answer["rolled"] != ask.summary
+    assert answer["note"] == ask.note
     diary = plain_client(q10.alice).get(post.get_absolute_url())
     assert "Bez rozpędu nie ma podbicia." in words(diary)
 
