@@ -1,5 +1,5 @@
-"""Issue 10: a player's request for a q10 roll, shown in words, answered by the GM in one
-click (the panel prefilled), the answer rolling exactly what was asked; withdrawn."""
+"""A player's request for a q10 roll, shown in words, answered by the GM in one click (the
+panel prefilled): as asked, or differently with a reason the post shows; withdrawn."""
 
 import html
 import re
@@ -52,8 +52,20 @@ def words(response) -> str:
 def test_the_request_form_names_the_test_and_leaves_the_difficulty_to_the_gm(q10):
     page = plain_client(q10.alice).get(ask_url(q10)).content.decode()
     assert 'name="raises"' in page and 'name="attribute"' in page
-    assert re.search(r'<input type="hidden" name="difficulty"', page)
+    # What the GM sets is not in the request at all (not even hidden, so nothing is sent
+    # empty): the difficulty, a typed pool modifier.
+    assert 'name="difficulty"' not in page
     assert 'name="pool_dice_1"' not in page
+
+
+def test_a_request_without_the_gms_fields_is_made(q10):
+    """The request form sends no difficulty; it is not refused for the missing field."""
+    narrate(q10, q10.alice, q10.eryk)
+    data = ask_data(q10)
+    del data["difficulty"]
+    response = plain_client(q10.alice).post(ask_url(q10), data)
+    assert response.status_code == 302
+    assert RollAsk.objects.get().case_fields["raises"] == "1"
 
 
 def test_a_player_asks_and_the_request_shows_in_the_post(q10):
@@ -149,17 +161,33 @@ def test_the_gm_answers_in_one_click_and_the_roll_is_what_was_asked(q10):
 
 
 @pytest.mark.parametrize("changed", [{"raises": "0"}, {"skill": ""}, {"sources": []}])
-def test_an_answer_rolling_something_else_is_refused(q10, changed):
+def test_an_answer_rolling_something_else_needs_a_reason(q10, changed):
     post = narrate(q10, q10.alice, q10.eryk)
     plain_client(q10.alice).post(ask_url(q10), ask_data(q10, sources=[f"trait:{q10.strong.pk}"]))
     gm, panel = _open_answer(q10, post)
     data = panel.context["panel"].token_form.data.dict()
     data["sources"] = panel.context["panel"].token_form.data.getlist("sources")
     data.update(changed)
-    response = gm.post(reverse("rolls:panel", args=[q10.session.pk]), data)
+    url = reverse("rolls:panel", args=[q10.session.pk])
+    response = gm.post(url, data)
     assert response.status_code == 400
+    assert 'id="id_answer_note_error"' in response.content.decode()
     assert not Roll.objects.exists()
     assert RollAsk.objects.get().is_open
+    # With the reason the GM's judgment stands: the request is answered differently and
+    # the post shows what was asked, what was rolled and why.
+    response = gm.post(url, data | {"answer_note": "Bez rozpędu nie ma podbicia."})
+    assert response.status_code == 302, words(response)[:3000]
+    roll = Roll.objects.get()
+    ask = RollAsk.objects.get()
+    assert (ask.status, ask.answer) == (AskStatus.ANSWERED_DIFFERENTLY, roll)
+    assert ask.note == "Bez rozpędu nie ma podbicia."
+    answer = roll.record["answers"]
+    assert (answer["ask"], answer["summary"]) == (ask.pk, ask.summary)
+    assert answer["rolled"].startswith("Eryk: ") and answer["rolled"] != ask.summary
+    assert answer["note"] == ask.note
+    diary = plain_client(q10.alice).get(post.get_absolute_url())
+    assert "Bez rozpędu nie ma podbicia." in words(diary)
 
 
 def test_a_withdrawn_request_cannot_be_answered(q10):

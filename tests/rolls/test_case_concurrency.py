@@ -1,5 +1,5 @@
-"""Issue 10 on PostgreSQL's row locks: concurrent case rolls chain one after the other, and
-identical posts of one form make one roll."""
+"""Case-system rolls on PostgreSQL's row locks: concurrent rolls chain one after the other,
+and identical posts of one form make one roll."""
 
 import threading
 import uuid
@@ -9,10 +9,10 @@ import pytest
 from django.db import connection
 
 from rolls.access import sign_token
-from rolls.cases import Case
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.services import roll_make_case
+from rolls.services import roll_make
+from rolls.systems.base import Case
 from tests.rolls.concurrency import in_thread, post_at_once
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
@@ -29,11 +29,11 @@ def test_two_concurrent_case_rolls_chain_one_after_the_other(q10):
             mode="pool",
             test="pool",
             input={"attribute": 3, "skill": 2, "difficulty": 15, "raises": 0},
-            character_id=character_id,
+            people={"a": character_id},
             what="Siła + Atletyka",
         )
         start.wait()
-        made = roll_make_case(session=q10.session, by=q10.gm, case=case, token=uuid.uuid4())
+        made = roll_make(session=q10.session, by=q10.gm, case=case, token=uuid.uuid4())
         return made.roll.seq
 
     with ThreadPoolExecutor(max_workers=2) as pool:

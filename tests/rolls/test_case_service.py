@@ -1,6 +1,7 @@
-"""rolls.services.roll_make_case (issue 10): the case systems' rolls, with roll_make's
-guarantees, in the same chain as every other row; shown through the q10 panel's case."""
+"""rolls.services.roll_make for a case system's roll (q10's pool): roll_make's guarantees,
+in the same chain as every other row."""
 
+import dataclasses
 import importlib.util
 import json
 import uuid
@@ -12,11 +13,11 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from diary.models import Post
 from diary.services import post_create
 from rolls import entries, ledger, services
-from rolls.cases import Case
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.models import AskStatus, Roll, RollAsk
+from rolls.systems.base import Case
 
 pytestmark = pytest.mark.django_db
 
@@ -34,7 +35,7 @@ def pool_case(character, *, raises=0, difficulty=15, modifiers=(), gm_typed=Fals
             "circumstances": [],
             "raises": raises,
         },
-        character_id=character.pk,
+        people={"a": character.pk},
         what="Siła + Atletyka",
         gm_typed=gm_typed,
         **extra,
@@ -42,7 +43,7 @@ def pool_case(character, *, raises=0, difficulty=15, modifiers=(), gm_typed=Fals
 
 
 def make(t, case, *, by=None, token=None, faces=(5, 9, 6, 10, 3, 2), **kwargs):
-    return services.roll_make_case(
+    return services.roll_make(
         session=t.session,
         by=by or t.gm,
         case=case,
@@ -162,9 +163,9 @@ def test_who_may_roll(q10_players_own):
     with pytest.raises(PermissionDenied):  # an outsider
         make(t, pool_case(t.eryk), by=t.outsider)
     with pytest.raises(PermissionDenied):  # a mode q10 does not have
-        make(t, Case(**{**pool_case(t.eryk).__dict__, "mode": "stress"}))
+        make(t, dataclasses.replace(pool_case(t.eryk), mode="stress"))
     with pytest.raises(PermissionDenied):  # another system's case in this session
-        make(t, Case(**{**pool_case(t.eryk).__dict__, "system": "ciernie"}))
+        make(t, dataclasses.replace(pool_case(t.eryk), system="ciernie"))
     assert Roll.objects.count() == 1
 
 
@@ -205,12 +206,26 @@ def test_an_answer_rolls_what_was_asked_in_its_own_post(q10):
     assert answers == {"ask": ask.pk, "post": ask.post_id, "summary": ask.summary}
 
 
-def test_an_answer_rolling_something_else_is_refused(q10):
+def test_an_answer_rolling_something_else_needs_a_reason(q10):
     ask = _ask(q10, fields={"character": str(q10.eryk.pk), "raises": "1"})
     other = {"character": str(q10.eryk.pk), "raises": "0"}
-    with pytest.raises(ValidationError):
+    with pytest.raises(ValidationError) as refused:  # the GM's judgment, said why
         make(q10, pool_case(q10.eryk, request_fields=other), answers=ask)
+    assert "answer_note" in refused.value.error_dict
     with pytest.raises(PermissionDenied):  # only the GM answers
         make(q10, pool_case(q10.eryk), answers=ask, by=q10.alice)
     ask.refresh_from_db()
     assert ask.is_open and Roll.objects.count() == 0
+    made = make(
+        q10,
+        pool_case(q10.eryk, request_fields=other),
+        answers=ask,
+        answer_note="Bez rozbiegu nie ma podbicia.",
+    )
+    ask.refresh_from_db()
+    assert ask.status == AskStatus.ANSWERED_DIFFERENTLY and ask.answer == made.roll
+    assert ask.note == "Bez rozbiegu nie ma podbicia."
+    answers = made.roll.record["answers"]
+    assert (answers["ask"], answers["summary"]) == (ask.pk, ask.summary)
+    assert answers["rolled"] == "Siła + Atletyka (5z2)"  # in words; the case names no one
+    assert answers["note"] == "Bez rozbiegu nie ma podbicia."

@@ -1,21 +1,22 @@
-"""rolls.demo_ciernie and the ciernie panel on the case path: rolls made through the panel's
-forms and `roll_make_case`, stored with the engine's case, recomputed from the record alone,
-chained and verified; the panel page of a ciernie session."""
+"""rolls.systems.ciernie.demo and the ciernie panel: rolls made through the system's forms
+and `roll_make`, stored with the engine's case, recomputed from the record alone, chained
+and verified; the panel page of a ciernie session."""
 
 import uuid
 
 import pytest
 from django.urls import reverse
 
-from rolls import panel_ciernie as panel
-from rolls.demo_ciernie import seed_ciernie_rolls
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.ledger import verify_session
 from rolls.models import Roll
 from rolls.presenters import roll_view
-from rolls.selectors import playing_characters
-from rolls.services import roll_make_case
+from rolls.selectors import sheets_in_play
+from rolls.services import roll_make
+from rolls.systems.base import FormContext
+from rolls.systems.ciernie import display, forms
+from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
 
 pytestmark = pytest.mark.django_db
@@ -67,12 +68,13 @@ def test_the_demo_rolls_every_ciernie_test(ciernie):
         assert roll.post.author == ciernie.gm
         # Every stored roll reads in words where the site shows it (an effect test is no
         # diary entry, though the engine calls it "effect").
-        assert roll_view(roll).case_lines == panel.lines(roll.record)
+        lines = roll_view(roll).body
+        assert lines and lines == display.lines(roll.record)
     assert verify_session(ciernie.session.pk).ok
     # Each line of the post reads right, the effect in its unit's plural.
-    [line] = panel.lines(records[3])
+    [line] = display.lines(records[3])
     assert any(d.startswith("efekt trwa") and "minut" in d for d in line.details)
-    first, second = panel.lines(records[5])
+    first, second = display.lines(records[5])
     assert "pierwszy rzut" in first.what and "rozstrzyga" in second.what
 
 
@@ -82,9 +84,11 @@ def _gm_case(ciernie, mode, **fields):
     query = QueryDict(mutable=True)
     for key, value in {"character": ciernie.vera.pk, **fields}.items():
         query.setlist(key, [str(v) for v in (value if isinstance(value, list) else [value])])
-    everyone = list(playing_characters(ciernie.session).values())
-    form = panel.form(
-        mode, query, characters=everyone, all_characters=everyone, gm=True, session=ciernie.session
+    everyone = list(sheets_in_play(ciernie.session).values())
+    form = forms.make_form(
+        mode,
+        query,
+        FormContext(characters=everyone, all_characters=everyone, gm=True, session=ciernie.session),
     )
     assert form.is_valid(), form.errors
     return form.case()
@@ -93,10 +97,10 @@ def _gm_case(ciernie, mode, **fields):
 def test_a_case_roll_is_stored_once_per_token(ciernie):
     case = _gm_case(ciernie, "attribute", attribute=ciernie.a["Zręczność"].pk)
     token = uuid.uuid4()
-    first = roll_make_case(
+    first = roll_make(
         session=ciernie.session, by=ciernie.gm, case=case, token=token, dice=ScriptedDice([4])
     )
-    again = roll_make_case(
+    again = roll_make(
         session=ciernie.session, by=ciernie.gm, case=case, token=token, dice=ScriptedDice([19])
     )
     assert first.roll.pk == again.roll.pk
@@ -117,7 +121,7 @@ def test_a_player_cannot_store_a_typed_modifier(ciernie):
     )
     assert case.gm_typed
     with pytest.raises(PermissionDenied):
-        roll_make_case(session=ciernie.session, by=ciernie.alice, case=case, token=uuid.uuid4())
+        roll_make(session=ciernie.session, by=ciernie.alice, case=case, token=uuid.uuid4())
     assert not Roll.objects.exists()
 
 
@@ -127,7 +131,7 @@ def test_the_panel_page_of_a_ciernie_session_rolls_a_skill_test(ciernie, client)
     page = client.get(url, {"mode": "skill"}, follow=True)
     assert page.status_code == 200
     body = page.content.decode()
-    for _key, label in panel.MODES:
+    for _key, label in forms.MODES:
         assert str(label) in body
     from rolls.access import issue_token
 
@@ -182,7 +186,8 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
     ask_url = reverse("rolls:ask", args=[ciernie.session.pk])
     form = player.get(ask_url, {"mode": "skill"}).content.decode()
     assert 'name="skill"' in form
-    assert 'type="hidden" name="factor"' in form  # the factor is the GM's to set
+    # The factor and the difficulty are the GM's to set: not in the request, not even hidden.
+    assert 'name="factor"' not in form and 'name="difficulty"' not in form
     assert 'name="modifier"' not in form
     # The comparative and effect tests are not for a player to ask.
     assert "?mode=attribute" in form and "?mode=combined" in form
@@ -193,8 +198,6 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
             "mode": "skill",
             "character": ciernie.vera.pk,
             "skill": ciernie.s["Otwieranie zamków"].pk,
-            "factor": "0",
-            "difficulty": "0",
         },
     )
     assert response.status_code == 302, _words(response)[:2000]
@@ -210,13 +213,16 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
     assert panel_page.status_code == 200
     data = panel_page.context["panel"].token_form.data.dict()
     assert data["skill"] == str(ciernie.s["Otwieranie zamków"].pk)
-    # Another skill is not what was asked: refused, the request stays open.
+    # Another skill is not what was asked: without a reason it is refused next to the
+    # answer's note, and the request stays open.
     other = gm.post(
         reverse("rolls:panel", args=[ciernie.session.pk]),
         {**data, "skill": ciernie.s["Pilotaż"].pk, "factor": "3"},
     )
     assert other.status_code == 400
+    assert 'id="id_answer_note_error"' in other.content.decode()
     assert not Roll.objects.exists()
+    assert RollAsk.objects.get().is_open
     data.update({"factor": "2", "difficulty": "-3", "modifier": "1", "modifier_reason": "wytrych"})
     answered = gm.post(reverse("rolls:panel", args=[ciernie.session.pk]), data)
     assert answered.status_code == 302, _words(answered)[:2000]

@@ -1,8 +1,8 @@
 """The Ars Magica panel's forms, preview and roll lines (RULES 4, seed 003).
 
-The catalog rows and characters are made directly (tests/rolls/ars_table.py: the sheets of
-the new systems are another part of issue 10); the forms read them as the panel does,
-through `rolls.selectors.playing_characters`.
+The catalog rows and characters are made directly (tests/rolls/ars_table.py); the forms
+(rolls/systems/arsmagica) read them as the panel does, through
+`rolls.selectors.sheets_in_play`.
 """
 
 import html
@@ -17,16 +17,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from characters.models import Attribute, Character
-from rolls import cases, services
-from rolls import panel_arsmagica as panel
-from rolls.demo_arsmagica import seed_arsmagica_rolls
+from rolls import services
+from rolls import systems as registry
 from rolls.engine import arsmagica as ars
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
+from rolls.systems import arsmagica as plugin
+from rolls.systems.arsmagica import display, forms
+from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
+from rolls.systems.base import Case, FormContext
 from tests.rolls.ars_table import build_saga
 
 pytestmark = pytest.mark.django_db
@@ -37,17 +40,19 @@ def saga(make_user):
     return build_saga(make_user)
 
 
-def form(t, mode, data=None, *, gm=True, prefix=None):
-    characters = list(playing_characters(t.session).values())
-    return panel.make_form(
-        mode,
-        data,
+def form(t, mode, data=None, *, gm=True, prefix=None, for_request=False):
+    characters = list(sheets_in_play(t.session).values())
+    context = FormContext(
         characters=characters,
         all_characters=characters,
         gm=gm,
         session=t.session,
-        prefix=prefix,
+        for_request=for_request,
     )
+    if prefix is None:
+        return forms.make_form(mode, data, context)
+    # make_form names no prefix; the mode's form class takes one like any Django form.
+    return forms.FORMS[mode](data, context=context, ask_fields=forms.ASK_FIELDS, prefix=prefix)
 
 
 def data_for(t, character=None, **extra):
@@ -62,7 +67,7 @@ def data_for(t, character=None, **extra):
     return data
 
 
-def valid_case(t, mode, data, *, gm=True) -> cases.Case:
+def valid_case(t, mode, data, *, gm=True) -> Case:
     bound = form(t, mode, data, gm=gm)
     assert bound.is_valid(), bound.errors
     return bound.case()
@@ -76,8 +81,8 @@ def errors_of(t, mode, data, *, gm=True):
     return bound.errors
 
 
-def record_of(case: cases.Case, faces, name="Flambeau") -> dict:
-    """A stored record as roll_make_case keeps it: the engine's result, who, what."""
+def record_of(case: Case, faces, name="Flambeau") -> dict:
+    """A stored record as roll_make keeps it: the engine's result, who, what."""
     result = systems.roll(case.system, case.engine_test(), ScriptedDice(faces))
     return {
         "result": result.to_dict(),
@@ -89,11 +94,13 @@ def record_of(case: cases.Case, faces, name="Flambeau") -> dict:
 # -- registration --------------------------------------------------------------
 
 
-def test_the_panel_is_registered_with_both_dice():
-    registered = cases.panel_for("arsmagica")
-    assert registered is panel.PANEL
-    assert [key for key, _label in registered.modes] == ["simple", "stress"]
+def test_the_system_is_registered_with_both_dice():
+    registered = registry.system_for("arsmagica")
+    assert registered is plugin.SYSTEM
+    assert registered.form is forms.make_form and registered.lines is display.lines
+    assert registered.mode_keys == ("simple", "stress")
     assert registered.gm_only_modes == frozenset()
+    assert registered.askable_modes == ("simple", "stress")
 
 
 def test_an_unknown_mode_is_refused(saga):
@@ -292,7 +299,7 @@ def test_a_player_cannot_type_modifiers_or_botch_dice(saga):
         gm=False,
     )
     assert case.input["modifiers"] == []
-    assert case.input["botch_dice"] == panel.BOTCH_DICE_DEFAULT == 1
+    assert case.input["botch_dice"] == forms.BOTCH_DICE_DEFAULT == 1
 
 
 def test_the_prefix_is_honoured(saga):
@@ -358,7 +365,7 @@ def test_an_unbound_form_starts_from_a_complete_test(saga):
 @pytest.mark.parametrize("ease", ["3", "9", "15", "21"])
 def test_the_preview_chance_is_the_engines(saga, mode, ease):
     case = valid_case(saga, mode, data_for(saga, ease=ease, botch_dice=2))
-    shown = panel.preview(case)
+    shown = display.preview(case)
     assert shown.chance == systems.probability("arsmagica", case.engine_test())
     # The stress die's doubling never leaves a zero chance; the simple die can.
     assert (0 < shown.chance <= 1) if mode == "stress" else (0 <= shown.chance <= 1)
@@ -367,7 +374,7 @@ def test_the_preview_chance_is_the_engines(saga, mode, ease):
 def test_the_simple_preview_explains_the_numbers(saga):
     data = data_for(saga, modifier_1=-2, reason_1="ciemno")
     data["sources"] = [f"trait:{saga.quick.pk}"]
-    shown = panel.preview(valid_case(saga, "simple", data))
+    shown = display.preview(valid_case(saga, "simple", data))
     assert shown.terms[:4] == [
         "Charakterystyka +2",
         "Umiejętność 5",
@@ -380,10 +387,10 @@ def test_the_simple_preview_explains_the_numbers(saga):
 
 
 def test_a_sure_simple_roll_says_so(saga):
-    easy = panel.preview(valid_case(saga, "simple", data_for(saga, ease=3)))
+    easy = display.preview(valid_case(saga, "simple", data_for(saga, ease=3)))
     assert easy.chance == 1
     assert easy.note == "Każdy wynik kości wystarcza; kość i tak jest rzucana."
-    hopeless = panel.preview(
+    hopeless = display.preview(
         valid_case(saga, "simple", data_for(saga, ease="other", ease_value=30))
     )
     assert hopeless.chance == 0
@@ -391,16 +398,16 @@ def test_a_sure_simple_roll_says_so(saga):
 
 
 def test_the_stress_preview_gives_the_botch_chance(saga):
-    shown = panel.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2)))
+    shown = display.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2)))
     # A first 0 (1/10), then a 0 on either of two botch dice (1 − 0.81): 1.9%.
-    assert panel.botch_chance(2) == Fraction(19, 1000)
+    assert display.botch_chance(2) == Fraction(19, 1000)
     assert any(t.startswith("Szansa fuszerki") and "1,9%" in t for t in shown.terms)
     assert shown.note == ""
 
 
 def test_the_stress_preview_with_no_botch_dice_says_no_botch_is_possible(saga):
     case = valid_case(saga, "stress", data_for(saga, botch_dice=0))
-    shown = panel.preview(case)
+    shown = display.preview(case)
     assert not any("Szansa fuszerki" in t for t in shown.terms)
     assert shown.note == (
         "Bez kości fuszerki: fuszerka jest niemożliwa; zero w pierwszym rzucie liczy się po "
@@ -411,8 +418,8 @@ def test_the_stress_preview_with_no_botch_dice_says_no_botch_is_possible(saga):
 
 
 def test_only_a_botch_fails_an_easy_stress_roll(saga):
-    shown = panel.preview(valid_case(saga, "stress", data_for(saga, ease=6, botch_dice=1)))
-    assert shown.chance == 1 - panel.botch_chance(1) == Fraction(99, 100)
+    shown = display.preview(valid_case(saga, "stress", data_for(saga, ease=6, botch_dice=1)))
+    assert shown.chance == 1 - display.botch_chance(1) == Fraction(99, 100)
     assert shown.note == "Tylko fuszerka może sprawić, że ten rzut się nie uda."
 
 
@@ -420,7 +427,7 @@ def test_only_a_botch_fails_an_easy_stress_roll(saga):
 
 
 def line_of(case, faces):
-    (line,) = panel.lines(record_of(case, faces))
+    (line,) = display.lines(record_of(case, faces))
     return line
 
 
@@ -521,7 +528,7 @@ def test_lines_need_only_the_record(saga):
 
     case = valid_case(saga, "stress", data_for(saga))
     record = json.loads(json.dumps(record_of(case, [1, 1, 1, 7])))
-    (line,) = panel.lines(record)
+    (line,) = display.lines(record)
     assert line.details[0] == "Kość stresu: 1 → 1 → 1 → 7: 7 × 8 = 56"
     # And the record recomputes: the engine's input with the same dice gives the same result.
     again = systems.roll(
@@ -561,12 +568,29 @@ def test_a_typed_modifier_marks_the_case_as_the_gms(saga):
 
 
 def test_a_request_names_the_test_and_leaves_the_ease_factor_to_the_gm(saga):
-    registered = cases.panel_for("arsmagica")
+    registered = registry.system_for("arsmagica")
     assert registered.ask_fields == ("character", "characteristic", "ability", "sources")
     data = data_for(saga, ease=21)
     data["sources"] = [f"trait:{saga.quick.pk}"]
     case = valid_case(saga, "stress", data, gm=False)
-    assert registered.summary(case) == "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"
+    assert registered.request_summary(case) == (
+        "Zręczność + Skradanie (kość stresu) · Zwinne dłonie"
+    )
+    # The request's own form has only what is tested: sent without the ease factor (or the
+    # botch dice), it is valid, and the request names exactly the asked fields.
+    for mode in ("simple", "stress"):
+        request = form(saga, mode, data_for(saga), gm=False, for_request=True)
+        request.keep_only_asked()
+        assert set(request.fields) == {"character", "characteristic", "ability", "sources"}
+        del request.data["ease"], request.data["botch_dice"]
+        assert request.is_valid(), request.errors
+        asked = request.case()
+        assert asked.request_fields == {
+            "character": str(saga.flambeau.pk),
+            "characteristic": str(saga.dex.pk),
+            "ability": str(saga.stealth.pk),
+            "sources": [],
+        }
 
 
 # -- over HTTP: the case panel with the Ars Magica forms ------------------------
@@ -593,7 +617,7 @@ def test_the_gm_gets_both_tabs_and_the_exact_chance(saga, client_for):
     assert "?mode=simple" in page and "?mode=stress" in page
     assert 'name="modifier_1"' in page and 'name="botch_dice"' in page
     assert 'data-testid="ars-modifiers"' in page
-    chance = panel.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2))).chance
+    chance = display.preview(valid_case(saga, "stress", data_for(saga, botch_dice=2))).chance
     shown = page.split('data-testid="chance">')[1].split("%")[0]
     assert abs(float(shown.replace(",", ".")) - float(chance * 100)) < 0.006
     assert "Szansa fuszerki" in words(response)
@@ -618,7 +642,7 @@ def test_the_gm_rolls_and_the_post_shows_the_line(saga, client_for, monkeypatch)
     diary = words(client.get(response.url.split("#")[0]))
     assert "Flambeau · Zręczność + Skradanie (kość stresu)" in diary
     assert "modyfikator MG −1: mgła" in diary
-    assert f"czynnik łatwości 9: margines {panel.signed_number(result['margin'])}" in diary
+    assert f"czynnik łatwości 9: margines {display.signed_number(result['margin'])}" in diary
 
 
 def test_a_retry_returns_the_first_roll(saga, client_for):
@@ -658,7 +682,7 @@ def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
     assert client.post(url(t), posted(t, character=t.grog)).status_code == 400
     typed = valid_case(t, "stress", data_for(t, modifier_1=2, reason_1="x"))
     with pytest.raises(PermissionDenied):
-        services.roll_make_case(session=t.session, by=t.player, case=typed, token=uuid.uuid4())
+        services.roll_make(session=t.session, by=t.player, case=typed, token=uuid.uuid4())
     assert Roll.objects.count() == 1
 
 
@@ -679,7 +703,7 @@ def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(saga):
     assert [roll.seq for roll in made] == [1, 2, 3]
     assert all(roll.rolled_by == saga.gm for roll in made)
     assert verify_session(saga.session.pk).ok
-    (line,) = panel.lines(made[2].record)
+    (line,) = display.lines(made[2].record)
     assert line.details[0] == "Kość stresu: 0 — kości fuszerki: 4, 0 — fuszerka! 1 zero"
 
 
@@ -697,7 +721,9 @@ def ask_for(t, client, **extra):
         nc_note="",
     )
     data = {"mode": "stress", **data_for(t, **extra)}
-    del data["botch_dice"]
+    # The request form has no ease factor and no botch dice (they are the GM's): a player's
+    # browser sends neither.
+    del data["ease"], data["botch_dice"]
     data["sources"] = [f"trait:{t.quick.pk}"]
     response = client.post(reverse("rolls:ask", args=[t.session.pk]), data)
     return post, response
@@ -717,7 +743,7 @@ def answer_data(t, post, gm_client):
 def test_a_request_names_the_test_and_the_gm_answers_with_the_ease_factor(saga, client_for):
     from rolls.models import AskStatus, RollAsk
 
-    post, response = ask_for(saga, client_for(saga.player), ease="21")
+    post, response = ask_for(saga, client_for(saga.player))
     ask = RollAsk.objects.get()
     assert response.status_code == 302 and ask.test == "stress"
     assert ask.case_fields == {
@@ -741,9 +767,45 @@ def test_a_request_names_the_test_and_the_gm_answers_with_the_ease_factor(saga, 
     assert [m["source"] for m in result["input"]["modifiers"]] == ["ability", "gm"]
 
 
+@pytest.mark.parametrize("mode", ["simple", "stress"])
+def test_a_player_asks_over_http_without_the_gms_fields(saga, client_for, mode):
+    """The request page of either die (the simple one after switching tabs too) has no ease
+    factor and no botch dice, and what it sends makes the request (never a bare 400)."""
+    from diary.services import post_create
+    from rolls.models import AskStatus, RollAsk
+
+    post = post_create(
+        session=saga.session,
+        author=saga.player,
+        character=saga.flambeau,
+        narration="Flambeau nasłuchuje pod drzwiami.",
+        nc_note="",
+    )
+    client = client_for(saga.player)
+    ask_url = reverse("rolls:ask", args=[saga.session.pk])
+    page = client.get(ask_url, {"mode": mode})
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert 'name="characteristic"' in body
+    assert 'name="ease"' not in body and 'name="botch_dice"' not in body
+    response = client.post(
+        ask_url,
+        {
+            "mode": mode,
+            "character": saga.flambeau.pk,
+            "characteristic": saga.dex.pk,
+            "ability": saga.stealth.pk,
+        },
+    )
+    assert response.status_code == 302, words(response)[:2000]
+    ask = RollAsk.objects.get()
+    assert (ask.post, ask.test, ask.status) == (post, mode, AskStatus.OPEN)
+    assert ask.case_fields["characteristic"] == str(saga.dex.pk)
+
+
 @pytest.mark.parametrize("changed", ["characteristic", "ability", "sources"])
-def test_an_answer_rolling_another_test_is_refused(saga, client_for, changed):
-    from rolls.models import RollAsk
+def test_an_answer_rolling_another_test_needs_a_reason(saga, client_for, changed):
+    from rolls.models import AskStatus, RollAsk
 
     post, _response = ask_for(saga, client_for(saga.player))
     gm = client_for(saga.gm)
@@ -753,9 +815,23 @@ def test_an_answer_rolling_another_test_is_refused(saga, client_for, changed):
         "ability": str(saga.latin.pk),
         "sources": [],
     }[changed]
-    assert gm.post(url(saga), data).status_code == 400
+    if changed == "characteristic":
+        data["sources"] = []  # Zwinne dłonie is a source of Zręczność alone
+    refused = gm.post(url(saga), data)
+    assert refused.status_code == 400
+    assert 'id="id_answer_note_error"' in refused.content.decode()
     assert not Roll.objects.exists()
     assert RollAsk.objects.get().is_open
+    # Said why, the GM's roll answers the request differently; the post shows both.
+    data["token"] = str(uuid.uuid4())
+    answered = gm.post(url(saga), data | {"answer_note": "Tu liczy się spryt, nie zręczność."})
+    assert answered.status_code == 302, words(answered)[:2000]
+    roll = Roll.objects.get()
+    ask = RollAsk.objects.get()
+    assert (ask.status, ask.answer) == (AskStatus.ANSWERED_DIFFERENTLY, roll)
+    assert roll.record["answers"]["note"] == "Tu liczy się spryt, nie zręczność."
+    assert roll.record["answers"]["rolled"].startswith("Flambeau: ")
+    assert roll.record["answers"]["rolled"] != ask.summary
 
 
 def test_the_demo_rolls_work_on_the_demo_saga(make_user):

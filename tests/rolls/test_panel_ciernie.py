@@ -1,4 +1,4 @@
-"""The Ciernie i Gwiazdy panel (rolls/panel_ciernie.py): every mode's form with good and bad
+"""The Ciernie i Gwiazdy panel (rolls/systems/ciernie): every mode's form with good and bad
 input, the Case the engine reads, the preview's exact chance, and the roll lines of every
 outcome with scripted dice (RULES 3, seed 002)."""
 
@@ -21,12 +21,14 @@ from characters.models import (
     Trait,
 )
 from diary.models import GameSession, SessionStatus
-from rolls import cases
-from rolls import panel_ciernie as panel
+from rolls import systems as registry
 from rolls.engine import ciernie as engine
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.systems import ciernie as plugin
+from rolls.systems.base import Case, FormContext
+from rolls.systems.ciernie import display, forms
 
 pytestmark = pytest.mark.django_db
 
@@ -163,6 +165,11 @@ def data(**fields) -> QueryDict:
     return query
 
 
+def panel_form(mode, data=None, **context):
+    """A mode's form as the panel builds it (context: FormContext's fields)."""
+    return forms.make_form(mode, data, FormContext(**context))
+
+
 def form_for(table, mode, fields, *, gm=True, who="kira", reroll_sources=(), others=None):
     character = load(table[who], reroll_sources)
     all_characters = [
@@ -171,7 +178,7 @@ def form_for(table, mode, fields, *, gm=True, who="kira", reroll_sources=(), oth
     ]
     if all(c.pk != character.pk for c in all_characters):
         all_characters.insert(0, character)
-    return panel.form(
+    return panel_form(
         mode,
         data(character=character.pk, **fields),
         characters=[character],
@@ -181,7 +188,7 @@ def form_for(table, mode, fields, *, gm=True, who="kira", reroll_sources=(), oth
     )
 
 
-def valid_case(form) -> cases.Case:
+def valid_case(form) -> Case:
     assert form.is_valid(), form.errors
     case = form.case()
     # The stored input is the engine's own: read back, it gives the same JSON.
@@ -204,17 +211,19 @@ def roll_record(case, faces, name="Kira"):
 # Registration
 
 
-def test_the_panel_is_registered_with_its_modes():
-    registered = cases.panel_for("ciernie")
-    assert registered is panel.PANEL
-    assert [key for key, _label in registered.modes] == [
+def test_the_system_is_registered_with_its_modes():
+    registered = registry.system_for("ciernie")
+    assert registered is plugin.SYSTEM
+    assert registered.form is forms.make_form and registered.lines is display.lines
+    assert registered.mode_keys == (
         "attribute",
         "combined",
         "comparative",
         "effect_test",
         "skill",
-    ]
+    )
     assert registered.gm_only_modes == {"comparative", "effect_test"}
+    assert registered.askable_modes == ("attribute", "combined", "skill")
     assert "modifier" not in registered.ask_fields
     assert "factor" not in registered.ask_fields
 
@@ -249,7 +258,7 @@ def test_attribute_test_reads_the_sheet_and_keeps_every_modifier_with_its_source
             {"value": -2, "label": None, "reason": "ciemność w ładowni", "source": "gm"},
         ],
     }
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance == case.probability() == engine.probability(case.engine_test())
     # threshold 12 − 6 + 2 − 2 = 6: faces 1..6 succeed.
     assert preview.chance == pytest.approx(6 / 20)
@@ -360,9 +369,9 @@ def test_a_typed_modifier_or_value_marks_the_case_as_typed(table):
 def test_a_request_summary_names_the_test_without_the_factor(table):
     skill = table["catalog"]["skills"]["Otwieranie zamków"]
     case = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 2}))
-    assert panel.summary(case) == "Zręczność + Otwieranie zamków"
+    assert display.summary(case) == "Zręczność + Otwieranie zamków"
     case = valid_case(form_for(table, "attribute", {"attribute": attr(table, "Siła")}))
-    assert panel.summary(case) == "Siła"
+    assert display.summary(case) == "Siła"
 
 
 def test_a_source_of_another_attribute_is_refused_next_to_the_sources(table):
@@ -403,12 +412,12 @@ def test_an_impossible_attribute_test_makes_no_roll_and_says_so(table):
         table, "attribute", {"attribute": attr(table, "Siła"), "difficulty": -3}, who="weak"
     )
     case = valid_case(form)
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance is None
     assert "Bez rzutu" in preview.note
     assert "poniżej 1" in preview.note
     record = roll_record(case, [])
-    [line] = panel.lines(record)
+    [line] = display.lines(record)
     assert line.outcome == "Niemożliwy"
     assert not line.success
     assert any("Bez rzutu" in d for d in line.details)
@@ -433,7 +442,7 @@ def test_combined_test_takes_the_floored_mean(table):
     assert case.what == "Percepcja + Zręczność"
     limit = engine.threshold(case.engine_test())
     assert limit.value == 11 + 1  # mean 11.5 → 11, + the item's +1
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance == pytest.approx(12 / 20)
     assert "11, 12" in preview.terms[0]
 
@@ -473,7 +482,7 @@ def test_comparative_test_against_a_character_reads_both_sheets(table):
     assert case.other_character_id == table["borys"].pk
     assert case.what == "Siła vs Borys (Siła)"
     assert engine.threshold(case.engine_test()).value == 10 + 9 - 15
-    assert panel.preview(case).chance == pytest.approx(4 / 20)
+    assert display.preview(case).chance == pytest.approx(4 / 20)
 
 
 def test_comparative_test_against_a_stand_in_npc_with_another_attribute(table):
@@ -587,16 +596,16 @@ def test_effect_test_names_the_effect_and_its_time_unit(table):
     assert case.input["attribute"] == 10
     assert case.what == "Wytrzymałość: utrata wzroku"
     assert not case.is_action
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance == pytest.approx(7 / 20)
     assert any("minuty" in term for term in preview.terms)
     # Threshold 7; a 10 misses by 3: the effect lasts three minutes.
-    [line] = panel.lines(roll_record(case, [10]))
+    [line] = display.lines(roll_record(case, [10]))
     assert line.outcome == "Porażka"
     assert "efekt trwa 3 minuty" in line.details
-    [line] = panel.lines(roll_record(case, [8]))
+    [line] = display.lines(roll_record(case, [8]))
     assert "efekt trwa 1 minutę" in line.details  # at least one unit
-    [line] = panel.lines(roll_record(case, [3]))
+    [line] = display.lines(roll_record(case, [3]))
     assert line.outcome == "Sukces"
     assert any("nie działa" in d for d in line.details)
 
@@ -627,10 +636,10 @@ def test_an_effect_that_cannot_be_resisted_makes_no_roll(table):
         who="weak",
     )
     case = valid_case(form)
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance is None
     assert "MG ustala" in preview.note
-    [line] = panel.lines(roll_record(case, []))
+    [line] = display.lines(roll_record(case, []))
     assert line.outcome == "Niemożliwy"
     assert any("MG ustala" in d for d in line.details)
 
@@ -653,7 +662,7 @@ def test_skill_test_reads_the_level_and_the_factor(table):
     assert case.what == "Zręczność + Otwieranie zamków vs czynnik 2"
     # 12 + 3 × (3 − 2) + 2 = 17
     assert engine.threshold(case.engine_test()).value == 17
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance == case.probability()
     assert "3 × (umiejętność 3 − czynnik 2) = +3" in preview.terms[0]
     assert any("opóźnienie" in t for t in preview.terms)
@@ -689,20 +698,20 @@ def test_skill_factor_out_of_range_is_refused(table):
 def test_automatic_success_and_impossible_make_no_roll_and_say_so(table):
     skill = table["catalog"]["skills"]["Otwieranie zamków"]
     automatic = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 0}))
-    preview = panel.preview(automatic)
+    preview = display.preview(automatic)
     assert preview.chance is None
     assert "automatycznie" in preview.note
     record = roll_record(automatic, [])
     assert record["result"]["dice"] == []
-    [line] = panel.lines(record)
+    [line] = display.lines(record)
     assert line.outcome == "Automatyczny sukces"
     assert line.success
 
     impossible = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 6}))
-    preview = panel.preview(impossible)
+    preview = display.preview(impossible)
     assert preview.chance is None
     assert "niemożliwy" in preview.note
-    [line] = panel.lines(roll_record(impossible, []))
+    [line] = display.lines(roll_record(impossible, []))
     assert line.outcome == "Niemożliwy"
     assert not line.success
 
@@ -721,7 +730,7 @@ def test_skill_lines_for_every_band(table, face, outcome, success, detail):
     skill = table["catalog"]["skills"]["Otwieranie zamków"]
     case = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 2}))
     assert engine.threshold(case.engine_test()).value == 15
-    [line] = panel.lines(roll_record(case, [face]))
+    [line] = display.lines(roll_record(case, [face]))
     assert line.who == "Kira"
     assert line.what == "Test umiejętności: Zręczność + Otwieranie zamków vs czynnik 2"
     assert line.outcome == outcome
@@ -797,13 +806,13 @@ def test_reroll_counts_the_ticked_sources_and_shows_both_rolls(table):
         "reroll_sources": 2,
     }
     assert case.what == "Zręczność (przerzut: Szczęściarz, Wytrych)"
-    preview = panel.preview(case)
+    preview = display.preview(case)
     # First: 12/20; a failure (8/20) rerolled at 12 + 3 = 15: 15/20.
     assert preview.chance == case.probability()
     assert float(preview.chance) == pytest.approx(12 / 20 + 8 / 20 * 15 / 20)
     assert any("przerzut" in t for t in preview.terms)
 
-    first, second = panel.lines(roll_record(case, [14, 15]))
+    first, second = display.lines(roll_record(case, [14, 15]))
     assert first.outcome == "Porażka"
     assert "pierwszy rzut" in first.what
     assert second.outcome == "Sukces"
@@ -811,11 +820,11 @@ def test_reroll_counts_the_ticked_sources_and_shows_both_rolls(table):
     assert "rozstrzyga" in second.what
     assert "rzut 15 ≤ próg 15" in second.details
 
-    [only] = panel.lines(roll_record(case, [4]))
+    [only] = display.lines(roll_record(case, [4]))
     assert only.outcome == "Sukces"
     assert any("bez przerzutu" in d for d in only.details)
 
-    first, second = panel.lines(roll_record(case, [20, 18]))
+    first, second = display.lines(roll_record(case, [20, 18]))
     assert first.outcome == "Porażka krytyczna"
     assert second.outcome == "Porażka"
     assert not second.success
@@ -835,7 +844,7 @@ def test_a_delay_is_not_rerolled(table):
         reroll_sources=("Szczęściarz",),
     )
     case = valid_case(form)
-    [line] = panel.lines(roll_record(case, [16]))
+    [line] = display.lines(roll_record(case, [16]))
     assert line.outcome == "Opóźnienie"
     assert any("opóźnienie to nie porażka" in d for d in line.details)
     assert any("2×" in d for d in line.details)
@@ -855,10 +864,10 @@ def test_a_reroll_of_a_test_without_a_roll_says_there_is_nothing_to_reroll(table
         reroll_sources=("Szczęściarz",),
     )
     case = valid_case(form)
-    preview = panel.preview(case)
+    preview = display.preview(case)
     assert preview.chance is None
     assert "Nie ma czego przerzucać" in preview.note
-    [line] = panel.lines(roll_record(case, []))
+    [line] = display.lines(roll_record(case, []))
     assert line.outcome == "Niemożliwy"
 
 
@@ -868,7 +877,7 @@ def test_a_reroll_of_a_test_without_a_roll_says_there_is_nothing_to_reroll(table
 
 @pytest.mark.parametrize("mode", ["attribute", "combined", "comparative", "effect_test", "skill"])
 def test_every_mode_refuses_a_character_it_may_not_roll_for(table, mode):
-    form = panel.form(
+    form = panel_form(
         mode,
         data(character=table["borys"].pk),
         characters=[load(table["kira"])],
@@ -887,7 +896,7 @@ def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
     """An unbound form's initial values, submitted as they are, make a valid case (the panel
     previews at once); the effect test only needs its effect named."""
     kira = load(table["kira"])
-    fresh = panel.form(
+    fresh = panel_form(
         mode,
         characters=[kira],
         all_characters=[kira, load(table["borys"])],
@@ -912,7 +921,7 @@ def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
     for name, value in overrides.items():
         if name in fresh.fields:
             query.setlist(name, [str(v) for v in (value if isinstance(value, list) else [value])])
-    bound = panel.form(
+    bound = panel_form(
         mode,
         query,
         characters=[kira],
@@ -921,7 +930,7 @@ def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
         session=table["session"],
     )
     assert bound.is_valid(), bound.errors
-    assert panel.preview(bound.case()).terms
+    assert display.preview(bound.case()).terms
 
 
 # ---------------------------------------------------------------------------
@@ -962,7 +971,7 @@ def test_no_input_breaks_a_form(table, mode, fields, pick_real, gm):
         query.setlist("skill", [str(table["catalog"]["skills"]["Otwieranie zamków"].pk)])
         query.setlist("character", [str(table["kira"].pk)])
     kira = load(table["kira"], ("Szczęściarz",))
-    form = panel.form(
+    form = panel_form(
         mode,
         query,
         characters=[kira],
@@ -974,10 +983,10 @@ def test_no_input_breaks_a_form(table, mode, fields, pick_real, gm):
         case = form.case()
         test = case.engine_test()
         assert test.to_input() == case.input
-        preview = panel.preview(case)
+        preview = display.preview(case)
         assert preview.terms
         faces = [5, 15] if case.test == "reroll" else [12]
-        assert panel.lines(roll_record(case, faces))
+        assert display.lines(roll_record(case, faces))
     else:
         assert form.errors
         with pytest.raises(RuleError):

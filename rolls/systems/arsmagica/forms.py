@@ -265,6 +265,8 @@ class ArsForm(SheetCaseForm):
             people={"a": character.pk},
             what=self._what(attribute.name, skill.name if skill else None),
             gm_typed=any(m["source"] == SOURCE_GM for m in modifiers),
+            names={"a": character.name},
+            request_fields=self.request_fields(self.ask_fields),
         )
         try:
             case.engine_test()

@@ -334,6 +334,8 @@ class CiernieForm(SheetCaseForm):
             is_action=self.kind != "effect",
             what=what,
             gm_typed=self.gm_typed(cleaned),
+            names={"a": character.name},
+            request_fields=self.request_fields(self.ask_fields),
         )
         try:
             case.engine_test()

@@ -324,6 +324,8 @@ class PoolForm(SheetCaseForm):
             people={"a": character.pk},
             what=what,
             gm_typed=typed,
+            names={"a": character.name},
+            request_fields=self.request_fields(self.ask_fields),
         )
 
 
