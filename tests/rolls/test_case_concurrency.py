@@ -11,8 +11,8 @@ from django.db import connection
 from rolls.access import sign_token
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from rolls.plugins import Case
 from rolls.services import roll_make
-from rolls.systems.base import Case
 from tests.rolls.concurrency import in_thread, post_at_once
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]

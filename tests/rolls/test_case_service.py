@@ -17,7 +17,7 @@ from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.models import AskStatus, Roll, RollAsk
-from rolls.systems.base import Case
+from rolls.plugins import Case
 
 pytestmark = pytest.mark.django_db
 

@@ -11,10 +11,10 @@ from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from rolls.plugins import FormContext
 from rolls.presenters import roll_view
 from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
-from rolls.systems.base import FormContext
 from rolls.systems.ciernie import display, forms
 from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources

@@ -17,19 +17,19 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from characters.models import Attribute, Character
+from rolls import registry as registry
 from rolls import services
-from rolls import systems as registry
 from rolls.engine import arsmagica as ars
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from rolls.plugins import Case, FormContext
 from rolls.selectors import sheets_in_play
 from rolls.systems import arsmagica as plugin
 from rolls.systems.arsmagica import display, forms
 from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
-from rolls.systems.base import Case, FormContext
 from tests.rolls.ars_table import build_saga
 
 pytestmark = pytest.mark.django_db

@@ -21,13 +21,13 @@ from characters.models import (
     Trait,
 )
 from diary.models import GameSession, SessionStatus
-from rolls import systems as registry
+from rolls import registry as registry
 from rolls.engine import ciernie as engine
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.plugins import Case, FormContext
 from rolls.systems import ciernie as plugin
-from rolls.systems.base import Case, FormContext
 from rolls.systems.ciernie import display, forms
 
 pytestmark = pytest.mark.django_db
