@@ -16,7 +16,6 @@ Roles, all around one running session S:
 """
 
 import re
-import uuid
 from pathlib import Path
 
 import pytest
@@ -31,9 +30,9 @@ from characters.services import sheet_proposal_create
 from config import access_matrix
 from diary import services as diary_services
 from diary.models import Participation
-from rolls import services as roll_services
-from rolls.requests import RollRequest, SideRequest
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
+from tests.rolling import ask_roll, make_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -125,10 +124,10 @@ class World:
                 "items": {},
             },
         )
-        self.ask = roll_services.roll_ask_create(
-            session=self.session,
-            by=self.player,
-            side=SideRequest(
+        self.ask = ask_roll(
+            self.session,
+            self.player,
+            SideRequest(
                 character_id=self.character.pk,
                 test="attribute",
                 attribute_ids=(self.character.attribute_values.first().attribute_id,),
@@ -144,17 +143,9 @@ class World:
                 attribute_ids=(attribute.attribute_id,),
             ),
         )
-        self.roll = roll_services.roll_make(
-            session=self.session, by=self.gm, request=attribute_roll, token=uuid.uuid4()
-        ).roll
+        self.roll = make_roll(self.session, self.gm, attribute_roll).roll
         # Issue 13: a secret roll of the GM's, for its reveal.
-        self.secret_roll = roll_services.roll_make(
-            session=self.session,
-            by=self.gm,
-            request=attribute_roll,
-            token=uuid.uuid4(),
-            secret=True,
-        ).roll
+        self.secret_roll = make_roll(self.session, self.gm, attribute_roll, secret=True).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
         self.portrait = _portrait(self.character)
@@ -194,6 +185,7 @@ class World:
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
+            "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
