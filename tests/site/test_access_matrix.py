@@ -307,3 +307,65 @@ def test_each_role_gets_the_documented_answer(world, name, method, expected):
                 assert database_state() == before, f"{role} {method} {url} was refused but wrote"
             transaction.set_rollback(True)
     assert observed == expected
+
+
+# The GM's answer to a request (the panel's `ask` and `answer_note`) and the decline
+# (rolls:ask_decline) with a body that would succeed: only the GM's goes through; every
+# other role is refused as the matrix says of the URL, and writes nothing.
+ANSWER_EXPECTED = {
+    "anonymous": "login",
+    "outsider": "404",
+    "other_player": "404",
+    "player": "403",
+    "gm": "302",
+    "moderator": "403",
+    "superuser": "403",
+}
+
+
+def _answer_body(world) -> dict:
+    """An answer by judgment: another attribute than the one asked, with the reason."""
+    from characters.models import Attribute
+
+    asked = int(world.ask.case_fields["a-attribute"])
+    other = Attribute.objects.filter(system="forum1000").exclude(pk=asked).order_by("pk").first()
+    return {
+        "mode": "attribute",
+        "ask": str(world.ask.pk),
+        "a-character": str(world.character.pk),
+        "a-attribute": str(other.pk),
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+        "extra_action_reason": "odpowiedź na prośbę",
+        "answer_note": "Percepcja tu nie pomoże.",
+    }
+
+
+@pytest.mark.parametrize("what", ["answer", "decline"])
+def test_only_the_gm_answers_or_declines_a_request(world, what):
+    from rolls import access
+    from rolls.models import AskStatus, RollAsk
+
+    if what == "answer":
+        url, body = reverse("rolls:panel", args=[world.session.pk]), _answer_body(world)
+        closed = AskStatus.ANSWERED_DIFFERENTLY
+    else:
+        url = reverse("rolls:ask_decline", args=[world.session.pk, world.ask.pk])
+        body, closed = {"reason": "Lepiej rzuć na Percepcję."}, AskStatus.DECLINED
+    observed = {}
+    for role in ROLES:
+        client = world.client(role)
+        with transaction.atomic():
+            before = database_state()
+            user = getattr(world, role, None)
+            token = access.issue_token(user, world.session) if user else "x"
+            response = client.post(url, {**body, "token": token})
+            observed[role] = outcome(response)
+            ask = RollAsk.objects.get(pk=world.ask.pk)
+            if observed[role] in REFUSED:
+                assert database_state() == before, f"{role} {what} was refused but wrote"
+            else:
+                assert ask.status == closed, (role, response.status_code)
+            transaction.set_rollback(True)
+    assert observed == ANSWER_EXPECTED
