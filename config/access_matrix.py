@@ -123,6 +123,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("password_change_done", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:ask", "GET", "login", "404", "404", "200", "403", "403", "403"),
     ("rolls:ask", "POST", "login", "404", "404", "400", "403", "403", "403"),
+    ("rolls:ask_decline", "GET", "login", "404", "404", "403", "200", "403", "403"),
+    ("rolls:ask_decline", "POST", "login", "404", "404", "403", "400", "403", "403"),
     ("rolls:ask_withdraw", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:ask_withdraw", "POST", "login", "404", "404", "302", "403", "403", "403"),
     ("rolls:audit", "GET", "login", "403", "403", "403", "403", "200", "200"),

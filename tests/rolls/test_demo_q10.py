@@ -1,9 +1,9 @@
-"""rolls.demo_q10: the demo's q10 rolls go through the panel's form and service."""
+"""rolls.systems.q10.demo: the demo's q10 rolls go through the panel's form and service."""
 
 import pytest
 
-from rolls.demo_q10 import seed_q10_rolls
 from rolls.ledger import verify_session
+from rolls.systems.q10.demo import seed_q10_rolls
 
 pytestmark = pytest.mark.django_db
 

@@ -9,7 +9,8 @@ from rolls.models import Roll
 pytestmark = pytest.mark.django_db
 
 FIELDS = [
-    "token", "mode", "post", "patient", "effect",
+    "token", "mode", "post", "patient", "effect", "ask", "answer_note", "secret",
+    "extra_action_reason",
     *(f"{side}-{name}" for side in "ab" for name in (
         "character", "test", "attribute", "attribute_2", "skill", "sources", "action_value",
         "action_reason", "gm_difficulty", "gm_difficulty_reason", "gm_bonus", "gm_bonus_reason",

@@ -11,7 +11,8 @@ from django.urls import reverse
 from rolls import services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
-from rolls.panel_q10 import PoolForm
+from rolls.plugins import FormContext
+from rolls.systems.q10.forms import make_form
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db
@@ -19,6 +20,14 @@ pytestmark = pytest.mark.django_db
 
 def url(t):
     return reverse("rolls:panel", args=[t.session.pk])
+
+
+def pool_form(t, data, characters):
+    """The q10 pool form as the GM's panel builds it."""
+    context = FormContext(
+        characters=characters, all_characters=characters, gm=True, session=t.session
+    )
+    return make_form("pool", data, context)
 
 
 def pool(t, character=None, **extra):
@@ -225,13 +234,14 @@ def test_a_player_is_not_offered_modifiers_and_cannot_type_them(q10_players_own,
     result = Roll.objects.get().record["result"]
     assert (result["x"], result["y"], result["difficulty"]) == (5, 2, 15)
     # And the service refuses a case that says it carries typed modifiers.
-    form = PoolForm(pool(t, character=t.eryk), characters=[t.eryk], gm=True)
-    form.data = {**form.data, "pool_dice_1": "2", "pool_keep_1": "0", "pool_reason_1": "x"}
+    data = {**pool(t, character=t.eryk), "pool_dice_1": "2", "pool_keep_1": "0"}
+    form = pool_form(t, {**data, "pool_reason_1": "x"}, [t.eryk])
     assert form.is_valid(), form.errors
+    assert form.case().gm_typed
     from django.core.exceptions import PermissionDenied
 
     with pytest.raises(PermissionDenied):
-        services.roll_make_case(session=t.session, by=t.alice, case=form.case(), token=uuid.uuid4())
+        services.roll_make(session=t.session, by=t.alice, case=form.case(), token=uuid.uuid4())
     assert Roll.objects.count() == 1
 
 
@@ -253,9 +263,9 @@ def test_a_mode_of_another_system_is_bad_input(q10, client_for, mode, status):
 
 
 def scripted_roll(t, faces, **extra):
-    form = PoolForm(pool(t, **extra), characters=[t.eryk, t.runa], gm=True)
+    form = pool_form(t, pool(t, **extra), [t.eryk, t.runa])
     assert form.is_valid(), form.errors
-    return services.roll_make_case(
+    return services.roll_make(
         session=t.session, by=t.gm, case=form.case(), token=uuid.uuid4(), dice=ScriptedDice(faces)
     ).roll
 
@@ -335,18 +345,24 @@ def test_a_withheld_mode_is_403_and_a_player_without_modes_gets_no_panel(
 ):
     import dataclasses
 
-    from rolls import cases
-    from rolls.panel_q10 import PANEL
+    from rolls import registry
+    from rolls.plugins import Mode
 
     t = q10_players_own
+    orig = registry.system_for("q10")
     withheld = dataclasses.replace(
-        PANEL, modes=[*PANEL.modes, ("secret", "Sekret")], gm_only_modes=frozenset({"secret"})
+        orig, modes=(*orig.modes, Mode("secret", "Sekret", gm_only=True))
     )
-    monkeypatch.setitem(cases.PANELS, "q10", withheld)
+    monkeypatch.setitem(registry._SYSTEMS, "q10", withheld)
     client = client_for(t.alice)
     assert client.post(url(t), {**pool(t), "mode": "secret"}).status_code == 403
+    assert 'href="?mode=pool"' in preview(client, t).content.decode()
     assert 'href="?mode=secret"' not in preview(client, t).content.decode()
-    only_gm = dataclasses.replace(PANEL, gm_only_modes=frozenset({"pool"}))
-    monkeypatch.setitem(cases.PANELS, "q10", only_gm)
+    # The GM is offered the withheld mode's tab.
+    assert 'href="?mode=secret"' in preview(client_for(t.gm), t).content.decode()
+    only_gm = dataclasses.replace(
+        orig, modes=tuple(dataclasses.replace(m, gm_only=True) for m in orig.modes)
+    )
+    monkeypatch.setitem(registry._SYSTEMS, "q10", only_gm)
     assert client.post(url(t), pool(t)).status_code == 403
     assert not Roll.objects.exists()

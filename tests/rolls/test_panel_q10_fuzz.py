@@ -11,7 +11,7 @@ pytestmark = pytest.mark.django_db
 FIELDS = [
     "token", "mode", "post", "ask", "character", "attribute", "skill", "sources", "difficulty",
     "difficulty_value", "raises", "pool_dice_1", "pool_keep_1", "pool_reason_1",
-    "circumstance_1", "circumstance_reason_1", "preview",
+    "circumstance_1", "circumstance_reason_1", "preview", "answer_note", "secret",
 ]  # fmt: skip
 
 values = st.one_of(

@@ -1,17 +1,40 @@
 """The "Rzut tajny" box of the roll panels (issue 13): the GM's only, in forum1000's panel
 and the case systems' (q10 here; ciernie and arsmagica share the case panel's token form)."""
 
+import html
+import uuid
+
 import pytest
 from django.urls import reverse
 
+from characters.models import Attribute, Skill
 from rolls.models import Roll, SecretRoll
-from tests.rolls.test_panel import panel_url, single
+from tests.conftest import polish
 from tests.rolls.test_panel_q10 import pool
 from tests.rolls.test_panel_q10 import url as q10_url
 
 pytestmark = pytest.mark.django_db
 
 BOX = 'name="secret"'
+
+
+def panel_url(table):
+    return reverse("rolls:panel", args=[table.session.pk])
+
+
+def single(character, attribute="Percepcja", **extra):
+    """The forum1000 panel's attribute test of `character`, as posted."""
+    data = {
+        "token": str(uuid.uuid4()),
+        "mode": "attribute",
+        "a-character": character.pk,
+        "a-attribute": Attribute.objects.get(system="forum1000", name=attribute).pk,
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+    }
+    data.update(extra)
+    return data
 
 
 def test_the_gm_panel_has_the_box_and_a_players_has_not(table, client_for):
@@ -45,9 +68,17 @@ def test_a_player_asking_for_a_secret_roll_is_refused(table, client_for):
 
 def test_a_secret_healing_roll_is_refused_next_to_the_form(table, client_for):
     data = single(table.lirael, mode="healing", secret="on", patient=table.borys.pk)
-    data["a-skill"] = ""
+    data["a-skill"] = Skill.objects.get(system="forum1000", name="Leczenie ran").pk
     response = client_for(table.gm).post(panel_url(table), data)
     assert response.status_code == 400
+    page = html.unescape(response.content.decode())
+    assert 'id="id_secret_error"' in page
+    assert (
+        polish(
+            "This roll cannot be secret: it changes a sheet or opens an event that everyone sees."
+        )
+        in page
+    )
     assert not Roll.objects.exists()
 
 

@@ -5,32 +5,65 @@ import base64
 import hashlib
 import html
 import json
+import subprocess
+import sys
 import uuid
+from pathlib import Path
 
 import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
 
+from characters.models import Attribute
 from rolls import ledger, signing
 from rolls.chain import GENESIS_HASH, canonical_json, chain_hash
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll, SecretRoll
-from rolls.requests import RollRequest, SideRequest
-from rolls.services import roll_make, secret_roll_reveal
+from rolls.services import secret_roll_reveal
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
-from tests.rolls.test_audit_script import export, run_script
-from tests.rolls.test_ledger import percepcja_request
+from tests.rolling import ask_roll, make_roll
 
 pytestmark = pytest.mark.django_db
 
+SCRIPT = Path(settings.BASE_DIR) / "docs" / "verify_ledger.py"
+
+
+def percepcja_request(character) -> RollRequest:
+    attribute = Attribute.objects.get(system="forum1000", name="Percepcja")
+    return RollRequest(
+        kind="attribute",
+        a=SideRequest(character_id=character.pk, test="attribute", attribute_ids=(attribute.pk,)),
+    )
+
+
+def export(table, client_for) -> dict:
+    response = client_for(table.gm).get(f"/sessions/{table.session.pk}/rolls/ledger.json")
+    assert response.status_code == 200
+    return json.loads(response.content)
+
+
+def run_script(tmp_path, ledger_json: dict, *args) -> subprocess.CompletedProcess:
+    """docs/verify_ledger.py on an exported ledger."""
+    path = tmp_path / "ledger.json"
+    path.write_text(json.dumps(ledger_json, ensure_ascii=False), encoding="utf-8")
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
 
 def secret_roll(table, face=137, *, by=None, token=None, request=None, **kwargs):
-    return roll_make(
-        session=table.session,
-        by=by or table.gm,
-        request=request or percepcja_request(table.lirael),
+    return make_roll(
+        table.session,
+        by or table.gm,
+        request or percepcja_request(table.lirael),
         token=token or uuid.uuid4(),
         dice=ScriptedDice([face]),
         secret=True,
@@ -64,12 +97,8 @@ def test_a_secret_roll_is_not_the_characters_action(table):
     secret_roll(table)
     # Without a reason the GM could not make a second action roll for Lirael this turn:
     # the secret one did not count.
-    made = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=percepcja_request(table.lirael),
-        token=uuid.uuid4(),
-        dice=ScriptedDice([500]),
+    made = make_roll(
+        table.session, table.gm, percepcja_request(table.lirael), dice=ScriptedDice([500])
     )
     assert made.roll.is_action and "extra_action" not in made.roll.record
 
@@ -80,7 +109,7 @@ def test_only_the_gm_rolls_in_secret_and_never_healing_or_initiative(table, sett
     with pytest.raises(PermissionDenied):
         secret_roll(table, by=table.alice)
     from characters.models import Skill
-    from rolls.requests import InitiativeLine
+    from rolls.systems.forum1000.requests import InitiativeLine
 
     heal = RollRequest(
         kind="healing",
@@ -106,10 +135,10 @@ def test_a_replayed_token_answers_with_the_secret_roll_and_the_box_changed_is_re
     again = secret_roll(table, token=token)
     assert not again.created and again.roll.pk == first.roll.pk
     with pytest.raises(TokenReused):
-        roll_make(
-            session=table.session,
-            by=table.gm,
-            request=percepcja_request(table.lirael),
+        make_roll(
+            table.session,
+            table.gm,
+            percepcja_request(table.lirael),
             token=token,
             dice=ScriptedDice([1]),
         )
@@ -141,12 +170,8 @@ def test_only_the_gm_reveals_and_only_a_secret_roll(table):
     for user in (table.alice, table.moderator, table.outsider):
         with pytest.raises(PermissionDenied):
             secret_roll_reveal(session=table.session, by=user, seq=secret.seq)
-    public = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=percepcja_request(table.borys),
-        token=uuid.uuid4(),
-        dice=ScriptedDice([5]),
+    public = make_roll(
+        table.session, table.gm, percepcja_request(table.borys), dice=ScriptedDice([5])
     ).roll
     with pytest.raises(SecretRoll.DoesNotExist):
         secret_roll_reveal(session=table.session, by=table.gm, seq=public.seq)
@@ -299,7 +324,7 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
 
     from diary.services import current_turn
     from rolls.engine import notation
-    from rolls.services import _target_post, chain_append, lock_session
+    from rolls.services import chain_append, lock_session, target_post
 
     with transaction.atomic():
         locked = lock_session(table.session)
@@ -308,7 +333,7 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
         roll = chain_append(
             locked,
             table.gm,
-            post=_target_post(locked, table.gm, turn, None),
+            post=target_post(locked, table.gm, turn, None),
             turn_number=turn.number,
             character_id=None,
             test=notation.TEST,
@@ -332,7 +357,6 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
 def test_a_secret_roll_cannot_answer_a_players_request(table):
     from diary import services as diary_services
     from rolls.models import RollAsk
-    from rolls.services import roll_ask_create
 
     post = diary_services.post_create(
         session=table.session,
@@ -342,7 +366,7 @@ def test_a_secret_roll_cannot_answer_a_players_request(table):
         nc_note="",
     )
     request = percepcja_request(table.lirael)
-    ask = roll_ask_create(session=table.session, by=table.alice, side=request.a, post=post)
+    ask = ask_roll(table.session, table.alice, request.a, post=post)
     with pytest.raises(ValidationError) as refused:
         secret_roll(table, request=request, answers=ask)
     assert "secret" in refused.value.error_dict

@@ -16,7 +16,6 @@ Roles, all around one running session S:
 """
 
 import re
-import uuid
 from pathlib import Path
 
 import pytest
@@ -31,9 +30,9 @@ from characters.services import sheet_proposal_create
 from config import access_matrix
 from diary import services as diary_services
 from diary.models import Participation
-from rolls import services as roll_services
-from rolls.requests import RollRequest, SideRequest
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
+from tests.rolling import ask_roll, make_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -125,10 +124,10 @@ class World:
                 "items": {},
             },
         )
-        self.ask = roll_services.roll_ask_create(
-            session=self.session,
-            by=self.player,
-            side=SideRequest(
+        self.ask = ask_roll(
+            self.session,
+            self.player,
+            SideRequest(
                 character_id=self.character.pk,
                 test="attribute",
                 attribute_ids=(self.character.attribute_values.first().attribute_id,),
@@ -144,17 +143,9 @@ class World:
                 attribute_ids=(attribute.attribute_id,),
             ),
         )
-        self.roll = roll_services.roll_make(
-            session=self.session, by=self.gm, request=attribute_roll, token=uuid.uuid4()
-        ).roll
+        self.roll = make_roll(self.session, self.gm, attribute_roll).roll
         # Issue 13: a secret roll of the GM's, for its reveal.
-        self.secret_roll = roll_services.roll_make(
-            session=self.session,
-            by=self.gm,
-            request=attribute_roll,
-            token=uuid.uuid4(),
-            secret=True,
-        ).roll
+        self.secret_roll = make_roll(self.session, self.gm, attribute_roll, secret=True).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
         self.portrait = _portrait(self.character)
@@ -194,6 +185,7 @@ class World:
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
+            "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
@@ -315,3 +307,65 @@ def test_each_role_gets_the_documented_answer(world, name, method, expected):
                 assert database_state() == before, f"{role} {method} {url} was refused but wrote"
             transaction.set_rollback(True)
     assert observed == expected
+
+
+# The GM's answer to a request (the panel's `ask` and `answer_note`) and the decline
+# (rolls:ask_decline) with a body that would succeed: only the GM's goes through; every
+# other role is refused as the matrix says of the URL, and writes nothing.
+ANSWER_EXPECTED = {
+    "anonymous": "login",
+    "outsider": "404",
+    "other_player": "404",
+    "player": "403",
+    "gm": "302",
+    "moderator": "403",
+    "superuser": "403",
+}
+
+
+def _answer_body(world) -> dict:
+    """An answer by judgment: another attribute than the one asked, with the reason."""
+    from characters.models import Attribute
+
+    asked = int(world.ask.case_fields["a-attribute"])
+    other = Attribute.objects.filter(system="forum1000").exclude(pk=asked).order_by("pk").first()
+    return {
+        "mode": "attribute",
+        "ask": str(world.ask.pk),
+        "a-character": str(world.character.pk),
+        "a-attribute": str(other.pk),
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+        "extra_action_reason": "odpowiedź na prośbę",
+        "answer_note": "Percepcja tu nie pomoże.",
+    }
+
+
+@pytest.mark.parametrize("what", ["answer", "decline"])
+def test_only_the_gm_answers_or_declines_a_request(world, what):
+    from rolls import access
+    from rolls.models import AskStatus, RollAsk
+
+    if what == "answer":
+        url, body = reverse("rolls:panel", args=[world.session.pk]), _answer_body(world)
+        closed = AskStatus.ANSWERED_DIFFERENTLY
+    else:
+        url = reverse("rolls:ask_decline", args=[world.session.pk, world.ask.pk])
+        body, closed = {"reason": "Lepiej rzuć na Percepcję."}, AskStatus.DECLINED
+    observed = {}
+    for role in ROLES:
+        client = world.client(role)
+        with transaction.atomic():
+            before = database_state()
+            user = getattr(world, role, None)
+            token = access.issue_token(user, world.session) if user else "x"
+            response = client.post(url, {**body, "token": token})
+            observed[role] = outcome(response)
+            ask = RollAsk.objects.get(pk=world.ask.pk)
+            if observed[role] in REFUSED:
+                assert database_state() == before, f"{role} {what} was refused but wrote"
+            else:
+                assert ask.status == closed, (role, response.status_code)
+            transaction.set_rollback(True)
+    assert observed == ANSWER_EXPECTED

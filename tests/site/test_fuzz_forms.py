@@ -27,6 +27,8 @@ Examples are derandomised, so CI and a laptop try the same bodies.
 """
 
 import copy
+import html
+import re
 import time
 from html.parser import HTMLParser
 from urllib.parse import quote_from_bytes, urlsplit
@@ -36,10 +38,14 @@ from axes.models import AccessAttempt
 from django.apps import apps
 from django.db import transaction
 from django.urls import reverse
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
+from characters.models import Attribute
 from characters.systems import RuleSystem
+from rolls import access
+from rolls.models import AskStatus, Roll, RollAsk
+from tests.conftest import polish
 from tests.site.test_access_matrix import REFUSED, ROLES, World, documented_matrix
 
 pytestmark = pytest.mark.django_db
@@ -136,6 +142,10 @@ def forms_by_action(world: World) -> dict[str, dict[str, list[str]]]:
     # A character's sheet form opens once its system is chosen (?system=…).
     create = reverse("characters:create")
     pages += [(f"{create}?system={system}", "player") for system in RuleSystem.values]
+    # The GM's panel opened to answer the player's request has the answer's own field
+    # (answer_note), as the request's link in the diary opens it.
+    panel = reverse("rolls:panel", args=[world.session.pk])
+    pages.append((f"{panel}?mode=attribute&ask={world.ask.pk}", "gm"))
     for path, role in pages:
         # Followed: the panel's address redirects to itself, signed, with a fresh token.
         response = world.client(role).get(path, follow=True)
@@ -270,6 +280,9 @@ def world(make_user, make_character, make_session):
 
 def test_every_post_url_survives_fuzzing(world):
     forms = forms_by_action(world)
+    # The GM's answer by judgment and the decline are fuzzed with their own fields.
+    assert "answer_note" in forms[reverse("rolls:panel", args=[world.session.pk])]
+    assert "reason" in forms[decline_url(world)]
     # Logged in before the snapshot: a log-in stamps the user's last_login.
     clients = {role: world.client(role) for role in ROLES}
     ids = world_ids(world)
@@ -303,3 +316,189 @@ def test_every_post_url_survives_fuzzing(world):
     # The forms are really found: most POST URLs have a page rendering theirs.
     print("without a form on any page:", without_form, flush=True)
     assert len(without_form) < len(post_targets()) / 2, without_form
+
+
+# ---------------------------------------------------------------------------
+# The GM's answer by judgment (answer_note) and a declined request (rolls:ask_decline):
+# bad input comes back on the form's own page, refused in Polish next to its field — never
+# a 5xx, never a bare error page — and nothing is written.
+
+NOTE_TEXT = st.one_of(
+    st.sampled_from([*NASTY_TEXT, "x" * 301, " " * 400, "\x00" * 3, "ok\x00", "  powód  "]),
+    st.text(max_size=320),
+)
+
+
+def _property_settings(test):
+    return settings(
+        max_examples=25,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )(test)
+
+
+def refused_next_to(response, field: str) -> str:
+    """The error shown next to `field` on a re-rendered form (400) with that field."""
+    page = html.unescape(response.content.decode())
+    assert response.status_code == 400, response.status_code
+    assert "<form" in page and f'name="{field}"' in page, "not the form's own page"
+    error = re.search(rf'<p class="error" id="id_{field}_error">(.*?)</p>', page, re.S)
+    assert error, f"no error next to {field}"
+    return error.group(1).strip()
+
+
+def django_refusal(field, value) -> tuple[str, str]:
+    """A Django field's refusal of `value` in Polish and in English (they must differ)."""
+    from django.core.exceptions import ValidationError
+    from django.utils import translation
+
+    texts = []
+    for language in ("pl", "en"):
+        with translation.override(language):
+            try:
+                field.clean(value)
+            except ValidationError as error:
+                texts.append(error.messages[0])
+    return texts[0], texts[1]
+
+
+def decline_url(world) -> str:
+    return reverse("rolls:ask_decline", args=[world.session.pk, world.ask.pk])
+
+
+def test_a_declined_requests_bad_reason_is_refused_in_polish_next_to_it(world):
+    from django import forms
+
+    client = world.client("gm")
+    page = client.get(decline_url(world))
+    assert page.status_code == 200 and 'name="reason"' in page.content.decode()
+    too_long, too_long_en = django_refusal(forms.CharField(max_length=300), "x" * 301)
+    null, null_en = django_refusal(forms.CharField(), "a\x00b")
+    assert too_long != too_long_en and null != null_en
+    needed = polish("Say why you decline the request: the player reads it.")
+    for reason, message in [("", needed), ("   \r\n ", needed), ("x" * 301, too_long)]:
+        assert refused_next_to(client.post(decline_url(world), {"reason": reason}), "reason") == (
+            message
+        )
+    assert refused_next_to(client.post(decline_url(world), {"reason": "a\x00b"}), "reason") == null
+    assert RollAsk.objects.get(pk=world.ask.pk).status == AskStatus.OPEN
+    # A good reason declines it; the request, closed, is refused on the page (no 500).
+    done = client.post(decline_url(world), {"reason": "Lepiej rzuć na Percepcję."})
+    assert done.status_code == 302
+    ask = RollAsk.objects.get(pk=world.ask.pk)
+    assert (ask.status, ask.note) == (AskStatus.DECLINED, "Lepiej rzuć na Percepcję.")
+    again = client.post(decline_url(world), {"reason": "jeszcze raz"})
+    assert again.status_code == 400
+    assert polish("This request is no longer open.") in html.unescape(again.content.decode())
+
+
+def test_any_decline_reason_is_declined_or_refused_next_to_its_field(world):
+    client = world.client("gm")
+    url = decline_url(world)
+
+    @_property_settings
+    @example(reason="  ")
+    @example(reason="Za późno na to.")
+    @given(reason=NOTE_TEXT)
+    def check(reason):
+        with transaction.atomic():
+            response = client.post(url, {"reason": reason})
+            ask = RollAsk.objects.get(pk=world.ask.pk)
+            if response.status_code == 302:
+                assert ask.status == AskStatus.DECLINED and ask.note == reason.strip()
+            else:
+                assert refused_next_to(response, "reason")
+                assert ask.status == AskStatus.OPEN
+            transaction.set_rollback(True)
+
+    check()
+
+
+def answer_data(world, note=None, *, same=False) -> dict:
+    """The GM's panel answering the world's request: the same test asked, or (default) the
+    character's other attribute, with `note` as why the roll differs."""
+    asked = int(world.ask.case_fields["a-attribute"])
+    attribute = (
+        asked
+        if same
+        else (
+            Attribute.objects.filter(system="forum1000").exclude(pk=asked).order_by("pk").first().pk
+        )
+    )
+    data = {
+        "token": access.issue_token(world.gm, world.session),
+        "mode": "attribute",
+        "ask": str(world.ask.pk),
+        "a-character": str(world.character.pk),
+        "a-attribute": str(attribute),
+        "a-action_value": "0",
+        "a-gm_difficulty": "0",
+        "a-gm_bonus": "0",
+        # Cyra already has an action roll this turn (the world's): the GM allows another.
+        "extra_action_reason": "odpowiedź na prośbę",
+    }
+    if note is not None:
+        data["answer_note"] = note
+    return data
+
+
+def panel_url(world) -> str:
+    return reverse("rolls:panel", args=[world.session.pk])
+
+
+def test_an_answers_bad_note_is_refused_in_polish_next_to_it(world):
+    from django import forms
+
+    client = world.client("gm")
+    rolls_before = Roll.objects.count()
+    too_long, too_long_en = django_refusal(forms.CharField(max_length=300), "x" * 301)
+    assert too_long != too_long_en
+    needed = polish(
+        "This roll differs from the request (%(what)s): say why in “Why the roll differs "
+        "from the request”; the post shows both.",
+        what=polish("the test"),
+    )
+    for note in (None, "", "  \r\n  "):
+        response = client.post(panel_url(world), answer_data(world, note))
+        assert refused_next_to(response, "answer_note") == needed
+    error = refused_next_to(
+        client.post(panel_url(world), answer_data(world, "x" * 301)), "answer_note"
+    )
+    assert error == too_long
+    assert Roll.objects.count() == rolls_before
+    assert RollAsk.objects.get(pk=world.ask.pk).status == AskStatus.OPEN
+    # With a reason, the other roll answers it; the same roll needs none.
+    done = client.post(panel_url(world), answer_data(world, "Percepcja tu nie pomoże."))
+    assert done.status_code == 302
+    ask = RollAsk.objects.get(pk=world.ask.pk)
+    assert (ask.status, ask.note) == (AskStatus.ANSWERED_DIFFERENTLY, "Percepcja tu nie pomoże.")
+
+
+def test_any_answer_note_answers_or_is_refused_next_to_its_field(world):
+    client = world.client("gm")
+    url = panel_url(world)
+
+    @_property_settings
+    @example(note="x" * 301, same=True)
+    @example(note="", same=True)
+    @example(note="", same=False)
+    @given(note=NOTE_TEXT, same=st.booleans())
+    def check(note, same):
+        with transaction.atomic():
+            response = client.post(url, answer_data(world, note, same=same))
+            ask = RollAsk.objects.get(pk=world.ask.pk)
+            if response.status_code == 302:
+                expected = AskStatus.ANSWERED if same else AskStatus.ANSWERED_DIFFERENTLY
+                assert ask.status == expected and ask.answer is not None
+                assert ask.note == ("" if same else note.strip())
+            else:
+                # The same roll needs no reason: only a note the field itself refuses.
+                assert not same or "\x00" in note or len(note.strip()) > 300, note
+                assert refused_next_to(response, "answer_note")
+                assert ask.status == AskStatus.OPEN
+            transaction.set_rollback(True)
+
+    check()

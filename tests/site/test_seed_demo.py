@@ -1,5 +1,7 @@
 """`seed_demo` builds the demo table through the services, and only once."""
 
+import html
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -31,16 +33,39 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     assert User.objects.get(username="gm").check_password("kostka-gm-1000")
 
 
-def test_seed_demo_has_an_open_request_and_an_answered_one():
-    """A new user meets roll requests in the demo: one waiting, one answered by a roll."""
+def test_seed_demo_has_a_request_in_every_state(client):
+    """A new user meets roll requests in the demo: one answered as asked, one answered by the
+    GM's judgment with the reason (the post shows both), one declined with the reason, one
+    waiting."""
     from rolls.models import AskStatus, RollAsk
 
     call_command("seed_demo")
+    call_command("seed_demo")  # built once
     statuses = sorted(RollAsk.objects.values_list("status", flat=True))
-    assert statuses == sorted([AskStatus.OPEN, AskStatus.ANSWERED])
+    assert statuses == sorted(
+        [AskStatus.OPEN, AskStatus.ANSWERED, AskStatus.ANSWERED_DIFFERENTLY, AskStatus.DECLINED]
+    )
     answered = RollAsk.objects.get(status=AskStatus.ANSWERED)
     assert answered.answer.record["answers"]["ask"] == answered.pk
+    assert "rolled" not in answered.answer.record["answers"] and answered.note == ""
     assert answered.answer.post.pk > answered.post.pk
+    judged = RollAsk.objects.get(status=AskStatus.ANSWERED_DIFFERENTLY)
+    answer = judged.answer.record["answers"]
+    assert answer["ask"] == judged.pk and answer["summary"] == judged.summary
+    assert answer["note"] == judged.note and judged.note
+    assert answer["rolled"] != judged.summary and "Hipnoza" in answer["rolled"]
+    assert judged.answer.post.pk > judged.post.pk
+    declined = RollAsk.objects.get(status=AskStatus.DECLINED)
+    assert declined.answer is None and declined.note and declined.closed_at is not None
+    waiting = RollAsk.objects.get(status=AskStatus.OPEN)
+    assert waiting.answer is None and waiting.closed_at is None
+    # The diary shows the reasons: beside the roll that answered differently, and beside
+    # the declined request.
+    client.force_login(judged.asked_by)
+    page = html.unescape(client.get(judged.answer.post.get_absolute_url()).content.decode())
+    assert judged.note in page and answer["rolled"] in page
+    page = html.unescape(client.get(declined.post.get_absolute_url()).content.decode())
+    assert declined.note in page
 
 
 def test_seed_demo_shows_movement_on_foot_and_mounted():
