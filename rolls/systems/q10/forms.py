@@ -20,12 +20,12 @@ from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
 from rolls.engine import q10
 from rolls.plugins import (
-    TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
     Case,
     FormContext,
     SheetCaseForm,
     character_label,
+    typed_modifier_field,
 )
 
 SYSTEM = q10.SYSTEM
@@ -78,18 +78,6 @@ def pool_text(x: int, y: int) -> str:
 def modifier_text(dice: int, keep: int) -> str:
     """A pool modifier as the seed writes it: +1z+1, −3z−3."""
     return f"{with_minus(signed_number(dice))}z{with_minus(signed_number(keep))}"
-
-
-def _bounded(label, limit: int) -> forms.IntegerField:
-    message = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": limit}
-    return forms.IntegerField(
-        label=label,
-        required=False,
-        initial=0,
-        min_value=-limit,
-        max_value=limit,
-        error_messages={"min_value": message, "max_value": message},
-    )
 
 
 def _source_keep(source) -> int:
@@ -164,8 +152,12 @@ class PoolForm(SheetCaseForm):
         ]
         if gm:
             for row in range(1, POOL_MODIFIER_ROWS + 1):
-                self.fields[f"pool_dice_{row}"] = _bounded(_("Dice ±"), POOL_MODIFIER_LIMIT)
-                self.fields[f"pool_keep_{row}"] = _bounded(_("Kept ±"), POOL_MODIFIER_LIMIT)
+                self.fields[f"pool_dice_{row}"] = typed_modifier_field(
+                    _("Dice ±"), POOL_MODIFIER_LIMIT
+                )
+                self.fields[f"pool_keep_{row}"] = typed_modifier_field(
+                    _("Kept ±"), POOL_MODIFIER_LIMIT
+                )
                 self.fields[f"pool_reason_{row}"] = forms.CharField(
                     label=_("Reason"), required=False, max_length=200
                 )
