@@ -10,7 +10,6 @@ recomputed here with the engine from the characters' stored values.
 
 import re
 import time
-import uuid
 from decimal import Decimal
 from fractions import Fraction
 
@@ -23,10 +22,11 @@ from rolls import services
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
-from rolls.requests import RollRequest, SideRequest
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
 from tests.diary_entries import effect_entry
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -630,14 +630,13 @@ def test_a_players_panel_link_with_gm_modifiers_opens_clean_for_the_gm(gm, table
     page = gm
     table.session.roll_policy = "players_own"
     table.session.save()
-    player_token = services.roll_make(
-        session=table.session,
-        by=table.alice,
-        request=RollRequest(
+    player_token = make_roll(
+        table.session,
+        table.alice,
+        RollRequest(
             kind="attribute",
             a=SideRequest(table.lirael.pk, "attribute", (attribute_id("Percepcja"),)),
         ),
-        token=uuid.uuid4(),
     ).roll.token
     # A new turn: the GM's roll below is Lirael's first action roll of it (RULES 1.5).
     turn_open_next(session=table.session, by=table.gm)
