@@ -263,6 +263,7 @@ class ArsForm(SheetCaseForm):
             people={"a": character.pk},
             what=self._what(attribute.name, skill.name if skill else None),
             gm_typed=any(m["source"] == SOURCE_GM for m in modifiers),
+            request_fields=self.request_fields(ASK_FIELDS),
         )
         try:
             case.engine_test()

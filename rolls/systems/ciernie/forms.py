@@ -332,6 +332,7 @@ class CiernieForm(SheetCaseForm):
             is_action=self.kind != "effect",
             what=what,
             gm_typed=self.gm_typed(cleaned),
+            request_fields=self.request_fields(ASK_FIELDS),
         )
         try:
             case.engine_test()

@@ -322,6 +322,7 @@ class PoolForm(SheetCaseForm):
             people={"a": character.pk},
             what=what,
             gm_typed=typed,
+            request_fields=self.request_fields(ASK_FIELDS),
         )
 
 
