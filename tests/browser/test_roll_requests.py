@@ -23,7 +23,9 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     player.get_by_label(polish("Narration")).fill("Borys klęka przy skrzyni z wytrychami.")
     player.get_by_role("button", name=polish("Publish")).click()
     player.get_by_role("link", name=polish("Ask the GM for a roll")).click()
-    choose(player, "a-test", value="skill")
+    # The request's kinds of test are tabs ("skill": "umiejętność").
+    player.locator('#ask a.tab[href="?mode=skill"]').click()
+    player.wait_for_url("**/rolls/ask/?mode=skill")
     choose(
         player,
         "a-skill",
