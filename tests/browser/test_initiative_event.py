@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from diary import npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, Roll
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
 from tests.browser.conftest import open_turn
 from tests.browser.test_roll_panel import (
     gm,  # noqa: F401 (a fixture)
@@ -43,7 +43,7 @@ def wolf(table, make_character, monkeypatch):
     )
     npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=sheet)
     face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
-    faces = [face[c.name] for c in playing_characters(table.session).values()]
+    faces = [face[c.name] for c in sheets_in_play(table.session).values()]
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))
     return sheet
 
