@@ -173,6 +173,13 @@ def open_panel(page, table, mode: str = "") -> None:
         first_redraw(page)
 
 
+def open_ask_mode(page, mode: str) -> None:
+    """On the request page, the kind of test by its tab (each askable mode has one)."""
+    page.locator(f'#ask a.tab[href="?mode={mode}"]').click()
+    page.wait_for_url(f"**/rolls/ask/?mode={mode}")
+    expect(page.locator(f'#ask input[name="mode"][value="{mode}"]')).to_have_count(1)
+
+
 def open_tab(page, msgid: str) -> None:
     page.get_by_role("link", name=polish(msgid), exact=True).click()
     page.wait_for_load_state()
