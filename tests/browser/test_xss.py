@@ -37,12 +37,12 @@ from diary import npc_services
 from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
 from rolls import entries, initiative_services
-from rolls import services as roll_services
 from rolls.models import InitiativeEvent, Roll
-from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.browser.xss_corpus import ONE_LINE, PAYLOADS
 from tests.conftest import PASSWORD
+from tests.rolling import ask_roll, make_roll
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,9 +95,7 @@ class World:
         )
 
     def roll(self, request: RollRequest, **extra) -> Roll:
-        return roll_services.roll_make(
-            session=self.session, by=self.gm, request=request, token=uuid.uuid4(), **extra
-        ).roll
+        return make_roll(self.session, self.gm, request, **extra).roll
 
 
 # ---------------------------------------------------------------------------
@@ -162,10 +160,10 @@ def store_asks(w: World, v):
     """A roll request per payload character: its summary names the character."""
     for character in w.payload_characters:
         post = w.post(w.alice, character, "Prośba o rzut.")
-        roll_services.roll_ask_create(
-            session=w.session,
-            by=w.alice,
-            side=SideRequest(
+        ask_roll(
+            w.session,
+            w.alice,
+            SideRequest(
                 character_id=character.pk, test="attribute", attribute_ids=(w.perception.pk,)
             ),
             post=post,
