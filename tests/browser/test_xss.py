@@ -38,6 +38,7 @@ from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
 from rolls import entries, initiative_services
 from rolls.models import InitiativeEvent, Roll
+from rolls.services import NOTE_MAX_LENGTH, roll_ask_decline
 from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.browser.xss_corpus import ONE_LINE, PAYLOADS
@@ -336,6 +337,23 @@ def store_initiative(w: World, v):
         )
 
 
+def store_ask_closures(w: World, v):
+    """Requests the GM closes with a reason (as many payloads a reason as it holds): Borys
+    asks for Percepcja and the GM answers by judgment with Siła and a note, or declines
+    with a reason. The fight left running makes every answer a counted action roll."""
+    perception = SideRequest(
+        character_id=w.borys.pk, test="attribute", attribute_ids=(w.perception.pk,)
+    )
+    strength = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Siła")
+    other = SideRequest(character_id=w.borys.pk, test="attribute", attribute_ids=(strength.pk,))
+    for note in chunks(v["answer note"], NOTE_MAX_LENGTH):
+        ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
+        w.roll(RollRequest(kind="attribute", a=other), answers=ask, answer_note=note)
+    for reason in chunks(v["decline reason"], NOTE_MAX_LENGTH):
+        ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
+        roll_ask_decline(ask=ask, by=w.gm, reason=reason)
+
+
 def store_proposals(w: World, v):
     """Alicja proposes changes to Lirael's sheet; the GM approves each with a comment of
     as many payloads as it holds (the sheet's history shows every comment)."""
@@ -538,6 +556,9 @@ FIELDS = [
     F("initiative roll reason", store_initiative, ("diary",)),
     F("initiative modifier reason", store_initiative, ("initiative",)),
     F("initiative handover reason", store_initiative, ("initiative",)),
+    # After the initiative rows: their fight is still running when the GM answers.
+    F("answer note", store_ask_closures, DIARY),
+    F("decline reason", store_ask_closures, DIARY),
     F("sheet proposal comment", store_proposals, ("Lirael's history",)),
     F("catalog item name", store_catalog, ("catalog character", "character create", "catalog")),
     F("catalog item description", store_catalog, ("catalog character", "catalog")),
