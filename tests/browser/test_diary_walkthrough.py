@@ -85,26 +85,20 @@ def test_a_new_player_signs_up_and_builds_a_character(page):
 
 def test_a_roll_appears_in_an_open_diary_without_reloading(page, table):
     """Issue 4: the roll shows "in everyone's diary at once" — the open diary polls for it."""
-    import uuid
-
     from characters.models import Attribute
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
     from tests.conftest import PASSWORD
+    from tests.rolling import make_roll
 
     log_in(page, table.alice.username, PASSWORD)
     page.goto(f"/sessions/{table.session.pk}/")
     expect(page.locator("#roll-1")).to_have_count(0)
 
     percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
-    made = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=RollRequest(
-            kind="attribute",
-            a=SideRequest(table.lirael.pk, "attribute", (percepcja,)),
-        ),
-        token=uuid.uuid4(),
+    made = make_roll(
+        table.session,
+        table.gm,
+        RollRequest(kind="attribute", a=SideRequest(table.lirael.pk, "attribute", (percepcja,))),
     )
     line = page.locator("#roll-1").get_by_test_id("roll-line")
     face = made.roll.record["result"]["roll"]
