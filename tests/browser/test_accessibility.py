@@ -148,7 +148,7 @@ def _walk(page, urls) -> dict[str, list[str]]:
 
 
 def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
-    from rolls.demo_q10 import seed_q10_rolls
+    from rolls.systems.q10.demo import seed_q10_rolls
     from tests.conftest import PASSWORD
 
     rolls = seed_q10_rolls(q10.session, {"Eryk": q10.eryk, "Runa": q10.runa}, {"gm": q10.gm})
@@ -195,8 +195,8 @@ def ciernie(make_user):
 
 
 def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie):
-    from rolls.demo_ciernie import seed_ciernie_rolls
-    from rolls.panel_ciernie import MODES
+    from rolls.systems.ciernie.demo import seed_ciernie_rolls
+    from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
 
     rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
@@ -233,7 +233,7 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
 
 
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
-    from rolls.demo_arsmagica import seed_arsmagica_rolls
+    from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
     from tests.conftest import PASSWORD
     from tests.rolls.ars_table import build_saga
 
