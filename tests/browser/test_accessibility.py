@@ -47,10 +47,10 @@ def _pages(session: GameSession) -> list[str]:
         f"{panel}?mode=skill",
         f"{panel}?mode=healing",
         f"{panel}?mode=initiative",
-        # Issue 9: the demo's fight at the gate runs (its order also tops the diary).
+        # The demo's fight at the gate runs (its order also tops the diary).
         f"/sessions/{session.pk}/rolls/initiative/",
         f"/sessions/{session.pk}/rolls/{roll.seq}/",
-        # Issue 9: the GM's diary entries and the item use, and an entry's permalink.
+        # The GM's diary entries and the item use, and an entry's permalink.
         f"/sessions/{session.pk}/entries/",
         f"/sessions/{session.pk}/items/use/",
         f"/sessions/{session.pk}/rolls/{entry.seq}/",
@@ -58,10 +58,10 @@ def _pages(session: GameSession) -> list[str]:
         f"/characters/{character.pk}/",
         f"/characters/{character.pk}/edit/",
         f"/characters/{character.pk}/history/",
-        # Issue 13: the GM's free-form roll page, with a preview, and a free roll's permalink.
+        # The GM's free-form roll page, with a preview, and a free roll's permalink.
         f"/sessions/{session.pk}/rolls/free/?expression=4k6kh3%2B1",
         f"/sessions/{session.pk}/rolls/{free.seq}/",
-        # Issue 13: the bell's list and the e-mail preferences.
+        # The bell's list and the e-mail preferences.
         "/notifications/",
         "/notifications/preferences/",
     ]
@@ -134,7 +134,7 @@ def test_on_a_phone_the_audit_does_not_scroll_sideways(phone, demo):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the q10 panel, its request page, and a pool roll in the post -------------------
+# -- the q10 panel, its request page, and a pool roll in the post ----------------------------
 
 
 def _walk(page, urls) -> dict[str, list[str]]:
@@ -182,7 +182,7 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the ciernie panel (every test's tab) and its rolls in the post ----------------
+# -- the ciernie panel (every test's tab) and its rolls in the post -------------------------
 
 
 @pytest.fixture
@@ -229,7 +229,7 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the Ars Magica panel (both dice) and its rolls in the post -------------------
+# -- the Ars Magica panel (both dice) and its rolls in the post ----------------------------
 
 
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
@@ -255,8 +255,8 @@ def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_u
     assert not problems, _report(problems)
 
 
-def _issue_10_pages(role: str) -> list[str]:
-    """Issue 10: the catalogs (the moderator's with add and edit forms), the three new
+def _catalog_and_system_pages(role: str) -> list[str]:
+    """The catalogs (the moderator's with add and edit forms), the three new
     systems' sessions, sheets and sheet forms."""
     from characters.models import Character, Item, Skill
     from rolls.management.demo_systems import SESSIONS
@@ -287,7 +287,7 @@ def _issue_10_pages(role: str) -> list[str]:
 def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, demo, role, user):
     log_in(page, user, DEMO_PASSWORDS[user])
     problems = {}
-    for url in _issue_10_pages(role):
+    for url in _catalog_and_system_pages(role):
         response = page.goto(url)
         assert response.status == 200, url
         page.wait_for_load_state("load")

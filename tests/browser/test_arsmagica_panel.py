@@ -1,4 +1,4 @@
-"""Issue 10 in Chromium: the GM rolls every Ars Magica test in the panel (the simple die
+"""In Chromium: the GM rolls every Ars Magica test in the panel (the simple die
 and the stress die, the preview redrawing with the exact chance and the botch chance, bad
 input refused in Polish) and each roll lands in the post with its line; the demo's
 doubling and botch read in the diary as the record says."""

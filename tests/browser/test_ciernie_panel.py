@@ -1,4 +1,4 @@
-"""Issue 10 in Chromium: the GM rolls every Ciernie i Gwiazdy test in the panel (attribute,
+"""In Chromium: the GM rolls every Ciernie i Gwiazdy test in the panel (attribute,
 combined, comparative against the NPC's stand-in, effect, skill, and a reroll), each
 preview shows the engine's exact chance, and each roll lands in the post with the line its
 record reads as; a reroll without a source ticked is refused next to the field."""

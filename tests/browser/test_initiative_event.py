@@ -1,4 +1,4 @@
-"""Issue 9 in Chromium: the GM opens a fight with an initiative roll including a stand-in
+"""In Chromium: the GM opens a fight with an initiative roll including a stand-in
 NPC; the order shows in the diary with the marker, which the GM moves; a stunned character
 drops to the end and returns when freed; a haste spell raises one character for 2 turns
 and expires on the third; one character hands initiative over to another; a second
@@ -83,7 +83,7 @@ def test_a_fight_from_the_first_roll_to_its_history(gm, table, wolf):  # noqa: F
     expect(marked(page)).to_have_text("Borys")
 
     # Lirael is stunned: her sheet links to the diary's entry forms, Lirael preselected
-    # (in play the sheet itself writes no effect, issue 9).
+    # (in play the sheet itself writes no effect).
     page.goto(f"/characters/{table.lirael.pk}/")
     page.get_by_test_id("tend-in-diary-link").click()
     page.wait_for_url(re.compile(r"entry_character=\d+#entries$"))

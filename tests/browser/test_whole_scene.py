@@ -1,4 +1,4 @@
-"""Issue 8's "Done when", in Chromium: a whole scene runs on the site, from plan to finish.
+"""In Chromium: a whole scene runs on the site, from plan to finish.
 
 Only the people, their sheets and the sessions' casts are made in the database (they are
 not part of the scene). Everything the scene is made of goes through the pages, each step

@@ -1,4 +1,4 @@
-"""The XSS corpus through every field a user controls, on every page that shows it (issue 11).
+"""The XSS corpus through every field a user controls, on every page that shows it.
 
 Data-driven: FIELDS is the table. Each row names a field, how a user stores the corpus in
 it (the same service or form the site's pages call, in the order a real game reaches it)
@@ -379,8 +379,8 @@ def store_proposals(w: World, v):
 
 
 def store_catalog(w: World, v):
-    """Catalog rows through Django's admin, as a staff user allowed to add them (issue 10's
-    new catalogs arrive the same way): a story item, a skill and an ability per payload
+    """Catalog rows through Django's admin, as a staff user allowed to add them (the
+    catalogs of every system arrive the same way): a story item, a skill and an ability per payload
     (name and description); a character of Alicja's holds them all."""
     staff = get_user_model().objects.create_superuser("admin", password=PASSWORD)
     client = Client()
@@ -564,7 +564,7 @@ FIELDS = [
     F("catalog item description", store_catalog, ("catalog character", "catalog")),
     F("catalog skill name", store_catalog, ("catalog character", "character create", "catalog")),
     F("catalog trait name", store_catalog, ("catalog character", "character create", "catalog")),
-    # Issue 10: the catalog page shows every entry's description.
+    # The catalog page shows every entry's description.
     F("catalog skill description", store_catalog, ("catalog",)),
     F("catalog trait description", store_catalog, ("catalog",)),
 ]
