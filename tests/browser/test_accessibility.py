@@ -173,6 +173,50 @@ def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
     assert not problems, _report(problems)
 
 
+def test_a_request_answered_or_declined_has_no_axe_violations(browser, live_server, q10):
+    """The GM's panel answering a request (with the note on a roll by judgment), the decline
+    page with its refusal, and the player's post with the request declined."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from diary.services import post_create
+    from rolls.models import RollAsk
+    from rolls.selectors import ask_view
+    from tests.conftest import PASSWORD
+
+    session = q10.session
+    post_create(
+        session=session, author=q10.alice, character=q10.eryk, narration="Skok.", nc_note=""
+    )
+    player = Client()
+    player.force_login(q10.alice)
+    fields = {"mode": "pool", "character": q10.eryk.pk, "attribute": q10.sila.pk, "raises": 1}
+    assert player.post(reverse("rolls:ask", args=[session.pk]), fields).status_code == 302
+    ask = RollAsk.objects.get()
+    problems = {}
+    gm = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = gm.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, q10.gm.username, PASSWORD)
+    problems |= _walk(page, [ask_view(ask, is_gm=True, user_id=q10.gm.pk).answer_url])
+    page.goto(reverse("rolls:ask_decline", args=[session.pk, ask.pk]))
+    page.get_by_test_id("decline-ask").click()  # no reason: refused next to the field
+    page.wait_for_load_state("load")
+    if found := _violations(page):
+        problems["decline refused"] = found
+    page.locator('[name="reason"]').fill("Najpierw lina.")
+    page.get_by_test_id("decline-ask").click()
+    page.wait_for_url(f"**#ask-{ask.pk}")
+    gm.close()
+    player_context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = player_context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, q10.alice.username, PASSWORD)
+    problems |= _walk(page, [ask.post.get_absolute_url()])
+    player_context.close()
+    assert not problems, _report(problems)
+
+
 def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     from tests.conftest import PASSWORD
 
