@@ -47,10 +47,10 @@ def _pages(session: GameSession) -> list[str]:
         f"{panel}?mode=skill",
         f"{panel}?mode=healing",
         f"{panel}?mode=initiative",
-        # Issue 9: the demo's fight at the gate runs (its order also tops the diary).
+        # The demo's fight at the gate runs (its order also tops the diary).
         f"/sessions/{session.pk}/rolls/initiative/",
         f"/sessions/{session.pk}/rolls/{roll.seq}/",
-        # Issue 9: the GM's diary entries and the item use, and an entry's permalink.
+        # The GM's diary entries and the item use, and an entry's permalink.
         f"/sessions/{session.pk}/entries/",
         f"/sessions/{session.pk}/items/use/",
         f"/sessions/{session.pk}/rolls/{entry.seq}/",
@@ -58,10 +58,10 @@ def _pages(session: GameSession) -> list[str]:
         f"/characters/{character.pk}/",
         f"/characters/{character.pk}/edit/",
         f"/characters/{character.pk}/history/",
-        # Issue 13: the GM's free-form roll page, with a preview, and a free roll's permalink.
+        # The GM's free-form roll page, with a preview, and a free roll's permalink.
         f"/sessions/{session.pk}/rolls/free/?expression=4k6kh3%2B1",
         f"/sessions/{session.pk}/rolls/{free.seq}/",
-        # Issue 13: the bell's list and the e-mail preferences.
+        # The bell's list and the e-mail preferences.
         "/notifications/",
         "/notifications/preferences/",
     ]
@@ -134,7 +134,7 @@ def test_on_a_phone_the_audit_does_not_scroll_sideways(phone, demo):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the q10 panel, its request page, and a pool roll in the post -------------------
+# -- the q10 panel, its request page, and a pool roll in the post ----------------------------
 
 
 def _walk(page, urls) -> dict[str, list[str]]:
@@ -148,7 +148,7 @@ def _walk(page, urls) -> dict[str, list[str]]:
 
 
 def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
-    from rolls.demo_q10 import seed_q10_rolls
+    from rolls.systems.q10.demo import seed_q10_rolls
     from tests.conftest import PASSWORD
 
     rolls = seed_q10_rolls(q10.session, {"Eryk": q10.eryk, "Runa": q10.runa}, {"gm": q10.gm})
@@ -173,6 +173,50 @@ def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
     assert not problems, _report(problems)
 
 
+def test_a_request_answered_or_declined_has_no_axe_violations(browser, live_server, q10):
+    """The GM's panel answering a request (with the note on a roll by judgment), the decline
+    page with its refusal, and the player's post with the request declined."""
+    from django.test import Client
+    from django.urls import reverse
+
+    from diary.services import post_create
+    from rolls.models import RollAsk
+    from rolls.selectors import ask_view
+    from tests.conftest import PASSWORD
+
+    session = q10.session
+    post_create(
+        session=session, author=q10.alice, character=q10.eryk, narration="Skok.", nc_note=""
+    )
+    player = Client()
+    player.force_login(q10.alice)
+    fields = {"mode": "pool", "character": q10.eryk.pk, "attribute": q10.sila.pk, "raises": 1}
+    assert player.post(reverse("rolls:ask", args=[session.pk]), fields).status_code == 302
+    ask = RollAsk.objects.get()
+    problems = {}
+    gm = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = gm.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, q10.gm.username, PASSWORD)
+    problems |= _walk(page, [ask_view(ask, is_gm=True, user_id=q10.gm.pk).answer_url])
+    page.goto(reverse("rolls:ask_decline", args=[session.pk, ask.pk]))
+    page.get_by_test_id("decline-ask").click()  # no reason: refused next to the field
+    page.wait_for_load_state("load")
+    if found := _violations(page):
+        problems["decline refused"] = found
+    page.locator('[name="reason"]').fill("Najpierw lina.")
+    page.get_by_test_id("decline-ask").click()
+    page.wait_for_url(f"**#ask-{ask.pk}")
+    gm.close()
+    player_context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    page = player_context.new_page()
+    page.set_default_timeout(15_000)
+    log_in(page, q10.alice.username, PASSWORD)
+    problems |= _walk(page, [ask.post.get_absolute_url()])
+    player_context.close()
+    assert not problems, _report(problems)
+
+
 def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     from tests.conftest import PASSWORD
 
@@ -182,7 +226,7 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the ciernie panel (every test's tab) and its rolls in the post ----------------
+# -- the ciernie panel (every test's tab) and its rolls in the post -------------------------
 
 
 @pytest.fixture
@@ -195,8 +239,8 @@ def ciernie(make_user):
 
 
 def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie):
-    from rolls.demo_ciernie import seed_ciernie_rolls
-    from rolls.panel_ciernie import MODES
+    from rolls.systems.ciernie.demo import seed_ciernie_rolls
+    from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
 
     rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
@@ -229,11 +273,11 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
     assert not _scrolls_sideways(phone)
 
 
-# -- issue 10: the Ars Magica panel (both dice) and its rolls in the post -------------------
+# -- the Ars Magica panel (both dice) and its rolls in the post ----------------------------
 
 
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
-    from rolls.demo_arsmagica import seed_arsmagica_rolls
+    from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
     from tests.conftest import PASSWORD
     from tests.rolls.ars_table import build_saga
 
@@ -255,8 +299,8 @@ def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_u
     assert not problems, _report(problems)
 
 
-def _issue_10_pages(role: str) -> list[str]:
-    """Issue 10: the catalogs (the moderator's with add and edit forms), the three new
+def _catalog_and_system_pages(role: str) -> list[str]:
+    """The catalogs (the moderator's with add and edit forms), the three new
     systems' sessions, sheets and sheet forms."""
     from characters.models import Character, Item, Skill
     from rolls.management.demo_systems import SESSIONS
@@ -287,7 +331,7 @@ def _issue_10_pages(role: str) -> list[str]:
 def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, demo, role, user):
     log_in(page, user, DEMO_PASSWORDS[user])
     problems = {}
-    for url in _issue_10_pages(role):
+    for url in _catalog_and_system_pages(role):
         response = page.goto(url)
         assert response.status == 200, url
         page.wait_for_load_state("load")

@@ -1,4 +1,4 @@
-"""Issue 10 in Chromium: the GM rolls every Ars Magica test in the panel (the simple die
+"""In Chromium: the GM rolls every Ars Magica test in the panel (the simple die
 and the stress die, the preview redrawing with the exact chance and the botch chance, bad
 input refused in Polish) and each roll lands in the post with its line; the demo's
 doubling and botch read in the diary as the record says."""
@@ -8,10 +8,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from rolls import panel_arsmagica as panel
-from rolls.demo_arsmagica import seed_arsmagica_rolls
 from rolls.engine import systems
 from rolls.models import Roll
+from rolls.systems.arsmagica import display
+from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from tests.browser.conftest import log_in
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
@@ -40,7 +40,7 @@ def engine_chance(mode: str, **data) -> float:
 
 def expect_the_line(page, roll: Roll) -> None:
     """The post shows the roll's line exactly as its record renders it."""
-    (line,) = panel.lines(roll.record)
+    (line,) = display.lines(roll.record)
     shown = page.locator(f"#roll-{roll.seq}").get_by_test_id("roll-line")
     expect(shown).to_contain_text(f"{line.who} · {line.what}")
     expect(shown.locator(".outcome")).to_have_text(line.outcome)

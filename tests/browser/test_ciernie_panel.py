@@ -1,4 +1,4 @@
-"""Issue 10 in Chromium: the GM rolls every Ciernie i Gwiazdy test in the panel (attribute,
+"""In Chromium: the GM rolls every Ciernie i Gwiazdy test in the panel (attribute,
 combined, comparative against the NPC's stand-in, effect, skill, and a reroll), each
 preview shows the engine's exact chance, and each roll lands in the post with the line its
 record reads as; a reroll without a source ticked is refused next to the field."""
@@ -9,11 +9,12 @@ import pytest
 from django.http import QueryDict
 from playwright.sync_api import expect
 
-from rolls import panel_ciernie as panel
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
-from rolls.selectors import playing_characters
+from rolls.plugins import FormContext
+from rolls.selectors import sheets_in_play
+from rolls.systems.ciernie import display, forms
 from tests.browser.conftest import log_in
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
@@ -38,7 +39,7 @@ def ciernie(make_user):
 
 def open_mode(page, t, mode: str) -> None:
     page.goto(f"/sessions/{t.session.pk}/rolls/panel/")
-    label = str(dict(panel.MODES)[mode])
+    label = str(forms.MODE_LABELS[mode])
     page.get_by_role("link", name=label, exact=True).click()
     expect(page.locator(f'input[name="mode"][value="{mode}"]')).to_have_count(1)
     choose(page, "character", value=str(t.vera.pk))
@@ -63,14 +64,11 @@ def check_chance(page, t) -> None:
 
 
 def chance_case(t, query):
-    everyone = list(playing_characters(t.session).values())
-    form = panel.form(
+    everyone = list(sheets_in_play(t.session).values())
+    form = forms.make_form(
         query["mode"],
         query,
-        characters=everyone,
-        all_characters=everyone,
-        gm=True,
-        session=t.session,
+        FormContext(characters=everyone, all_characters=everyone, gm=True, session=t.session),
     )
     assert form.is_valid(), form.errors
     return form.case()
@@ -90,7 +88,7 @@ def lands_with_its_line(page, roll: Roll) -> None:
     test = systems.parse_test("ciernie", result["test"], result["input"])
     assert systems.roll("ciernie", test, ScriptedDice(result["dice"])).to_dict() == result
     shown = page.locator(f"#roll-{roll.seq}").get_by_test_id("roll-line")
-    expected = panel.lines(record)
+    expected = display.lines(record)
     expect(shown).to_have_count(len(expected))
     for index, line in enumerate(expected):
         expect(shown.nth(index).locator(".outcome")).to_have_text(line.outcome)

@@ -55,7 +55,7 @@ def test_a_new_player_signs_up_and_builds_a_character(page):
     page.get_by_label("Potwierdzenie hasła").fill("Mgliste-Kosci-2026")
     page.get_by_role("button", name="Załóż konto").click()
     page.goto("/characters/new/")
-    # Issue 10: four rule systems; the sheet's fields come from the one chosen.
+    # Four rule systems; the sheet's fields come from the one chosen.
     page.get_by_label("System zasad").select_option("forum1000")
     page.get_by_role("button", name="Dalej").click()
     page.get_by_label("Imię").fill("Wrzos")
@@ -84,27 +84,21 @@ def test_a_new_player_signs_up_and_builds_a_character(page):
 
 
 def test_a_roll_appears_in_an_open_diary_without_reloading(page, table):
-    """Issue 4: the roll shows "in everyone's diary at once" — the open diary polls for it."""
-    import uuid
-
+    """The roll shows "in everyone's diary at once" — the open diary polls for it."""
     from characters.models import Attribute
-    from rolls.requests import RollRequest, SideRequest
-    from rolls.services import roll_make
+    from rolls.systems.forum1000.requests import RollRequest, SideRequest
     from tests.conftest import PASSWORD
+    from tests.rolling import make_roll
 
     log_in(page, table.alice.username, PASSWORD)
     page.goto(f"/sessions/{table.session.pk}/")
     expect(page.locator("#roll-1")).to_have_count(0)
 
     percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
-    made = roll_make(
-        session=table.session,
-        by=table.gm,
-        request=RollRequest(
-            kind="attribute",
-            a=SideRequest(table.lirael.pk, "attribute", (percepcja,)),
-        ),
-        token=uuid.uuid4(),
+    made = make_roll(
+        table.session,
+        table.gm,
+        RollRequest(kind="attribute", a=SideRequest(table.lirael.pk, "attribute", (percepcja,))),
     )
     line = page.locator("#roll-1").get_by_test_id("roll-line")
     face = made.roll.record["result"]["roll"]
@@ -113,7 +107,7 @@ def test_a_roll_appears_in_an_open_diary_without_reloading(page, table):
 
 
 def test_irreversible_steps_take_two_clicks(page, table):
-    """Issue 7, finding 20: one click opens the explanation; only the confirm button acts."""
+    """One click opens the explanation; only the confirm button acts."""
     from diary.models import Participation, SessionStatus, Turn
     from tests.conftest import PASSWORD
 
@@ -155,7 +149,7 @@ def test_irreversible_steps_take_two_clicks(page, table):
 
 
 def test_after_posting_the_player_is_on_the_live_page_at_the_post(page, table):
-    """Issue 7, findings 21 and 22: the player lands on the live newest page at the new post,
+    """The player lands on the live newest page at the new post,
     with nothing "earlier" on a fresh session, and writes as their character by default."""
     from tests.conftest import PASSWORD
 

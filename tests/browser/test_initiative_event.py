@@ -1,4 +1,4 @@
-"""Issue 9 in Chromium: the GM opens a fight with an initiative roll including a stand-in
+"""In Chromium: the GM opens a fight with an initiative roll including a stand-in
 NPC; the order shows in the diary with the marker, which the GM moves; a stunned character
 drops to the end and returns when freed; a haste spell raises one character for 2 turns
 and expires on the third; one character hands initiative over to another; a second
@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from diary import npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, Roll
-from rolls.selectors import playing_characters
+from rolls.selectors import sheets_in_play
 from tests.browser.conftest import open_turn
 from tests.browser.test_roll_panel import (
     gm,  # noqa: F401 (a fixture)
@@ -43,7 +43,7 @@ def wolf(table, make_character, monkeypatch):
     )
     npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=sheet)
     face = {"Lirael": 100, "Borys": 300, "Wilk": 500}
-    faces = [face[c.name] for c in playing_characters(table.session).values()]
+    faces = [face[c.name] for c in sheets_in_play(table.session).values()]
     monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))
     return sheet
 
@@ -83,7 +83,7 @@ def test_a_fight_from_the_first_roll_to_its_history(gm, table, wolf):  # noqa: F
     expect(marked(page)).to_have_text("Borys")
 
     # Lirael is stunned: her sheet links to the diary's entry forms, Lirael preselected
-    # (in play the sheet itself writes no effect, issue 9).
+    # (in play the sheet itself writes no effect).
     page.goto(f"/characters/{table.lirael.pk}/")
     page.get_by_test_id("tend-in-diary-link").click()
     page.wait_for_url(re.compile(r"entry_character=\d+#entries$"))

@@ -1,4 +1,4 @@
-"""Issue 8 in Chromium: the GM adds an NPC with a fixed modifier on the NPC page, rolls
+"""In Chromium: the GM adds an NPC with a fixed modifier on the NPC page, rolls
 against it in the panel, and the roll line in the diary shows "NPC …"."""
 
 import re

@@ -1,4 +1,4 @@
-"""Issue 10 in Chromium: the GM rolls a Q10 pool in the panel (the preview redraws with the
+"""In Chromium: the GM rolls a Q10 pool in the panel (the preview redraws with the
 exact chance and the cap), the roll lands in the post with its line; a player asks for a
 pool and the GM answers it in one click."""
 

@@ -10,7 +10,6 @@ recomputed here with the engine from the characters' stored values.
 
 import re
 import time
-import uuid
 from decimal import Decimal
 from fractions import Fraction
 
@@ -23,10 +22,11 @@ from rolls import services
 from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
-from rolls.requests import RollRequest, SideRequest
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish
 from tests.diary_entries import effect_entry
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -120,7 +120,7 @@ def outcome_text(result: dict) -> str:
 
 
 def roll_against_threshold(result: dict) -> str:
-    """The line's "rzut 61 ≤ próg 500" (issue 7, finding 23)."""
+    """The line's "rzut 61 ≤ próg 500"."""
     comparison = "≤" if result["success"] else ">"
     threshold = str(result["threshold"]).replace("-", "\u2212")
     return f"{polish('roll')} {result['roll']} {comparison} {polish('threshold')} {threshold}"
@@ -171,6 +171,13 @@ def open_panel(page, table, mode: str = "") -> None:
         page.locator(f'#panel a[href="?mode={mode}"]').first.click()
         page.wait_for_url(panel_url_with(mode))
         first_redraw(page)
+
+
+def open_ask_mode(page, mode: str) -> None:
+    """On the request page, the kind of test by its tab (each askable mode has one)."""
+    page.locator(f'#ask a.tab[href="?mode={mode}"]').click()
+    page.wait_for_url(f"**/rolls/ask/?mode={mode}")
+    expect(page.locator(f'#ask input[name="mode"][value="{mode}"]')).to_have_count(1)
 
 
 def open_tab(page, msgid: str) -> None:
@@ -394,14 +401,14 @@ def test_skill_list_shows_each_skills_attribute_and_the_characters_level(gm, tab
     choose(page, "a-character", value=str(borys.pk))
     option = page.locator(f'[name="a-skill"] option[value="{skill_id("Otwieranie zamków")}"]')
     expect(option).to_contain_text("Zręczność")
-    # Issue 4: "the skill list shows each skill's attribute and the character's level".
+    # The skill list shows each skill's attribute and the character's level.
     expect(option).to_contain_text(re.compile(r"\b3\b"))
 
 
 def test_healing_changes_the_patients_hp_and_frees_the_chosen_wound(gm, table, monkeypatch):
     page, healer, patient = gm, table.lirael, table.borys
     Character.objects.filter(pk=patient.pk).update(hp_current=40)
-    # In play the GM wounds through the diary's entries (issue 9).
+    # In play the GM wounds through the diary's entries.
     wound = effect_entry(table.session, table.gm, patient, "wound", "Cięcie")
     illness = effect_entry(table.session, table.gm, patient, "illness", "Gorączka")
     # Leczenie ran, level 0, Mądrość 600 → threshold 300; a 250 succeeds by 50 (no critical).
@@ -512,7 +519,7 @@ def test_a_second_click_while_the_first_is_on_its_way_stores_no_second_roll(gm, 
 
 
 def test_back_to_the_panel_and_roll_again_stores_no_second_roll(gm, table):
-    """Issue 4: the back button must not make a second roll (RULES 1.8)."""
+    """The back button must not make a second roll (RULES 1.8)."""
     page = gm
     lirael_perception(page, table)
     first = roll_and_land_in_the_diary(page)
@@ -549,7 +556,7 @@ def test_gm_modifier_without_a_reason_shows_a_polish_error_and_stores_nothing(gm
     assert not Roll.objects.exists()
 
 
-# -- issue 7: only "Roll" rolls; a link is never someone else's roll ---------------------------
+# -- only "Roll" rolls; a link is never someone else's roll ------------------------------------
 
 
 def watch_requests(page) -> list[tuple[str, str]]:
@@ -571,7 +578,7 @@ def assert_nothing_submitted(page, url: str, sent) -> None:
 
 
 def test_enter_in_a_text_field_never_rolls_nor_navigates(gm, table):
-    """Finding 1: on a fresh panel, and again after htmx has redrawn it."""
+    """On a fresh panel, and again after htmx has redrawn it."""
     page = gm
     open_panel(page, table)
     sent = watch_requests(page)
@@ -626,18 +633,17 @@ def test_without_javascript_show_the_chance_rolls_nothing_and_keeps_the_csrf_tok
 
 
 def test_a_players_panel_link_with_gm_modifiers_opens_clean_for_the_gm(gm, table):
-    """Finding 11: the player's token and the modifiers they slipped in are not the GM's."""
+    """The player's token and the modifiers they slipped in are not the GM's."""
     page = gm
     table.session.roll_policy = "players_own"
     table.session.save()
-    player_token = services.roll_make(
-        session=table.session,
-        by=table.alice,
-        request=RollRequest(
+    player_token = make_roll(
+        table.session,
+        table.alice,
+        RollRequest(
             kind="attribute",
             a=SideRequest(table.lirael.pk, "attribute", (attribute_id("Percepcja"),)),
         ),
-        token=uuid.uuid4(),
     ).roll.token
     # A new turn: the GM's roll below is Lirael's first action roll of it (RULES 1.5).
     turn_open_next(session=table.session, by=table.gm)
@@ -655,7 +661,7 @@ def test_a_players_panel_link_with_gm_modifiers_opens_clean_for_the_gm(gm, table
     assert roll.record["result"]["threshold"] == value_of(table.lirael, "Percepcja")
 
 
-# -- issue 7, finding 25: every input has a name; the record can be focused ---------------------
+# -- every input has a name; the record can be focused ---------------------------------------
 
 
 def attribute_id(name: str) -> int:

@@ -8,7 +8,7 @@ from playwright.sync_api import expect
 from characters.models import Skill
 from rolls.models import AskStatus, Roll, RollAsk
 from tests.browser.conftest import log_in
-from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, source_key, tick
+from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_ask_mode, source_key, tick
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,7 +23,7 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     player.get_by_label(polish("Narration")).fill("Borys klęka przy skrzyni z wytrychami.")
     player.get_by_role("button", name=polish("Publish")).click()
     player.get_by_role("link", name=polish("Ask the GM for a roll")).click()
-    choose(player, "a-test", value="skill")
+    open_ask_mode(player, "skill")
     choose(
         player,
         "a-skill",

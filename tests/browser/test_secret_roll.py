@@ -1,4 +1,4 @@
-"""Issue 13, "Done when": the GM makes a secret roll in the forum1000 panel; a player's diary
+"""In Chromium: the GM makes a secret roll in the forum1000 panel; a player's diary
 shows only the commitment (no die, no result); the GM reveals it; the player now sees the
 result; the export verifies with docs/verify_ledger.py and `verify_rolls` passes."""
 

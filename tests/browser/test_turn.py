@@ -1,4 +1,4 @@
-"""Issue 8 in Chromium: the "awaited" list empties as two players post (the GM's open
+"""In Chromium: the "awaited" list empties as two players post (the GM's open
 diary follows live), and a second action roll is refused, then allowed with a reason."""
 
 import re

@@ -1,4 +1,4 @@
-"""Issue 9's "Done when", as one fight in Chromium, every step through the pages by the
+"""A whole fight in Chromium, every step through the pages by the
 person who would take it (the GM and Bartek, Borys's player, each in a browser of their own).
 
 The database holds only what a fight starts from: the users, the sheets, the running session

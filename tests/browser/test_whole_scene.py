@@ -1,4 +1,4 @@
-"""Issue 8's "Done when", in Chromium: a whole scene runs on the site, from plan to finish.
+"""In Chromium: a whole scene runs on the site, from plan to finish.
 
 Only the people, their sheets and the sessions' casts are made in the database (they are
 not part of the scene). Everything the scene is made of goes through the pages, each step
@@ -27,6 +27,7 @@ from tests.browser.test_roll_panel import (
     choose,
     first_redraw,
     line_in_order,
+    open_ask_mode,
     outcome_text,
     roll_against_threshold,
     roll_button,
@@ -242,7 +243,7 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     lirael_post = post_in_the_diary(alice, session, "Lirael zagaduje kupca o przeprawę.")
     alice.get_by_role("link", name=polish("Ask the GM for a roll")).click()
     first_redraw_of_ask(alice)
-    choose(alice, "a-test", value="skill")
+    open_ask_mode(alice, "skill")
     choose(alice, "a-skill", value=skill_id("Uwodzenie"))
     tick(alice, "a-sources", source_key("Seksapil"))
     alice.get_by_role("button", name=polish("Send the request")).click()

@@ -1,4 +1,4 @@
-"""The XSS corpus through every field a user controls, on every page that shows it (issue 11).
+"""The XSS corpus through every field a user controls, on every page that shows it.
 
 Data-driven: FIELDS is the table. Each row names a field, how a user stores the corpus in
 it (the same service or form the site's pages call, in the order a real game reaches it)
@@ -37,12 +37,13 @@ from diary import npc_services
 from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
 from rolls import entries, initiative_services
-from rolls import services as roll_services
 from rolls.models import InitiativeEvent, Roll
-from rolls.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
+from rolls.services import NOTE_MAX_LENGTH, roll_ask_decline
+from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.browser.xss_corpus import ONE_LINE, PAYLOADS
 from tests.conftest import PASSWORD
+from tests.rolling import ask_roll, make_roll
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -95,9 +96,7 @@ class World:
         )
 
     def roll(self, request: RollRequest, **extra) -> Roll:
-        return roll_services.roll_make(
-            session=self.session, by=self.gm, request=request, token=uuid.uuid4(), **extra
-        ).roll
+        return make_roll(self.session, self.gm, request, **extra).roll
 
 
 # ---------------------------------------------------------------------------
@@ -162,10 +161,10 @@ def store_asks(w: World, v):
     """A roll request per payload character: its summary names the character."""
     for character in w.payload_characters:
         post = w.post(w.alice, character, "Prośba o rzut.")
-        roll_services.roll_ask_create(
-            session=w.session,
-            by=w.alice,
-            side=SideRequest(
+        ask_roll(
+            w.session,
+            w.alice,
+            SideRequest(
                 character_id=character.pk, test="attribute", attribute_ids=(w.perception.pk,)
             ),
             post=post,
@@ -338,6 +337,23 @@ def store_initiative(w: World, v):
         )
 
 
+def store_ask_closures(w: World, v):
+    """Requests the GM closes with a reason (as many payloads a reason as it holds): Borys
+    asks for Percepcja and the GM answers by judgment with Siła and a note, or declines
+    with a reason. The fight left running makes every answer a counted action roll."""
+    perception = SideRequest(
+        character_id=w.borys.pk, test="attribute", attribute_ids=(w.perception.pk,)
+    )
+    strength = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Siła")
+    other = SideRequest(character_id=w.borys.pk, test="attribute", attribute_ids=(strength.pk,))
+    for note in chunks(v["answer note"], NOTE_MAX_LENGTH):
+        ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
+        w.roll(RollRequest(kind="attribute", a=other), answers=ask, answer_note=note)
+    for reason in chunks(v["decline reason"], NOTE_MAX_LENGTH):
+        ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
+        roll_ask_decline(ask=ask, by=w.gm, reason=reason)
+
+
 def store_proposals(w: World, v):
     """Alicja proposes changes to Lirael's sheet; the GM approves each with a comment of
     as many payloads as it holds (the sheet's history shows every comment)."""
@@ -363,8 +379,8 @@ def store_proposals(w: World, v):
 
 
 def store_catalog(w: World, v):
-    """Catalog rows through Django's admin, as a staff user allowed to add them (issue 10's
-    new catalogs arrive the same way): a story item, a skill and an ability per payload
+    """Catalog rows through Django's admin, as a staff user allowed to add them (the
+    catalogs of every system arrive the same way): a story item, a skill and an ability per payload
     (name and description); a character of Alicja's holds them all."""
     staff = get_user_model().objects.create_superuser("admin", password=PASSWORD)
     client = Client()
@@ -540,12 +556,15 @@ FIELDS = [
     F("initiative roll reason", store_initiative, ("diary",)),
     F("initiative modifier reason", store_initiative, ("initiative",)),
     F("initiative handover reason", store_initiative, ("initiative",)),
+    # After the initiative rows: their fight is still running when the GM answers.
+    F("answer note", store_ask_closures, DIARY),
+    F("decline reason", store_ask_closures, DIARY),
     F("sheet proposal comment", store_proposals, ("Lirael's history",)),
     F("catalog item name", store_catalog, ("catalog character", "character create", "catalog")),
     F("catalog item description", store_catalog, ("catalog character", "catalog")),
     F("catalog skill name", store_catalog, ("catalog character", "character create", "catalog")),
     F("catalog trait name", store_catalog, ("catalog character", "character create", "catalog")),
-    # Issue 10: the catalog page shows every entry's description.
+    # The catalog page shows every entry's description.
     F("catalog skill description", store_catalog, ("catalog",)),
     F("catalog trait description", store_catalog, ("catalog",)),
 ]

@@ -1,4 +1,6 @@
-"""Issue 13's "Done when", walked in one go in Chromium, as a player and the GM live it.
+"""A new turn read, answered and rolled on, walked in one go in Chromium, as a player and the
+GM live it: notifications, the first unread post, quoting, the preview, portraits, search,
+and a secret roll revealed and verified.
 
 The player wants new turns by e-mail. The GM opens turn 4 and writes; the player's bell
 counts it and the e-mail arrives over SMTP. The player follows the home page's unread count
@@ -73,7 +75,9 @@ def campaign(table, make_user, make_character, make_session, media_root):
     return table
 
 
-def test_issue_13_done_when(page, player_page, campaign, smtp_server, tmp_path):
+def test_a_new_turn_is_told_read_answered_and_rolled_on_in_secret(
+    page, player_page, campaign, smtp_server, tmp_path
+):
     table = campaign
     session = table.session
     # The player has read everything so far.
