@@ -21,7 +21,7 @@ shows (16 characters at least). A mismatch means the rolls were rewritten wholes
 unless the noted hash is an earlier roll's (it says so): then rolls were only added.
 Exit 2: the file is not a ledger export.
 
-Signatures (issue 11): every roll is signed by the site's Ed25519 key over its hash (the 64 hex
+Signatures: every roll is signed by the site's Ed25519 key over its hash (the 64 hex
 characters as ASCII); `key_id` names the key (the first 16 hex digits of the SHA-256 of the
 raw public key). Pass the site's published public key(s) with --public-key (the audit page and
 /sessions/ledger-keys.json show them) to check that no row was written without the site's key;
@@ -29,7 +29,7 @@ without --public-key the keys listed in the file itself are used, which proves l
 could forge the file could list their own key). Uses the `cryptography` package when it is
 installed, else the verification of RFC 8032 section 5.1.7 below (pure Python, slower).
 
-Secret GM rolls (issue 13): a secret roll's entry (record kind "secret") holds only
+Secret GM rolls: a secret roll's entry (record kind "secret") holds only
 record["secret"]["commitment"] = sha256(salt_hex.encode("ascii") + b"\n" +
 canonical_json(full_record)).hexdigest(); it is checked like any entry. A reveal entry (kind
 "reveal") holds record["reveals"] = {"seq", "commitment", "salt", "record"}: it must name an

@@ -21,7 +21,7 @@ from diary.models import SessionStatus
 
 PASSWORD = "Sekretne-Haslo-1000"
 
-# Issue 10: the q10 table (a running q10 session) for the case path's tests.
+# The q10 table (a running q10 session) for the case path's tests.
 pytest_plugins = ["tests.rolls.q10_table", "tests.smtp"]
 
 
@@ -47,7 +47,7 @@ def pytest_configure(config):
     from pathlib import Path
 
     settings.LEDGER_SIGNING_KEY_FILE = Path(tempfile.mkdtemp()) / "ledger-signing-key.pem"
-    # Issue 13: uploads (portraits) never land in the repo's var/media; `media_root` gives a
+    # Uploads (portraits) never land in the repo's var/media; `media_root` gives a
     # test a directory of its own to look into.
     settings.MEDIA_ROOT = Path(tempfile.mkdtemp()) / "media"
 
@@ -193,7 +193,7 @@ def table(make_user, make_character, make_session):
 
 @pytest.fixture
 def media_root(settings, tmp_path):
-    """A MEDIA_ROOT of this test's own (issue 13: portraits): the files it stored, no other."""
+    """A MEDIA_ROOT of this test's own (for portraits): the files it stored, no other."""
     settings.MEDIA_ROOT = tmp_path / "media"
     return settings.MEDIA_ROOT
 

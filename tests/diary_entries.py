@@ -1,4 +1,4 @@
-"""The GM's diary entries (issue 9) called as services, for tests that need a character in
+"""The GM's diary entries called as services, for tests that need a character in
 play damaged, affected or given potions: in play the sheet no longer writes these, so the
 tests go through the same entries the diary's forms make (rolls.entries)."""
 

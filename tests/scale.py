@@ -61,7 +61,7 @@ def fill_bulk(table, posts: int, *, per_turn: int = 50) -> None:
         Turn(session=session, number=first + n, opened_by=table.gm)
         for n in range((posts + per_turn - 1) // per_turn)
     )
-    # The session's head names its current turn (issue 12), as turn_open_next keeps it.
+    # The session's head names its current turn, as turn_open_next keeps it.
     newest = Turn.objects.get(session=session, number=turns[-1].number)
     GameSession.objects.filter(pk=session.pk).update(current_turn=newest)
     session.current_turn = newest

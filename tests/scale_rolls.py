@@ -87,5 +87,5 @@ def add_rolls(session: GameSession, count: int, *, make_first=None) -> None:
             prev_hash = row_hash
         Roll.objects.bulk_create(rows)
         count -= len(rows)
-    # The head, as chain_append leaves it (issue 12: the session's row holds it).
+    # The head, as chain_append leaves it (the session's row holds it).
     GameSession.objects.filter(pk=session.pk).update(chain_seq=seq, chain_hash=prev_hash)

@@ -1,4 +1,4 @@
-"""Issue 10: the catalogs in the site — every logged-in user reads them, moderators extend
+"""The catalogs in the site — every logged-in user reads them, moderators extend
 them; a row in use keeps its rules; bad input is refused next to the field."""
 
 import pytest

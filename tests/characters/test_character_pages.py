@@ -156,7 +156,7 @@ def test_owner_edits_the_sheet_out_of_play(make_user, make_character, client_for
 
 
 def test_in_play_the_sheet_refuses_the_gms_direct_writes_and_stores_nothing(table, client_for):
-    """Issue 9: in play the sheet shows HP and effects as the sum of the diary's entries, so
+    """In play the sheet shows HP and effects as the sum of the diary's entries, so
     the GM's direct sheet writes (HP, effect added or freed, potions granted) answer 403."""
     effect = effect_entry(table.session, table.gm, table.borys, "wound", "Strzała w udzie")
     revisions = SheetRevision.objects.filter(character=table.borys).count()
@@ -300,7 +300,7 @@ def test_every_save_of_the_sheet_is_kept_with_what_changed(table, client_for):
 
 
 def test_the_sheet_writes_negative_modifiers_with_the_one_minus_sign(table, client_for):
-    """Issue 7, finding 23: one minus sign (U+2212) everywhere, the sheet included."""
+    """One minus sign (U+2212) everywhere, the sheet included."""
     from characters.models import Attribute, Trait
 
     flaw = Trait.objects.create(

@@ -1,4 +1,4 @@
-"""Issue 13: uploading, replacing and removing a portrait on the sheet; who may; what a
+"""Uploading, replacing and removing a portrait on the sheet; who may; what a
 refusal leaves (nothing); the portrait beside the character's posts, at once; serving it."""
 
 import io

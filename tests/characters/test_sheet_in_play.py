@@ -1,4 +1,4 @@
-"""Issue 7 (5, 6, 7, 8, 12): sheets in play, who tends a character, errors, bounds."""
+"""Sheets in play, who tends a character, errors, bounds."""
 
 import uuid
 
@@ -216,13 +216,13 @@ def test_outside_play_the_owner_still_edits_directly(make_user, make_character, 
 
 
 def test_every_change_of_the_sheet_is_in_its_history(table, client_for):
-    # Issue 9: in play the GM changes HP, effects and potions through the diary's entries.
+    # In play the GM changes HP, effects and potions through the diary's entries.
     session, gm, pk = table.session, table.gm, table.borys.pk
     hp_entry(session, gm, table.borys, -25, "Cios")
     effect = effect_entry(session, gm, table.borys, "wound", "Rana")
     free_entry(session, gm, effect, "opatrzona")
     potion = grant_entry(session, gm, table.borys, 2, "+30 PŻ")
-    # Issue 9: in play the potion is drunk in the diary; the sheet's history has it too.
+    # In play the potion is drunk in the diary; the sheet's history has it too.
     from rolls.access import sign_token
 
     used = client_for(table.bob).post(
@@ -262,12 +262,12 @@ def test_access_character_flags(table):
 
     owner = access_character(table.bob, table.borys.pk)
     assert owner.can_view and owner.can_propose and not owner.can_edit and not owner.can_tend
-    # Issue 9: in play a potion is used in the diary (rolls:item_use), not on the sheet.
+    # In play a potion is used in the diary (rolls:item_use), not on the sheet.
     assert owner.can_use_potions and not owner.can_use_potions_on_sheet
     assert not owner.can_grant_potions
     gm = access_character(table.gm, table.borys.pk)
     assert gm.can_decide_proposal and not gm.can_propose
-    # Issue 9: in play the GM tends the character only through the diary's entries.
+    # In play the GM tends the character only through the diary's entries.
     assert not gm.can_tend and not gm.can_grant_potions_on_sheet
     assert gm.tends_in_diary and gm.can_tend_by_entry and gm.can_grant_potions
     assert not (owner.tends_in_diary or owner.can_tend_by_entry)

@@ -1,4 +1,4 @@
-"""Issue 10: character sheets of q10, ciernie and arsmagica — built, edited, shown, proposed in
+"""Character sheets of q10, ciernie and arsmagica — built, edited, shown, proposed in
 play — with each system's ranges, words and derived numbers; forum1000's stay as they were."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 7 (6, 7, 12): who tends a character, service errors as 400s, bounded text."""
+"""Who tends a character, service errors as 400s, bounded text."""
 
 import pytest
 from django.urls import reverse
@@ -50,7 +50,7 @@ def test_gm_of_a_finished_session_no_longer_tends(moved_on, client_for):
 
 
 def test_gm_of_the_running_session_tends_in_its_diary(moved_on, client_for):
-    # Issue 9: in play the sheet is the sum of the diary's entries: the sheet refuses the GM,
+    # In play the sheet is the sum of the diary's entries: the sheet refuses the GM,
     # the diary's entries (rolls.entries) are how the GM of the running session tends.
     _, gm_b, hero, session_b = moved_on
     client = client_for(gm_b)
@@ -162,7 +162,7 @@ def test_a_huge_description_is_refused_next_to_the_field(make_user, client_for):
 def test_stun_and_immobilisation_hold_a_character_until_freed(
     make_user, make_character, make_session
 ):
-    # Issue 9: the initiative order drops a held character to the end (seed 000 line 119).
+    # The initiative order drops a held character to the end (seed 000 line 119).
     from characters.selectors import held_character_ids
 
     gm, owner = make_user("mg_held"), make_user("gracz_held")

@@ -1,4 +1,4 @@
-"""diary/access.py is the one place that decides (issue 7, findings 8, 9, 10)."""
+"""diary/access.py is the one place that decides who sees and does what."""
 
 import re
 
@@ -38,7 +38,7 @@ def links_on_page(body: str) -> set[str]:
 
 @pytest.mark.parametrize("who", [*ROLES, "invited"])
 def test_every_link_the_diary_shows_answers_200(table, client_for, make_character, who):
-    """Finding 8: the versions link on hidden posts used to lead the author and GM to 403
+    """The versions link on hidden posts used to lead the author and GM to 403
     (and an invited reader's character links to 404)."""
     diary_with_every_kind_of_post(table)
     if who == "invited":
@@ -73,7 +73,7 @@ def test_versions_of_a_hidden_post_are_for_moderators_only(table, client_for):
 
 
 def test_the_diary_template_calls_no_roll_services():
-    """Finding 8: rolls reach the diary page precomputed, not through template tags."""
+    """Rolls reach the diary page precomputed, not through template tags."""
     from pathlib import Path
 
     from django.conf import settings
@@ -88,7 +88,7 @@ def participation_queries(queries) -> list[str]:
 
 
 def test_a_players_diary_checks_participation_once(table, client_for):
-    """Finding 9: one query for the user's participations and the roster (issue 12: the
+    """One query for the user's participations and the roster (the
     roster's query gives the user's own); no more."""
     client = client_for(table.alice)
     url = reverse("diary:session", args=[table.session.pk])
@@ -116,17 +116,17 @@ def test_a_players_diary_query_count_is_small_and_flat(table, client_for):
     with CaptureQueriesContext(connection) as large:
         client.get(url)
     # Flat, or one less: a reader now behind by more than a page does not move the mark
-    # past posts the newest page skipped (issue 13, diary/reading.page_continues_reading).
+    # past posts the newest page skipped (diary/reading.page_continues_reading).
     assert len(small.captured_queries) - 1 <= len(large.captured_queries)
     assert len(large.captured_queries) <= len(small.captured_queries)
     # Login session, user, session (with the moderator check), participations (the user's
     # and the roster), turn, posts, post-form characters; after a change also the rolls,
     # their requests, the chain head, the turn's action counts and posters and the NPC
-    # roster (flat as posts grow; issue 12: cached until the next change).
+    # roster (flat as posts grow; cached until the next change).
     assert len(small.captured_queries) <= 13
 
 
-# --- Finding 10: sheets open to a GM only once the owner asked or accepted -------------
+# --- Sheets open to a GM only once the owner asked or accepted -------------------------
 
 
 def test_an_invitation_alone_does_not_open_a_sheet(
@@ -222,7 +222,7 @@ def test_a_participation_is_not_disclosed_to_who_cannot_read_its_session(
 
 
 def test_a_posts_permalink_finds_its_page_for_readers_only(table, client_for):
-    """Issue 13 (pages by turn): every post has a permalink that survives later posts."""
+    """Pages by turn: every post has a permalink that survives later posts."""
     first = post_create(
         session=table.session,
         author=table.alice,

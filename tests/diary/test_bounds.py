@@ -1,4 +1,4 @@
-"""Every diary text has a bound, and so has the Markdown renderer's work (issue 7, finding 12)."""
+"""Every diary text has a bound, and so has the Markdown renderer's work."""
 
 import time
 

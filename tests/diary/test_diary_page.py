@@ -72,7 +72,7 @@ def test_query_count_does_not_grow_with_the_session(table, client_for):
         response = client.get(url)
     assert len(response.context["page"].posts) == DIARY_PAGE_SIZE
     # Flat, or one less: a reader now behind by more than a page does not move the mark
-    # past posts the newest page skipped (issue 13, diary/reading.page_continues_reading).
+    # past posts the newest page skipped (diary/reading.page_continues_reading).
     assert len(small.captured_queries) - 1 <= len(large.captured_queries)
     assert len(large.captured_queries) <= len(small.captured_queries)
 

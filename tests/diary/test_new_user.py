@@ -1,4 +1,4 @@
-"""Small things a new user meets (issue 7, findings 19–22)."""
+"""Small things a new user meets."""
 
 import uuid
 

@@ -1,4 +1,4 @@
-"""Issue 13: notification e-mails leave through the tasks framework's database queue, sent
+"""Notification e-mails leave through the tasks framework's database queue, sent
 by its real worker (`db_worker`) over SMTP to a real server (aiosmtpd), and are read there."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 13: who is notified of what (diary/notifications.py), and the bell's pages
+"""Who is notified of what (diary/notifications.py), and the bell's pages
 (diary/notification_delivery.py)."""
 
 import html

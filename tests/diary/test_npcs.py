@@ -1,4 +1,4 @@
-"""Issue 8: a session's NPC roster — the GM's NPC page, its refusals, the diary sidebar."""
+"""A session's NPC roster — the GM's NPC page, its refusals, the diary sidebar."""
 
 import pytest
 from django.urls import reverse

@@ -1,4 +1,4 @@
-"""Issue 12, the diary page and the live poll: few queries, the same at 1 k and 100 k posts,
+"""The diary page and the live poll: few queries, the same at 1 k and 100 k posts,
 for a player, the GM and a moderator; and the caches that make them few never show stale or
 another viewer's content (diary/page_cache.py, diary/rendering.py, diary/live.py)."""
 
@@ -56,7 +56,7 @@ def _check_all_roles(table, client_for, shown: dict) -> dict:
     counts = {}
     newest = Post.objects.filter(session=table.session).latest("pk").pk
     for role in ("alice", "gm", "moderator"):
-        # A reader caught up (issue 13: the mark is read with the session, and moves).
+        # A reader caught up (the mark is read with the session, and moves).
         read_mark_advance(user=getattr(table, role), session_id=table.session.pk, post_id=newest)
         client = client_for(getattr(table, role))
         client.get(url)  # warm up (content types, translations)

@@ -1,4 +1,4 @@
-"""The session plan (issue 8): its content, every submission kept, the moderators' review,
+"""The session plan: its content, every submission kept, the moderators' review,
 who sees it, and what waits on the home page."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Issue 13 (writing): quoting a post tells its author, once, never oneself."""
+"""Quoting a post tells its author, once, never oneself."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Issue 13, reading: read marks, the first unread post, unread counts, pages by turn."""
+"""Reading: read marks, the first unread post, unread counts, pages by turn."""
 
 import html
 
@@ -142,7 +142,7 @@ def test_hidden_posts_are_not_counted(table):
 
 
 def test_a_reader_behind_is_led_to_the_first_unread_post_and_reads_on(table, client_for):
-    """Issue 13, "the diary remembers where I was": a reader more than a page behind opens
+    """The diary remembers where I was: a reader more than a page behind opens
     the newest page, live, where every link to a post on it lands (their own new post
     too), with the link to the first unread post; reading on from there moves the mark."""
     say(table, table.gm, "Stare.")

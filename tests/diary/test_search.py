@@ -1,4 +1,4 @@
-"""Issue 13, search: who finds what, what a result shows, and bad input never a 500.
+"""Search: who finds what, what a result shows, and bad input never a 500.
 
 Run on both databases: PostgreSQL's full text (unaccent, prefixes, websearch syntax) has the
 tests marked postgres_only; everything else holds for the SQLite fallback too."""

@@ -1,4 +1,4 @@
-"""Issue 10: sessions of every rule system can be created, and a character joins only a
+"""Sessions of every rule system can be created, and a character joins only a
 session of its own system; movement per action stays forum1000's."""
 
 import pytest

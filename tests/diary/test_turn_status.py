@@ -1,4 +1,4 @@
-"""Issue 8, the turn: who is awaited, each character's action rolls, the GM's deadline,
+"""The turn: who is awaited, each character's action rolls, the GM's deadline,
 and the home page's lists of whose move it is."""
 
 import html

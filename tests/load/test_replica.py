@@ -130,7 +130,7 @@ def served(primary: Node, replica: Node, request):
 
 
 def besides_read_marks(statements: list[str]) -> list[str]:
-    """Issue 13: a diary page read moves the reader's read mark, the one write a read makes;
+    """A diary page read moves the reader's read mark, the one write a read makes;
     it goes to the primary like every write. Everything else a read does is still checked."""
     if not any("diary_readmark" in line for line in statements):
         return statements

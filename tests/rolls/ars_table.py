@@ -1,4 +1,4 @@
-"""A running Ars Magica session for the panel's tests (issue 10).
+"""A running Ars Magica session for the panel's tests.
 
 Built on tests/rolls/system_tables.py (the session runs, in its turn 1).
 """

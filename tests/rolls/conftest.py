@@ -5,7 +5,7 @@ The panel issues tokens signed for the user (rolls.access), so these clients sig
 plain token for their own user, and sign a GET's fields as the panel's own links
 are: exactly what the panel would have given that user. A token or a link that is
 already signed (e.g. one issued to someone else) is sent as it is. The initiative event's
-forms (issue 9) carry the same tokens: a plain one posted there is signed too.
+forms carry the same tokens: a plain one posted there is signed too.
 """
 
 import re

@@ -1,4 +1,4 @@
-"""A running q10 session for the case path's tests (issue 10).
+"""A running q10 session for the case path's tests.
 
 Built on tests/rolls/system_tables.py, as the ciernie and arsmagica tables are.
 """

@@ -1,4 +1,4 @@
-"""rolls.access: the one place that decides who may roll what (issue 7, finding 8)."""
+"""rolls.access: the one place that decides who may roll what."""
 
 import pytest
 

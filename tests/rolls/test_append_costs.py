@@ -1,4 +1,4 @@
-"""Issue 12: what a roll POST and the panel's preview cost, and that the cost is flat.
+"""What a roll POST and the panel's preview cost, and that the cost is flat.
 
 Each test measures at a small session and again after growing it (tests/scale_rolls.py:
 posts and valid chained rolls, in the current turn), and asserts the same number of queries
@@ -22,8 +22,8 @@ from tests.scale_rolls import add_posts, add_rolls
 
 pytestmark = pytest.mark.django_db
 
-# The bounds (issue 12: "keep per-request work to the few queries that must run"); main's
-# code made 34 and 25 (forum1000), 30 and 15 (q10), and grew in rows read
+# The bounds keep per-request work to the few queries that must run; the code before the
+# speed work made 34 and 25 (forum1000), 30 and 15 (q10), and grew in rows read
 # (docs/performance.md). The test's transaction adds a SAVEPOINT and its RELEASE to a POST.
 BOUNDS = {"forum1000": (17, 25), "q10": (14, 22)}  # (preview, POST)
 # 1 k posts and rolls, then 100 k posts and this many rolls: the chain's length no longer

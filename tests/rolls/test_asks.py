@@ -1,4 +1,4 @@
-"""A player's request for a roll (issue 8, "Roll requests"): checked against RULES 1.2 when
+"""A player's request for a roll: checked against RULES 1.2 when
 made, shown in the post, answered by the GM with one click into the panel, the roll landing
 in a new post placed as the answer, linked both ways; withdrawn by its player."""
 

@@ -1,4 +1,4 @@
-"""Backup and restore (issue 11, docs/backup.md): scripts/backup and scripts/restore on a
+"""Backup and restore (docs/backup.md): scripts/backup and scripts/restore on a
 real PostgreSQL; the restored database passes verify_rolls, with the same chain heads, and
 its ledger still refuses changes."""
 

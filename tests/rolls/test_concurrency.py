@@ -80,7 +80,7 @@ def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_se
 
 
 def test_two_concurrent_uses_of_the_last_potion_make_one_entry(table):
-    """Issue 9: the session's row lock serialises item uses; the second finds none left."""
+    """The session's row lock serialises item uses; the second finds none left."""
     from tests.diary_entries import grant_entry
 
     potion = grant_entry(table.session, table.gm, table.borys, 1, "+10 PŻ")

@@ -1,4 +1,4 @@
-"""The initiative event's running order (issue 9; RULES 1.4): rolls.engine.initiative."""
+"""The initiative event's running order (RULES 1.4): rolls.engine.initiative."""
 
 from rolls.engine.initiative import Entry, Handover, OrderModifier, current_order, next_after
 

@@ -1,4 +1,4 @@
-"""Free-form dice notation (issue 13): parsing, limits, every die shown, replay from the dice."""
+"""Free-form dice notation: parsing, limits, every die shown, replay from the dice."""
 
 import json
 

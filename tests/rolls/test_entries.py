@@ -1,4 +1,4 @@
-"""Issue 9: the GM's HP changes, effects and item grants, and a character's item use, as
+"""The GM's HP changes, effects and item grants, and a character's item use, as
 entries of the session's chain: in a post, never changed, on the sheet in the same
 transaction; every refusal stores nothing."""
 
@@ -670,7 +670,7 @@ def test_the_sheets_link_preselects_the_character_in_the_entry_forms(table, clie
 def _replay(session, character) -> tuple[int, set[int]]:
     """The character's HP and active effects from the session chain alone, in chain order:
     the GM's HP changes, effects applied and freed, healing rolls and items used; an effect
-    with a length is gone once the session's turn reaches its end (issue 9)."""
+    with a length is gone once the session's turn reaches its end."""
     from diary.services import current_turn
 
     hp, active = None, {}
@@ -705,14 +705,14 @@ def _replay(session, character) -> tuple[int, set[int]]:
             hp = min(character.hp_max, hp + (body["potion"]["restores_hp"] or 0))
             if body["freed_effect"]:
                 del active[body["freed_effect"]["id"]]
-    # The session's row as it is now (its head holds the current turn; issue 12).
+    # The session's row as it is now (its head holds the current turn).
     session.refresh_from_db()
     now = current_turn(session).number
     return hp, {pk for pk, end in active.items() if end is None or end > now}
 
 
 def test_in_play_the_sheet_is_the_sum_of_the_chains_entries(table, client_for, monkeypatch):
-    """Issue 9's invariant: after the GM's allowed actions on a character in play (damage,
+    """The invariant of play: after the GM's allowed actions on a character in play (damage,
     a healing roll, a potion, effects applied, ended by themselves and freed early),
     replaying the session's chain gives exactly the sheet's HP and active effects; the
     sheet's own forms, tried on the way, refuse and change nothing."""

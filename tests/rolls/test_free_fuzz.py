@@ -1,4 +1,4 @@
-"""Issue 13: the free-form roll page fed whatever hypothesis invents (never a 500, nothing
+"""The free-form roll page fed whatever hypothesis invents (never a 500, nothing
 stored from a refusal; a roll made verifies, recomputed), and the preview's range holds
 every total the engine rolls."""
 

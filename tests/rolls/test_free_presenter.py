@@ -1,4 +1,4 @@
-"""Issue 13: what the free-form roll's preview says, in Polish, from the parsed expression."""
+"""What the free-form roll's preview says, in Polish, from the parsed expression."""
 
 import pytest
 from django.utils import translation

@@ -1,4 +1,4 @@
-"""rolls.free_rolls.roll_make_free (issue 13): the GM's free-form dice in the chain."""
+"""rolls.free_rolls.roll_make_free: the GM's free-form dice in the chain."""
 
 import uuid
 
@@ -56,7 +56,7 @@ def test_a_long_label_and_a_player_are_refused(table):
 
 
 def test_a_free_roll_for_a_character_leaves_its_action_roll_untouched(table):
-    """Issue 13: a free-form roll concerning Lirael is no action of hers: the GM's action
+    """A free-form roll concerning Lirael is no action of hers: the GM's action
     roll for her afterwards is her first of the turn, with no extra-action reason asked."""
     from rolls import selectors
     from tests.rolls.conftest import PanelClient
@@ -111,7 +111,7 @@ def test_a_tampered_free_roll_fails_the_recompute(table):
 def test_the_export_shows_every_die_and_the_standalone_script_verifies_it(
     table, client_for, tmp_path
 ):
-    """Issue 13: the ledger's export carries the free roll's record whole, and
+    """The ledger's export carries the free roll's record whole, and
     docs/verify_ledger.py (no Django) verifies the chain with it."""
     from tests.rolls.test_audit_script import export, run_script
 

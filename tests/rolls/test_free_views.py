@@ -1,4 +1,4 @@
-"""The GM's free-form roll page (issue 13, rolls/free_views.py): preview, roll, refusals."""
+"""The GM's free-form roll page (rolls/free_views.py): preview, roll, refusals."""
 
 import uuid
 
@@ -165,7 +165,7 @@ def test_a_label_with_html_is_shown_as_text(table):
 
 
 def test_a_secret_free_roll_shows_only_its_commitment_until_the_gm_reveals_it(table):
-    """Issue 13: a hidden table roll (an ambush?) — the players see the commitment; after the
+    """A hidden table roll (an ambush?) — the players see the commitment; after the
     reveal every die, and the chain verifies with the revealed record recomputed."""
     gm = logged_in(table.gm)
     response = gm.post(url(table), form(table, expression="3k6kh2", secret="on"))

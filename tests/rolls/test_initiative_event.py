@@ -1,4 +1,4 @@
-"""Issue 9: the initiative event (RULES 1.4; seed 000 lines 107-121) and its tracker."""
+"""The initiative event (RULES 1.4; seed 000 lines 107-121) and its tracker."""
 
 import html
 import re

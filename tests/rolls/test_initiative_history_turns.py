@@ -1,4 +1,4 @@
-"""Issue 9: every change in an event's history says which turn it happened in, the holding
+"""Every change in an event's history says which turn it happened in, the holding
 effects read off the sheets included (a stun's start and end used to show "—")."""
 
 import html
@@ -45,8 +45,8 @@ def test_a_holding_effects_start_and_end_carry_their_turns(fight):  # noqa: F811
         ("held", "Wilk", 2),
         ("freed", "Wilk", 3),
     ]
-    # Who did it and why come from the diary's entries (review of issue 9); an effect that
-    # ended by itself was nobody's act.
+    # Who did it and why come from the diary's entries; an effect that ended by
+    # itself was nobody's act.
     rows = {
         (row.kind, row.character): row
         for row in initiative_selectors.history_rows(InitiativeEvent.objects.get(pk=fight.event.pk))

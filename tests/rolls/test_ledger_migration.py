@@ -1,4 +1,4 @@
-"""The ledger's trigger migration holds its own SQL (issue 7, finding 17).
+"""The ledger's trigger migration holds its own SQL.
 
 An applied migration must never change because a project module changed, so it
 imports nothing from the project: only the standard library and Django.

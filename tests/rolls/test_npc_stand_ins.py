@@ -1,4 +1,4 @@
-"""Issue 8, mode gm_character: an NPC played through the GM's stand-in sheet."""
+"""Mode gm_character: an NPC played through the GM's stand-in sheet."""
 
 import uuid
 

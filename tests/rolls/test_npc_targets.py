@@ -1,4 +1,4 @@
-"""Issue 8, mode fixed_modifiers: the GM targets an NPC's fixed modifier in the roll panel."""
+"""Mode fixed_modifiers: the GM targets an NPC's fixed modifier in the roll panel."""
 
 import uuid
 

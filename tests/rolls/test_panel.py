@@ -234,7 +234,7 @@ def test_opposed_preview_shows_all_four_odds(table, client_for):
 
 
 def test_the_roll_line_follows_rules_1_1(table, client_for):
-    """Issue 7, finding 23: each number says what it is, in RULES 1.1's order."""
+    """Each number says what it is, in RULES 1.1's order."""
     client = client_for(table.gm)
     client.post(
         panel_url(table),
@@ -342,7 +342,7 @@ def test_healing_changes_hp_and_frees_the_chosen_effect_in_one_go(table, client_
     illness.refresh_from_db()
     assert wound.freed_at is not None and illness.freed_at is None
     assert roll.record["healing"]["freed_effect"]["id"] == wound.pk
-    # The sheet's history has the roll's change, by whom and which roll (issue 7, finding 5).
+    # The sheet's history has the roll's change, by whom and which roll.
     revision = table.borys.revisions.order_by("-id").first()
     assert (revision.kind, revision.edited_by) == ("healing", table.gm)
     assert f"#{roll.seq}" in revision.note and "40" in revision.note and "100" in revision.note
@@ -362,7 +362,7 @@ def test_healing_refuses_an_effect_of_the_other_kind(table, client_for):
 
 @pytest.mark.parametrize("kind", ["illness", "poison"])
 def test_a_disease_healer_frees_illness_and_poison(table, client_for, monkeypatch, kind):
-    # Issue 9: effect kinds are finer than the two healing skills; "Leczenie chorób" heals
+    # Effect kinds are finer than the two healing skills; "Leczenie chorób" heals
     # both illness and poison (seed 000: "choroby i trucizny").
     effect = effect_on(table.borys, kind, "Jad")
     monkeypatch.setattr("rolls.services.SystemDice", lambda: _Fixed(100))
@@ -573,7 +573,7 @@ def test_no_panel_for_a_system_without_one(table, client_for, monkeypatch):
     from rolls import registry
 
     GameSession.objects.filter(pk=table.session.pk).update(system="q10")
-    # Issue 10: q10 has its panel; a system whose module registered none gets no panel.
+    # q10 has its panel; a system whose module registered none gets no panel.
     response = client_for(table.gm).post(panel_url(table), single(table.lirael))
     assert response.status_code == 400  # forum1000's mode is not one of q10's
     monkeypatch.delitem(registry._SYSTEMS, "q10")

@@ -1,4 +1,4 @@
-"""The q10 panel over HTTP (issue 10): what it previews, what it stores, what it refuses,
+"""The q10 panel over HTTP: what it previews, what it stores, what it refuses,
 and how the roll reads in the post, the permalink, the audit and the ledger."""
 
 import html

@@ -1,4 +1,4 @@
-"""Issue 10: no input produces a 500 or a half-made roll in the q10 panel or its requests."""
+"""No input produces a 500 or a half-made roll in the q10 panel or its requests."""
 
 import pytest
 from hypothesis import HealthCheck, given, settings

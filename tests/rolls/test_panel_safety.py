@@ -1,9 +1,8 @@
-"""Issue 7 at the roll panel: no roll by accident or by the back door.
+"""The roll panel: no roll by accident or by the back door.
 
-Refused modes (finding 2), typed modifiers with reasons and bounds (3), previews
-that say why (4), tokens and links tied to their user (11), the engine's numbers
-in one place (18), a roll line that says what each number is (23), accessible
-inputs and record (25).
+Refused modes, typed modifiers with reasons and bounds, previews that say why, tokens
+and links tied to their user, the engine's numbers in one place, a roll line that says
+what each number is, accessible inputs and record.
 """
 
 import ast
@@ -49,7 +48,7 @@ def range_message() -> str:
 REASON_MESSAGE = "A modifier you type needs a reason: the roll shows it to everyone."
 
 
-# -- finding 2: a mode the user may not use is refused ---------------------------------------
+# -- a mode the user may not use is refused --------------------------------------------------
 
 
 @pytest.mark.parametrize("mode", ["opposed", "initiative", "healing"])
@@ -73,7 +72,7 @@ def test_the_gm_posting_an_unknown_mode_is_refused(table, client_for):
     assert not Roll.objects.exists()
 
 
-# -- finding 3: every typed modifier has a reason and a bound ---------------------------------
+# -- every typed modifier has a reason and a bound --------------------------------------------
 
 
 @pytest.mark.parametrize("value", ["-900", "-501", "501"])
@@ -142,7 +141,7 @@ def test_the_typed_modifier_range_is_the_engines_named_constant():
     assert "−500..+500" in decisions and "TYPED_MODIFIER_LIMIT" in decisions
 
 
-# -- finding 4: the preview says why it cannot roll -------------------------------------------
+# -- the preview says why it cannot roll ------------------------------------------------------
 
 
 def test_preview_names_a_missing_gm_reason(table, client_for):
@@ -179,7 +178,7 @@ def test_preview_names_the_initiative_line_missing_its_reason(table, client_for)
     assert f"{where} — {polish(REASON_MESSAGE)}" in preview_of(body)
 
 
-# -- finding 11: tokens and links belong to their user ----------------------------------------
+# -- tokens and links belong to their user ----------------------------------------------------
 
 
 def test_a_token_issued_to_another_user_is_refused(table, client_for):
@@ -249,7 +248,7 @@ def test_a_redraw_keeps_a_signed_address_and_a_foreign_token_starts_over(table, 
     assert token_in(response["HX-Redirect"]) != foreign
 
 
-# -- finding 18: the engine's numbers come from the engine ------------------------------------
+# -- the engine's numbers come from the engine ------------------------------------------------
 
 
 ENGINE_NUMBERS = {
@@ -330,7 +329,7 @@ def test_roll_make_reads_as_its_steps():
     assert len(lines) <= 65, f"roll_make is {len(lines)} lines"
 
 
-# -- findings 23 and 25: the line explains itself; the record and inputs are accessible -------
+# -- the line explains itself; the record and inputs are accessible ---------------------------
 
 
 def test_the_diary_and_the_permalink_explain_how_to_read_a_roll(table, client_for):

@@ -1,4 +1,4 @@
-"""Issue 12: the Q10 odds tables are built when the app starts, not in a request."""
+"""The Q10 odds tables are built when the app starts, not in a request."""
 
 import os
 import subprocess

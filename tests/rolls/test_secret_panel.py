@@ -1,4 +1,4 @@
-"""The "Rzut tajny" box of the roll panels (issue 13): the GM's only, in forum1000's panel
+"""The "Rzut tajny" box of the roll panels: the GM's only, in forum1000's panel
 and the case systems' (q10 here; ciernie and arsmagica share the case panel's token form)."""
 
 import html

@@ -1,4 +1,4 @@
-"""Secret GM rolls (issue 13): a commitment in the chain, the record hidden, the reveal, the
+"""Secret GM rolls: a commitment in the chain, the record hidden, the reveal, the
 verification of both states (verify_rolls, docs/verify_ledger.py)."""
 
 import base64
@@ -373,7 +373,7 @@ def test_a_secret_roll_cannot_answer_a_players_request(table):
     assert not Roll.objects.exists() and RollAsk.objects.get().is_open
 
 
-# --- The hidden half cannot change behind the commitment (review after issue 13) ---------
+# --- The hidden half cannot change behind the commitment ---------------------------------
 
 
 def _hidden_tampered(sql: str, params) -> None:

@@ -1,4 +1,4 @@
-"""Issue 12: the session's head on its row (chain_seq, chain_hash, current_turn).
+"""The session's head on its row (chain_seq, chain_hash, current_turn).
 
 Every chain writer moves it in the UPDATE that follows its INSERT, so it always equals the
 last roll: after the panel's rolls, a case system's, the GM's diary entries, new turns,

@@ -1,4 +1,4 @@
-"""Signed rolls (issue 11): every ledger row is signed with the app's Ed25519 key, held
+"""Signed rolls: every ledger row is signed with the app's Ed25519 key, held
 outside the database; a row written by a database user without the key is found by
 verify_rolls, the audit page and docs/verify_ledger.py; rotated keys keep verifying."""
 

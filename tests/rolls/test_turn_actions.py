@@ -108,7 +108,7 @@ def test_initiative_and_defence_do_not_count(table, client_for):
     initiative = {"token": single(table.lirael)["token"], "mode": "initiative"}
     assert gm.post(panel_url(table), initiative).status_code == 302
     assert gm.post(panel_url(table), single(table.lirael)).status_code == 302
-    # Out of the fight again (issue 9), where a second action roll is refused.
+    # Out of the fight again, where a second action roll is refused.
     initiative_event_end(event=InitiativeEvent.objects.get(), by=table.gm)
     # Borys defends against Lirael's earlier roll: side b is not his action...
     a = {"character": table.borys.pk, "test": "attribute", "attribute": attr("Siła")}
@@ -131,7 +131,7 @@ def test_in_combat_a_second_action_roll_is_counted_not_refused(table, client_for
 
 
 def test_in_a_running_initiative_event_a_second_action_roll_is_not_refused(table, client_for):
-    """Issue 9: in combat (an initiative event runs) actions are counted and shown, the
+    """In combat (an initiative event runs) actions are counted and shown, the
     second one with no reason from the GM, for a player too."""
     players_own(table)
     gm, alice = client_for(table.gm), client_for(table.alice)

@@ -1,4 +1,4 @@
-"""Issue 8, RULES 1.5 movement, in the diary's posts and the roll panel together: a post
+"""RULES 1.5 movement, in the diary's posts and the roll panel together: a post
 declares how far its character moves; each move action covers Szybkość/20 m on foot or
 Szybkość/10 m mounted (only with a mount on the sheet), and outside combat a turn has two
 actions, one of them with a roll."""

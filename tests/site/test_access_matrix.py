@@ -106,7 +106,7 @@ class World:
             narration="Cyra rozgląda się.",
             nc_note="",
         )
-        # Issue 9: in play the GM wounds and grants through the diary's entries.
+        # In play the GM wounds and grants through the diary's entries.
         self.effect = effect_entry(self.session, self.gm, self.character, "wound", "rana")
         self.potion = grant_entry(self.session, self.gm, self.character, 2, "+20 PŻ")
         self.proposal = sheet_proposal_create(
@@ -144,7 +144,7 @@ class World:
             ),
         )
         self.roll = make_roll(self.session, self.gm, attribute_roll).roll
-        # Issue 13: a secret roll of the GM's, for its reveal.
+        # A secret roll of the GM's, for its reveal.
         self.secret_roll = make_roll(self.session, self.gm, attribute_roll, secret=True).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
@@ -153,7 +153,7 @@ class World:
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
         by_name = {
-            # Issue 10: a system's catalog; the skill edited is on the character's sheet.
+            # A system's catalog; the skill edited is on the character's sheet.
             "characters:catalog": {"system": "forum1000"},
             "characters:catalog_add": {"system": "q10", "kind": "skill"},
             "characters:catalog_edit": {
@@ -180,7 +180,7 @@ class World:
             "diary:post_hide": {"pk": self.post.pk},
             "diary:post_history": {"pk": self.post.pk},
             "diary:post_link": {"pk": self.post.pk},
-            # Issue 13: the player's own notification (the invitation of Druga).
+            # The player's own notification (the invitation of Druga).
             "notifications:read": {"pk": self.player.notifications.first().pk},
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
@@ -208,7 +208,7 @@ class World:
 
 
 def _portrait(character) -> str:
-    """Issue 13: C's portrait (a stored file under the tests' MEDIA_ROOT); its media name."""
+    """C's portrait (a stored file under the tests' MEDIA_ROOT); its media name."""
     import io
 
     from django.core.files.uploadedfile import SimpleUploadedFile
@@ -226,7 +226,7 @@ def _portrait(character) -> str:
 
 
 def _npc(session):
-    """Issue 8: an NPC of S with one fixed modifier."""
+    """An NPC of S with one fixed modifier."""
     from diary import npc_services
 
     npc = npc_services.npc_create(

@@ -1,4 +1,4 @@
-"""The admin cannot bypass the diary's rules: game records are read-only there (finding 14)."""
+"""The admin cannot bypass the diary's rules: game records are read-only there."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -113,7 +113,7 @@ def test_catalogs_stay_editable(admin):
     assert admin.get(url(Attribute, "add")).status_code == 200
 
 
-# --- Catalog rows in use keep their rules (finding 14, second pass) --------------------------
+# --- Catalog rows in use keep their rules ----------------------------------------------------
 
 
 def change_data(trait, **changes):

@@ -1,4 +1,4 @@
-"""Every page of the site carries the Content-Security-Policy with a script nonce (issue 11).
+"""Every page of the site carries the Content-Security-Policy with a script nonce.
 
 The walk is the access matrix's (tests/site/test_access_matrix.py): every named URL of the
 URL configuration, opened with GET by every role the matrix says gets 200 there, in the

@@ -1,5 +1,5 @@
 """`manage.py check --deploy` is clean under the production settings docs/deploy.md
-documents (issue 11): HTTPS only, secure cookies, HSTS with subdomains and preload."""
+documents: HTTPS only, secure cookies, HSTS with subdomains and preload."""
 
 import os
 import re

@@ -1,4 +1,4 @@
-"""/health/: the load balancer's probe and the HTTP benchmark's trivial endpoint (issue 12)."""
+"""/health/: the load balancer's probe and the HTTP benchmark's trivial endpoint."""
 
 import pytest
 from django.urls import reverse
@@ -20,7 +20,7 @@ def test_health_refuses_a_post(client):
 
 
 def test_templates_are_compiled_once_per_process():
-    """Production renders from Django's cached loader (issue 12: the page's time is mostly
+    """Production renders from Django's cached loader (the page's time is mostly
     template work; compiling it again per request would double it)."""
     from django.template import engines
 

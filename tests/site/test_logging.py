@@ -1,4 +1,4 @@
-"""LOG_LEVEL governs every log line, Django's own loggers included (issue 7, finding 16).
+"""LOG_LEVEL governs every log line, Django's own loggers included.
 
 Settings are read once at import, so each case runs in a fresh interpreter.
 """

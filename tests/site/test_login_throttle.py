@@ -1,4 +1,4 @@
-"""Log-in throttling (issue 11): wrong passwords are counted per username and per address,
+"""Log-in throttling: wrong passwords are counted per username and per address,
 the right password is refused while the count is spent, and an attacker cannot lock a player
 out of the browser the player logs in from (config/login_throttle.py, docs/security.md)."""
 

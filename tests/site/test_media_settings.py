@@ -1,4 +1,4 @@
-"""Issue 13: MEDIA_STORAGE picks the portraits' storage; a CDN's MEDIA_URL joins the CSP."""
+"""MEDIA_STORAGE picks the portraits' storage; a CDN's MEDIA_URL joins the CSP."""
 
 import json
 import os

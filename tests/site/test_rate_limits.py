@@ -1,4 +1,4 @@
-"""Posting and signing up are rate-limited per user and per address (issue 7, finding 15).
+"""Posting and signing up are rate-limited per user and per address.
 
 The suite raises the limits (tests/conftest.py); these tests put the real ones
 back and pin django-ratelimit's clock so that no window boundary falls inside a test.

@@ -1,4 +1,4 @@
-"""The README's shell commands for verifying rolls work as written (issue 7, finding 24).
+"""The README's shell commands for verifying rolls work as written.
 
 On a machine where `make run` was done (.venv exists), each documented command is
 run by a shell from the repository root, with no DEBUG and no SECRET_KEY in the

@@ -22,11 +22,11 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     session = GameSession.objects.get(title=SESSION_TITLE)
     assert session.status == "running" and session.system == "forum1000"
     assert session.participations.filter(status="accepted").count() == 3
-    # Three forum1000 characters; issue 10 adds three of each other system.
+    # Three forum1000 characters, and three of each other system.
     assert Character.objects.filter(is_stand_in=False, system="forum1000").count() == 3
     assert Character.objects.filter(is_stand_in=False).count() == 3 + 3 * 3
     assert Post.objects.filter(session=session).count() >= 4
-    # Issue 8: the current turn has a deadline in the future.
+    # The current turn has a deadline in the future.
     assert session.turns.order_by("-number").first().deadline > timezone.now()
     User = get_user_model()
     assert User.objects.get(username="moderator").groups.filter(name="Moderator").exists()
@@ -69,7 +69,7 @@ def test_seed_demo_has_a_request_in_every_state(client):
 
 
 def test_seed_demo_shows_movement_on_foot_and_mounted():
-    # Issue 8, RULES 1.5: a mounted move by a character with a horse, a move on foot in the
+    # RULES 1.5: a mounted move by a character with a horse, a move on foot in the
     # current turn next to an action roll.
     call_command("seed_demo")
     session = GameSession.objects.get(title=SESSION_TITLE)
@@ -86,7 +86,7 @@ def test_seed_demo_shows_movement_on_foot_and_mounted():
 
 
 def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_used():
-    """Issue 9: the demo's fight has entries in the session's chain."""
+    """The demo's fight has entries in the session's chain."""
     from characters.models import HealingPotion, NegativeEffect
     from rolls.ledger import verify_session
     from rolls.models import Roll
@@ -108,7 +108,7 @@ def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_u
 
 
 def test_every_demo_roll_verifies_signed_and_recomputed(capsys):
-    """Issue 11: the demo has a roll of every kind; each is signed by the site's key and its
+    """The demo has a roll of every kind; each is signed by the site's key and its
     stored case, rolled again through the engine, gives exactly the stored result."""
     call_command("seed_demo")
     call_command("verify_rolls", "--recompute")
@@ -118,7 +118,7 @@ def test_every_demo_roll_verifies_signed_and_recomputed(capsys):
 
 
 def test_seed_demo_runs_a_session_of_each_other_system_with_full_sheets():
-    """Issue 10: q10, ciernie and arsmagica sessions, running, with accepted plans,
+    """The q10, ciernie and arsmagica sessions, running, with accepted plans,
     characters of the demo players, an open turn and Polish posts; run twice, built once."""
     from characters.models import Trait
     from characters.systems import ATTRIBUTE_RANGE
@@ -175,7 +175,7 @@ def test_seed_system_sessions_returns_the_characters_by_their_short_names(make_u
 
 
 def test_the_demo_rolls_every_test_of_each_other_system():
-    """Issue 10's Done when: through the panel's service, Q10 a pool with a 10 and a raise;
+    """Through the panel's service: Q10 a pool with a 10 and a raise;
     Ciernie attribute, combined, comparative, effect, skill with a delay and a reroll; Ars
     Magica simple, stress with a doubling and stress with a botch check."""
     from rolls.models import Roll
@@ -213,7 +213,7 @@ def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
 
 
 def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
-    """Issue 13: the demo's characters show portraits beside their posts and on the sheet."""
+    """The demo's characters show portraits beside their posts and on the sheet."""
     call_command("seed_demo")
     characters = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
     names = {c.name: c.portrait.name for c in characters}
@@ -228,7 +228,7 @@ def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
 
 
 def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
-    """Issue 13: damage in dice notation and a keep-highest table roll, in the GM's post of
+    """Damage in dice notation and a keep-highest table roll, in the GM's post of
     the current turn, every die shown, the chain verified with every result recomputed."""
     from rolls.ledger import verify_session
     from rolls.models import Roll
@@ -248,7 +248,7 @@ def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
 
 
 def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
-    """Issue 13: the demo session shows both states of a secret GM roll."""
+    """The demo session shows both states of a secret GM roll."""
     from rolls.ledger import verify_session
     from rolls.models import SecretRoll
 
@@ -265,7 +265,7 @@ def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
 
 
 def test_seed_demo_leaves_the_player_unread_posts(client):
-    """Issue 13: `make run` shows the unread count on the home page and the list, and the
+    """`make run` shows the unread count on the home page and the list, and the
     diary marks the first unread post."""
     from diary.reading import sessions_with_unread
     from rolls.management.commands.seed_demo import DEMO_UNREAD_POSTS
@@ -284,7 +284,7 @@ def test_seed_demo_leaves_the_player_unread_posts(client):
 
 
 def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
-    """Issue 13, search: gracz finds the turn-3 word, not the one in the stand-in session."""
+    """Search: gracz finds the turn-3 word, not the one in the stand-in session."""
     from diary.search import posts_matching
     from rolls.management.commands.seed_demo import (
         SEARCH_WORD_HIDDEN_FROM_GRACZ,

@@ -1,4 +1,4 @@
-"""Issue 8: the demo session has NPCs (mode fixed_modifiers) and a roll against one."""
+"""The demo session has NPCs (mode fixed_modifiers) and a roll against one."""
 
 import io
 
@@ -39,7 +39,7 @@ def test_seed_demo_shows_the_other_mode_in_a_second_session():
 
 
 def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
-    """Issue 9: the demo session's turn-3 initiative roll leaves the fight at the gate running
+    """The demo session's turn-3 initiative roll leaves the fight at the gate running
     (its NPCs play by fixed modifiers, so player characters only), and the session with
     stand-ins has the wolf in its fight."""
     from diary.models import GameSession

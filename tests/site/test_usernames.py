@@ -1,4 +1,4 @@
-"""Look-alike user names are refused at sign-up (issue 7, finding 13)."""
+"""Look-alike user names are refused at sign-up."""
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -73,7 +73,7 @@ def test_polish_names_with_diacritics_sign_up(client, make_user, username):
     assert get_user_model().objects.filter(username=username).exists()
 
 
-# --- The admin's user forms run the same check (finding 13, second pass) ---------------------
+# --- The admin's user forms run the same check -----------------------------------------------
 
 
 @pytest.fixture
