@@ -1,4 +1,4 @@
-"""Issue 10: a moderator extends a system's catalog in the site, and a player builds a
+"""A moderator extends a system's catalog in the site, and a player builds a
 sheet with the new skill."""
 
 import pytest

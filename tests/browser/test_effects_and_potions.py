@@ -1,4 +1,4 @@
-"""Issue 9 in Chromium: the GM deals damage from the diary with a reason (HP falls on the
+"""In Chromium: the GM deals damage from the diary with a reason (HP falls on the
 sheet, the entry shows in the post and stays as it was when the post is edited), stuns a
 character for one turn (it ends by itself when the next turn opens), grants a potion in a
 post; the player drinks it (HP back, entry in the diary, counted in the turn), and a

@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium: the GM types a free-form roll, sees what it means (htmx), rolls,
+"""In Chromium: the GM types a free-form roll, sees what it means (htmx), rolls,
 and the diary post shows every die, the dropped one marked in words, and the total."""
 
 import re

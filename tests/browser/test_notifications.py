@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium: the player asks for turn e-mails, the GM opens a turn, the player's
+"""In Chromium: the player asks for turn e-mails, the GM opens a turn, the player's
 bell counts it, the list leads to the diary, and the e-mail has arrived over SMTP (sent by
 the tasks framework's database worker, as `make serve` runs it)."""
 

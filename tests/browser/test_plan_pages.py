@@ -1,5 +1,5 @@
 """The session plan's pages in Chromium: a moderator returns a plan (the comment's error
-first), and the plan pages pass axe-core. The whole scene (issue 8) is the lead's test."""
+first), and the plan pages pass axe-core. The whole scene is test_whole_scene.py."""
 
 import io
 

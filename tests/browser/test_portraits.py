@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium: a player uploads a portrait on the character's sheet (a file that is
+"""In Chromium: a player uploads a portrait on the character's sheet (a file that is
 no image is refused next to the field first) and sees it beside the character's posts in the
 diary, loaded from the site's own media view; `make serve` serves portraits too."""
 

@@ -1,4 +1,4 @@
-"""The production command serves its own static files (issue 7, finding 26).
+"""The production command serves its own static files with DEBUG off.
 
 `make serve` is started as it is documented in README.md — gunicorn, DEBUG off,
 WhiteNoise serving `collectstatic` output — on a free loopback port against a

@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium: a player selects part of the GM's post, quotes it into the reply,
+"""In Chromium: a player selects part of the GM's post, quotes it into the reply,
 previews and publishes it, and the reply's quote links back to the GM's post; the GM is told
 (the bell)."""
 

@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium, reading: the GM opens a turn and posts; the player sees the unread
+"""Reading, in Chromium: the GM opens a turn and posts; the player sees the unread
 count on the home page and the session list, follows it to the first unread post marked
 "Nowe", then goes to turn 1 with the turn field and opens a post's permalink."""
 

@@ -1,4 +1,4 @@
-"""Issue 13 in Chromium: a player searches a word from turn 3 of their session, finds the
+"""In Chromium: a player searches a word from turn 3 of their session, finds the
 post and lands on it; a word only in a session they cannot read finds nothing. The header's
 box, the diary sidebar's box (this session only) and the results page, on a desktop and on a
 phone, with no axe violations."""

@@ -1,4 +1,4 @@
-"""The XSS corpus (issue 11): strings a user could type anywhere the site lets them.
+"""The XSS corpus: strings a user could type anywhere the site lets them.
 
 Every payload, if the browser ever ran it, would do one of two things the browser test
 watches for (tests/browser/test_xss.py):
