@@ -24,7 +24,7 @@ from characters.forms import (
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
 from characters.portraits import PortraitSizeLimit
 from characters.systems import ATTRIBUTE_RANGE
-from config.form_errors import apply_service_errors
+from config.form_errors import apply_service_errors, posted
 
 
 @login_required
@@ -47,7 +47,7 @@ def character_create(request):
         system = systems.cleaned_data["system"]
     else:
         return render(request, "characters/character_system.html", {"systems": systems})
-    form = CharacterForm(request.POST or None, system=system)
+    form = CharacterForm(posted(request), system=system)
     if request.method == "POST" and form.is_valid():
         try:
             character = services.character_create(
@@ -78,7 +78,7 @@ def character_edit(request, pk: int):
         raise Http404  # a system with no sheet ranges has no sheets
     pending = selectors.pending_proposal(character) if access.can_propose else None
     form = CharacterForm(
-        request.POST or None,
+        posted(request),
         system=character.system,
         propose=access.can_propose,
         initial=initial_from_proposal(pending.proposal.values)

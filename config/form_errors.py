@@ -1,4 +1,5 @@
-"""A service's refusal shown on the form that asked for it, for every app's views.
+"""Forms and their refusals, for every app's views: the data a form is bound to, and a
+service's refusal shown on the form that asked for it.
 
 Services raise Django's ValidationError (keyed by field when it names one); views
 show it where the user typed, like any other form error.
@@ -15,3 +16,9 @@ def apply_service_errors(form: forms.Form, error: ValidationError) -> None:
             form.add_error(field if field in form.fields else None, errors)
     else:
         form.add_error(None, error)
+
+
+def posted(request):
+    """A form's data: what a POST sent (an empty POST too, so its required fields say so
+    next to them), or None on a GET."""
+    return request.POST if request.method == "POST" else None

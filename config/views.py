@@ -12,6 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from characters.selectors import characters_of, proposals_waiting_for
 from config import usernames
+from config.form_errors import posted
 from config.rate_limits import rate_limited
 from diary.selectors import (
     home_turns,
@@ -65,7 +66,7 @@ def health(request):
 def signup(request):
     if request.user.is_authenticated:
         return redirect("home")
-    form = SignUpForm(request.POST or None)
+    form = SignUpForm(posted(request))
     if request.method == "POST" and form.is_valid():
         user = form.save()
         login(request, user, backend="django.contrib.auth.backends.ModelBackend")

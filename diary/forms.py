@@ -177,9 +177,23 @@ class PostForm(forms.Form):
         return cleaned
 
 
+# A hidden field of the page came back missing or altered: the page is not the one the site
+# sent (an old copy, a tampered one); nothing was posted.
+STALE_FORM_MESSAGE = _(
+    "This form is out of date or incomplete, so nothing was posted: copy your text, reload "
+    "the page and send it again."
+)
+
+
 class NewPostForm(PostForm):
     # One-time: the same form sent twice publishes one post (diary.services.post_create).
-    token = forms.UUIDField(widget=forms.HiddenInput)
+    token = forms.UUIDField(
+        widget=forms.HiddenInput,
+        error_messages={
+            "required": STALE_FORM_MESSAGE,
+            "invalid": STALE_FORM_MESSAGE,
+        },
+    )
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

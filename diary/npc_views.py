@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
-from config.form_errors import apply_service_errors
+from config.form_errors import apply_service_errors, posted
 from diary import npc_services
 from diary.access import access_npc, access_npc_page
 from diary.models import NpcModifier
@@ -24,7 +24,7 @@ def npc_list(request, pk: int):
     """The roster; the GM adds an NPC here."""
     access = access_npc_page(request.user, pk)
     session = access.session
-    form = NpcForm(request.POST or None) if access.can_manage else None
+    form = NpcForm(posted(request)) if access.can_manage else None
     status = 200
     if request.method == "POST":
         if form is None:
@@ -77,7 +77,7 @@ def npc_edit(request, pk: int, npc_pk: int):
     access, npc = access_npc(request.user, pk, npc_pk)
     if request.method == "POST" and not access.can_manage:
         raise PermissionDenied
-    form = NpcForm(request.POST or None, instance=npc) if access.can_manage else None
+    form = NpcForm(posted(request), instance=npc) if access.can_manage else None
     modifier_form = NpcModifierForm() if access.can_manage else None
     if request.method == "POST":
         if form.is_valid():

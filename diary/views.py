@@ -10,7 +10,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters.systems import MOVEMENT_RULES
-from config.form_errors import apply_service_errors
+from config.form_errors import apply_service_errors, posted
 from config.rate_limits import rate_limited
 from diary import live, quoting, reading, selectors, services
 from diary.access import (
@@ -84,7 +84,7 @@ def session_list(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def session_create(request):
-    form = SessionForm(request.POST or None)
+    form = SessionForm(posted(request))
     if request.method == "POST" and form.is_valid():
         session = services.session_create(gm=request.user, **form.cleaned_data)
         messages.success(request, _("The session has been created. Invite characters to it."))
@@ -103,7 +103,7 @@ def session_edit(request, pk: int):
     if not access.can_manage:
         raise PermissionDenied
     session = access.session
-    form = SessionForm(request.POST or None, instance=session)
+    form = SessionForm(posted(request), instance=session)
     if request.method == "POST" and form.is_valid():
         try:
             services.session_update(session=session, by=request.user, **form.cleaned_data)
@@ -312,7 +312,7 @@ def session_participants(request, pk: int):
     """The GM invites characters and answers requests; everyone listed sees the roster."""
     access = access_session(request.user, pk)
     session = access.session
-    invite_form = InviteForm(request.POST or None, session=session) if access.can_manage else None
+    invite_form = InviteForm(posted(request), session=session) if access.can_manage else None
     if request.method == "POST":
         if invite_form is None:
             raise PermissionDenied
@@ -350,7 +350,7 @@ def session_join(request, pk: int):
     access = access_session(request.user, pk, card_only=True)
     session = access.session
     characters = joinable_characters(request.user, session)
-    form = JoinForm(request.POST or None, characters=characters)
+    form = JoinForm(posted(request), characters=characters)
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
@@ -541,7 +541,7 @@ def post_edit(request, pk: int):
         # character, like a new post (PostForm's default), not as "no one".
         del initial["character"]
     form = PostForm(
-        request.POST or None,
+        posted(request),
         characters=access.my_characters,
         movement=_counts_movement(access),
         initial=initial,

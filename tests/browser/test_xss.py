@@ -37,8 +37,8 @@ from diary import npc_services
 from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
 from rolls import entries, initiative_services
-from rolls.models import InitiativeEvent, Roll
-from rolls.services import NOTE_MAX_LENGTH, roll_ask_decline
+from rolls.models import ASK_NOTE_MAX_LENGTH, InitiativeEvent, Roll
+from rolls.services import roll_ask_decline
 from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
 from tests.browser.conftest import log_in
 from tests.browser.xss_corpus import ONE_LINE, PAYLOADS
@@ -346,10 +346,10 @@ def store_ask_closures(w: World, v):
     )
     strength = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Siła")
     other = SideRequest(character_id=w.borys.pk, test="attribute", attribute_ids=(strength.pk,))
-    for note in chunks(v["answer note"], NOTE_MAX_LENGTH):
+    for note in chunks(v["answer note"], ASK_NOTE_MAX_LENGTH):
         ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
         w.roll(RollRequest(kind="attribute", a=other), answers=ask, answer_note=note)
-    for reason in chunks(v["decline reason"], NOTE_MAX_LENGTH):
+    for reason in chunks(v["decline reason"], ASK_NOTE_MAX_LENGTH):
         ask = ask_roll(w.session, w.bob, perception, post=w.post(w.bob, w.borys, "Prośba."))
         roll_ask_decline(ask=ask, by=w.gm, reason=reason)
 

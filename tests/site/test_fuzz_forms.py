@@ -16,6 +16,8 @@ nasty values. The body is raw bytes, so a value may be a lone surrogate or no UT
 
 Properties, per example (each one in a transaction rolled back afterwards):
 - the status is never 5xx;
+- a 4xx is never a bare status: it is a page of the site that shows why (a form's error next to
+  its field or above it, or the site's own "no access" / "not found" / "slow down" page);
 - anything but a redirect (a 400, 403, 404, 405, 429, or a 200 re-rendering the form with its
   errors) leaves every table exactly as it was; only a redirect, the site's answer to a
   successful POST, may have written.
@@ -264,6 +266,10 @@ def fuzz(client, url: str, role: str, fields: dict[str, list[str]], ids, before:
             assert status < 500, (url, role, body[:300])
             if not 300 <= status < 400:
                 assert database_state() == before, f"{role} POST {url} got {status} but wrote"
+            if 400 <= status < 500:
+                assert refusal_shown(response), (
+                    f"{role} POST {url}: a bare {status} page: {body[:300]!r}"
+                )
             transaction.set_rollback(True)
         # A log-out or a language switch changed the browser's cookies; the next body is
         # sent from the same browser as the first.
@@ -271,6 +277,20 @@ def fuzz(client, url: str, role: str, fields: dict[str, list[str]], ids, before:
 
     check()
     return seen
+
+
+# A refusal the site explains: a form's errors (each next to its field, or above the form),
+# or the site's own page saying what happened (no access, not found, slow down).
+ERROR_SHOWN = re.compile(r'class="error"|role="alert"|<h1>[^<]+</h1>\s*<p>[^<]+</p>')
+
+
+def refusal_shown(response) -> bool:
+    """A 4xx answer is a whole page of the site that says why, never a bare status."""
+    if not response.get("Content-Type", "").startswith("text/html"):
+        return False
+    page = response.content.decode(errors="replace")
+    main = page.split('<main id="content"', 1)
+    return len(main) == 2 and ERROR_SHOWN.search(main[1]) is not None
 
 
 @pytest.fixture
