@@ -19,14 +19,16 @@ serve:  ## production: migrate, collectstatic, gunicorn on $$BIND (settings from
 verify:  ## verify every session's roll chain (exit 1 on any break)
 	scripts/manage verify_rolls
 
-test:  ## everything CI checks: ruff, import contracts, migrations, vectors, tests on PostgreSQL and SQLite
+test:  ## everything CI checks: ruff, stylelint, import contracts, migrations, vectors, tests on PostgreSQL and SQLite
 	scripts/test
 
 ci: test
 
 lint:
 	scripts/venv requirements-dev.txt
+	scripts/ensure-stylelint
 	.venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/lint-imports
+	node_modules/.bin/stylelint "static/**/*.css"
 
 format:
 	.venv/bin/ruff check --fix . && .venv/bin/ruff format .

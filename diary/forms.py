@@ -219,6 +219,17 @@ class PlanForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 12}),
     )
 
+    def __init__(self, *args, submit: bool = False, **kwargs):
+        # Saving keeps any draft, an empty one too; submitting needs something to review.
+        super().__init__(*args, **kwargs)
+        self.submit = submit
+
+    def clean_scenario(self):
+        scenario = self.cleaned_data["scenario"]
+        if self.submit and not scenario.strip():
+            raise forms.ValidationError(_("Write the scenario before you submit the plan."))
+        return scenario
+
 
 class PlanReviewForm(forms.Form):
     decision = forms.ChoiceField(

@@ -559,6 +559,25 @@ def session_plan_update(*, session: GameSession, by, scenario: str) -> SessionPl
 
 
 @transaction.atomic
+def session_plan_submit(*, session: GameSession, by, scenario: str | None = None) -> GameSession:
+    """The GM sends the plan to the moderators. With `scenario` (the plan page's form), what
+    is typed is saved first, in the same step, so the moderators review what the GM sees;
+    without it (the status button), the stored scenario goes. An empty scenario is refused
+    and nothing is stored: there would be nothing to review."""
+    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    if SessionStatus.PLAN_SUBMITTED not in transitions_for(session_access(by, session)):
+        # Not the GM's draft: the plain step says why (a status it cannot leave, or 403).
+        return session_transition(session=session, by=by, to=SessionStatus.PLAN_SUBMITTED)
+    if scenario is None:
+        plan = SessionPlan.objects.filter(session=session).first()
+        scenario = plan.scenario if plan else ""
+    if not scenario.strip():
+        raise ValidationError({"scenario": _("Write the scenario before you submit the plan.")})
+    session_plan_update(session=session, by=by, scenario=scenario)
+    return session_transition(session=session, by=by, to=SessionStatus.PLAN_SUBMITTED)
+
+
+@transaction.atomic
 def session_plan_review(
     *, session: GameSession, by, accept: bool, comment: str
 ) -> PlanSubmission | None:

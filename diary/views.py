@@ -297,8 +297,12 @@ def session_status(request, pk: int):
             back=reverse("diary:session", args=[pk]),
             fields=[("status", target)],
         )
+    # Submitting goes through the plan's own step, which refuses an empty plan.
     try:
-        services.session_transition(session=access.session, by=request.user, to=target)
+        if target == SessionStatus.PLAN_SUBMITTED:
+            services.session_plan_submit(session=access.session, by=request.user)
+        else:
+            services.session_transition(session=access.session, by=request.user, to=target)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
@@ -644,15 +648,19 @@ def session_plan(request, pk: int):
         return _plan_render(request, access)
     if not access.can_edit_plan:
         raise PermissionDenied
-    form = PlanForm(request.POST)
+    # Save and submit are two buttons of the one form, so submitting sends what is typed.
+    submit = request.POST.get("action") == "submit"
+    form = PlanForm(request.POST, submit=submit)
     if form.is_valid():
+        save = services.session_plan_submit if submit else services.session_plan_update
         try:
-            services.session_plan_update(
-                session=access.session, by=request.user, **form.cleaned_data
-            )
+            save(session=access.session, by=request.user, **form.cleaned_data)
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
+            if submit:
+                messages.success(request, _("The plan has been submitted to the moderators."))
+                return redirect("diary:session", pk=pk)
             messages.success(request, _("The plan has been saved."))
             return redirect("diary:session_plan", pk=pk)
     return _plan_render(request, access, plan_form=form, status=400)

@@ -352,3 +352,83 @@ def test_the_plan_shows_the_npc_designs_and_each_submission_keeps_them(planned, 
     assert len(submission.npcs[0]["modifiers"]) == 1
     moderator_page = client_for(planned.moderator).get(planned.plan_url).content.decode()
     assert moderator_page.count("perswazja") >= 2  # the plan now, and submission 1
+
+
+# --- Saving and submitting are one form ----------------------------------------------------
+
+
+def _plan_forms(page: str) -> list[str]:
+    """The plan page's <form> elements, each as its HTML."""
+    import re
+
+    return re.findall(r"<form\b.*?</form>", page, flags=re.S)
+
+
+def test_save_and_submit_are_two_buttons_of_the_scenario_form(planned, client_for):
+    page = client_for(planned.gm).get(planned.plan_url).content.decode()
+    (scenario_form,) = [form for form in _plan_forms(page) if 'name="scenario"' in form]
+    assert 'name="action" value="save"' in scenario_form
+    assert 'name="action" value="submit"' in scenario_form
+    assert polish("Submit the plan to moderators") in scenario_form
+    # No second form that would send the stored plan and drop what is typed.
+    assert 'value="plan_submitted"' not in page
+
+
+def test_submit_saves_what_is_typed_and_sends_it(planned, client_for):
+    response = client_for(planned.gm).post(
+        planned.plan_url, {"scenario": "Most na *Wiśle*.", "action": "submit"}
+    )
+    assert response.status_code == 302
+    assert response.url == reverse("diary:session", args=[planned.session.pk])
+    planned.session.refresh_from_db()
+    assert planned.session.status == SessionStatus.PLAN_SUBMITTED
+    assert planned.session.plan.scenario == "Most na *Wiśle*."
+    submission = PlanSubmission.objects.get(session=planned.session)
+    assert submission.scenario == "Most na *Wiśle*."
+    assert "<em>Wiśle</em>" in submission.scenario_html
+
+
+def test_an_empty_plan_is_refused_next_to_the_scenario_and_nothing_is_stored(planned, client_for):
+    response = client_for(planned.gm).post(
+        planned.plan_url, {"scenario": "  \n ", "action": "submit"}
+    )
+    assert response.status_code == 400
+    page = response.content.decode()
+    assert 'id="id_scenario_error"' in page
+    assert polish("Write the scenario before you submit the plan.") in page
+    planned.session.refresh_from_db()
+    assert planned.session.status == SessionStatus.DRAFT
+    assert planned.session.plan.scenario == "Wilki przy **brodzie**."
+    assert not PlanSubmission.objects.exists()
+
+
+def test_saving_an_empty_scenario_is_still_a_draft(planned, client_for):
+    response = client_for(planned.gm).post(planned.plan_url, {"scenario": "", "action": "save"})
+    assert response.status_code == 302
+    planned.session.plan.refresh_from_db()
+    assert planned.session.plan.scenario == ""
+    planned.session.refresh_from_db()
+    assert planned.session.status == SessionStatus.DRAFT
+
+
+def test_the_status_button_does_not_send_an_empty_plan(planned, client_for):
+    gm = client_for(planned.gm)
+    gm.post(planned.plan_url, {"scenario": "", "action": "save"})
+    response = gm.post(planned.status_url, {"status": "plan_submitted"}, follow=True)
+    messages = [str(m) for m in response.context["messages"]]
+    assert messages[-1] == polish("Write the scenario before you submit the plan.")
+    planned.session.refresh_from_db()
+    assert planned.session.status == SessionStatus.DRAFT
+    assert not PlanSubmission.objects.exists()
+
+
+def test_service_refuses_an_empty_plan(planned):
+    from django.core.exceptions import ValidationError
+
+    with pytest.raises(ValidationError) as refused:
+        services.session_plan_submit(session=planned.session, by=planned.gm, scenario=" ")
+    assert "scenario" in refused.value.error_dict
+    planned.session.refresh_from_db()
+    assert planned.session.status == SessionStatus.DRAFT
+    assert planned.session.plan.scenario == "Wilki przy **brodzie**."
+    assert not PlanSubmission.objects.exists()

@@ -3,6 +3,7 @@
 import pytest
 from django.urls import reverse
 
+from diary import services
 from diary.models import GameSession, Participation, SessionStatus, Turn
 from tests.conftest import polish
 
@@ -45,6 +46,7 @@ def test_status_path_and_who_may_take_each_step(make_user, make_session, client_
     gm, moderator = make_user(), make_user(moderator=True)
     session = make_session(gm, status=SessionStatus.DRAFT)
     url = reverse("diary:session_status", args=[session.pk])
+    services.session_plan_update(session=session, by=gm, scenario="Przeprawa przez bród.")
 
     def step(user, status):
         client_for(user).post(url, {"status": status, "confirm": "yes"})
