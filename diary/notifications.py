@@ -103,9 +103,7 @@ def notify(
         unique.setdefault(user.pk, user)
     muted = _muted(unique, session, kind) if unique else set()
     allowed = [
-        user
-        for user in unique.values()
-        if user.pk not in muted and _may_know(user, session, kind)
+        user for user in unique.values() if user.pk not in muted and _may_know(user, session, kind)
     ]
     if not allowed:
         return []

@@ -7,8 +7,7 @@ import re
 import pytest
 from django.urls import reverse
 
-from diary import services
-from diary import models
+from diary import models, services
 from diary.models import Notification, NotificationKind
 from diary.notification_delivery import notification_text, notification_url
 from tests.conftest import polish
