@@ -56,6 +56,17 @@ class StatusForm(forms.Form):
     status = forms.ChoiceField(choices=SessionStatus.choices)
 
 
+class SessionMuteForm(forms.Form):
+    """The diary's "mute this session" button: on or off, said outright, so a button sent
+    twice (or from a stale page) sets the same state instead of flipping it back."""
+
+    mute = forms.ChoiceField(choices=[("on", "on"), ("off", "off")])
+
+    @property
+    def muted(self) -> bool:
+        return self.cleaned_data["mute"] == "on"
+
+
 class InviteForm(forms.Form):
     """The GM names the character (its player's username and its name); the site never
     lists every character to choose from."""

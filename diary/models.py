@@ -551,6 +551,25 @@ class NotificationSettings(models.Model):
         return f"{self.user_id} {self.digest}"
 
 
+class SessionMute(models.Model):
+    """One user has muted one session: its play (new posts, turns, quotes, answered roll
+    requests, deadlines) makes them no notifications (diary.notifications.MUTED_KINDS)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="session_mutes"
+    )
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "session"], name="session_mute_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.session_id}"
+
+
 class ReadMark(models.Model):
     """The newest post of a session one user has seen: everything after it is unread.
 

@@ -13,7 +13,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.core.mail import EmailMessage, mailers
 from django.db import transaction
-from django.db.models import Count, IntegerField, Q, Subquery
+from django.db.models import Count, Exists, IntegerField, Max, Min, OuterRef, Q, Subquery
 from django.urls import reverse
 from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
@@ -25,6 +25,7 @@ from diary.models import (
     NotificationKind,
     NotificationPreference,
     NotificationSettings,
+    SessionMute,
 )
 
 # ---------------------------------------------------------------------------
@@ -135,6 +136,65 @@ def notification_mark_read(*, notification: Notification) -> Notification:
         notification.read_at = timezone.now()
         notification.save(update_fields=["read_at"])
     return notification
+
+
+def page_notices_annotations(user) -> dict:
+    """What the diary page needs to clear the notifications it reads, as annotations of the
+    query that loads the session (no query of its own): the lowest and highest post of this
+    session the user has an unread notification about, whether a new turn is unread news,
+    and whether the user muted the session."""
+    unread_here = Notification.objects.filter(
+        recipient=user.pk, read_at__isnull=True, session_id=OuterRef("pk")
+    ).order_by()
+    about_posts = unread_here.filter(post__isnull=False).values("session_id")
+    return {
+        "viewer_notice_first": Subquery(
+            about_posts.annotate(n=Min("post_id")).values("n")[:1], output_field=IntegerField()
+        ),
+        "viewer_notice_last": Subquery(
+            about_posts.annotate(n=Max("post_id")).values("n")[:1], output_field=IntegerField()
+        ),
+        "viewer_turn_notice": Exists(unread_here.filter(kind=NotificationKind.TURN_OPENED)),
+        "viewer_muted": Exists(SessionMute.objects.filter(user=user.pk, session_id=OuterRef("pk"))),
+    }
+
+
+def notifications_read_on_page(*, user, session, post_ids: list[int], newest: bool) -> int:
+    """The user's notifications this diary page has just shown them read: those about a post
+    on the page, and, on the newest page, those of a new turn. One UPDATE, and only when the
+    session's query (`page_notices_annotations`) found one of them unread; the bell's count
+    of this request drops by as many. Returns how many were marked."""
+    first = getattr(session, "viewer_notice_first", None)
+    last = getattr(session, "viewer_notice_last", None)
+    about_shown = (
+        first is not None and bool(post_ids) and first <= post_ids[-1] and last >= post_ids[0]
+    )
+    turn = newest and bool(getattr(session, "viewer_turn_notice", False))
+    if not (about_shown or turn):
+        return 0
+    which = Q()
+    if about_shown:
+        which |= Q(post_id__in=post_ids)
+    if turn:
+        which |= Q(kind=NotificationKind.TURN_OPENED)
+    marked = Notification.objects.filter(
+        which, recipient=user, session_id=session.pk, read_at__isnull=True
+    ).update(read_at=timezone.now())
+    counted = getattr(user, "_unread_notifications", None)
+    if counted is not None:
+        user._unread_notifications = max(counted - marked, 0)
+    return marked
+
+
+@transaction.atomic
+def session_mute_set(*, user, session, muted: bool) -> None:
+    """Mute (or unmute) a session's notifications for the user; the same twice is once."""
+    if muted:
+        SessionMute.objects.bulk_create(
+            [SessionMute(user=user, session=session)], ignore_conflicts=True
+        )
+    else:
+        SessionMute.objects.filter(user=user, session=session).delete()
 
 
 @transaction.atomic

@@ -47,8 +47,12 @@ def _back(request):
 @login_required
 @require_POST
 def notification_read(request, pk: int):
+    """Mark one notification read; with `open` (the notification's own words in the list),
+    go on to what it points to, as the server says it (no `next` is followed then)."""
     notification = access_notification(request.user, pk)
     notification_delivery.notification_mark_read(notification=notification)
+    if "open" in request.POST:
+        return HttpResponseRedirect(notification_delivery.notification_url(notification))
     return _back(request)
 
 

@@ -5,7 +5,8 @@ notifications commit or roll back together) and, once it commits, queues the e-m
 for the rows whose recipient wants this kind by e-mail at once (diary/tasks.py; the
 tasks framework's database backend, run by `db_worker`). Users who chose the daily digest
 get theirs from `notify_digest`. The actor never hears of their own act, and nobody hears
-of a session they may not know (diary.access decides, as everywhere).
+of a session they may not know (diary.access decides, as everywhere); a session the user
+muted brings them no news of its play (MUTED_KINDS).
 
 How each one then reaches its recipient (the bell, its list, the e-mails) is
 diary/notification_delivery.py.
@@ -35,6 +36,7 @@ from diary.models import (
     Participation,
     ParticipationStatus,
     Post,
+    SessionMute,
     SessionStatus,
     Turn,
 )
@@ -44,6 +46,27 @@ from diary.tasks import send_notification_emails
 # Kinds a recipient hears of only while reading the session; the others need its card
 # (a declined request is news to someone who no longer reads the diary).
 CARD_KINDS = {NotificationKind.PARTICIPATION_DECIDED}
+
+
+# Kinds a muted session no longer brings (SessionMute): its play. What someone waits on or
+# must answer (an invitation, a join request, its answer, a plan's review) still comes.
+MUTED_KINDS = {
+    NotificationKind.TURN_OPENED,
+    NotificationKind.REPLY,
+    NotificationKind.QUOTE,
+    NotificationKind.ASK_ANSWERED,
+    NotificationKind.DEADLINE_NEAR,
+}
+
+
+def _muted(user_ids: Iterable[int], session: GameSession, kind: str) -> set[int]:
+    if kind not in MUTED_KINDS:
+        return set()
+    return set(
+        SessionMute.objects.filter(session=session, user_id__in=user_ids).values_list(
+            "user_id", flat=True
+        )
+    )
 
 
 def _may_know(user, session: GameSession, kind: str) -> bool:
@@ -78,7 +101,10 @@ def notify(
         if user is None or (actor is not None and user.pk == actor.pk):
             continue
         unique.setdefault(user.pk, user)
-    allowed = [user for user in unique.values() if _may_know(user, session, kind)]
+    muted = _muted(unique, session, kind) if unique else set()
+    allowed = [
+        user for user in unique.values() if user.pk not in muted and _may_know(user, session, kind)
+    ]
     if not allowed:
         return []
     emailed = _email_kinds([u.pk for u in allowed], kind)

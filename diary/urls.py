@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),
     path("<int:pk>/status/", views.session_status, name="session_status"),
+    path("<int:pk>/mute/", views.session_mute, name="session_mute"),
     path("<int:pk>/plan/", views.session_plan, name="session_plan"),
     path("<int:pk>/plan/review/", views.session_plan_review, name="session_plan_review"),
     path("<int:pk>/participants/", views.session_participants, name="participants"),

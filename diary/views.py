@@ -12,7 +12,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from characters.systems import MOVEMENT_RULES
 from config.form_errors import apply_service_errors, posted
 from config.rate_limits import rate_limited
-from diary import live, quoting, reading, selectors, services
+from diary import live, notification_delivery, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -31,6 +31,7 @@ from diary.forms import (
     PlanReviewForm,
     PostForm,
     SessionForm,
+    SessionMuteForm,
     StatusForm,
     TurnDeadlineForm,
 )
@@ -192,7 +193,18 @@ def _diary_context(
             post_id=page.posts[-1].pk,
             known=session.viewer_read_mark,
         )
+    # The notifications about what this page shows are read now (one UPDATE, only when the
+    # session's query found such an unread one); the bell below already counts them read.
+    newest = before is None and page.newer_cursor is None
+    if hasattr(session, "viewer_read_mark"):
+        notification_delivery.notifications_read_on_page(
+            user=request.user,
+            session=session,
+            post_ids=[post.pk for post in page.posts],
+            newest=newest,
+        )
     return {
+        "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
         "first_unread_id": first_unread,
         "first_unread_url": reading.first_unread_url(
@@ -203,7 +215,7 @@ def _diary_context(
         "page": page,
         "rolls": rolls,
         # The page that reaches the newest post follows the game live; older pages stay put.
-        "live": before is None and page.newer_cursor is None,
+        "live": newest,
         "live_after": after,
         "roster": [access.participation(p) for p in participations],
         # Who is awaited this turn, action rolls per character, the deadline.
@@ -267,6 +279,27 @@ def _session_live_checked(request, pk: int):
     # The browser may keep it, but asks again every time (it is this viewer's only).
     response["Cache-Control"] = "private, no-cache"
     return response
+
+
+@login_required
+@require_POST
+def session_mute(request, pk: int):
+    """Mute or unmute the session's notifications for this reader, then back to the diary."""
+    access = access_session(request.user, pk)
+    form = SessionMuteForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("Choose whether to mute the session's notifications."))
+        return redirect("diary:session", pk=pk)
+    notification_delivery.session_mute_set(
+        user=request.user, session=access.session, muted=form.muted
+    )
+    if form.muted:
+        messages.success(
+            request, _("This session is muted: its play no longer brings you notifications.")
+        )
+    else:
+        messages.success(request, _("This session's notifications are on again."))
+    return redirect("diary:session", pk=pk)
 
 
 @login_required

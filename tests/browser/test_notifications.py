@@ -48,9 +48,16 @@ def test_the_gm_opens_a_turn_and_the_player_is_told_in_the_site_and_by_e_mail(
     )
     expect(player_page.get_by_role("heading", name=polish("Notifications"))).to_be_visible()
     assert not violations(player_page)
-    player_page.get_by_role("link", name=text).click()
+    # Opening it (its words, a POST button that reads as a link) marks it read and leads to
+    # the diary: the bell there no longer counts it.
+    player_page.get_by_role("button", name=text, exact=True).click()
     player_page.wait_for_url(re.compile(rf"/sessions/{table.session.pk}/$"))
     expect(player_page.get_by_text("Bieżąca tura: 2")).to_be_visible()
+    expect(player_page.get_by_test_id("unread-count")).to_have_count(0)
+    # In the list it is read now: a plain link, no "New".
+    player_page.get_by_test_id("bell").click()
+    expect(player_page.get_by_role("link", name=text)).to_be_visible()
+    expect(player_page.get_by_role("button", name=text, exact=True)).to_have_count(0)
 
     # The worker sends the e-mail, which arrives at the SMTP server.
     run_worker()
@@ -58,3 +65,42 @@ def test_the_gm_opens_a_turn_and_the_player_is_told_in_the_site_and_by_e_mail(
     assert message["To"] == "bartek@example.com"
     assert message["Subject"] == f"Codziennik: {text}"
     assert f"http://codziennik.test/sessions/{table.session.pk}/" in message.get_content()
+
+
+def test_a_player_reads_the_post_a_notification_is_about_and_the_bell_drops(
+    page, player_page, table
+):
+    """Bartek has written; Alicja answers. Bartek's bell counts the reply; reading the diary
+    page that shows it (not the list) clears it, and "Mark all as read" empties the rest."""
+    from django.utils import timezone
+
+    from diary import services
+    from diary.models import Notification
+
+    services.post_create(
+        session=table.session, author=table.bob, character=table.borys, narration="Idę.", nc_note=""
+    )
+    Notification.objects.filter(recipient=table.bob).update(read_at=timezone.now())
+    log_in(player_page, table.bob.username, PASSWORD)
+    player_page.goto("/")
+    expect(player_page.get_by_test_id("unread-count")).to_have_count(0)
+
+    log_in(page, table.alice.username, PASSWORD)
+    page.goto(f"/sessions/{table.session.pk}/")
+    page.locator("#write textarea[name=narration]").fill("Lirael odpowiada.")
+    page.get_by_role("button", name=polish("Publish")).click()
+    expect(page.get_by_text("Lirael odpowiada.")).to_be_visible()
+
+    player_page.goto("/")
+    expect(player_page.get_by_test_id("unread-count")).to_have_text("1")
+    player_page.goto(f"/sessions/{table.session.pk}/")
+    expect(player_page.get_by_text("Lirael odpowiada.")).to_be_visible()
+    expect(player_page.get_by_test_id("unread-count")).to_have_count(0)
+
+    # A new turn and a post to mark all as read at once.
+    services.turn_open_next(session=table.session, by=table.gm)
+    player_page.goto("/")
+    expect(player_page.get_by_test_id("unread-count")).to_have_text("1")
+    player_page.get_by_test_id("bell").click()
+    player_page.get_by_role("button", name=polish("Mark all as read")).click()
+    expect(player_page.get_by_test_id("unread-count")).to_have_count(0)
