@@ -78,3 +78,11 @@ def open_turn(page, table, number: int) -> None:
     page.get_by_text(f"Otwórz turę {number}", exact=True).click()
     page.get_by_role("button", name=f"Tak, otwórz turę {number}").click()
     expect(page.get_by_text(f"Bieżąca tura: {number}")).to_be_visible()
+
+
+def settle_panel(page) -> None:
+    """Leave the field being typed into and let its preview redraw finish before rolling:
+    the blur's `change` sends one more preview request, and on SQLite the live server's
+    threads share one connection, so it must not run beside the roll's POST."""
+    page.keyboard.press("Tab")
+    page.wait_for_load_state("networkidle")

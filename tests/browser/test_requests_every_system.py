@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from characters.models import Attribute
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, settle_panel
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, first_redraw, skill_id, tick
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
@@ -97,6 +97,7 @@ def gm_answers(page, t, ask: RollAsk) -> None:
 def roll_by_judgment(page, ask: RollAsk, note: str) -> Roll:
     """Roll what the panel now says, with the note; the roll lands after the request."""
     page.locator('[name="answer_note"]').fill(note)
+    settle_panel(page)
     page.get_by_role("button", name=polish("Roll"), exact=True).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     ask.refresh_from_db()
