@@ -18,6 +18,7 @@ from characters.models import Attribute
 from rolls import access
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from tests.rolls.test_panel_q10 import pool
 from tests.scale_rolls import add_posts, add_rolls
 
 pytestmark = pytest.mark.django_db
@@ -70,22 +71,6 @@ def forum1000_roll(table, character, **extra):
         "a-gm_bonus": "0",
         **extra,
     }
-
-
-def pool(t, character=None, **extra):
-    """A q10 pool roll as the panel posts it (Eryk's Siła + Atletyka against 15)."""
-    data = {
-        "token": str(uuid.uuid4()),
-        "mode": "pool",
-        "character": (character or t.eryk).pk,
-        "attribute": t.sila.pk,
-        "skill": t.atletyka.pk,
-        "difficulty": "15",
-        "difficulty_value": "",
-        "raises": "0",
-    }
-    data.update({k: str(v) for k, v in extra.items()})
-    return data
 
 
 def htmx_preview(client, user, session, data):

@@ -5,8 +5,6 @@ import base64
 import hashlib
 import html
 import json
-import subprocess
-import sys
 import uuid
 from pathlib import Path
 
@@ -17,7 +15,6 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
 
-from characters.models import Attribute
 from rolls import ledger, signing
 from rolls.chain import GENESIS_HASH, canonical_json, chain_hash
 from rolls.engine.dice import ScriptedDice
@@ -26,37 +23,12 @@ from rolls.services import secret_roll_reveal
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
 from tests.rolling import ask_roll, make_roll
+from tests.rolls.test_audit_script import export, run_script
+from tests.rolls.test_ledger import percepcja_request
 
 pytestmark = pytest.mark.django_db
 
 SCRIPT = Path(settings.BASE_DIR) / "docs" / "verify_ledger.py"
-
-
-def percepcja_request(character) -> RollRequest:
-    attribute = Attribute.objects.get(system="forum1000", name="Percepcja")
-    return RollRequest(
-        kind="attribute",
-        a=SideRequest(character_id=character.pk, test="attribute", attribute_ids=(attribute.pk,)),
-    )
-
-
-def export(table, client_for) -> dict:
-    response = client_for(table.gm).get(f"/sessions/{table.session.pk}/rolls/ledger.json")
-    assert response.status_code == 200
-    return json.loads(response.content)
-
-
-def run_script(tmp_path, ledger_json: dict, *args) -> subprocess.CompletedProcess:
-    """docs/verify_ledger.py on an exported ledger."""
-    path = tmp_path / "ledger.json"
-    path.write_text(json.dumps(ledger_json, ensure_ascii=False), encoding="utf-8")
-    return subprocess.run(
-        [sys.executable, str(SCRIPT), str(path), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def secret_roll(table, face=137, *, by=None, token=None, request=None, **kwargs):
