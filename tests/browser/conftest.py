@@ -4,7 +4,10 @@ import os
 import shutil
 
 import pytest
+from django.core.servers.basehttp import WSGIServer
+from django.test.testcases import LiveServerThread
 from playwright.sync_api import expect
+from pytest_django import live_server_helper
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine's network is closed: Chromium must not try to phone home.
@@ -40,6 +43,34 @@ def browser():
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield browser
         browser.close()
+
+
+class _OneRequestAtATime(WSGIServer):
+    """Django's server without threads: on SQLite the live server's requests share the
+    test's one in-memory connection, and two at once (a preview beside a roll) break
+    each other. Served in turn, the browser just waits; Django closes each connection,
+    so a kept-alive socket never blocks the next request."""
+
+    def __init__(self, *args, connections_override=None, **kwargs):
+        super().__init__(*args, **kwargs)
+
+
+class _SerialLiveServerThread(LiveServerThread):
+    server_class = _OneRequestAtATime
+
+
+@pytest.fixture(scope="session")
+def live_server(request):
+    """pytest-django's live server; on an in-memory SQLite it serves one request at a time."""
+    addr = request.config.getvalue("liveserver") or os.getenv(
+        "DJANGO_LIVE_TEST_SERVER_ADDRESS", "localhost"
+    )
+    server = live_server_helper.LiveServer(addr, start=False)
+    if server.thread.connections_override:
+        server.thread.__class__ = _SerialLiveServerThread
+    server.start()
+    yield server
+    server.stop()
 
 
 def _polish_page(browser, live_server):
