@@ -91,6 +91,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:session_live", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:session_mute", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:session_mute", "POST", "login", "403", "403", "302", "302", "302", "302"),
+    ("diary:session_webhook", "GET", "login", "403", "403", "403", "200", "403", "403"),
+    ("diary:session_webhook", "POST", "login", "403", "403", "403", "200", "403", "403"),
     ("diary:session_plan", "GET", "login", "403", "403", "403", "200", "200", "200"),
     ("diary:session_plan", "POST", "login", "403", "403", "403", "403", "403", "403"),
     ("diary:session_plan_review", "GET", "login", "405", "405", "405", "405", "405", "405"),

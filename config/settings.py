@@ -345,3 +345,10 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Codziennik <codzienni
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long before a turn's deadline its players who have not posted are reminded.
 DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
+# Sessions' webhooks (diary/webhook_delivery.py): seconds before each retry of a message
+# the other end did not take (down, or 429), how long one attempt may take, and whether
+# plain http and local addresses are allowed (only for tests and a developer's machine:
+# in production a GM's URL must not reach into the server's own network).
+WEBHOOK_RETRY_DELAYS = (60, 300, 1800, 7200)
+WEBHOOK_TIMEOUT = 10
+WEBHOOK_ALLOW_LOCAL = env_flag("WEBHOOK_ALLOW_LOCAL")

@@ -588,3 +588,33 @@ class ReadMark(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id} {self.session_id} {self.last_seen_post_id}"
+
+
+class SessionWebhook(models.Model):
+    """Where a session's table chat hears of its play: one Discord-compatible webhook URL
+    the GM set, and which events it is told of (diary/webhooks.py sends them through the
+    task worker). The URL is a secret — whoever holds it can post to the channel — so only
+    the GM's settings page shows it, and only masked."""
+
+    session = models.OneToOneField(
+        GameSession, on_delete=models.CASCADE, related_name="webhook", verbose_name=_("session")
+    )
+    url = models.URLField(_("webhook URL"), max_length=500)
+    on_turn = models.BooleanField(_("a new turn"), default=True)
+    on_post = models.BooleanField(_("a new post"), default=True)
+    on_roll = models.BooleanField(_("a roll"), default=True)
+    on_deadline = models.BooleanField(_("a turn's deadline is near"), default=True)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+    # What the last delivery met, for the GM's page: a dead URL is seen, not silent.
+    last_attempt_at = models.DateTimeField(_("last delivery"), null=True, blank=True)
+    last_error = models.CharField(_("last error"), max_length=300, blank=True)
+
+    class Meta:
+        verbose_name = _("session webhook")
+        verbose_name_plural = _("session webhooks")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}"
+
+    def wants(self, event: str) -> bool:
+        return bool(getattr(self, f"on_{event}"))

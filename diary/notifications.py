@@ -24,7 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from config.roles import MODERATOR_GROUP
-from diary import selectors
+from diary import selectors, webhooks
 from diary.access import session_access
 from diary.models import (
     DigestChoice,
@@ -157,7 +157,8 @@ def _players(session: GameSession) -> list:
 
 
 def notify_turn_opened(turn: Turn, *, by) -> None:
-    """Every player of the session: a new turn is open."""
+    """Every player of the session, and its table chat: a new turn is open."""
+    webhooks.announce_turn_opened(turn)
     notify(
         NotificationKind.TURN_OPENED,
         _players(turn.session),
@@ -169,7 +170,9 @@ def notify_turn_opened(turn: Turn, *, by) -> None:
 
 
 def notify_post_created(post: Post) -> None:
-    """A reply: everyone who has written in the session hears of a new post there."""
+    """A reply: everyone who has written in the session hears of a new post there, and so
+    does its table chat."""
+    webhooks.announce_post_created(post)
     User = get_user_model()
     earlier = User.objects.filter(
         posts__session_id=post.session_id, posts__hidden_at__isnull=True
@@ -296,6 +299,8 @@ def notify_deadlines(now: datetime | None = None) -> int:
                 "recipient_id", flat=True
             )
         )
+        if owners and not already:
+            webhooks.announce_deadline_near(turn)  # the chat hears once a turn, as players do
         for owner in owners:
             if owner.pk in already:
                 continue

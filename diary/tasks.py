@@ -4,12 +4,26 @@ The task's path (diary.tasks.send_notification_emails) is stored with every queu
 it stays here even though the sending itself is diary/notification_delivery.py.
 """
 
-from django.tasks import task
+from datetime import timedelta
 
-from diary import notification_delivery
+from django.tasks import task
+from django.utils import timezone
+
+from diary import notification_delivery, webhook_delivery
 
 
 @task
 def send_notification_emails(notification_ids: list[int]) -> int:
     """E-mail these notifications (queued by diary.notifications.notify on commit)."""
     return notification_delivery.send_emails(notification_ids)
+
+
+@task
+def deliver_webhook(webhook_id: int, body: dict, attempt: int) -> str:
+    """Send one message to a session's webhook (queued by diary.webhooks on commit)."""
+    wait = webhook_delivery.deliver(webhook_id, body, attempt)
+    if wait is None:
+        return "done"
+    later = timezone.now() + timedelta(seconds=wait)
+    deliver_webhook.using(run_after=later).enqueue(webhook_id, body, attempt + 1)
+    return "again"

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from diary import npc_views, search_views, views
+from diary import npc_views, search_views, views, webhook_views
 
 app_name = "diary"
 
@@ -14,6 +14,7 @@ urlpatterns = [
     path("<int:pk>/live/", views.session_live, name="session_live"),
     path("<int:pk>/status/", views.session_status, name="session_status"),
     path("<int:pk>/mute/", views.session_mute, name="session_mute"),
+    path("<int:pk>/webhook/", webhook_views.session_webhook, name="session_webhook"),
     path("<int:pk>/plan/", views.session_plan, name="session_plan"),
     path("<int:pk>/plan/review/", views.session_plan_review, name="session_plan_review"),
     path("<int:pk>/participants/", views.session_participants, name="participants"),

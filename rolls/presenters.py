@@ -9,7 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.urls import reverse
+from django.utils.html import strip_tags
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
@@ -456,3 +458,16 @@ def rendered_roll(roll) -> RenderedRoll:
         return RenderedRoll(html, view.seq, view.legend_template, view.legend)
 
     return memo(("roll", roll.pk, roll.hash, get_language()), render)
+
+
+def roll_announcement(roll, session_title: str) -> dict:
+    """A chain row as the session's table chat reads it (diary.webhooks): the diary's own
+    lines, as text. A secret roll says no more there than in the diary."""
+    text = " ".join(strip_tags(rendered_roll(roll).html).split())
+    return {
+        "content": _("**%(session)s**: roll #%(seq)s by %(who)s.")
+        % {"session": session_title, "seq": roll.seq, "who": roll.record["rolled_by"]["username"]},
+        "title": _("Roll #%(seq)s") % {"seq": roll.seq},
+        "url": settings.SITE_URL + reverse("diary:post_link", args=[roll.post_id]),
+        "text": text[:1000],
+    }

@@ -31,6 +31,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from diary import permissions as diary_permissions
+from diary import webhooks
 from diary.models import GameSession, Post
 from diary.notifications import notify_ask_closed
 from diary.selectors import move_actions_in_turn, own_posts_in_turn
@@ -42,6 +43,7 @@ from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
 from rolls.plugins import Case, RequestError, RollContext
+from rolls.presenters import roll_announcement
 from rolls.secret import (
     HIDDEN_CHANGED,
     REVEAL_TEST,
@@ -391,6 +393,7 @@ def chain_append(
     if hidden is not None:
         SecretRoll.objects.create(roll=roll, **hidden)
     session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
+    webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
     return roll
 
 
