@@ -1,9 +1,11 @@
 """The GM's page for the session's webhook: its URL (masked), its events, a test message."""
 
 from django.contrib import messages
+from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.views.decorators.http import require_http_methods
 
 from config.form_errors import posted
 from diary import webhook_services
@@ -12,6 +14,8 @@ from diary.models import SessionWebhook
 from diary.webhook_forms import EVENT_FIELDS, WebhookForm
 
 
+@login_required
+@require_http_methods(["GET", "POST"])
 def session_webhook(request, pk: int):
     access = access_session(request.user, pk)
     if not access.can_manage:

@@ -2,11 +2,8 @@
 the real task worker (`db_worker`) to a real HTTP server on loopback that answers as a
 Discord webhook does (204, or 429/500 while it is busy or down)."""
 
-import json
-import threading
 import uuid
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from django.db import transaction
@@ -24,49 +21,6 @@ from tests.smtp import run_worker
 
 # Messages are queued when the transaction commits: a real commit, so transactional tests.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-class Chat:
-    """What the chat's server received, and what it answers next (204 once the script ends)."""
-
-    def __init__(self):
-        self.received: list[dict] = []
-        self.answers: list[tuple[int, dict]] = []
-        self.url = ""
-
-    def contents(self) -> list[str]:
-        return [message["content"] for message in self.received]
-
-
-@pytest.fixture
-def chat(settings):
-    log = Chat()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self):  # noqa: N802 — http.server's name
-            length = int(self.headers["Content-Length"])
-            body = json.loads(self.rfile.read(length))
-            status, headers = log.answers.pop(0) if log.answers else (204, {})
-            if status < 300:
-                log.received.append(body)
-            self.send_response(status)
-            for name, value in headers.items():
-                self.send_header(name, value)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args):
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    settings.WEBHOOK_ALLOW_LOCAL = True
-    settings.WEBHOOK_RETRY_DELAYS = (0, 0)
-    settings.SITE_URL = "http://codziennik.test"
-    log.url = f"http://127.0.0.1:{server.server_port}/api/webhooks/1/sekret"
-    yield log
-    server.shutdown()
-    server.server_close()
 
 
 def set_webhook(client_for, table, url, **events):
@@ -106,7 +60,9 @@ def test_turns_posts_and_rolls_reach_the_chat_through_the_worker(table, chat, cl
     assert turn_message["content"] == polish(
         "**%(session)s**: turn %(number)s is open.", session=title, number=turn.number
     )
-    assert turn_message["embeds"][0]["url"] == f"http://codziennik.test/sessions/{table.session.pk}/"
+    assert (
+        turn_message["embeds"][0]["url"] == f"http://codziennik.test/sessions/{table.session.pk}/"
+    )
     assert post_message["content"] == polish(
         "**%(session)s**: a new post by %(who)s.", session=title, who="Lirael"
     )
@@ -150,9 +106,14 @@ def test_a_deadline_is_announced_once_a_turn(table, chat, client_for):
 
 def test_a_rolled_back_post_announces_nothing(table, chat, client_for):
     set_webhook(client_for, table, chat.url)
-    with pytest.raises(RuntimeError), transaction.atomic():
-        write(table, table.bob, "Ten wpis nigdy nie powstanie.")
-        raise RuntimeError("rolled back")
+
+    def write_then_fail():
+        with transaction.atomic():
+            write(table, table.bob, "Ten wpis nigdy nie powstanie.")
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        write_then_fail()
     assert not DBTaskResult.objects.exists()
 
 
