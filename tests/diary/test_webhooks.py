@@ -202,3 +202,20 @@ def test_the_server_never_posts_into_its_own_network(settings):
     with pytest.raises(DeliveryError) as refused:
         _public_address("localhost", 443)
     assert not refused.value.retry
+
+
+def test_a_secret_roll_tells_the_chat_no_more_than_the_diary(table, chat, client_for):
+    set_webhook(client_for, table, chat.url)
+    roll = roll_make_free(
+        session=table.session,
+        by=table.gm,
+        free=FreeRoll("1k1000", "Zasadzka", secret=True),
+        token=uuid.uuid4(),
+    ).roll
+    run_worker()
+    (message,) = chat.received
+    text = message["embeds"][0]["description"]
+    assert polish("Secret roll") in text
+    hidden_total = roll.secret.record["result"]["total"]
+    assert "Zasadzka" not in text
+    assert str(hidden_total) not in text.replace(roll.hash, "")
