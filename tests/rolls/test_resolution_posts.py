@@ -62,14 +62,16 @@ def test_the_gm_may_still_roll_into_an_own_post_by_choice(table, client_for):
 def test_the_gms_entry_lands_in_a_new_post_after_the_players_posts(table, client_for):
     say(table, table.gm, "Tura się zaczyna.")
     last = say(table, table.bob, "Borys otwiera zamek.")
-    assert client_for(table.gm).post(entries_url(table), hp(table, table.borys, 5)).status_code == 302
+    assert (
+        client_for(table.gm).post(entries_url(table), hp(table, table.borys, 5)).status_code == 302
+    )
     entry = Roll.objects.get()
     assert entry.post.pk > last.pk and entry.post.author == table.gm
 
 
 def test_the_panel_offers_a_new_post_by_default_and_own_posts_by_choice(table, client_for):
     opening = say(table, table.gm, "Tura się zaczyna.")
-    page = html.unescape(client_for(table.gm).get(panel_url(table)).content.decode())
+    page = html.unescape(client_for(table.gm).get(panel_url(table), follow=True).content.decode())
     assert "nowy wpis na końcu dziennika" in page
     assert f"wpis #{opening.pk}" in page
 
