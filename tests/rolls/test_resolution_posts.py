@@ -73,7 +73,7 @@ def test_the_panel_offers_a_new_post_by_default_and_own_posts_by_choice(table, c
     opening = say(table, table.gm, "Tura się zaczyna.")
     page = html.unescape(client_for(table.gm).get(panel_url(table), follow=True).content.decode())
     assert "nowy wpis na końcu dziennika" in page
-    assert f"wpis #{opening.pk}" in page
+    assert f"do mojego wpisu #{opening.pk}" in page
 
 
 # --- A change to an older post reads as new --------------------------------------------
