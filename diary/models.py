@@ -241,7 +241,7 @@ class Post(models.Model):
     # The chain number (GameSession.chain_seq) of the last roll or entry that landed in the
     # post: a reader whose mark saw an older chain head reads the post as new again
     # (diary/reading.py). 0: nothing landed in it.
-    changed_seq = models.PositiveIntegerField(default=0, editable=False)
+    changed_seq = models.PositiveIntegerField(db_default=0, editable=False)
 
     objects = PostQuerySet.as_manager()
 
@@ -593,7 +593,7 @@ class ReadMark(models.Model):
     last_seen_post_id = models.BigIntegerField(_("newest post seen"), default=0)
     # The session's chain head when the user last read on: a post a roll or an entry landed
     # in after it (Post.changed_seq) is unread again, however old the post.
-    last_seen_seq = models.PositiveIntegerField(_("newest roll or entry seen"), default=0)
+    last_seen_seq = models.PositiveIntegerField(_("newest roll or entry seen"), db_default=0)
 
     class Meta:
         constraints = [
