@@ -274,7 +274,9 @@ def notify_ask_closed(ask) -> None:
     )
 
 
-def notify_character_changed(post: Post, *, by, character_ids: Iterable[int]) -> None:
+def notify_character_changed(
+    post: Post, *, session: GameSession, by, character_ids: Iterable[int]
+) -> None:
     """The owners of the characters a roll or an entry concerns, when it lands in a post
     that was already there: the change is news in a post they may have read already."""
     ids = set(character_ids)
@@ -282,7 +284,7 @@ def notify_character_changed(post: Post, *, by, character_ids: Iterable[int]) ->
         return
     User = get_user_model()
     owners = User.objects.filter(characters__pk__in=ids).distinct()
-    notify(NotificationKind.CHARACTER_CHANGED, owners, post.session, actor=by, post=post)
+    notify(NotificationKind.CHARACTER_CHANGED, owners, session, actor=by, post=post)
 
 
 def notify_deadlines(now: datetime | None = None) -> int:

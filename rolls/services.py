@@ -406,11 +406,15 @@ def chain_append(
     if hidden is not None:
         SecretRoll.objects.create(roll=roll, **hidden)
     session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
-    post_changed(post, by, seq=seq, characters=None if secret else content.get("characters"))
+    post_changed(
+        session, post, by, seq=seq, characters=None if secret else content.get("characters")
+    )
     return roll
 
 
-def post_changed(post: Post, by, *, seq: int, characters: dict | None) -> None:
+def post_changed(
+    session: GameSession, post: Post, by, *, seq: int, characters: dict | None
+) -> None:
     """A row landed in the post: it reads as new to everyone whose mark saw an older chain
     head (diary/reading.py), and, in a post that was already there, the owners of the
     characters the row names hear of it (a secret row names none)."""
@@ -418,7 +422,7 @@ def post_changed(post: Post, by, *, seq: int, characters: dict | None) -> None:
     post.changed_seq = seq
     if getattr(post, "made_for_rolls", False) or not characters:
         return
-    notify_character_changed(post, by=by, character_ids=_character_ids(characters))
+    notify_character_changed(post, session=session, by=by, character_ids=_character_ids(characters))
 
 
 def _character_ids(characters: dict) -> set[int]:
