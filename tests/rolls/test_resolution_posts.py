@@ -127,6 +127,8 @@ def test_damage_into_an_older_post_notifies_its_character_owner(table, client_fo
     assert unread(table.bob, table) == (1, opening.pk)
     notice = Notification.objects.get(kind=NotificationKind.CHARACTER_CHANGED)
     assert (notice.recipient, notice.post) == (table.bob, opening)
+    listed = html.unescape(client_for(table.bob).get("/notifications/").content.decode())
+    assert "mg dodaje rzut albo wpis o twojej postaci do wpisu w sesji" in listed
 
 
 def test_a_roll_in_a_new_post_makes_no_change_notification(table, client_for):
