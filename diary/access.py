@@ -250,7 +250,8 @@ def access_session(
     read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
     reads every participation (the diary's roster) in the query that finds the user's.
     `reading=True` (the diary) reads the user's read mark and first unread post with it
-    (`session.viewer_read_mark`, `.viewer_first_unread`; diary/reading.py), and what the
+    (`session.viewer_read_mark`, `.viewer_read_seq`, `.viewer_first_unread`;
+    diary/reading.py), and what the
     page needs to clear the notifications it shows (diary.notification_delivery).
     """
     # The current turn rides along: every page of a session shows or uses it.
@@ -269,6 +270,7 @@ def access_session(
         if reading:
             sessions = sessions.annotate(
                 viewer_read_mark=read_marks.read_mark_subquery(user),
+                viewer_read_seq=read_marks.read_seq_subquery(user),
                 viewer_first_unread=read_marks.first_unread_subquery(user),
                 # The notifications this page may clear, and the mute toggle's state.
                 **page_notices_annotations(user),

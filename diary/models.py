@@ -238,12 +238,19 @@ class Post(models.Model):
     # The post form's one-time token: the same form sent twice (back, publish again)
     # finds the first post instead of making a second one. Empty for posts made by rolls.
     token = models.UUIDField(_("form token"), null=True, blank=True, editable=False)
+    # The chain number (GameSession.chain_seq) of the last roll or entry that landed in the
+    # post: a reader whose mark saw an older chain head reads the post as new again
+    # (diary/reading.py). 0: nothing landed in it.
+    changed_seq = models.PositiveIntegerField(db_default=0, editable=False)
 
     objects = PostQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
-        indexes = [models.Index(fields=["session", "id"], name="post_session_keyset")]
+        indexes = [
+            models.Index(fields=["session", "id"], name="post_session_keyset"),
+            models.Index(fields=["session", "changed_seq"], name="post_session_changed"),
+        ]
         constraints = [
             models.UniqueConstraint(fields=["author", "token"], name="post_unique_token"),
         ]
@@ -449,6 +456,10 @@ class NotificationKind(models.TextChoices):
     PLAN_SUBMITTED = "plan_submitted", _("a session plan to review")
     PLAN_REVIEWED = "plan_reviewed", _("my session plan reviewed")
     DEADLINE_NEAR = "deadline_near", _("a turn's deadline near")
+    CHARACTER_CHANGED = (
+        "character_changed",
+        _("a roll or a diary entry about my character added to an earlier post"),
+    )
 
 
 class DigestChoice(models.TextChoices):
@@ -580,6 +591,9 @@ class ReadMark(models.Model):
     )
     session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
     last_seen_post_id = models.BigIntegerField(_("newest post seen"), default=0)
+    # The session's chain head when the user last read on: a post a roll or an entry landed
+    # in after it (Post.changed_seq) is unread again, however old the post.
+    last_seen_seq = models.PositiveIntegerField(_("newest roll or entry seen"), db_default=0)
 
     class Meta:
         constraints = [

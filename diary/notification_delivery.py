@@ -63,6 +63,11 @@ def notification_text(notification: Notification) -> str:
                 % a
             )
         return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
+    if kind == NotificationKind.CHARACTER_CHANGED:
+        return (
+            _("%(actor)s added a roll or an entry about your character to a post in “%(session)s”.")
+            % a
+        )
     if kind == NotificationKind.INVITATION:
         return _("%(actor)s invites %(character)s to “%(session)s”.") % a
     if kind == NotificationKind.JOIN_REQUEST:

@@ -56,6 +56,7 @@ MUTED_KINDS = {
     NotificationKind.QUOTE,
     NotificationKind.ASK_ANSWERED,
     NotificationKind.DEADLINE_NEAR,
+    NotificationKind.CHARACTER_CHANGED,
 }
 
 
@@ -274,6 +275,19 @@ def notify_ask_closed(ask) -> None:
         post=roll.post if roll is not None else ask.post,
         args={"summary": ask.summary, "status": ask.status, "note": ask.note},
     )
+
+
+def notify_character_changed(
+    post: Post, *, session: GameSession, by, character_ids: Iterable[int]
+) -> None:
+    """The owners of the characters a roll or an entry concerns, when it lands in a post
+    that was already there: the change is news in a post they may have read already."""
+    ids = set(character_ids)
+    if not ids:
+        return
+    User = get_user_model()
+    owners = User.objects.filter(characters__pk__in=ids).distinct()
+    notify(NotificationKind.CHARACTER_CHANGED, owners, session, actor=by, post=post)
 
 
 def notify_deadlines(now: datetime | None = None) -> int:

@@ -5,12 +5,27 @@ forwards, and a plain re-read writes nothing: the caller passes the mark it alre
 with the session (access_session(..., reading=True)), and the UPDATE carries the "only if
 bigger" condition as well, so two tabs racing never move it back.
 
-Unread means: visible (not hidden), after the mark, and not the user's own post.
+Unread means: visible (not hidden), not the user's own post, and either after the mark or
+changed since it: a roll or an entry landed in it (Post.changed_seq, the chain number of
+that row) after the chain head the mark saw (ReadMark.last_seen_seq). A page that reads on
+moves both: the newest post it shows, and the session's chain head as the page's query read
+it (a roll landing while the page renders is newer, so it stays unread).
 """
 
 from django import forms
-from django.db.models import Case, Count, Exists, IntegerField, OuterRef, Q, Subquery, Value, When
-from django.db.models.functions import Coalesce
+from django.db.models import (
+    Case,
+    Count,
+    Exists,
+    IntegerField,
+    Max,
+    OuterRef,
+    Q,
+    Subquery,
+    Value,
+    When,
+)
+from django.db.models.functions import Coalesce, Greatest
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -35,37 +50,57 @@ def page_continues_reading(posts, *, mark: int | None, first_unread: int | None)
     return mark is None or first_unread is None or posts[0].pk <= first_unread
 
 
-def read_mark_advance(*, user, session_id: int, post_id: int | None, known=UNKNOWN) -> bool:
-    """Move the user's mark in a session up to post_id, never backwards.
+def read_mark_advance(
+    *,
+    user,
+    session_id: int,
+    post_id: int | None,
+    seq: int | None = None,
+    known=UNKNOWN,
+    known_seq: int = 0,
+) -> bool:
+    """Move the user's mark in a session up to post_id and chain head `seq`, never backwards.
 
-    `known` is the mark read with the session (None: the user has no mark yet). Nothing is
-    written when it is already at or past post_id; else one UPDATE, or one INSERT for a
-    first mark. Without `known`: the UPDATE, then the INSERT if there was no mark.
-    Returns whether the mark moved (or was made)."""
+    `known` and `known_seq` are the mark read with the session (`known` None: the user has
+    no mark yet). Nothing is written when it is already at or past both; else one UPDATE,
+    or one INSERT for a first mark. Without `known`: the UPDATE, then the INSERT if there
+    was no mark. Without `seq`: the newest change among the posts up to post_id (one query),
+    so those posts read as they are now. Returns whether the mark moved (or was made)."""
     if not user.is_authenticated or not post_id:
         return False
+    if seq is None:
+        seq = (
+            Post.objects.filter(session_id=session_id, pk__lte=post_id).aggregate(
+                n=Max("changed_seq")
+            )["n"]
+            or 0
+        )
+    mine = ReadMark.objects.filter(user=user, session_id=session_id)
+    behind = Q(last_seen_post_id__lt=post_id) | Q(last_seen_seq__lt=seq)
+    forwards = {
+        "last_seen_post_id": Greatest("last_seen_post_id", Value(post_id)),
+        "last_seen_seq": Greatest("last_seen_seq", Value(seq)),
+    }
     if known is UNKNOWN:
-        moved = ReadMark.objects.filter(
-            user=user, session_id=session_id, last_seen_post_id__lt=post_id
-        ).update(last_seen_post_id=post_id)
-        if moved or ReadMark.objects.filter(user=user, session_id=session_id).exists():
+        moved = mine.filter(behind).update(**forwards)
+        if moved or mine.exists():
             return bool(moved)
         known = None
-    if known is not None and known >= post_id:
+    if known is not None and known >= post_id and known_seq >= seq:
         return False
     if known is None:
         # One INSERT that gives way to a mark another tab made meanwhile (that one stays; the
         # next view moves it): never backwards, and no savepoint round trips.
         ReadMark.objects.bulk_create(
-            [ReadMark(user=user, session_id=session_id, last_seen_post_id=post_id)],
+            [
+                ReadMark(
+                    user=user, session_id=session_id, last_seen_post_id=post_id, last_seen_seq=seq
+                )
+            ],
             ignore_conflicts=True,
         )
         return True
-    return bool(
-        ReadMark.objects.filter(
-            user=user, session_id=session_id, last_seen_post_id__lt=post_id
-        ).update(last_seen_post_id=post_id)
-    )
+    return bool(mine.filter(behind).update(**forwards))
 
 
 # ---------------------------------------------------------------------------
@@ -82,13 +117,25 @@ def read_mark_subquery(user, session_ref: str = "pk"):
     )
 
 
+def read_seq_subquery(user, session_ref: str = "pk"):
+    """The chain head the user's mark in the outer row's session saw, None without a mark."""
+    return Subquery(
+        ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
+            "last_seen_seq"
+        )[:1],
+        output_field=IntegerField(),
+    )
+
+
 def _unread_posts_of_outer_session(user):
-    """The outer session's posts unread by the user (for a subquery on GameSession)."""
+    """The outer session's posts unread by the user (for a subquery on GameSession): after
+    the mark, or changed since it (a roll or an entry landed in it)."""
     mark = Coalesce(read_mark_subquery(user, "session_id"), Value(0))
+    seen = Coalesce(read_seq_subquery(user, "session_id"), Value(0))
     return (
         Post.objects.filter(session_id=OuterRef("pk"), hidden_at__isnull=True)
         .exclude(author=user.pk)
-        .filter(pk__gt=mark)
+        .filter(Q(pk__gt=mark) | Q(changed_seq__gt=seen))
         .order_by()
     )
 

@@ -189,6 +189,11 @@ def own_posts_in_turn(session: GameSession, user, turn, *, newest: int | None = 
     return list(posts[:newest] if newest else posts)
 
 
+def newest_visible_post(session: GameSession) -> Post | None:
+    """The session's newest post that is not hidden (one query on the keyset index)."""
+    return Post.objects.filter(session=session, hidden_at__isnull=True).order_by("-id").first()
+
+
 def user_characters_in_session(session: GameSession, user) -> list[Character]:
     if not user.is_authenticated:
         return []

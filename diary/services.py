@@ -430,6 +430,8 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     post = Post.objects.create(session=session, turn=turn, author=author)
     PostRevision.objects.create(post=post, version=1, written_by=author)
     session.touch()
+    # What lands in it is the post's first content, not a change to a post already read.
+    post.made_for_rolls = True
     return post
 
 

@@ -182,7 +182,8 @@ def _diary_context(
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
     # The first unread post as the session's query found it, before this view
-    # moves the mark to the newest post it shows (one write, only when the mark moves).
+    # moves the mark to the newest post it shows and the chain head that query read (one
+    # write, only when the mark moves).
     first_unread = getattr(session, "viewer_first_unread", None)
     if hasattr(session, "viewer_read_mark") and reading.page_continues_reading(
         page.posts, mark=session.viewer_read_mark, first_unread=first_unread
@@ -191,7 +192,9 @@ def _diary_context(
             user=request.user,
             session_id=session.pk,
             post_id=page.posts[-1].pk,
+            seq=session.chain_seq,
             known=session.viewer_read_mark,
+            known_seq=session.viewer_read_seq or 0,
         )
     # The notifications about what this page shows are read now (one UPDATE, only when the
     # session's query found such an unread one); the bell below already counts them read.

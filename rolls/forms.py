@@ -55,6 +55,18 @@ ANSWER_NOTE_HELP = _(
 )
 
 
+def post_target_choices(posts, *, resolves: bool) -> list:
+    """Where a roll lands (rolls.services.target_post): the default first, then the roller's
+    own posts of this turn by choice. The GM's roll resolves what the players wrote, so by
+    default it goes below them; a player's belongs to the action they described."""
+    default = (
+        _("a new post at the end of the diary (or mine, if it is already the last)")
+        if resolves
+        else _("my latest post of this turn (or a new one)")
+    )
+    return [("", default)] + [(p.pk, _("into my post #%(id)s") % {"id": p.pk}) for p in posts]
+
+
 class PanelTokenForm(SignedTokenForm):
     """Carried by every panel form: the one-time token, the mode, the target post, the
     request answered and, for the GM, the secret box, the reason to allow a further action
@@ -75,6 +87,7 @@ class PanelTokenForm(SignedTokenForm):
         may_allow_extra_action=False,
         may_roll_secret=False,
         answering=False,
+        resolves=False,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -99,9 +112,7 @@ class PanelTokenForm(SignedTokenForm):
                 max_length=ASK_NOTE_MAX_LENGTH,
                 help_text=ANSWER_NOTE_HELP,
             )
-        self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
-            (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
-        ]
+        self.fields["post"].choices = post_target_choices(posts, resolves=resolves)
 
     def clean(self):
         cleaned = super().clean()

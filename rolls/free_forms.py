@@ -9,7 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rolls.engine import notation as free_notation
 from rolls.engine.errors import RuleError
-from rolls.forms import SignedTokenForm, secret_field
+from rolls.forms import SignedTokenForm, post_target_choices, secret_field
 from rolls.free_rolls import LABEL_MAX_LENGTH, FreeRoll
 from rolls.messages import notation_error_message
 
@@ -52,9 +52,8 @@ class FreeRollForm(SignedTokenForm):
         self.fields["character"].choices = [("", _("nobody in particular"))] + [
             (c.pk, c.name) for c in characters
         ]
-        self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
-            (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
-        ]
+        # The page is the GM's alone: a roll resolves at the bottom unless a post is chosen.
+        self.fields["post"].choices = post_target_choices(posts, resolves=True)
         # The page is the GM's alone, so the "Rzut tajny" box is always there.
         self.fields["secret"] = secret_field()
 

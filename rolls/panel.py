@@ -79,6 +79,7 @@ class Panel:
             ),
             may_roll_secret=self.access.may_roll_secret,
             answering=self._ask_id is not None,
+            resolves=self.gm,
         )
         self.form = self.system.form(
             self.mode,

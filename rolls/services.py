@@ -33,8 +33,8 @@ from django.utils.translation import gettext_lazy
 from diary import permissions as diary_permissions
 from diary import webhooks
 from diary.models import GameSession, Post
-from diary.notifications import notify_ask_closed
-from diary.selectors import move_actions_in_turn, own_posts_in_turn
+from diary.notifications import notify_ask_closed, notify_character_changed
+from diary.selectors import move_actions_in_turn, newest_visible_post, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
 from rolls import registry
 from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_ask
@@ -177,7 +177,9 @@ def secret_digest(digest: str) -> str:
 
 
 def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
-    """The chosen post, else the roller's latest post of this turn, else a new one."""
+    """The chosen post of the roller's own of this turn; else, for the GM, the resolution
+    post at the bottom of the diary (resolution_post); for a player, their latest post of
+    this turn (the action the roll belongs to), else a new one."""
     if post is not None:
         if post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
             raise ValidationError(
@@ -186,10 +188,23 @@ def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
         if post.is_hidden:
             raise ValidationError({"post": _("This post is hidden; choose another one.")})
         return post
+    if diary_permissions.is_gm(by, session):
+        return resolution_post(session, by, turn)
     latest = own_posts_in_turn(session, by, turn, newest=1)
     if latest:
         return latest[0]
     # A post that holds only rolls; its author can add narration by editing it.
+    return post_create_for_rolls(session=session, author=by, turn=turn)
+
+
+def resolution_post(session: GameSession, by, turn) -> Post:
+    """Where the GM's roll or entry resolves what came before it: the GM's own post of this
+    turn when it is the diary's newest post (the resolution post of a moment ago, or an
+    opening no one has answered yet), else a new post at the bottom. Never a post above the
+    players' posts it resolves."""
+    newest = newest_visible_post(session)
+    if newest is not None and newest.author_id == by.pk and newest.turn_id == turn.pk:
+        return newest
     return post_create_for_rolls(session=session, author=by, turn=turn)
 
 
@@ -393,8 +408,34 @@ def chain_append(
     if hidden is not None:
         SecretRoll.objects.create(roll=roll, **hidden)
     session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
+    post_changed(
+        session, post, by, seq=seq, characters=None if secret else content.get("characters")
+    )
     webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
     return roll
+
+
+def post_changed(
+    session: GameSession, post: Post, by, *, seq: int, characters: dict | None
+) -> None:
+    """A row landed in the post: it reads as new to everyone whose mark saw an older chain
+    head (diary/reading.py), and, in a post that was already there, the owners of the
+    characters the row names hear of it (a secret row names none)."""
+    Post.objects.filter(pk=post.pk).update(changed_seq=seq)
+    post.changed_seq = seq
+    if getattr(post, "made_for_rolls", False) or not characters:
+        return
+    notify_character_changed(post, session=session, by=by, character_ids=_character_ids(characters))
+
+
+def _character_ids(characters: dict) -> set[int]:
+    """The ids a record's `characters` names, by part (one sheet or a list of them)."""
+    ids = set()
+    for value in characters.values():
+        for named in value if isinstance(value, list) else [value]:
+            if isinstance(named, dict) and named.get("id") is not None:
+                ids.add(named["id"])
+    return ids
 
 
 # ---------------------------------------------------------------------------
