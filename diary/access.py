@@ -515,8 +515,5 @@ def access_whisper(user, pk: int, thread_pk: int) -> TalkAccess:
     thread = _get_or_404(
         TalkThread.objects.filter(session=access.session, kind=TalkKind.WHISPER), thread_pk
     )
-    member = (
-        _talks_at_the_table(access)
-        and thread.members.filter(pk=user.pk).exists()
-    )
+    member = _talks_at_the_table(access) and thread.members.filter(pk=user.pk).exists()
     return TalkAccess(session_access=access, thread=thread, kind=TalkKind.WHISPER, is_member=member)

@@ -474,23 +474,21 @@ class TalkThread(models.Model):
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.session_id})"
 
-    @property
-    def is_whisper(self) -> bool:
-        return self.kind == TalkKind.WHISPER
-
     def get_absolute_url(self) -> str:
         if self.is_whisper:
             return reverse("diary:whisper", args=[self.session_id, self.pk])
         return reverse("diary:ooc", args=[self.session_id])
+
+    @property
+    def is_whisper(self) -> bool:
+        return self.kind == TalkKind.WHISPER
 
 
 class TalkMessage(models.Model):
     """One message of table talk: Markdown like a post's narration, never edited."""
 
     thread = models.ForeignKey(TalkThread, on_delete=models.PROTECT, related_name="messages")
-    author = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
-    )
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     text = models.TextField(_("message"))
     # Rendered once on write, already sanitised (diary/markdown.py).
     text_html = models.TextField(editable=False)

@@ -52,6 +52,8 @@ class WhisperForm(TalkMessageForm):
         if recipients is None:
             del self.fields["players"]
         else:
-            self.fields["players"].queryset = get_user_model().objects.filter(
-                pk__in=[user.pk for user in recipients]
-            ).order_by("username")
+            self.fields["players"].queryset = (
+                get_user_model()
+                .objects.filter(pk__in=[user.pk for user in recipients])
+                .order_by("username")
+            )

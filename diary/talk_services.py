@@ -66,8 +66,8 @@ def _write(thread: TalkThread, author, text: str, token: uuid.UUID) -> TalkMessa
         return existing
     TalkThread.objects.filter(pk=thread.pk).update(last_message_at=message.created_at)
     notifications.notify_talk_message(message)
-    # The author has read their own thread up to here.
-    _mark(author, thread, message.pk)
+    # The author's mark stays: their own messages are never unread, and a message someone
+    # else wrote meanwhile stays "new" until the thread's page (where the form leads) shows it.
     return message
 
 
@@ -155,6 +155,10 @@ def talk_thread_read(*, user, thread: TalkThread, newest_id: int) -> None:
     """The member has seen the thread up to `newest_id`: the mark moves there (never back)
     and the notifications about the thread are read."""
     _mark(user, thread, newest_id)
-    Notification.objects.filter(recipient=user, talk_thread=thread, read_at__isnull=True).update(
-        read_at=timezone.now()
-    )
+    marked = Notification.objects.filter(
+        recipient=user, talk_thread=thread, read_at__isnull=True
+    ).update(read_at=timezone.now())
+    # The bell of this very page was counted with the session (diary.access.access_session).
+    counted = getattr(user, "_unread_notifications", None)
+    if counted is not None:
+        user._unread_notifications = max(counted - marked, 0)

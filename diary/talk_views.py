@@ -28,8 +28,8 @@ def _thread_page(request, talk: TalkAccess, form: TalkMessageForm | None, *, sta
     messages = talk_selectors.thread_messages(talk.thread)
     mark = talk_selectors.read_mark(request.user, talk.thread) if talk.keeps_read_mark else None
     for message in messages:
-        message.is_new = mark is not None and message.pk > mark and (
-            message.author_id != request.user.pk
+        message.is_new = (
+            mark is not None and message.pk > mark and (message.author_id != request.user.pk)
         )
     if talk.keeps_read_mark and messages and messages[-1].pk > mark:
         talk_services.talk_thread_read(
@@ -71,7 +71,10 @@ def ooc(request, pk: int):
             return _refused(
                 request,
                 talk.session,
-                _("Only the GM and the players of this session write here, and not once it is finished."),
+                _(
+                    "Only the GM and the players of this session write here, and not once it "
+                    "is finished."
+                ),
             )
         form = TalkMessageForm(posted(request))
         if form.is_valid():
@@ -115,8 +118,10 @@ def whisper_new(request, pk: int):
         return _refused(
             request,
             access.session,
-            _("Only the GM and the players of this session start whispers, and not once it is "
-                "finished."),
+            _(
+                "Only the GM and the players of this session start whispers, and not once it is "
+                "finished."
+            ),
         )
     is_gm = access.session_access.is_gm
     recipients = talk_selectors.whisper_recipients(access.session) if is_gm else None
@@ -154,10 +159,7 @@ def whisper(request, pk: int, thread_pk: int):
         return _refused(
             request,
             talk.session,
-            _(
-                "This whisper is private: only the GM and the players it was started with "
-                "read it."
-            ),
+            _("This whisper is private: only the GM and the players it was started with read it."),
         )
     form = None
     if request.method == "POST":

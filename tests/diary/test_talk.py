@@ -222,9 +222,10 @@ def test_the_gm_whispers_to_one_player_and_the_other_cannot_read_it(table, clien
     refused = bob.get(whisper_url(table, thread))
     assert refused.status_code == 403
     text = page_text(refused)
-    assert polish(
-        "This whisper is private: only the GM and the players it was started with read it."
-    ) in text
+    assert (
+        polish("This whisper is private: only the GM and the players it was started with read it.")
+        in text
+    )
     assert "Tylko dla ciebie" not in text and "Sekret" not in text
     assert say(bob, whisper_url(table, thread)).status_code == 403
     # Nor is it in his list, his badge or the diary.
@@ -312,3 +313,18 @@ def test_a_whisper_of_another_session_is_not_found(table, client_for, make_sessi
     thread = whisper(table, table.gm, [table.alice])
     url = reverse("diary:whisper", args=[other.pk, thread.pk])
     assert client_for(table.gm).get(url).status_code == 404
+
+
+def test_a_message_written_meanwhile_stays_new_for_whoever_answers(table, client_for):
+    gm, alice = client_for(table.gm), client_for(table.alice)
+    say(gm, ooc_url(table), "Pierwsza.")
+    alice.get(ooc_url(table))  # read
+    say(gm, ooc_url(table), "Napisana, gdy Alicja pisze.")
+    # Alicja answers without having seen it: where the form leads, it is still new.
+    followed = alice.post(ooc_url(table), {"text": "Odpowiedź.", "token": str(uuid.uuid4())},
+                          follow=True)  # fmt: skip
+    page = page_text(followed)
+    assert page.count('data-testid="talk-new"') == 1
+    assert page.index('data-testid="talk-new"') < page.index("Napisana, gdy Alicja pisze.")
+    assert not Notification.objects.filter(recipient=table.alice, read_at=None,
+                                           kind__in=TALK_KINDS).exists()  # fmt: skip

@@ -869,7 +869,7 @@ def seed_table_talk(users: dict) -> bool:
             session=session, author=users[author], text=text, token=uuid.uuid4()
         )
     for by, players, subject, messages in DEMO_WHISPERS:
-        (first_author, first_text), *replies = messages
+        (_by_again, first_text), *replies = messages
         thread = talk_services.whisper_create(
             session=session,
             by=users[by],
