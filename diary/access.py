@@ -33,8 +33,11 @@ from diary.models import (
     ParticipationStatus,
     Post,
     SessionStatus,
+    TalkKind,
+    TalkThread,
 )
 from diary.notification_delivery import page_notices_annotations, unread_subquery
+from diary.talk_selectors import talk_unread_annotations
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,8 @@ def access_session(
                 viewer_first_unread=read_marks.first_unread_subquery(user),
                 # The notifications this page may clear, and the mute toggle's state.
                 **page_notices_annotations(user),
+                # The unread table talk beside the diary (its links' badges).
+                **talk_unread_annotations(user),
             )
     if lock:
         sessions = sessions.select_for_update(of=("self",))
@@ -420,3 +425,97 @@ def access_notification(user, pk: int, *, lock: bool = False):
     if lock:
         notifications = notifications.select_for_update()
     return _get_or_404(notifications, pk)
+
+
+# ---------------------------------------------------------------------------
+# Table talk: the session's out-of-character thread and its whispers. The OOC thread is
+# read by whoever reads the diary; a whisper by its members (the GM and the players it was
+# started with) and, for audit, by moderators, who read everything but write in neither.
+
+
+@dataclass(frozen=True)
+class TalkAccess:
+    session_access: SessionAccess
+    # None: the session's OOC thread, before its first message.
+    thread: TalkThread | None
+    kind: str
+    is_member: bool
+
+    @property
+    def session(self) -> GameSession:
+        return self.session_access.session
+
+    @property
+    def can_read(self) -> bool:
+        return self.is_member or self.session_access.is_moderator
+
+    @property
+    def can_write(self) -> bool:
+        """The members, until the session is finished (then the talk is read-only, as the
+        diary is)."""
+        return self.is_member and self.session.status != SessionStatus.FINISHED
+
+    @property
+    def keeps_read_mark(self) -> bool:
+        """Unread marks are the members' (a moderator reading for audit leaves none)."""
+        return self.is_member
+
+
+def _talks_at_the_table(access: SessionAccess) -> bool:
+    """The GM and the players whose characters play (accepted) talk beside the diary."""
+    return access.is_gm or access.is_player
+
+
+def access_ooc(user, pk: int) -> TalkAccess:
+    """The session's OOC thread: 404/403 as for the session; whoever reads the diary reads
+    it (an invited character's owner too), the GM and players write."""
+    access = access_session(user, pk)
+    thread = TalkThread.objects.filter(session=access.session, kind=TalkKind.OOC).first()
+    return TalkAccess(
+        session_access=access,
+        thread=thread,
+        kind=TalkKind.OOC,
+        is_member=_talks_at_the_table(access),
+    )
+
+
+@dataclass(frozen=True)
+class WhispersAccess:
+    session_access: SessionAccess
+
+    @property
+    def session(self) -> GameSession:
+        return self.session_access.session
+
+    @property
+    def can_open(self) -> bool:
+        """The list of whispers: the GM and players (their own), moderators (all)."""
+        return _talks_at_the_table(self.session_access) or self.session_access.is_moderator
+
+    @property
+    def can_start(self) -> bool:
+        """The GM whispers to chosen players; a player to the GM."""
+        return (
+            _talks_at_the_table(self.session_access)
+            and self.session.status != SessionStatus.FINISHED
+        )
+
+    @property
+    def sees_all(self) -> bool:
+        """A moderator who takes no part in the session reads every whisper (audit)."""
+        return self.session_access.is_moderator and not _talks_at_the_table(self.session_access)
+
+
+def access_whispers(user, pk: int) -> WhispersAccess:
+    return WhispersAccess(access_session(user, pk))
+
+
+def access_whisper(user, pk: int, thread_pk: int) -> TalkAccess:
+    """One whisper of the session (404 for another session's or none): its members read
+    and write, moderators read; anyone else gets the flags to refuse with."""
+    access = access_session(user, pk)
+    thread = _get_or_404(
+        TalkThread.objects.filter(session=access.session, kind=TalkKind.WHISPER), thread_pk
+    )
+    member = _talks_at_the_table(access) and thread.members.filter(pk=user.pk).exists()
+    return TalkAccess(session_access=access, thread=thread, kind=TalkKind.WHISPER, is_member=member)

@@ -440,6 +440,99 @@ class NpcModifier(models.Model):
 
 
 # ---------------------------------------------------------------------------
+# Table talk beside the diary: the session's out-of-character thread and whispers
+# (diary/talk_services.py, talk_selectors.py, talk_views.py). Never shown in the diary.
+# ---------------------------------------------------------------------------
+
+TALK_MESSAGE_MAX = 5_000
+TALK_SUBJECT_MAX = 80
+
+
+class TalkKind(models.TextChoices):
+    OOC = "ooc", _("out of character")
+    WHISPER = "whisper", _("whisper")
+
+
+class TalkThread(models.Model):
+    """One conversation of a session: its one OOC thread (every member reads it) or a
+    whisper (its members alone: the GM and the players it was started with)."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="talk")
+    kind = models.CharField(_("kind"), max_length=10, choices=TalkKind.choices)
+    subject = models.CharField(_("subject"), max_length=TALK_SUBJECT_MAX, blank=True)
+    started_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    # A whisper's readers (the GM among them); the OOC thread has none: the session's.
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="whispers", blank=True)
+    created_at = models.DateTimeField(_("started"), default=timezone.now)
+    last_message_at = models.DateTimeField(_("last message"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-last_message_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session"], condition=Q(kind="ooc"), name="talk_one_ooc_per_session"
+            ),
+        ]
+        verbose_name = _("table talk")
+        verbose_name_plural = _("table talk")
+
+    def __str__(self) -> str:
+        return f"{self.kind} #{self.pk} ({self.session_id})"
+
+    def get_absolute_url(self) -> str:
+        if self.is_whisper:
+            return reverse("diary:whisper", args=[self.session_id, self.pk])
+        return reverse("diary:ooc", args=[self.session_id])
+
+    @property
+    def is_whisper(self) -> bool:
+        return self.kind == TalkKind.WHISPER
+
+
+class TalkMessage(models.Model):
+    """One message of table talk: Markdown like a post's narration, never edited."""
+
+    thread = models.ForeignKey(TalkThread, on_delete=models.PROTECT, related_name="messages")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    text = models.TextField(_("message"))
+    # Rendered once on write, already sanitised (diary/markdown.py).
+    text_html = models.TextField(editable=False)
+    created_at = models.DateTimeField(_("written"), default=timezone.now)
+    # The form's one-time token: the same form sent twice writes one message.
+    token = models.UUIDField(_("form token"), editable=False)
+
+    class Meta:
+        ordering = ["id"]
+        constraints = [
+            models.UniqueConstraint(fields=["author", "token"], name="talk_message_unique_token"),
+        ]
+        verbose_name = _("table talk message")
+        verbose_name_plural = _("table talk messages")
+
+    def __str__(self) -> str:
+        return f"#{self.pk} ({self.thread_id})"
+
+
+class TalkReadMark(models.Model):
+    """The newest message of a thread one user has seen: everything after it, not their own,
+    is unread. Moved only forwards."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    thread = models.ForeignKey(TalkThread, on_delete=models.CASCADE, related_name="+")
+    last_seen_message_id = models.BigIntegerField(_("newest message seen"), default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "thread"], name="talk_read_mark_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.thread_id} {self.last_seen_message_id}"
+
+
+# ---------------------------------------------------------------------------
 # Notifications: who hears of what (diary/notifications.py), in the site (the
 # bell) and by e-mail (diary/notification_delivery.py)
 # ---------------------------------------------------------------------------
@@ -460,6 +553,8 @@ class NotificationKind(models.TextChoices):
         "character_changed",
         _("a roll or a diary entry about my character added to an earlier post"),
     )
+    TALK_OOC = "talk_ooc", _("a new message in a session's out-of-character talk")
+    WHISPER = "whisper", _("a whisper to me")
 
 
 class DigestChoice(models.TextChoices):
@@ -493,6 +588,10 @@ class Notification(models.Model):
         related_name="+",
         null=True,
         blank=True,
+    )
+    # The table talk thread it is about (an OOC message, a whisper).
+    talk_thread = models.ForeignKey(
+        TalkThread, on_delete=models.CASCADE, related_name="+", null=True, blank=True
     )
     args = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(_("created"), default=timezone.now)

@@ -91,6 +91,10 @@ def notification_text(notification: Notification) -> str:
             )
             % a
         )
+    if kind == NotificationKind.TALK_OOC:
+        return _("%(actor)s wrote out of character in “%(session)s”.") % a
+    if kind == NotificationKind.WHISPER:
+        return _("%(actor)s whispered to you in “%(session)s”.") % a
     return str(notification.get_kind_display())
 
 
@@ -98,6 +102,10 @@ def notification_url(notification: Notification) -> str:
     """Where the notification leads: its post, the plan, the participants, or the diary."""
     session = notification.session_id
     kind = notification.kind
+    if notification.talk_thread_id is not None:
+        if kind == NotificationKind.WHISPER:
+            return reverse("diary:whisper", args=[session, notification.talk_thread_id])
+        return reverse("diary:ooc", args=[session])
     if notification.post_id is not None:
         diary = reverse("diary:session", args=[session])
         return f"{diary}?after={notification.post_id - 1}#post-{notification.post_id}"

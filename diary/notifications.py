@@ -38,6 +38,8 @@ from diary.models import (
     Post,
     SessionMute,
     SessionStatus,
+    TalkMessage,
+    TalkThread,
     Turn,
 )
 from diary.quoting import quoted_post_pks
@@ -57,6 +59,8 @@ MUTED_KINDS = {
     NotificationKind.ASK_ANSWERED,
     NotificationKind.DEADLINE_NEAR,
     NotificationKind.CHARACTER_CHANGED,
+    NotificationKind.TALK_OOC,
+    NotificationKind.WHISPER,
 }
 
 
@@ -94,6 +98,7 @@ def notify(
     post: Post | None = None,
     turn: Turn | None = None,
     args: dict | None = None,
+    talk_thread: TalkThread | None = None,
 ) -> list[Notification]:
     """One notification of `kind` for each recipient who may know of it (not the actor);
     the e-mails of those who want them at once are queued when the transaction commits."""
@@ -119,6 +124,7 @@ def notify(
             session=session,
             post=post,
             turn=turn,
+            talk_thread=talk_thread,
             actor=actor,
             args=words,
             email_pending=user.pk in emailed,
@@ -197,6 +203,33 @@ def notify_quoted(post: Post, *, before: str = "") -> None:
             actor=post.author,
             post=post,
         )
+
+
+def notify_talk_message(message: TalkMessage) -> None:
+    """A message of table talk: a whisper's members, or the GM and players of the session for
+    its OOC thread. One unread notice per thread: who has not read the last one is not told
+    again (the thread's unread count says how many came)."""
+    thread = message.thread
+    session = thread.session
+    if thread.is_whisper:
+        kind = NotificationKind.WHISPER
+        recipients = list(thread.members.all())
+    else:
+        kind = NotificationKind.TALK_OOC
+        recipients = [session.gm, *_players(session)]
+    waiting = set(
+        Notification.objects.filter(talk_thread=thread, read_at__isnull=True).values_list(
+            "recipient_id", flat=True
+        )
+    )
+    notify(
+        kind,
+        [user for user in recipients if user.pk not in waiting],
+        session,
+        actor=message.author,
+        talk_thread=thread,
+        args={"subject": thread.subject},
+    )
 
 
 def notify_invitation(participation: Participation, *, by) -> None:

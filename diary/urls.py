@@ -1,6 +1,6 @@
 from django.urls import path
 
-from diary import npc_views, search_views, views, webhook_views
+from diary import npc_views, search_views, talk_views, views, webhook_views
 
 app_name = "diary"
 
@@ -23,6 +23,11 @@ urlpatterns = [
     path("<int:pk>/turns/deadline/", views.turn_deadline, name="turn_deadline"),
     path("<int:pk>/posts/", views.post_create, name="post_create"),
     path("<int:pk>/posts/preview/", views.post_preview, name="post_preview"),
+    # Table talk beside the diary: the OOC thread and whispers.
+    path("<int:pk>/ooc/", talk_views.ooc, name="ooc"),
+    path("<int:pk>/whispers/", talk_views.whispers, name="whispers"),
+    path("<int:pk>/whispers/new/", talk_views.whisper_new, name="whisper_new"),
+    path("<int:pk>/whispers/<int:thread_pk>/", talk_views.whisper, name="whisper"),
     path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
     path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),

@@ -16,6 +16,7 @@ Roles, all around one running session S:
 """
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,7 @@ from characters.models import Skill
 from characters.services import sheet_proposal_create
 from config import access_matrix
 from diary import services as diary_services
+from diary import talk_services
 from diary.models import Participation
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
@@ -148,6 +150,15 @@ class World:
         self.secret_roll = make_roll(self.session, self.gm, attribute_roll, secret=True).roll
 
         self.npc, self.npc_modifier = _npc(self.session)
+        # A whisper of the GM's to the player (table talk beside the diary).
+        self.whisper = talk_services.whisper_create(
+            session=self.session,
+            by=self.gm,
+            players=[self.player],
+            subject="Sekret",
+            text="Tylko dla ciebie.",
+            token=uuid.uuid4(),
+        )
         self.portrait = _portrait(self.character)
 
     def kwargs(self, name: str) -> dict:
@@ -181,11 +192,14 @@ class World:
             "diary:post_history": {"pk": self.post.pk},
             "diary:post_link": {"pk": self.post.pk},
             # The player's own notification (the invitation of Druga).
-            "notifications:read": {"pk": self.player.notifications.first().pk},
+            "notifications:read": {
+                "pk": self.player.notifications.filter(kind="invitation").first().pk
+            },
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
+            "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},

@@ -298,3 +298,28 @@ def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
     assert post.turn.number == 3 and post.session.title == SESSION_TITLE
     assert list(posts_matching(gracz, SEARCH_WORD_HIDDEN_FROM_GRACZ)) == []
     assert len(posts_matching(gracz2, SEARCH_WORD_HIDDEN_FROM_GRACZ)) == 1
+
+
+def test_seed_demo_shows_ooc_talk_and_whispers_once(client):
+    """gracz meets table talk: an OOC conversation and a whisper of the GM's, both unread
+    (badges on the session page, the bell); gracz2 sees neither whisper; run twice, once."""
+    from django.urls import reverse
+
+    from diary.models import Notification, TalkMessage, TalkThread
+
+    call_command("seed_demo")
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    assert TalkThread.objects.filter(session=session, kind="ooc").count() == 1
+    assert TalkMessage.objects.filter(thread__session=session, thread__kind="ooc").count() == 4
+    whispers = TalkThread.objects.filter(session=session, kind="whisper")
+    assert whispers.count() == 2
+    User = get_user_model()
+    gracz = User.objects.get(username="gracz")
+    assert Notification.objects.filter(recipient=gracz, kind="whisper", read_at=None).exists()
+    client.force_login(gracz)
+    page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    assert 'data-testid="ooc-unread">4 ' in page and 'data-testid="whispers-unread">1 ' in page
+    client.force_login(User.objects.get(username="gracz2"))
+    listing = client.get(reverse("diary:whispers", args=[session.pk])).content.decode()
+    assert "Co Lirael widzi w mgle" not in listing and "Plan Miry" not in listing
