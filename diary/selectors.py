@@ -54,6 +54,9 @@ class DiaryRolls:
     item_counts: dict[int, int] = field(default_factory=dict)
     entry_forms: dict | None = None
     may_use_items: bool = False
+    # A player's link to the free-form roll page, where the GM allowed it (the GM's link
+    # comes with the entry forms).
+    may_roll_free: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the

@@ -48,6 +48,7 @@ def session_create(
     criticals_enabled: bool,
     npc_mode: str,
     roll_policy: str,
+    players_free_rolls: bool = False,
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
@@ -62,6 +63,7 @@ def session_create(
         criticals_enabled=criticals_enabled,
         npc_mode=npc_mode,
         roll_policy=roll_policy,
+        players_free_rolls=players_free_rolls,
     )
 
 

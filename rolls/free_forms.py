@@ -1,6 +1,7 @@
-"""The GM's free-form roll form: an expression in dice notation, what it is for,
-optionally whom it concerns, and the post it lands in. Every refusal of the engine becomes
-its Polish sentence next to the expression (rolls.messages.notation_error_message)."""
+"""The free-form roll form (the GM's, and a player's where the GM allows it): an expression
+in dice notation, what it is for, optionally whom it concerns, and the post it lands in.
+Every refusal of the engine becomes its Polish sentence next to the expression
+(rolls.messages.notation_error_message)."""
 
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ class FreeRollForm(SignedTokenForm):
         label=_("Into the post"), coerce=int, required=False, empty_value=None
     )
 
-    def __init__(self, *args, characters=(), posts=(), **kwargs):
+    def __init__(self, *args, characters=(), posts=(), secret=True, **kwargs):
         super().__init__(*args, **kwargs)
         self.notation: free_notation.Notation | None = None
         self.fields["character"].choices = [("", _("nobody in particular"))] + [
@@ -55,8 +56,9 @@ class FreeRollForm(SignedTokenForm):
         self.fields["post"].choices = [("", _("my latest post of this turn (or a new one)"))] + [
             (p.pk, _("post #%(id)s") % {"id": p.pk}) for p in posts
         ]
-        # The page is the GM's alone, so the "Rzut tajny" box is always there.
-        self.fields["secret"] = secret_field()
+        # Only the GM rolls in secret: a player's form has no "Rzut tajny" box.
+        if secret:
+            self.fields["secret"] = secret_field()
 
     def clean_expression(self) -> str:
         text = self.cleaned_data["expression"]
