@@ -83,7 +83,7 @@ def test_the_setting_is_off_by_default_and_the_gm_sets_it_in_the_session_setting
 def test_a_player_is_refused_while_the_gm_has_not_allowed_it(table):
     with pytest.raises(PermissionDenied) as refused:
         roll(table, table.alice)
-    assert str(refused.value) == REFUSAL
+    assert str(refused.value) == polish(REFUSAL)
     assert not Roll.objects.exists()
 
 
