@@ -17,6 +17,7 @@ from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
 from django.db.models import Exists
 from django.http import Http404
+from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from config.roles import MODERATOR_GROUP, is_moderator
@@ -39,6 +40,12 @@ from diary.models import (
 from diary.notification_delivery import page_notices_annotations, unread_subquery
 from diary.talk_selectors import talk_unread_annotations
 
+# What a player is told who tries to edit or hide their post of a closed turn.
+CLOSED_TURN_REFUSAL = _(
+    "This turn is closed: its posts can no longer be edited or hidden by their authors. "
+    "Write in the current turn, or ask the GM."
+)
+
 
 @dataclass(frozen=True)
 class PostAccess:
@@ -47,6 +54,12 @@ class PostAccess:
     can_hide: bool
     can_see_revisions: bool
     can_see_hidden_content: bool
+    # The author would edit or hide it, but its turn is closed (CLOSED_TURN_REFUSAL).
+    locked_by_closed_turn: bool = False
+
+    def refusal(self) -> str:
+        """The sentence a refused edit or hide shows: why, when it is the closed turn."""
+        return str(CLOSED_TURN_REFUSAL) if self.locked_by_closed_turn else ""
 
     @property
     def can_see_content(self) -> bool:
@@ -169,13 +182,28 @@ class SessionAccess:
             can_see_revisions = self.is_moderator
         else:
             can_see_revisions = self.can_read and (mine or moderates)
+        # A closed turn (one before the session's current turn) is read-only for its
+        # players: what was written and then rolled on stays as the GM read it. The GM and
+        # the moderators still hide a post; the GM still edits their own narration.
+        locked_for_me = not moderates and self.turn_is_closed(post)
         return PostAccess(
             post=post,
-            can_edit=mine and not post.is_hidden and self.session.is_running and self.can_read,
-            can_hide=not post.is_hidden and self.can_read and (mine or moderates),
+            can_edit=mine
+            and not post.is_hidden
+            and self.session.is_running
+            and self.can_read
+            and not locked_for_me,
+            can_hide=not post.is_hidden
+            and self.can_read
+            and (moderates or (mine and not locked_for_me)),
             can_see_revisions=can_see_revisions,
             can_see_hidden_content=self.is_moderator,
+            locked_by_closed_turn=mine and not post.is_hidden and locked_for_me,
         )
+
+    def turn_is_closed(self, post: Post) -> bool:
+        """The post's turn is over: the session has opened a later one (no query)."""
+        return post.turn_id != self.session.current_turn_id
 
     def participation(self, participation: Participation) -> ParticipationFlags:
         user_id = self.user.pk if self.user.is_authenticated else None

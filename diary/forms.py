@@ -30,7 +30,15 @@ class SessionForm(forms.ModelForm):
 
     class Meta:
         model = GameSession
-        fields = ["title", "description", "system", "criticals_enabled", "npc_mode", "roll_policy"]
+        fields = [
+            "title",
+            "description",
+            "system",
+            "criticals_enabled",
+            "npc_mode",
+            "roll_policy",
+            "players_free_rolls",
+        ]
         widgets = {
             "npc_mode": forms.RadioSelect,
             "roll_policy": forms.RadioSelect,

@@ -71,6 +71,14 @@ class GameSession(models.Model):
     roll_policy = models.CharField(
         _("who may roll"), max_length=20, choices=RollPolicy.choices, default=RollPolicy.GM_ONLY
     )
+    players_free_rolls = models.BooleanField(
+        _("players may make free-form rolls"),
+        default=False,
+        help_text=_(
+            "On = players roll dice notation (e.g. 2k6+1) into their own posts, in the chain "
+            "like every roll."
+        ),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.

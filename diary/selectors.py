@@ -1,5 +1,6 @@
 """Reads for the session pages, each with a fixed number of queries."""
 
+import itertools
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -10,6 +11,7 @@ from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
 from config.roles import is_moderator
+from diary.diffs import word_diff
 from diary.models import (
     DIARY_PAGE_SIZE,
     GameSession,
@@ -54,6 +56,9 @@ class DiaryRolls:
     item_counts: dict[int, int] = field(default_factory=dict)
     entry_forms: dict | None = None
     may_use_items: bool = False
+    # A player's link to the free-form roll page, where the GM allowed it (the GM's link
+    # comes with the entry forms).
+    may_roll_free: bool = False
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
@@ -267,14 +272,18 @@ class PlanPage:
 
 
 def plan_page(session: GameSession) -> PlanPage:
+    submissions = list(
+        PlanSubmission.objects.filter(session=session)
+        .select_related("submitted_by", "reviewed_by")
+        .order_by("-number")
+    )
+    # A resubmission's scenario against the submission before it, word by word.
+    for newer, older in itertools.pairwise(submissions):
+        newer.scenario_diff = word_diff(older.scenario, newer.scenario)
     return PlanPage(
         plan=SessionPlan.objects.filter(session=session).first(),
         npcs=npc_designs(session),
-        submissions=list(
-            PlanSubmission.objects.filter(session=session)
-            .select_related("submitted_by", "reviewed_by")
-            .order_by("-number")
-        ),
+        submissions=submissions,
     )
 
 

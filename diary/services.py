@@ -48,6 +48,7 @@ def session_create(
     criticals_enabled: bool,
     npc_mode: str,
     roll_policy: str,
+    players_free_rolls: bool = False,
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
@@ -62,6 +63,7 @@ def session_create(
         criticals_enabled=criticals_enabled,
         npc_mode=npc_mode,
         roll_policy=roll_policy,
+        players_free_rolls=players_free_rolls,
     )
 
 
@@ -448,9 +450,13 @@ def post_edit(
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
     counting the character's other posts of that turn, not this one's old movement."""
+    # The session's row first, as turn_open_next takes it: an edit never lands in a turn
+    # closed a moment ago.
+    GameSession.objects.select_for_update().get(pk=post.session_id)
     post = Post.objects.select_for_update().select_related("session", "turn").get(pk=post.pk)
-    if not session_access(by, post.session).post(post).can_edit:
-        raise PermissionDenied
+    flags = session_access(by, post.session).post(post)
+    if not flags.can_edit:
+        raise PermissionDenied(flags.refusal())
     _check_narrator(post.session, by, character)
     _check_not_empty(narration, nc_note)
     post.move_actions = _check_movement(
@@ -488,9 +494,11 @@ def post_edit(
 
 @transaction.atomic
 def post_hide(*, post: Post, by, reason: str) -> Post:
+    GameSession.objects.select_for_update().get(pk=post.session_id)
     post = Post.objects.select_for_update().select_related("session").get(pk=post.pk)
-    if not session_access(by, post.session).post(post).can_hide:
-        raise PermissionDenied
+    flags = session_access(by, post.session).post(post)
+    if not flags.can_hide:
+        raise PermissionDenied(flags.refusal())
     post.hidden_at = timezone.now()
     post.hidden_by = by
     post.hidden_reason = reason

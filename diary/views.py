@@ -22,6 +22,7 @@ from diary.access import (
     npc_access,
     sessions_open_to_join,
 )
+from diary.diffs import word_diff
 from diary.forms import (
     HideForm,
     InviteForm,
@@ -567,7 +568,7 @@ def post_preview(request, pk: int):
 def post_edit(request, pk: int):
     access, post_access = access_post(request.user, pk)
     if not post_access.can_edit:
-        raise PermissionDenied
+        raise PermissionDenied(post_access.refusal())
     post = post_access.post
     initial = {
         "character": post.character_id,
@@ -616,7 +617,7 @@ def post_edit(request, pk: int):
 def post_hide(request, pk: int):
     _access, post_access = access_post(request.user, pk)
     if not post_access.can_hide:
-        raise PermissionDenied
+        raise PermissionDenied(post_access.refusal())
     post = post_access.post
     form = HideForm(request.POST)
     if not form.is_valid():
@@ -642,8 +643,14 @@ def post_history(request, pk: int):
     if not post_access.can_see_revisions:
         raise PermissionDenied
     post = post_access.post
-    revisions = post.revisions.select_related("written_by", "character").order_by("-version")
-    return render(request, "diary/post_history.html", {"post": post, "revisions": revisions})
+    revisions = list(post.revisions.select_related("written_by", "character").order_by("version"))
+    # Each version against the one before it, word by word (diary.diffs); newest first.
+    shown = [
+        (revision, word_diff(earlier.narration, revision.narration) if earlier else None)
+        for earlier, revision in zip([None, *revisions], revisions, strict=False)
+    ]
+    shown.reverse()
+    return render(request, "diary/post_history.html", {"post": post, "revisions": shown})
 
 
 # ---------------------------------------------------------------------------

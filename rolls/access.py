@@ -117,6 +117,46 @@ def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) ->
     return diary_permissions.is_player(user, session) if is_player is None else is_player
 
 
+@dataclass(frozen=True)
+class FreeRollAccess:
+    """Who may roll free-form dice (rolls.free_rolls) in one session: its GM always while it
+    runs; its players only where the GM allowed it in the session's settings."""
+
+    is_gm: bool
+    is_player: bool
+    may_roll: bool
+
+    @property
+    def refused_by_setting(self) -> bool:
+        """A player of a running session whose GM has not allowed free-form rolls."""
+        return self.is_player and not self.may_roll
+
+
+def access_free_roll(user, session: GameSession) -> FreeRollAccess:
+    if not user.is_authenticated:
+        return FreeRollAccess(is_gm=False, is_player=False, may_roll=False)
+    is_gm = diary_permissions.is_gm(user, session)
+    is_player = not is_gm and diary_permissions.is_player(user, session)
+    allowed = is_gm or (is_player and session.players_free_rolls)
+    return FreeRollAccess(
+        is_gm=is_gm,
+        is_player=is_player and session.is_running,
+        may_roll=session.is_running and allowed,
+    )
+
+
+def may_roll_free_in_diary(session_access) -> bool:
+    """A player's link to the free-form roll page, from the diary page's SessionAccess (no
+    query): where the GM allowed it, while the session runs."""
+    session = session_access.session
+    return (
+        session.is_running
+        and session.players_free_rolls
+        and session_access.is_player
+        and not session_access.is_gm
+    )
+
+
 def may_write_entries(user, session: GameSession) -> bool:
     """The GM of a running session deals damage, applies effects and grants items
     from the diary (each an entry in the session's chain)."""

@@ -1,6 +1,7 @@
-"""The GM's free-form roll form: an expression in dice notation, what it is for,
-optionally whom it concerns, and the post it lands in. Every refusal of the engine becomes
-its Polish sentence next to the expression (rolls.messages.notation_error_message)."""
+"""The free-form roll form (the GM's, and a player's where the GM allows it): an expression
+in dice notation, what it is for, optionally whom it concerns, and the post it lands in.
+Every refusal of the engine becomes its Polish sentence next to the expression
+(rolls.messages.notation_error_message)."""
 
 from __future__ import annotations
 
@@ -46,16 +47,18 @@ class FreeRollForm(SignedTokenForm):
         label=_("Into the post"), coerce=int, required=False, empty_value=None
     )
 
-    def __init__(self, *args, characters=(), posts=(), **kwargs):
+    def __init__(self, *args, characters=(), posts=(), secret=True, **kwargs):
         super().__init__(*args, **kwargs)
         self.notation: free_notation.Notation | None = None
         self.fields["character"].choices = [("", _("nobody in particular"))] + [
             (c.pk, c.name) for c in characters
         ]
-        # The page is the GM's alone: a roll resolves at the bottom unless a post is chosen.
-        self.fields["post"].choices = post_target_choices(posts, resolves=True)
-        # The page is the GM's alone, so the "Rzut tajny" box is always there.
-        self.fields["secret"] = secret_field()
+        # The GM's roll resolves at the bottom unless a post is chosen; a player's goes
+        # into the action they described.
+        self.fields["post"].choices = post_target_choices(posts, resolves=secret)
+        # Only the GM rolls in secret: a player's form has no "Rzut tajny" box.
+        if secret:
+            self.fields["secret"] = secret_field()
 
     def clean_expression(self) -> str:
         text = self.cleaned_data["expression"]

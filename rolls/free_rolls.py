@@ -4,8 +4,9 @@ encounters — rolled from dice notation (rolls.engine.notation) into the sessio
 One service, `roll_make_free`, with roll_make's guarantees: one transaction under the
 session's row lock, a one-time token (a replay answers with its roll, the same token with
 other inputs is refused), every refusal before any die, and the chain's one writer
-(rolls.services.chain_append). Only the session's GM rolls free-form dice: they are for
-"what the rules leave to the GM"; a player's dice are the system's tests."""
+(rolls.services.chain_append). The session's GM rolls free-form dice ("what the rules leave
+to the GM"); its players too where the GM allowed it in the session's settings
+(GameSession.players_free_rolls), each into their own post, marked as a player's roll."""
 
 from __future__ import annotations
 
@@ -16,13 +17,15 @@ from dataclasses import dataclass
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from diary.models import GameSession, Post
 from diary.services import current_turn
-from rolls.access import access_roll_panel
+from rolls.access import access_free_roll
 from rolls.chain import canonical_json
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import DiceSource, SystemDice
+from rolls.models import PLAYER_ROLLER
 from rolls.selectors import sheets_in_play
 from rolls.services import (
     RollMade,
@@ -33,6 +36,11 @@ from rolls.services import (
 )
 
 LABEL_MAX_LENGTH = 80
+
+FREE_ROLLS_NOT_ALLOWED = gettext_lazy(
+    "The GM has not allowed players to make free-form rolls in this session. "
+    "Your character's dice are rolled from the roll panel."
+)
 
 
 @dataclass(frozen=True)
@@ -67,13 +75,16 @@ def roll_make_free(
     dice: DiceSource | None = None,
 ) -> RollMade:
     """One chain entry (system "free", test "notation"), not an action roll. RuleError for
-    an expression the engine refuses, ValidationError for a label too long or a character
-    not playing, PermissionDenied for anyone but a GM of a running session."""
+    an expression the engine refuses, ValidationError for a label too long, a character
+    not playing (or, for a player, not theirs) or a player's secret roll, PermissionDenied
+    for anyone but the GM of a running session and its players where the GM allowed it."""
     with transaction.atomic():
         locked = lock_session(session)
-        access = access_roll_panel(by, locked)
-        if not (access.may_roll and access.is_gm):
-            raise PermissionDenied
+        access = access_free_roll(by, locked)
+        if not access.may_roll:
+            raise PermissionDenied(FREE_ROLLS_NOT_ALLOWED if access.refused_by_setting else "")
+        if free.secret and not access.is_gm:
+            raise ValidationError({"secret": _("Only the GM rolls in secret.")})
         replayed = replayed_roll(locked, by, token, free.digest())
         if replayed is not None:
             return replayed
@@ -89,6 +100,8 @@ def roll_make_free(
                 raise ValidationError(
                     {"character": _("This character does not play in the session.")}
                 )
+            if not access.is_gm and character.owner_id != by.pk:
+                raise ValidationError({"character": _("You roll only for your own character.")})
             people["a"] = {
                 "id": character.pk,
                 "name": character.name,
@@ -101,12 +114,15 @@ def roll_make_free(
 
         def body(_seq: int) -> dict:
             result = free_notation.roll_notation(parsed, dice or SystemDice())
-            return {
+            record = {
                 "kind": free_notation.TEST,
                 "characters": people,
                 "label": label,
                 "result": result.to_dict(),
             }
+            if not access.is_gm:
+                record["roller"] = PLAYER_ROLLER
+            return record
 
         roll = chain_append(
             locked,

@@ -1,5 +1,6 @@
-"""The GM's free-form roll page: type an expression, see what it means, roll it
-into the session's chain (rolls.free_rolls.roll_make_free)."""
+"""The free-form roll page (the GM's; a player's where the GM allows it): type an
+expression, see what it means, roll it into the session's chain
+(rolls.free_rolls.roll_make_free)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from rolls import access as rolls_access
 from rolls import services
 from rolls.engine.errors import RuleError
 from rolls.free_forms import FreeRollForm, parsed_expression
-from rolls.free_rolls import roll_make_free
+from rolls.free_rolls import FREE_ROLLS_NOT_ALLOWED, roll_make_free
 from rolls.messages import notation_error_message
 from rolls.presenters import notation_summary
 from rolls.secret import SECRET_TEST
@@ -37,9 +38,12 @@ def free_roll(request, pk: int):
     """GET: the form (htmx: only the preview of `?expression=`); POST: roll, or, with
     `preview` (no JavaScript), show the form again with the preview and roll nothing."""
     session = _session_for_reader(request, pk)
-    access = rolls_access.access_roll_panel(request.user, session)
-    if not (access.may_roll and access.is_gm):
-        raise PermissionDenied  # free-form dice are the GM's (docs/decisions.md)
+    access = rolls_access.access_free_roll(request.user, session)
+    if access.refused_by_setting:
+        # A player is told why, not shown a bare refusal (docs/decisions.md, free-form dice).
+        raise PermissionDenied(FREE_ROLLS_NOT_ALLOWED)
+    if not access.may_roll:
+        raise PermissionDenied
     if request.method == "GET" and request.htmx:
         summary, error = _preview(request.GET.get("expression", ""))
         return render(
@@ -49,7 +53,9 @@ def free_roll(request, pk: int):
         )
     turn = current_turn(session)
     posts = own_posts_in_turn(session, request.user, turn)
-    characters = list(sheets_in_play(session).values())
+    characters = [
+        c for c in sheets_in_play(session).values() if access.is_gm or c.owner_id == request.user.pk
+    ]
     posted = request.method == "POST"
     form = FreeRollForm(
         request.POST if posted else None,
@@ -57,6 +63,7 @@ def free_roll(request, pk: int):
         session=session,
         characters=characters,
         posts=posts,
+        secret=access.is_gm,
         initial={"expression": request.GET.get("expression", "")[:200]},
     )
     # The live preview (htmx): the expression's meaning, or its refusal, under the field.
@@ -110,6 +117,7 @@ def free_roll(request, pk: int):
             "show_errors": posted,
             "hide_errors": not posted,
             "has_turn": turn is not None,
+            "is_gm": access.is_gm,
         },
         status=status,
     )

@@ -19,6 +19,14 @@ from rolls import signing
 # holds the kind.
 ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use")
 
+# A free-form roll's record `roller` when a player made it (rolls.free_rolls); the GM's
+# records have no `roller`, as they had before players could roll free-form dice.
+PLAYER_ROLLER = "player"
+
+
+def is_player_free_roll(record: dict) -> bool:
+    return record.get("roller") == PLAYER_ROLLER
+
 
 def is_entry_record(record: dict) -> bool:
     """A diary entry's record (it holds "entry" and no die); a case roll's mode may share a

@@ -20,7 +20,7 @@ from characters.numbers import with_minus
 from diary.page_cache import memo
 from rolls import registry
 from rolls.engine import notation as free_notation
-from rolls.models import is_entry_record
+from rolls.models import is_entry_record, is_player_free_roll
 from rolls.secret import commitment_matches, is_reveal_record, is_secret_record
 
 # What the chain holds besides the systems' rolls, by kind.
@@ -300,6 +300,8 @@ def _roll_view(roll) -> RollView:
         return view
     if kind == free_notation.TEST:  # Roll.system is the session's; the result's is "free"
         view.free = free_view(record)
+        if is_player_free_roll(record):
+            view.kind = _("Player's free-form roll")
         return view
     system = registry.system_for(roll.system)
     if system is None:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import models
 from django.db.models import Count
@@ -16,12 +16,15 @@ from rolls import initiative_selectors, registry
 from rolls.access import (
     fight_access_in_diary,
     may_open_item_use,
+    may_roll_free_in_diary,
     may_roll_in_diary,
     may_write_entries_in_diary,
 )
+from rolls.engine import notation as free_notation
 from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
-from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
+from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk, is_player_free_roll
 from rolls.presenters import rendered_roll
+from rolls.secret import REVEAL_TEST
 
 
 def sheets_in_play(session, ids=None) -> dict[int, Character]:
@@ -202,6 +205,7 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
             _entry_forms(access, entry_character) if may_write_entries_in_diary(access) else None
         ),
         may_use_items=may_open_item_use(access),
+        may_roll_free=may_roll_free_in_diary(access),
     )
 
 
@@ -373,3 +377,43 @@ def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
 
 def session_rolls(session):
     return Roll.objects.filter(session=session).select_related("post", "rolled_by").order_by("seq")
+
+
+@dataclass
+class FreeRollStats:
+    """One roller's free-form rolls in the moderators' audit, per die size: how many rolls,
+    how many dice of each size and their mean face against a fair die's."""
+
+    username: str
+    by_player: bool
+    rolls: int = 0
+    faces: dict[int, list[int]] = field(default_factory=dict)  # die size → every face
+
+    @property
+    def dice(self) -> list[tuple[int, int, float, float]]:
+        """(die size, dice rolled, mean face, a fair die's mean), smallest die first."""
+        return [
+            (size, len(seen), sum(seen) / len(seen), (size + 1) / 2)
+            for size, seen in sorted(self.faces.items())
+        ]
+
+
+def free_roll_stats(session) -> list[FreeRollStats]:
+    """Every roller's free-form rolls (the GM's and, where allowed, each player's), read
+    from the records in one query; a secret roll counts once revealed, as its reveal."""
+    stats: dict[tuple[str, bool], FreeRollStats] = {}
+    rows = Roll.objects.filter(session=session, test__in=(free_notation.TEST, REVEAL_TEST))
+    for record in rows.values_list("record", flat=True):
+        try:
+            shown = record["reveals"]["record"] if "reveals" in record else record
+            if shown.get("kind") != free_notation.TEST:
+                continue
+            key = (record["rolled_by"]["username"], is_player_free_roll(shown))
+            row = stats.setdefault(key, FreeRollStats(*key))
+            row.rolls += 1
+            for term in shown["result"]["terms"]:
+                for die in term.get("dice", ()):
+                    row.faces.setdefault(term["faces"], []).append(die["face"])
+        except (KeyError, TypeError, AttributeError):
+            continue  # a damaged record; the chain report names it
+    return sorted(stats.values(), key=lambda s: (not s.by_player, s.username))

@@ -292,6 +292,8 @@ def audit(request, pk: int):
             # The system's own figures of its dice, and the legend of its marks.
             "audit_template": system.audit_template if system else "",
             "stats": system.audit(session) if system and system.audit else None,
+            # Free-form dice, per roller (the GM's, and each player's where allowed).
+            "free_stats": selectors.free_roll_stats(session),
             "legend_template": system.legend_template if system else "",
             "legend": system.legend if system else None,
         },

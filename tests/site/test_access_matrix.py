@@ -383,3 +383,46 @@ def test_only_the_gm_answers_or_declines_a_request(world, what):
                 assert ask.status == closed, (role, response.status_code)
             transaction.set_rollback(True)
     assert observed == ANSWER_EXPECTED
+
+
+def _answers(world, name: str, method: str, kwargs: dict) -> dict[str, str]:
+    url = reverse(name, kwargs=kwargs)
+    observed = {}
+    for role in ROLES:
+        client = world.client(role)
+        with transaction.atomic():
+            before = database_state()
+            response = client.get(url) if method == "GET" else client.post(url, {})
+            observed[role] = outcome(response)
+            if observed[role] in REFUSED:
+                assert database_state() == before, f"{role} {method} {url} was refused but wrote"
+            transaction.set_rollback(True)
+    return observed
+
+
+# The matrix's cells where the session's state, not only the role, changes the answer.
+FREE_ROLLS_ALLOWED = {
+    ("GET",): {"player": "200", "gm": "200", "other_player": "404", "moderator": "403"},
+    ("POST",): {"player": "400", "gm": "400", "other_player": "404", "moderator": "403"},
+}
+
+
+@pytest.mark.parametrize("method", ["GET", "POST"])
+def test_where_the_gm_allows_free_rolls_the_player_opens_the_page(world, method):
+    from diary.models import GameSession
+
+    GameSession.objects.filter(pk=world.session.pk).update(players_free_rolls=True)
+    observed = _answers(world, "rolls:free", method, {"pk": world.session.pk})
+    expected = FREE_ROLLS_ALLOWED[(method,)]
+    assert {role: observed[role] for role in expected} == expected
+
+
+def test_a_closed_turns_post_is_no_longer_its_players_to_edit_or_hide(world):
+    diary_services.turn_open_next(session=world.session, by=world.gm)
+    kwargs = {"pk": world.post.pk}
+    edit_get = _answers(world, "diary:post_edit", "GET", kwargs)
+    edit_post = _answers(world, "diary:post_edit", "POST", kwargs)
+    hide = _answers(world, "diary:post_hide", "POST", kwargs)
+    assert edit_get["player"] == edit_post["player"] == hide["player"] == "403"
+    # The GM and the moderators still hide it, as in the open turn.
+    assert (hide["gm"], hide["moderator"]) == ("302", "302")

@@ -776,6 +776,25 @@ def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
             ),
             token=uuid.uuid4(),
         )
+    # The GM allows players' free-form rolls here: a player rolls one into their own post,
+    # marked as theirs in the diary and counted per player in the audit.
+    GameSession.objects.filter(pk=session.pk).update(players_free_rolls=True)
+    session.refresh_from_db()
+    player = characters[DEMO_PLAYER_FREE_ROLL[2]]
+    roll_make_free(
+        session=session,
+        by=player.owner,
+        free=FreeRoll(
+            expression=DEMO_PLAYER_FREE_ROLL[0],
+            label=DEMO_PLAYER_FREE_ROLL[1],
+            character_id=player.pk,
+        ),
+        token=uuid.uuid4(),
+    )
+
+
+# A player's free-form roll in the demo session (the GM allows them there).
+DEMO_PLAYER_FREE_ROLL = ("2k6+1", "Ile monet wypada z sakiewki", "Borys")
 
 
 # The demo player has read all but the last few posts others wrote, so the home
