@@ -419,10 +419,14 @@ def participation_decide(request, pk: int, decision: str):
     if not flags.can_decide:
         raise PermissionDenied
     participation = flags.participation
-    services.participation_decide(
-        participation=participation, by=request.user, accept=decision == "accept"
-    )
-    messages.success(request, _("Answer saved."))
+    try:
+        services.participation_decide(
+            participation=participation, by=request.user, accept=decision == "accept"
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, _("Answer saved."))
     if participation.session.gm_id == request.user.pk:
         return redirect("diary:participants", pk=participation.session_id)
     return redirect("home")
