@@ -610,6 +610,7 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
 # a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
 STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
 DEMO_FIGHT_NAME = "Wilki u brodu"
+STAND_IN_SESSION_HERO = "Jarogniew"
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
@@ -625,14 +626,34 @@ def seed_stand_in_session(users: dict) -> GameSession:
         npc_mode=NpcMode.GM_CHARACTER,
         roll_policy=RollPolicy.GM_ONLY,
     )
-    borys = Character.objects.get(owner=users["gracz2"], name="Borys")
-    participation = diary_services.participation_invite(session=session, by=gm, character=borys)
-    diary_services.participation_decide(participation=participation, by=borys.owner, accept=True)
+    system = RuleSystem.FORUM1000
+    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
+    # Borys plays in the first demo session; a character plays in one running session at
+    # a time, so gracz2 brings his second character here.
+    hero = character_services.character_create(
+        owner=users["gracz2"],
+        system=system,
+        values={
+            "name": STAND_IN_SESSION_HERO,
+            "description": "Myśliwy znad brodu, druga postać gracza Borysa.",
+            "hp_current": 100,
+            "hp_max": 100,
+            "attributes": {
+                attributes[name]: value
+                for name, value in zip(
+                    ATTRIBUTE_ORDER, [500, 560, 600, 680, 580, 400, 420, 500], strict=True
+                )
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    participation = diary_services.participation_invite(session=session, by=gm, character=hero)
+    diary_services.participation_decide(participation=participation, by=hero.owner, accept=True)
     for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
         by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
         session = diary_services.session_transition(session=session, by=by, to=status)
-    system = RuleSystem.FORUM1000
-    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
     values = [520, 560, 700, 600, 450, 200, 150, 400]
     sheet = character_services.character_create(
         owner=gm,
@@ -662,13 +683,13 @@ def seed_stand_in_session(users: dict) -> GameSession:
         session=session,
         author=gm,
         character=None,
-        narration="Z mgły wychodzi **Basior**, a za nim wataha. Borys dobywa broni.",
+        narration="Z mgły wychodzi **Basior**, a za nim wataha. Jarogniew dobywa broni.",
         nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
     )
     strength = attributes["Siła"].pk
     # The initiative roll opens a fight that is left running (docs/decisions.md).
     initiative = RollRequest(
-        kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
+        kind="initiative", initiative=(InitiativeLine(hero.pk), InitiativeLine(sheet.pk))
     )
     roll_make(
         session=session,
@@ -679,7 +700,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
     opposed = RollRequest(
         kind="opposed",
         a=SideRequest(sheet.pk, "attribute", (strength,)),
-        b=SideRequest(borys.pk, "attribute", (strength,)),
+        b=SideRequest(hero.pk, "attribute", (strength,)),
     )
     roll_make(session=session, by=gm, case=case_for(session, opposed), token=uuid.uuid4())
     return session
