@@ -534,3 +534,8 @@ def npc_designs(session: GameSession) -> list[dict]:
         }
         for npc in npcs
     ]
+
+
+def players_count(session: GameSession) -> int:
+    """How many characters play in the session: what its public page tells an applicant."""
+    return session.participations.filter(status=ParticipationStatus.ACCEPTED).count()

@@ -245,7 +245,13 @@ def _npc_context(access: SessionAccess) -> dict:
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk, roster=True, reading=True)
+    access = access_session(request.user, pk, roster=True, reading=True, card_only=True)
+    if not access.can_read:
+        # Someone who may see the card but not the diary: a page that says the diary is
+        # its table's and leads to the session's public page, not a bare refusal.
+        return render(
+            request, "diary/session_private.html", {"session": access.session}, status=403
+        )
     return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
@@ -403,6 +409,9 @@ def session_join(request, pk: int):
         "diary/session_join.html",
         {
             "session": session,
+            "pitch": render_narration(session.description) if session.description else "",
+            "players": selectors.players_count(session),
+            "deadline": session.current_turn.deadline if session.current_turn else None,
             "form": form,
             "characters": characters,
             "has_any": bool(characters)
