@@ -249,19 +249,26 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
 
 
 @transaction.atomic
-def participation_request(*, session: GameSession, by, character: Character) -> Participation:
+def participation_request(
+    *, session: GameSession, by, character: Character, message: str = ""
+) -> Participation:
     session = GameSession.objects.select_for_update().get(pk=session.pk)
     if character.owner_id != by.pk or not session_access(by, session).can_see_card:
         raise PermissionDenied
     _check_character_fits(session, character)
     _check_not_playing_elsewhere(session, character)
     participation = _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
+    participation.message = message.strip()
+    participation.gm_note = ""
+    participation.save(update_fields=["message", "gm_note"])
     notifications.notify_join_request(participation, by=by)
     return participation
 
 
 @transaction.atomic
-def participation_decide(*, participation: Participation, by, accept: bool) -> Participation:
+def participation_decide(
+    *, participation: Participation, by, accept: bool, note: str = ""
+) -> Participation:
     """An invitation is answered by the owner, a request by the GM (diary.access)."""
     flags = access_participation(by, participation.pk, lock=True)
     participation = flags.participation
@@ -271,7 +278,12 @@ def participation_decide(*, participation: Participation, by, accept: bool) -> P
         _check_not_playing_elsewhere(participation.session, participation.character)
     participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
-    participation.save(update_fields=["status", "decided_at"])
+    update = ["status", "decided_at"]
+    if by.pk != participation.character.owner_id:
+        # The GM's answer to an application carries a note the applicant reads.
+        participation.gm_note = note.strip()
+        update.append("gm_note")
+    participation.save(update_fields=update)
     notifications.notify_participation_decided(participation, by=by)
     return participation
 

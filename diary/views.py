@@ -23,6 +23,7 @@ from diary.access import (
     sessions_open_to_join,
 )
 from diary.forms import (
+    DecisionNoteForm,
     HideForm,
     InviteForm,
     JoinForm,
@@ -397,7 +398,10 @@ def session_join(request, pk: int):
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
-                session=session, by=request.user, character=form.cleaned_data["character"]
+                session=session,
+                by=request.user,
+                character=form.cleaned_data["character"],
+                message=form.cleaned_data["message"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
@@ -414,6 +418,7 @@ def session_join(request, pk: int):
             "deadline": session.current_turn.deadline if session.current_turn else None,
             "form": form,
             "characters": characters,
+            "applications": selectors.my_applications(request.user, session),
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },
@@ -428,9 +433,15 @@ def participation_decide(request, pk: int, decision: str):
     if not flags.can_decide:
         raise PermissionDenied
     participation = flags.participation
+    note_form = DecisionNoteForm(request.POST)
     try:
+        if not note_form.is_valid():
+            raise ValidationError(note_form.errors["note"])
         services.participation_decide(
-            participation=participation, by=request.user, accept=decision == "accept"
+            participation=participation,
+            by=request.user,
+            accept=decision == "accept",
+            note=note_form.cleaned_data["note"],
         )
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
