@@ -80,3 +80,14 @@ def test_seed_demo_plays_each_character_in_one_running_session_at_most():
     ).annotate(sessions=Count("participations"))
     assert busy.exists()
     assert [c.name for c in busy if c.sessions > 1] == []
+
+
+def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
+    from diary.models import GameSession, Participation
+    from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
+
+    call_command("seed_demo", stdout=io.StringIO())
+    session = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
+    assert "**Wilcze Pola**" in session.description
+    application = Participation.objects.get(session=session)
+    assert application.status == "requested" and application.message

@@ -133,6 +133,7 @@ class Command(BaseCommand):
             if not present:
                 self._session(users)
                 seed_stand_in_session(users)
+                seed_application(users)
                 seed_search_words(users)
             # A running session of each other system (added to an older demo too).
             systems_present = GameSession.objects.filter(
@@ -611,6 +612,57 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
 STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
 DEMO_FIGHT_NAME = "Wilki u brodu"
 STAND_IN_SESSION_HERO = "Jarogniew"
+
+
+APPLICATION_SESSION_TITLE = "Karawana do Ostrogu"
+
+
+def seed_application(users: dict) -> GameSession:
+    """A session with a pitch a player applied to: the GM has an application to answer."""
+    gm = users["gm"]
+    session = diary_services.session_create(
+        gm=gm,
+        title=APPLICATION_SESSION_TITLE,
+        description=(
+            "Karawana kupca Welfa wyrusza o świcie przez **Wilcze Pola**.\n\n"
+            "- szukamy dwóch, trzech strażników i kogoś, kto zna drogę,\n"
+            "- posty co najmniej co dwa dni, tura trwa tydzień."
+        ),
+        system=RuleSystem.FORUM1000,
+        criticals_enabled=True,
+        npc_mode=NpcMode.FIXED_MODIFIERS,
+        roll_policy=RollPolicy.GM_ONLY,
+    )
+    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
+        session = diary_services.session_transition(session=session, by=by, to=status)
+    attributes = {a.name: a for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
+    applicant = character_services.character_create(
+        owner=users["gracz3"],
+        system=RuleSystem.FORUM1000,
+        values={
+            "name": "Zbyszko",
+            "description": "Przewodnik karawan, zna Wilcze Pola.",
+            "hp_current": 90,
+            "hp_max": 90,
+            "attributes": {
+                attributes[name]: value
+                for name, value in zip(
+                    ATTRIBUTE_ORDER, [520, 540, 580, 600, 560, 450, 500, 480], strict=True
+                )
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    diary_services.participation_request(
+        session=session,
+        by=users["gracz3"],
+        character=applicant,
+        message="Zbyszko prowadził już trzy karawany przez Wilcze Pola. Piszę codziennie.",
+    )
+    return session
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
