@@ -549,3 +549,13 @@ def my_applications(user, session: GameSession) -> list[Participation]:
         .select_related("character")
         .order_by("character__name")
     )
+
+
+def sessions_applied_to(user) -> set[int]:
+    """Ids of the sessions where one of the user's characters asks to join (the list marks
+    them, one query however many sessions)."""
+    return set(
+        Participation.objects.filter(
+            character__owner=user, status=ParticipationStatus.REQUESTED
+        ).values_list("session_id", flat=True)
+    )

@@ -79,6 +79,7 @@ def session_list(request):
         {
             "sessions": sessions,
             "joinable": sessions_open_to_join(request.user, sessions),
+            "applied": selectors.sessions_applied_to(request.user),
         },
     )
 

@@ -86,3 +86,19 @@ def test_an_overlong_application_message_is_refused_next_to_the_field(
     )
     assert response.status_code == 400
     assert not Participation.objects.exists()
+
+
+def test_the_list_marks_the_sessions_the_player_asked_to_join(
+    make_user, make_character, make_session, client_for
+):
+    from diary import services
+
+    gm, player = make_user(), make_user()
+    character = make_character(player)
+    asked = make_session(gm, title="Zapytana")
+    other = make_session(gm, title="Inna")
+    services.participation_request(session=asked, by=player, character=character)
+    page = client_for(player).get(reverse("diary:session_list")).content.decode()
+    assert f'data-testid="applied-{asked.pk}"' in page
+    assert f'data-testid="applied-{other.pk}"' not in page
+    assert polish("your request waits") in page
