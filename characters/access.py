@@ -24,6 +24,7 @@ _read_rules: list[AccessRule] = []
 _tend_rules: list[AccessRule] = []
 _in_play_rules: list = []  # character -> bool: it plays in a running session
 _tended_queries: list = []  # user -> queryset of the characters the user tends
+_play_places: list = []  # character -> (session title, GM's username) | None
 _diary_links: list = []  # (user, character) -> [(title, url)] of the diaries tending it
 
 
@@ -54,6 +55,21 @@ def register_diary_links(query) -> None:
     session, tends the character through the diary's entries."""
     if query not in _diary_links:
         _diary_links.append(query)
+
+
+def register_play_place(query) -> None:
+    """character -> (session title, GM's username) of the running session it plays in."""
+    if query not in _play_places:
+        _play_places.append(query)
+
+
+def play_place(character) -> tuple[str, str] | None:
+    """Where the character plays now, to name whom the owner's edits wait for."""
+    for query in _play_places:
+        place = query(character)
+        if place is not None:
+            return place
+    return None
 
 
 def diary_links(user, character) -> list[tuple[str, str]]:

@@ -8,7 +8,7 @@ from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors, services
-from characters.access import CharacterAccess, access_character, diary_links
+from characters.access import CharacterAccess, access_character, diary_links, play_place
 from characters.forms import (
     CharacterForm,
     FreeEffectForm,
@@ -106,7 +106,12 @@ def character_edit(request, pk: int):
     return render(
         request,
         "characters/character_form.html",
-        {"form": form, "character": character, "access": access},
+        {
+            "form": form,
+            "character": character,
+            "access": access,
+            "play_place": play_place(character) if access.can_propose else None,
+        },
         status=400 if form.is_bound else 200,  # a failed POST: errors next to the fields
     )
 
@@ -139,6 +144,7 @@ def _render_sheet(request, access: CharacterAccess, status: int = 200, **bound_f
             "pending": pending,
             # In play the GM tends the character in the diary, not on the sheet.
             "diary_links": diary_links(request.user, character) if access.tends_in_diary else [],
+            "play_place": play_place(character) if access.can_propose else None,
             "last_decided": selectors.last_decided_proposal(character)
             if access.is_owner and not pending
             else None,

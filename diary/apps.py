@@ -15,3 +15,4 @@ class DiaryConfig(AppConfig):
         access.register_in_play_rule(permissions.plays_in_running_session)
         access.register_tended_query(permissions.characters_tended_by)
         access.register_diary_links(permissions.diary_links_for_tending)
+        access.register_play_place(permissions.running_session_of)

@@ -124,6 +124,9 @@ class InviteForm(forms.Form):
         return cleaned
 
 
+APPLICATION_TEXT_MAX_LENGTH = 4000
+
+
 class JoinForm(forms.Form):
     character = forms.ModelChoiceField(
         label=_("Your character"),
@@ -138,6 +141,24 @@ class JoinForm(forms.Form):
         ).order_by("name")
         if len(characters) == 1 and not self.is_bound:
             self.initial["character"] = characters[0].pk
+
+    message = forms.CharField(
+        label=_("Message to the GM"),
+        required=False,
+        max_length=APPLICATION_TEXT_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 4}),
+        help_text=_("Who you are as a player, what you like, how often you post."),
+    )
+
+
+class DecisionNoteForm(forms.Form):
+    """The GM's note with an answer to an application (the applicant reads it)."""
+
+    note = forms.CharField(
+        label=_("Note to the player"),
+        required=False,
+        max_length=APPLICATION_TEXT_MAX_LENGTH,
+    )
 
 
 MOVE_METRES_MAX = 10_000  # far past any turn's reach; the service says how far is allowed

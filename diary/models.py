@@ -162,6 +162,9 @@ class Participation(models.Model):
         Character, on_delete=models.PROTECT, related_name="participations"
     )
     status = models.CharField(_("status"), max_length=20, choices=ParticipationStatus.choices)
+    # An application's message to the GM, and the GM's note with the answer.
+    message = models.TextField(_("message to the GM"), blank=True, default="")
+    gm_note = models.TextField(_("GM's note"), blank=True, default="")
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
 

@@ -73,6 +73,10 @@ def notification_text(notification: Notification) -> str:
     if kind == NotificationKind.JOIN_REQUEST:
         return _("%(actor)s asks for %(character)s to join “%(session)s”.") % a
     if kind == NotificationKind.PARTICIPATION_DECIDED:
+        if a.get("note"):
+            if a.get("accepted"):
+                return _("%(actor)s accepted %(character)s in “%(session)s”: %(note)s") % a
+            return _("%(actor)s declined %(character)s in “%(session)s”: %(note)s") % a
         if a.get("accepted"):
             return _("%(actor)s accepted %(character)s in “%(session)s”.") % a
         return _("%(actor)s declined %(character)s in “%(session)s”.") % a

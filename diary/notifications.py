@@ -267,6 +267,7 @@ def notify_participation_decided(participation: Participation, *, by) -> None:
         args={
             "character": participation.character.name,
             "accepted": participation.status == ParticipationStatus.ACCEPTED,
+            "note": participation.gm_note if recipient.pk == owner.pk else "",
         },
     )
 

@@ -90,3 +90,19 @@ def plays_in_running_session(character) -> bool:
         status=ParticipationStatus.ACCEPTED,
         session__status=SessionStatus.RUNNING,
     ).exists()
+
+
+def running_session_of(character) -> tuple[str, str] | None:
+    """(session title, GM's username) of the running session the character plays in (one
+    at most: diary.services refuses a second), for the sheet's "edits wait for" line."""
+    session = (
+        GameSession.objects.filter(
+            participations__character=character,
+            participations__status=ParticipationStatus.ACCEPTED,
+            status=SessionStatus.RUNNING,
+        )
+        .select_related("gm")
+        .order_by("pk")
+        .first()
+    )
+    return (session.title, session.gm.username) if session else None

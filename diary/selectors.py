@@ -548,3 +548,28 @@ def npc_designs(session: GameSession) -> list[dict]:
         }
         for npc in npcs
     ]
+
+
+def players_count(session: GameSession) -> int:
+    """How many characters play in the session: what its public page tells an applicant."""
+    return session.participations.filter(status=ParticipationStatus.ACCEPTED).count()
+
+
+def my_applications(user, session: GameSession) -> list[Participation]:
+    """The user's characters on the session's list, with the GM's note: an applicant sees
+    how the application went on the session's public page."""
+    return list(
+        Participation.objects.filter(session=session, character__owner=user)
+        .select_related("character")
+        .order_by("character__name")
+    )
+
+
+def sessions_applied_to(user) -> set[int]:
+    """Ids of the sessions where one of the user's characters asks to join (the list marks
+    them, one query however many sessions)."""
+    return set(
+        Participation.objects.filter(
+            character__owner=user, status=ParticipationStatus.REQUESTED
+        ).values_list("session_id", flat=True)
+    )

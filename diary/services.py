@@ -136,6 +136,8 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
         )
     if to not in session_allowed_transitions(session=session, user=by):
         raise PermissionDenied
+    if to == SessionStatus.RUNNING:
+        _check_cast_free_to_start(session)
     source = session.status
     session.status = to
     session.save(update_fields=["status", "updated_at"])
@@ -164,6 +166,53 @@ def _check_character_fits(session: GameSession, character: Character) -> None:
         raise ValidationError(
             {"character": _("This sheet is an NPC's stand-in: it never joins as a participant.")}
         )
+
+
+def _running_elsewhere(session: GameSession, character: Character) -> GameSession | None:
+    """The running session, other than this one, the character plays in: its HP, effects
+    and potions belong to one story, so it plays in one running session at a time."""
+    return (
+        GameSession.objects.filter(
+            participations__character=character,
+            participations__status=ParticipationStatus.ACCEPTED,
+            status=SessionStatus.RUNNING,
+        )
+        .exclude(pk=session.pk)
+        .first()
+    )
+
+
+def _check_not_playing_elsewhere(session: GameSession, character: Character) -> None:
+    """Asking, inviting and accepting all refuse a character busy in a running session.
+    The character's row lock serialises two sessions accepting it at the same moment."""
+    Character.objects.select_for_update().filter(pk=character.pk).first()
+    elsewhere = _running_elsewhere(session, character)
+    if elsewhere is not None:
+        raise ValidationError(
+            {
+                "character": _(
+                    "This character already plays in the running session “%(session)s”; it "
+                    "plays in one running session at a time."
+                )
+                % {"session": elsewhere.title}
+            }
+        )
+
+
+def _check_cast_free_to_start(session: GameSession) -> None:
+    """A session starts only if none of its characters plays in another running session."""
+    for participation in session.participations.filter(
+        status=ParticipationStatus.ACCEPTED
+    ).select_related("character"):
+        elsewhere = _running_elsewhere(session, participation.character)
+        if elsewhere is not None:
+            raise ValidationError(
+                _(
+                    "%(character)s already plays in the running session “%(session)s”; a "
+                    "character plays in one running session at a time."
+                )
+                % {"character": participation.character.name, "session": elsewhere.title}
+            )
 
 
 def _reopen_or_create(session: GameSession, character: Character, status: str) -> Participation:
@@ -195,32 +244,48 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     _check_character_fits(session, character)
+    _check_not_playing_elsewhere(session, character)
     participation = _reopen_or_create(session, character, ParticipationStatus.INVITED)
     notifications.notify_invitation(participation, by=by)
     return participation
 
 
 @transaction.atomic
-def participation_request(*, session: GameSession, by, character: Character) -> Participation:
+def participation_request(
+    *, session: GameSession, by, character: Character, message: str = ""
+) -> Participation:
     session = GameSession.objects.select_for_update().get(pk=session.pk)
     if character.owner_id != by.pk or not session_access(by, session).can_see_card:
         raise PermissionDenied
     _check_character_fits(session, character)
+    _check_not_playing_elsewhere(session, character)
     participation = _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
+    participation.message = message.strip()
+    participation.gm_note = ""
+    participation.save(update_fields=["message", "gm_note"])
     notifications.notify_join_request(participation, by=by)
     return participation
 
 
 @transaction.atomic
-def participation_decide(*, participation: Participation, by, accept: bool) -> Participation:
+def participation_decide(
+    *, participation: Participation, by, accept: bool, note: str = ""
+) -> Participation:
     """An invitation is answered by the owner, a request by the GM (diary.access)."""
     flags = access_participation(by, participation.pk, lock=True)
     participation = flags.participation
     if not flags.can_decide:
         raise PermissionDenied
+    if accept:
+        _check_not_playing_elsewhere(participation.session, participation.character)
     participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
-    participation.save(update_fields=["status", "decided_at"])
+    update = ["status", "decided_at"]
+    if by.pk != participation.character.owner_id:
+        # The GM's answer to an application carries a note the applicant reads.
+        participation.gm_note = note.strip()
+        update.append("gm_note")
+    participation.save(update_fields=update)
     notifications.notify_participation_decided(participation, by=by)
     return participation
 

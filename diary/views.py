@@ -24,6 +24,7 @@ from diary.access import (
 )
 from diary.diffs import word_diff
 from diary.forms import (
+    DecisionNoteForm,
     HideForm,
     InviteForm,
     JoinForm,
@@ -79,6 +80,7 @@ def session_list(request):
         {
             "sessions": sessions,
             "joinable": sessions_open_to_join(request.user, sessions),
+            "applied": selectors.sessions_applied_to(request.user),
         },
     )
 
@@ -249,7 +251,13 @@ def _npc_context(access: SessionAccess) -> dict:
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk, roster=True, reading=True)
+    access = access_session(request.user, pk, roster=True, reading=True, card_only=True)
+    if not access.can_read:
+        # Someone who may see the card but not the diary: a page that says the diary is
+        # its table's and leads to the session's public page, not a bare refusal.
+        return render(
+            request, "diary/session_private.html", {"session": access.session}, status=403
+        )
     return render(request, "diary/session_detail.html", _diary_context(request, access))
 
 
@@ -395,7 +403,10 @@ def session_join(request, pk: int):
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
-                session=session, by=request.user, character=form.cleaned_data["character"]
+                session=session,
+                by=request.user,
+                character=form.cleaned_data["character"],
+                message=form.cleaned_data["message"],
             )
         except ValidationError as error:
             apply_service_errors(form, error)
@@ -407,8 +418,12 @@ def session_join(request, pk: int):
         "diary/session_join.html",
         {
             "session": session,
+            "pitch": render_narration(session.description) if session.description else "",
+            "players": selectors.players_count(session),
+            "deadline": session.current_turn.deadline if session.current_turn else None,
             "form": form,
             "characters": characters,
+            "applications": selectors.my_applications(request.user, session),
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },
@@ -423,10 +438,20 @@ def participation_decide(request, pk: int, decision: str):
     if not flags.can_decide:
         raise PermissionDenied
     participation = flags.participation
-    services.participation_decide(
-        participation=participation, by=request.user, accept=decision == "accept"
-    )
-    messages.success(request, _("Answer saved."))
+    note_form = DecisionNoteForm(request.POST)
+    try:
+        if not note_form.is_valid():
+            raise ValidationError(note_form.errors["note"])
+        services.participation_decide(
+            participation=participation,
+            by=request.user,
+            accept=decision == "accept",
+            note=note_form.cleaned_data["note"],
+        )
+    except ValidationError as error:
+        messages.error(request, " ".join(error.messages))
+    else:
+        messages.success(request, _("Answer saved."))
     if participation.session.gm_id == request.user.pk:
         return redirect("diary:participants", pk=participation.session_id)
     return redirect("home")

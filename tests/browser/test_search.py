@@ -75,8 +75,11 @@ def test_a_player_finds_a_word_from_turn_3_and_nothing_from_a_session_they_canno
     expect(page.get_by_test_id("search-results")).to_have_count(0)
 
 
-def test_the_diary_sidebar_searches_only_this_session(page, table, make_session, words):
-    second = make_session(table.gm, [table.lirael], title="Druga sesja")
+def test_the_diary_sidebar_searches_only_this_session(
+    page, table, make_session, make_character, words
+):
+    # Lirael plays in the first session; a character plays in one running session at a time.
+    second = make_session(table.gm, [make_character(table.alice, "Ilse")], title="Druga sesja")
     diary_services.post_create(
         session=second, author=table.gm, character=None, narration="Żuraw kołuje.", nc_note=""
     )

@@ -235,7 +235,7 @@ def test_sessions_one_does_not_read_show_no_count(table, client_for):
 
 
 def test_the_list_counts_in_one_query_however_many_sessions(
-    table, client_for, make_session, django_assert_num_queries
+    table, client_for, make_session, make_character, django_assert_num_queries
 ):
     bob = client_for(table.bob)
     url = reverse("diary:session_list")
@@ -243,8 +243,9 @@ def test_the_list_counts_in_one_query_however_many_sessions(
     bob.get(url)  # warm up
     with CaptureQueriesContext(connection) as one:
         bob.get(url)
-    for _ in range(3):
-        other = make_session(table.gm, [table.borys])
+    for number in range(3):
+        # Each session a character of Bartek's own: one plays in one running session.
+        other = make_session(table.gm, [make_character(table.bob, f"Druga postać {number}")])
         post_create(session=other, author=table.gm, character=None, narration="x", nc_note="")
     with django_assert_num_queries(len(one.captured_queries)):
         page = bob.get(url).content.decode()

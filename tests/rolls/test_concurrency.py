@@ -43,8 +43,11 @@ def test_eight_concurrent_identical_posts_make_exactly_one_roll(table):
     assert verify_session(table.session.pk).ok
 
 
-def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_session):
-    other = make_session(table.gm, [table.borys])
+def test_a_locked_session_does_not_hold_up_another_sessions_rolls(
+    table, make_session, make_character
+):
+    bronislaw = make_character(table.bob, "Bronisław")
+    other = make_session(table.gm, [bronislaw])
     percepcja = Attribute.objects.get(system="forum1000", name="Percepcja").pk
     holding, release = threading.Event(), threading.Event()
 
@@ -59,9 +62,7 @@ def test_a_locked_session_does_not_hold_up_another_sessions_rolls(table, make_se
     def roll_in_other_session():
         request = RollRequest(
             kind="attribute",
-            a=SideRequest(
-                character_id=table.borys.pk, test="attribute", attribute_ids=(percepcja,)
-            ),
+            a=SideRequest(character_id=bronislaw.pk, test="attribute", attribute_ids=(percepcja,)),
         )
         started = time.monotonic()
         make_roll(other, table.gm, request)

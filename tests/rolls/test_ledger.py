@@ -65,10 +65,12 @@ def test_head_hash_changes_with_every_roll(table):
     assert chain_head(table.session).count == 3
 
 
-def test_each_session_has_its_own_chain(table, make_session):
-    other = make_session(table.gm, [table.borys])
+def test_each_session_has_its_own_chain(table, make_session, make_character):
+    # Borys plays in the first session; the other one has a character of its own.
+    bronislaw = make_character(table.bob, "Bronisław")
+    other = make_session(table.gm, [bronislaw])
     make_rolls(table, [1, 2])
-    roll = make_roll(other, table.gm, percepcja_request(table.borys)).roll
+    roll = make_roll(other, table.gm, percepcja_request(bronislaw)).roll
     assert (roll.seq, roll.prev_hash) == (1, GENESIS_HASH)
 
 

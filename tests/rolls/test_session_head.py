@@ -119,10 +119,13 @@ def test_the_migration_backfills_the_head_from_the_rolls_and_turns(table, make_s
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_the_head_equals_the_last_roll_after_concurrent_appends(table, make_session):
+def test_the_head_equals_the_last_roll_after_concurrent_appends(
+    table, make_session, make_character
+):
     """Eight threads append to two sessions at once: every roll stored once, each chain
     unbroken, and each session's head exactly its last roll."""
-    other = make_session(table.gm, [table.borys])
+    bronislaw = make_character(table.bob, "Bronisław")
+    other = make_session(table.gm, [bronislaw])
     sessions = [table.session, other]
     start = threading.Barrier(8)
 
@@ -130,7 +133,7 @@ def test_the_head_equals_the_last_roll_after_concurrent_appends(table, make_sess
         try:
             start.wait()
             session = sessions[worker % 2]
-            character = table.lirael if session is table.session else table.borys
+            character = table.lirael if session is table.session else bronislaw
             for _ in range(6):
                 make_roll(session, table.gm, attribute_roll(character), extra_action_reason="Seria")
         finally:

@@ -23,8 +23,10 @@ def test_seed_demo_builds_a_running_session_once(capsys):
     assert session.status == "running" and session.system == "forum1000"
     assert session.participations.filter(status="accepted").count() == 3
     # Three forum1000 characters, and three of each other system.
-    assert Character.objects.filter(is_stand_in=False, system="forum1000").count() == 3
-    assert Character.objects.filter(is_stand_in=False).count() == 3 + 3 * 3
+    # The three of the demo session, the stand-in session's hunter (a character plays in
+    # one running session at a time) and the applicant to the recruiting session.
+    assert Character.objects.filter(is_stand_in=False, system="forum1000").count() == 3 + 2
+    assert Character.objects.filter(is_stand_in=False).count() == 3 + 2 + 3 * 3
     assert Post.objects.filter(session=session).count() >= 4
     # The current turn has a deadline in the future.
     assert session.turns.order_by("-number").first().deadline > timezone.now()

@@ -61,9 +61,33 @@ def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
     event = InitiativeEvent.objects.running().get(session=wolves)
     assert event.name == DEMO_FIGHT_NAME
     assert event.opened_by_roll.test == "initiative"
-    assert {p.name for p in event.participants.all()} == {"Borys", "Basior"}
+    assert {p.name for p in event.participants.all()} == {"Jarogniew", "Basior"}
     assert in_combat(wolves)
     client.force_login(wolves.gm)
     for session, name in ((demo, DEMO_GATE_FIGHT_NAME), (wolves, DEMO_FIGHT_NAME)):
         page = client.get(f"/sessions/{session.pk}/").content.decode()
         assert name in page and 'data-testid="fight-order"' in page
+
+
+def test_seed_demo_plays_each_character_in_one_running_session_at_most():
+    from django.db.models import Count
+
+    from characters.models import Character
+
+    call_command("seed_demo", stdout=io.StringIO())
+    busy = Character.objects.filter(
+        participations__status="accepted", participations__session__status="running"
+    ).annotate(sessions=Count("participations"))
+    assert busy.exists()
+    assert [c.name for c in busy if c.sessions > 1] == []
+
+
+def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
+    from diary.models import GameSession, Participation
+    from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
+
+    call_command("seed_demo", stdout=io.StringIO())
+    session = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
+    assert "**Wilcze Pola**" in session.description
+    application = Participation.objects.get(session=session)
+    assert application.status == "requested" and application.message

@@ -133,6 +133,7 @@ class Command(BaseCommand):
             if not present:
                 self._session(users)
                 seed_stand_in_session(users)
+                seed_application(users)
                 seed_search_words(users)
             # A running session of each other system (added to an older demo too).
             systems_present = GameSession.objects.filter(
@@ -612,6 +613,58 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
 # a wolf played through the GM's stand-in sheet, in initiative and in an opposed roll.
 STAND_IN_SESSION_TITLE = "Wilcza noc (NPC na karcie MG)"
 DEMO_FIGHT_NAME = "Wilki u brodu"
+STAND_IN_SESSION_HERO = "Jarogniew"
+
+
+APPLICATION_SESSION_TITLE = "Karawana do Ostrogu"
+
+
+def seed_application(users: dict) -> GameSession:
+    """A session with a pitch a player applied to: the GM has an application to answer."""
+    gm = users["gm"]
+    session = diary_services.session_create(
+        gm=gm,
+        title=APPLICATION_SESSION_TITLE,
+        description=(
+            "Karawana kupca Welfa wyrusza o świcie przez **Wilcze Pola**.\n\n"
+            "- szukamy dwóch, trzech strażników i kogoś, kto zna drogę,\n"
+            "- posty co najmniej co dwa dni, tura trwa tydzień."
+        ),
+        system=RuleSystem.FORUM1000,
+        criticals_enabled=True,
+        npc_mode=NpcMode.FIXED_MODIFIERS,
+        roll_policy=RollPolicy.GM_ONLY,
+    )
+    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
+        session = diary_services.session_transition(session=session, by=by, to=status)
+    attributes = {a.name: a for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
+    applicant = character_services.character_create(
+        owner=users["gracz3"],
+        system=RuleSystem.FORUM1000,
+        values={
+            "name": "Zbyszko",
+            "description": "Przewodnik karawan, zna Wilcze Pola.",
+            "hp_current": 90,
+            "hp_max": 90,
+            "attributes": {
+                attributes[name]: value
+                for name, value in zip(
+                    ATTRIBUTE_ORDER, [520, 540, 580, 600, 560, 450, 500, 480], strict=True
+                )
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    diary_services.participation_request(
+        session=session,
+        by=users["gracz3"],
+        character=applicant,
+        message="Zbyszko prowadził już trzy karawany przez Wilcze Pola. Piszę codziennie.",
+    )
+    return session
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
@@ -627,14 +680,34 @@ def seed_stand_in_session(users: dict) -> GameSession:
         npc_mode=NpcMode.GM_CHARACTER,
         roll_policy=RollPolicy.GM_ONLY,
     )
-    borys = Character.objects.get(owner=users["gracz2"], name="Borys")
-    participation = diary_services.participation_invite(session=session, by=gm, character=borys)
-    diary_services.participation_decide(participation=participation, by=borys.owner, accept=True)
+    system = RuleSystem.FORUM1000
+    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
+    # Borys plays in the first demo session; a character plays in one running session at
+    # a time, so gracz2 brings his second character here.
+    hero = character_services.character_create(
+        owner=users["gracz2"],
+        system=system,
+        values={
+            "name": STAND_IN_SESSION_HERO,
+            "description": "Myśliwy znad brodu, druga postać gracza Borysa.",
+            "hp_current": 100,
+            "hp_max": 100,
+            "attributes": {
+                attributes[name]: value
+                for name, value in zip(
+                    ATTRIBUTE_ORDER, [500, 560, 600, 680, 580, 400, 420, 500], strict=True
+                )
+            },
+            "skills": {},
+            "traits": [],
+            "items": {},
+        },
+    )
+    participation = diary_services.participation_invite(session=session, by=gm, character=hero)
+    diary_services.participation_decide(participation=participation, by=hero.owner, accept=True)
     for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
         by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
         session = diary_services.session_transition(session=session, by=by, to=status)
-    system = RuleSystem.FORUM1000
-    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
     values = [520, 560, 700, 600, 450, 200, 150, 400]
     sheet = character_services.character_create(
         owner=gm,
@@ -664,13 +737,13 @@ def seed_stand_in_session(users: dict) -> GameSession:
         session=session,
         author=gm,
         character=None,
-        narration="Z mgły wychodzi **Basior**, a za nim wataha. Borys dobywa broni.",
+        narration="Z mgły wychodzi **Basior**, a za nim wataha. Jarogniew dobywa broni.",
         nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
     )
     strength = attributes["Siła"].pk
     # The initiative roll opens a fight that is left running (docs/decisions.md).
     initiative = RollRequest(
-        kind="initiative", initiative=(InitiativeLine(borys.pk), InitiativeLine(sheet.pk))
+        kind="initiative", initiative=(InitiativeLine(hero.pk), InitiativeLine(sheet.pk))
     )
     roll_make(
         session=session,
@@ -681,7 +754,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
     opposed = RollRequest(
         kind="opposed",
         a=SideRequest(sheet.pk, "attribute", (strength,)),
-        b=SideRequest(borys.pk, "attribute", (strength,)),
+        b=SideRequest(hero.pk, "attribute", (strength,)),
     )
     roll_make(session=session, by=gm, case=case_for(session, opposed), token=uuid.uuid4())
     return session
