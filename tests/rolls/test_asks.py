@@ -137,7 +137,7 @@ def test_the_gm_answers_in_one_click_and_the_roll_lands_after_the_request(table,
     assert roll.post.author == table.gm and roll.post.pk > post.pk
     assert roll.record["answers"] == {"ask": ask.pk, "post": post.pk, "summary": ask.summary}
     diary = html.unescape(client_for(table.bob).get(post.get_absolute_url()).content.decode())
-    assert polish("answered by roll #%(seq)s", seq=roll.seq) in diary
+    assert polish("by roll #%(seq)s", seq=roll.seq) in diary
 
 
 def test_a_withdrawn_request_cannot_be_answered(table, client_for):
