@@ -7,6 +7,8 @@ from django.urls import reverse
 from django.utils import translation
 
 from diary.models import NotificationKind
+from rolls.initiative_selectors import change_text
+from rolls.models import ChangeKind, InitiativeChange
 from rolls.presenters import entry_text
 from rolls.systems.forum1000.display import threshold_terms
 from rolls.systems.forum1000.forms import GM_DIFFICULTY_CHOICES
@@ -90,3 +92,14 @@ def test_npc_form_labels_are_capitalised_and_a_checkbox_has_no_colon(table, clie
     assert "Imię:</label>" in text and "Opis:</label>" in text
     assert "nazwa:" not in text and "opis:" not in text
     assert "Widoczny dla graczy:" not in text and ">Widoczny dla graczy</label>" in text
+
+
+@pytest.mark.parametrize(("turns", "words"), [(1, "na 1 turę"), (3, "na 3 tury"), (5, "na 5 tur")])
+def test_an_initiative_modifier_for_some_turns_has_its_polish_plural(turns, words):
+    change = InitiativeChange(
+        kind=ChangeKind.MODIFIER,
+        turn_number=2,
+        details={"name": "Borys", "value": 50, "turns": turns},
+    )
+    _, text = pl(change_text, change)
+    assert words in text and "tur(y)" not in text
