@@ -103,3 +103,11 @@ def test_an_initiative_modifier_for_some_turns_has_its_polish_plural(turns, word
     )
     _, text = pl(change_text, change)
     assert words in text and "tur(y)" not in text
+
+
+def test_every_page_names_a_favicon_that_exists(client):
+    from django.contrib.staticfiles import finders
+
+    page = client.get(reverse("home")).content.decode()
+    assert 'rel="icon"' in page and "favicon.svg" in page
+    assert finders.find("favicon.svg")
