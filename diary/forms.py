@@ -22,7 +22,7 @@ NAME_MAX_LENGTH = 150
 
 class SessionForm(forms.ModelForm):
     description = forms.CharField(
-        label=_("description"),
+        label=_("Description"),
         required=False,
         max_length=DESCRIPTION_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 5}),

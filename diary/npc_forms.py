@@ -24,9 +24,9 @@ def npc_value_error() -> str:
 
 
 class NpcForm(forms.ModelForm):
-    name = forms.CharField(label=_("name"), max_length=NPC_NAME_MAX)
+    name = forms.CharField(label=_("Name"), max_length=NPC_NAME_MAX)
     description = forms.CharField(
-        label=_("description"),
+        label=_("Description"),
         required=False,
         max_length=NPC_DESCRIPTION_MAX,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -42,13 +42,13 @@ class NpcForm(forms.ModelForm):
 
 class NpcModifierForm(forms.ModelForm):
     interaction = forms.CharField(
-        label=_("interaction"),
+        label=_("Interaction"),
         max_length=NPC_INTERACTION_MAX,
         help_text=_("E.g. perswazja, zastraszanie, handel."),
     )
-    value = forms.IntegerField(label=_("modifier"))
+    value = forms.IntegerField(label=_("Modifier"))
     reason = forms.CharField(
-        label=_("reason"),
+        label=_("Reason"),
         max_length=NPC_REASON_MAX,
         help_text=_("Shown with every roll against this NPC, e.g. łatwowierny."),
         error_messages={

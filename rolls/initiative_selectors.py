@@ -264,6 +264,7 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
 def change_text(change: InitiativeChange) -> tuple[str, str]:
     """(character, what happened) for one recorded change, in the user's language."""
     from django.utils.translation import gettext as _
+    from django.utils.translation import ngettext
 
     d = change.details
     if change.kind == ChangeKind.OPENED:
@@ -275,8 +276,10 @@ def change_text(change: InitiativeChange) -> tuple[str, str]:
         return d["name"], _("marked: the GM resolves this character next")
     if change.kind == ChangeKind.MODIFIER:
         last = change.turn_number + d["turns"] - 1
-        return d["name"], _(
-            "%(value)s to initiative for %(turns)s turn(s): turns %(first)s–%(last)s"
+        return d["name"], ngettext(
+            "%(value)s to initiative for %(turns)s turn: turn %(first)s",
+            "%(value)s to initiative for %(turns)s turns: turns %(first)s–%(last)s",
+            d["turns"],
         ) % {
             "value": signed_number(d["value"]),
             "turns": d["turns"],

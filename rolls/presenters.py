@@ -364,6 +364,14 @@ def _effect_kind(kind: str) -> str:
     return str(EffectKind(kind).label) if kind in EffectKind.values else kind
 
 
+def _then(text: str, clause: str) -> str:
+    """`text`, then `clause`: after a "; " within a sentence, but as a new sentence where
+    `text` already ends one (a potion's own description often ends with a full stop)."""
+    if text.rstrip().endswith((".", "!", "?")):
+        return f"{text.rstrip()} {clause[:1].upper()}{clause[1:]}"
+    return f"{text}; {clause}"
+
+
 def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
     """A diary entry in words, from its record only; and whether it left the
     character at 0 HP."""
@@ -388,11 +396,17 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
             "turn": entry["began_turn"],
         }
         if entry["length_turns"]:
-            text += "; " + _(
-                "for %(length)s turn(s): it ends by itself when turn %(end)s opens"
-            ) % {"length": entry["length_turns"], "end": entry["ends_at_turn"]}
+            text = _then(
+                text,
+                ngettext(
+                    "for %(length)s turn: it ends by itself when turn %(end)s opens",
+                    "for %(length)s turns: it ends by itself when turn %(end)s opens",
+                    entry["length_turns"],
+                )
+                % {"length": entry["length_turns"], "end": entry["ends_at_turn"]},
+            )
         else:
-            text += "; " + _("until freed")
+            text = _then(text, _("until freed"))
         return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
     if kind == "effect_free":
         effect = entry["effect"]
@@ -414,15 +428,18 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
     potion = entry["potion"]
     text = _("%(name)s uses: %(effect)s") % {"name": name, "effect": potion["effect"]}
     if entry["hp_before"] != entry["hp_after"]:
-        text += "; " + _("HP %(before)s → %(after)s") % {
-            "before": entry["hp_before"],
-            "after": entry["hp_after"],
-        }
+        text = _then(
+            text,
+            _("HP %(before)s → %(after)s")
+            % {"before": entry["hp_before"], "after": entry["hp_after"]},
+        )
     if entry["freed_effect"]:
-        text += "; " + _("freed: %(effect)s") % {"effect": entry["freed_effect"]["description"]}
+        text = _then(
+            text, _("freed: %(effect)s") % {"effect": entry["freed_effect"]["description"]}
+        )
     if entry["for_gm"]:
-        text += "; " + _("its effect is the GM's to apply")
-    text += "; " + _("left: %(count)s") % {"count": entry["left"]}
+        text = _then(text, _("its effect is the GM's to apply"))
+    text = _then(text, _("left: %(count)s") % {"count": entry["left"]})
     return text, False
 
 

@@ -106,7 +106,7 @@ def test_a_player_asks_for_a_pool_and_the_gm_answers_in_one_click(browser, live_
     assert roll.record["result"]["difficulty"] == 15
     player.reload()
     expect(player.get_by_test_id("roll-ask")).to_contain_text(
-        polish("answered by roll #%(seq)s", seq=roll.seq)
+        polish("by roll #%(seq)s", seq=roll.seq)
     )
     player_context.close()
     gm_context.close()

@@ -112,7 +112,7 @@ def the_post_shows_it_answered_differently(page, ask: RollAsk, roll: Roll, note:
     request = page.locator(f"#ask-{ask.pk}")
     expect(request.locator(".status")).to_have_text(polish("answered differently"))
     expect(request.get_by_test_id("ask-note")).to_contain_text(note)
-    expect(request).to_contain_text(polish("answered by roll #%(seq)s", seq=roll.seq))
+    expect(request).to_contain_text(polish("by roll #%(seq)s", seq=roll.seq))
     answer = page.locator(f"#roll-{roll.seq}").get_by_test_id("roll-answers")
     expect(answer).to_contain_text(ask.summary)
     expect(answer).to_contain_text(roll.record["answers"]["rolled"])

@@ -51,7 +51,7 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     assert roll.record["result"]["input"]["skill"] == "Otwieranie zamków"
     player.reload()
     expect(player.get_by_test_id("roll-ask")).to_contain_text(
-        polish("answered by roll #%(seq)s", seq=roll.seq)
+        polish("by roll #%(seq)s", seq=roll.seq)
     )
     player_context.close()
     gm_context.close()

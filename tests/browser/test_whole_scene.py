@@ -297,11 +297,11 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     gm.wait_for_url(re.compile(rf"#ask-{ask.pk}$"))
     answered = gm.locator(f"#post-{lirael_post.pk}").get_by_test_id("roll-ask")
     expect(answered.locator(".status")).to_have_text(polish("answered"))
-    expect(answered).to_contain_text(polish("answered by roll #%(seq)s", seq=answer.seq))
+    expect(answered).to_contain_text(polish("by roll #%(seq)s", seq=answer.seq))
     expect(gm.get_by_test_id("open-asks")).to_contain_text(polish("No request is waiting."))
     alice.reload()
     expect(alice.locator(f"#post-{lirael_post.pk}").get_by_test_id("roll-ask")).to_contain_text(
-        polish("answered by roll #%(seq)s", seq=answer.seq)
+        polish("by roll #%(seq)s", seq=answer.seq)
     )
 
     # -- A second action roll for Lirael in this turn: refused, then allowed with a reason. -

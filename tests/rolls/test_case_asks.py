@@ -156,7 +156,7 @@ def test_the_gm_answers_in_one_click_and_the_roll_is_what_was_asked(q10):
     result = roll.record["result"]
     assert (result["x"], result["y"], result["difficulty"]) == (6, 2, 40)
     diary = plain_client(q10.alice).get(post.get_absolute_url())
-    assert polish("answered by roll #%(seq)s", seq=roll.seq) in words(diary)
+    assert polish("by roll #%(seq)s", seq=roll.seq) in words(diary)
     assert "ciemność" in words(diary)
 
 

@@ -213,7 +213,9 @@ def test_a_one_turn_stun_ends_by_itself_when_the_next_turn_opens(table, client_f
     assert held_character_ids([table.borys.pk]) == set()
     assert SheetRevision.objects.filter(character=table.borys, kind="effect_ended").count() == 1
     sheet = page(gm, reverse("characters:detail", args=[table.borys.pk]))
-    assert polish("ended by itself") in sheet
+    # The note says it ended by itself and when; the label is not repeated before it.
+    note = polish("Ended by itself when turn %(number)s opened", number=2)
+    assert note in sheet and sheet.lower().count(polish("ended by itself").lower()) == 1
 
 
 def test_n_turns_means_turns_t_to_t_plus_n_minus_1(table, client_for):

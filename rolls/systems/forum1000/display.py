@@ -30,6 +30,19 @@ SCOPES = {
 }
 
 
+# A GM difficulty modifier is added to the threshold: a plus makes the test easier.
+DIFFICULTY_BY_SIGN = {
+    True: gettext_lazy("easier test (GM)"),
+    False: gettext_lazy("harder test (GM)"),
+}
+
+
+def _scope_name(scope: str, value: int):
+    if scope == "gm_difficulty":
+        return DIFFICULTY_BY_SIGN[value >= 0]
+    return SCOPES[scope]
+
+
 @dataclass
 class Term:
     text: str  # e.g. "Zręczność 500 ÷ 2 = 250", "Precyzyjny +50 ÷ 2 = +25"
@@ -105,7 +118,7 @@ def threshold_terms(breakdown: list[dict]) -> list[Term]:
                 text = f"{name} ({term['attribute']}) {value}"
                 text += f" ÷ 2 = {adds}" if halved else ""
             else:
-                scope = str(SCOPES[term["scope"]])
+                scope = str(_scope_name(term["scope"], term["value"]))
                 label = term.get("label")
                 text = f"{scope}: {label} {value}" if label else f"{scope} {value}"
         terms.append(Term(text=text, reason=term.get("reason") or ""))

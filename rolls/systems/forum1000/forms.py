@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from django import forms
+from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Attribute, Character, NegativeEffect, Skill
@@ -35,12 +36,21 @@ from rolls.systems.forum1000.requests import (
 from rolls.systems.forum1000.selectors import npc_modifiers
 
 
-def _gm_choices(scope: f1000.Scope) -> list[tuple[int, str]]:
+def _gm_choices(scope: f1000.Scope, easier=None, harder=None) -> list[tuple[int, str]]:
     limit = f1000.GM_LIMITS[scope]
-    return [(v, signed_number(v)) for v in range(-limit, limit + 1, f1000.GM_STEP)]
+    values = range(-limit, limit + 1, f1000.GM_STEP)
+    if easier is None:
+        return [(v, signed_number(v)) for v in values]
+    # A plus adds to the threshold: the test is easier (RULES 1.2), so each choice says so.
+    return [
+        (v, format_lazy("{}: {}", signed_number(v), easier if v > 0 else harder) if v else "0")
+        for v in values
+    ]
 
 
-GM_DIFFICULTY_CHOICES = _gm_choices(f1000.Scope.GM_DIFFICULTY)
+GM_DIFFICULTY_CHOICES = _gm_choices(
+    f1000.Scope.GM_DIFFICULTY, _("an easier test"), _("a harder test")
+)
 GM_BONUS_CHOICES = _gm_choices(f1000.Scope.GM_BONUS)
 TYPED_LIMIT = f1000.TYPED_MODIFIER_LIMIT
 
@@ -101,7 +111,7 @@ class SideForm(forms.Form):
     )
     action_value = typed_modifier_field(_("Action modifier"))
     action_reason = forms.CharField(label=_("Reason"), required=False, max_length=200)
-    gm_difficulty = _gm_field(GM_DIFFICULTY_CHOICES, _("GM difficulty modifier"))
+    gm_difficulty = _gm_field(GM_DIFFICULTY_CHOICES, _("GM: an easier or harder test"))
     gm_difficulty_reason = forms.CharField(
         label=_("Reason for the difficulty"), required=False, max_length=200
     )
