@@ -163,6 +163,17 @@ def test_the_gm_moves_the_marker_to_the_next_and_picks_one(fight):
     assert [c.details["name"] for c in moves] == ["Borys", "Wilk", "Lirael"]
 
 
+def test_a_new_turn_puts_the_marker_back_on_the_top_of_the_order(fight):
+    send(fight, "initiative_marker", {"character": fight.wolf.pk})
+    assert order(fight)[1].marked_id == fight.wolf.pk
+    turn_open_next(session=fight.session, by=fight.gm)
+    names, view = order(fight)
+    assert view.marked_id == fight.lirael.pk and view.marked_name == names[0]
+    # "Next" in the new turn goes on from the top, not from where the last turn stopped.
+    send(fight, "initiative_marker", {})
+    assert order(fight)[1].marked_id == fight.borys.pk
+
+
 def test_a_haste_spell_raises_a_character_for_two_turns_and_expires_on_the_third(fight):
     data = {"character": fight.wolf.pk, "value": "450", "turns": "2", "reason": "Przyspieszenie"}
     assert send(fight, "initiative_modifier", data).status_code == 302
