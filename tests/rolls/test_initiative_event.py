@@ -263,6 +263,19 @@ def test_the_diary_shows_the_order_with_the_marker_and_the_gm_gets_next(fight, c
     assert 'data-testid="fight-order"' in panel.content.decode()
 
 
+def test_after_a_stun_the_initiative_posts_order_is_the_trackers(fight, client_for):
+    effect_entry(fight.session, fight.gm, fight.lirael, "stun", "cios")
+    url = reverse("diary:session", args=[fight.session.pk])
+    page = body(client_for(fight.alice).get(url))
+
+    def names_in(testid):
+        block = re.search(rf'data-testid="{testid}">(.*?)</ol>', page, re.S).group(1)
+        return re.findall(r"<strong>(.*?)</strong>", block)
+
+    assert names_in("fight-order") == ["Borys", "Wilk", "Lirael"]
+    assert names_in("initiative-order-now") == names_in("fight-order")
+
+
 def test_the_diary_query_count_stays_flat_during_a_fight(fight, client_for):
     client = client_for(fight.alice)
     url = reverse("diary:session", args=[fight.session.pk])
