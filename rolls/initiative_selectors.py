@@ -112,9 +112,12 @@ def handovers_of(event: InitiativeEvent) -> list[engine.Handover]:
     ]
 
 
-def marked_of(event: InitiativeEvent) -> int | None:
-    """The character the GM resolves next: the last marker move; before any, the first."""
-    moves = [c for c in event.changes.all() if c.kind == ChangeKind.MARKER]
+def marked_of(event: InitiativeEvent, turn: int) -> int | None:
+    """The character the GM resolves next: the last marker move of this turn; before any
+    (a new turn starts from the top), None, which the view reads as the first in order."""
+    moves = [
+        c for c in event.changes.all() if c.kind == ChangeKind.MARKER and c.turn_number == turn
+    ]
     return moves[-1].details["character"] if moves else None
 
 
@@ -135,7 +138,7 @@ def fight_view(event: InitiativeEvent, turn: int) -> FightView:
     """The order in this turn, the marker, and the modifiers still running (one query more:
     the held characters)."""
     order = order_of(event, turn)
-    marked = marked_of(event)
+    marked = marked_of(event, turn)
     if marked not in {p.character_id for p in order}:
         marked = order[0].character_id if order else None
     names = {p.character_id: p.name for p in event.participants.all()}

@@ -163,6 +163,17 @@ def test_the_gm_moves_the_marker_to_the_next_and_picks_one(fight):
     assert [c.details["name"] for c in moves] == ["Borys", "Wilk", "Lirael"]
 
 
+def test_a_new_turn_puts_the_marker_back_on_the_top_of_the_order(fight):
+    send(fight, "initiative_marker", {"character": fight.wolf.pk})
+    assert order(fight)[1].marked_id == fight.wolf.pk
+    turn_open_next(session=fight.session, by=fight.gm)
+    names, view = order(fight)
+    assert view.marked_id == fight.lirael.pk and view.marked_name == names[0]
+    # "Next" in the new turn goes on from the top, not from where the last turn stopped.
+    send(fight, "initiative_marker", {})
+    assert order(fight)[1].marked_id == fight.borys.pk
+
+
 def test_a_haste_spell_raises_a_character_for_two_turns_and_expires_on_the_third(fight):
     data = {"character": fight.wolf.pk, "value": "450", "turns": "2", "reason": "Przyspieszenie"}
     assert send(fight, "initiative_modifier", data).status_code == 302
@@ -250,6 +261,19 @@ def test_the_diary_shows_the_order_with_the_marker_and_the_gm_gets_next(fight, c
     assert 'data-testid="fight-next"' in body(fight.gm_client.get(url))
     panel = fight.gm_client.get(panel_url(fight), {"mode": "attribute", "token": str(uuid.uuid4())})
     assert 'data-testid="fight-order"' in panel.content.decode()
+
+
+def test_after_a_stun_the_initiative_posts_order_is_the_trackers(fight, client_for):
+    effect_entry(fight.session, fight.gm, fight.lirael, "stun", "cios")
+    url = reverse("diary:session", args=[fight.session.pk])
+    page = body(client_for(fight.alice).get(url))
+
+    def names_in(testid):
+        block = re.search(rf'data-testid="{testid}">(.*?)</ol>', page, re.S).group(1)
+        return re.findall(r"<strong>(.*?)</strong>", block)
+
+    assert names_in("fight-order") == ["Borys", "Wilk", "Lirael"]
+    assert names_in("initiative-order-now") == names_in("fight-order")
 
 
 def test_the_diary_query_count_stays_flat_during_a_fight(fight, client_for):
