@@ -24,16 +24,16 @@ def test_gm_rolls_against_an_npc_with_a_fixed_modifier(gm, table):  # noqa: F811
     # The NPC page, from the diary's sidebar.
     page.goto(f"/sessions/{table.session.pk}/")
     page.get_by_role("link", name=polish("NPC page")).click()
-    page.get_by_label(polish("name")).fill("Stary kupiec")
-    page.get_by_label(polish("description")).fill("Handluje przy brodzie.")
+    page.get_by_label(polish("Name")).fill("Stary kupiec")
+    page.get_by_label(polish("Description")).fill("Handluje przy brodzie.")
     page.get_by_role("button", name=polish("Add the NPC")).click()
     page.wait_for_url(re.compile(r"/npcs/\d+/$"))
-    page.get_by_label(polish("interaction")).fill("perswazja")
-    page.get_by_label(polish("modifier")).fill("600")
-    page.get_by_label(polish("reason")).fill("łatwowierny")
+    page.get_by_label(polish("Interaction")).fill("perswazja")
+    page.get_by_label(polish("Modifier")).fill("600")
+    page.get_by_label(polish("Reason")).fill("łatwowierny")
     page.get_by_role("button", name=polish("Add the modifier")).click()
     expect(page.locator("p.error")).to_contain_text("−500")  # refused, next to the field
-    page.get_by_label(polish("modifier")).fill("100")
+    page.get_by_label(polish("Modifier")).fill("100")
     page.get_by_role("button", name=polish("Add the modifier")).click()
     expect(page.get_by_test_id("npc-modifiers")).to_contain_text("łatwowierny")
 

@@ -53,8 +53,10 @@ def cast(make_user, make_character, make_session):
     session = make_session(
         gm, [lirael, borys], status=SessionStatus.DRAFT, title="Bród pod Mglistą Skałą"
     )
+    # A character plays in one running session at a time: Bartek has a second one here.
+    bogumil = make_character(bob, "Bogumił", skills={"Otwieranie zamków": 3})
     night = make_session(
-        gm, [borys], npc_mode="gm_character", title="Wilcza noc", criticals_enabled=False
+        gm, [bogumil], npc_mode="gm_character", title="Wilcza noc", criticals_enabled=False
     )
     sheet = make_character(gm, "Basior", attributes={"Siła Woli": 480})
 
@@ -64,6 +66,7 @@ def cast(make_user, make_character, make_session):
     c = Cast()
     c.gm, c.alice, c.bob, c.moderator = gm, alice, bob, moderator
     c.lirael, c.borys, c.session, c.night, c.sheet = lirael, borys, session, night, sheet
+    c.bogumil = bogumil
     return c
 
 
@@ -171,13 +174,13 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     expect(gm.get_by_test_id("scenario")).to_contain_text("Drużyna szuka przeprawy przez bród.")
 
     gm.get_by_role("link", name=polish("Edit the NPCs")).click()
-    gm.get_by_label(polish("name")).fill("Stary kupiec")
-    gm.get_by_label(polish("description")).fill("Handluje solą przy brodzie.")
+    gm.get_by_label(polish("Name")).fill("Stary kupiec")
+    gm.get_by_label(polish("Description")).fill("Handluje solą przy brodzie.")
     gm.get_by_role("button", name=polish("Add the NPC")).click()
     gm.wait_for_url(re.compile(r"/npcs/\d+/$"))
-    gm.get_by_label(polish("interaction")).fill("perswazja")
-    gm.get_by_label(polish("modifier")).fill("100")
-    gm.get_by_label(polish("reason")).fill("łatwowierny")
+    gm.get_by_label(polish("Interaction")).fill("perswazja")
+    gm.get_by_label(polish("Modifier")).fill("100")
+    gm.get_by_label(polish("Reason")).fill("łatwowierny")
     gm.get_by_role("button", name=polish("Add the modifier")).click()
     expect(gm.get_by_test_id("npc-modifiers")).to_contain_text("łatwowierny")
 
@@ -336,8 +339,8 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     night = cast.night
     gm.goto(diary_url(night))
     gm.get_by_role("link", name=polish("NPC page")).click()
-    gm.get_by_label(polish("name")).fill("Basior")
-    gm.get_by_label(polish("description")).fill("Przewodnik watahy.")
+    gm.get_by_label(polish("Name")).fill("Basior")
+    gm.get_by_label(polish("Description")).fill("Przewodnik watahy.")
     gm.get_by_role("button", name=polish("Add the NPC")).click()
     gm.wait_for_url(re.compile(r"/npcs/\d+/$"))
     gm.locator('[name="character"]').select_option(str(cast.sheet.pk))
@@ -347,7 +350,7 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     assert Character.objects.get(pk=cast.sheet.pk).is_stand_in
 
     open_panel_from_the_diary(gm, night, mode="opposed")
-    choose(gm, "a-character", value=str(cast.borys.pk))
+    choose(gm, "a-character", value=str(cast.bogumil.pk))
     choose(gm, "a-test", value="attribute")
     choose(gm, "a-attribute", label="Siła Woli")
     choose(gm, "b-character", label="Basior (NPC)")
@@ -360,7 +363,7 @@ def test_a_whole_scene_runs_on_the_site_from_plan_to_finish(cast, browsers):
     lines = gm.locator(f"#roll-{opposed.seq}").get_by_test_id("roll-line")
     expect(lines).to_have_count(2)
     for line, name, side in zip(
-        lines.all_inner_texts(), ["Borys", "Basior"], [result["a"], result["b"]], strict=True
+        lines.all_inner_texts(), ["Bogumił", "Basior"], [result["a"], result["b"]], strict=True
     ):
         line_in_order(line, [name, outcome_text(side), roll_against_threshold(side)])
     expect(gm.locator(f"#roll-{opposed.seq}").get_by_test_id("verdict")).to_be_visible()
