@@ -25,6 +25,14 @@ from tests.browser.test_initiative_event import wolf  # noqa: F401 (the stand-in
 from tests.browser.test_roll_panel import COUNT_REDRAWS, open_panel, open_tab, type_in
 from tests.conftest import PASSWORD, polish
 
+
+def polish_plural(singular: str, plural: str, count: int, **params) -> str:
+    with translation.override("pl"):
+        text = translation.ngettext(singular, plural, count)
+    assert text not in (singular, plural), f"no Polish translation for {plural!r}"
+    return text % {"count": count, **params}
+
+
 pytestmark = pytest.mark.django_db(transaction=True)
 
 EVENT = "Zasadzka przy młynie"
@@ -39,13 +47,6 @@ def player(browser, live_server, table):
     log_in(page, table.bob.username, PASSWORD)
     yield page
     context.close()
-
-
-def polish_plural(singular: str, plural: str, count: int) -> str:
-    with translation.override("pl"):
-        text = translation.ngettext(singular, plural, count)
-    assert text not in (singular, plural), f"no Polish translation for {singular!r}"
-    return text % {"count": count}
 
 
 def diary(page, table) -> None:
@@ -349,8 +350,10 @@ def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, tab
         ),
         (
             "modifier",
-            polish(
-                "%(value)s to initiative for %(turns)s turn(s): turns %(first)s–%(last)s",
+            polish_plural(
+                "%(value)s to initiative for %(turns)s turn: turn %(first)s",
+                "%(value)s to initiative for %(turns)s turns: turns %(first)s–%(last)s",
+                2,
                 value="+450",
                 turns=2,
                 first=1,

@@ -601,7 +601,8 @@ DANGEROUS = """() => {
   }
   const tags = 'script:not([nonce]), iframe, frame, object, embed, base, svg, math, ' +
     'video, audio, source, marquee, details[open], body input[autofocus], img, ' +
-    'meta[http-equiv], link:not([rel=stylesheet][href^="/static/"])';
+    'meta[http-equiv], ' +
+    'link:not([rel=stylesheet][href^="/static/"]):not([rel=icon][href^="/static/"])';
   for (const el of document.querySelectorAll(tags)) found.push(el.outerHTML.slice(0, 80));
   return found;
 }"""
