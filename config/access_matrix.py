@@ -83,6 +83,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:post_link", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:post_history", "GET", "login", "404", "404", "200", "200", "200", "200"),
     ("diary:post_history", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:recruiting", "GET", "login", "200", "200", "200", "200", "200", "200"),
+    ("diary:recruiting", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:search", "GET", "login", "200", "200", "200", "200", "200", "200"),
     ("diary:search", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:session", "GET", "login", "403", "403", "200", "200", "200", "200"),

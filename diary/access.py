@@ -370,7 +370,8 @@ def sessions_open_to_join(user, sessions) -> set[int]:
     (two queries, whatever the number of sessions)."""
     if not user.is_authenticated:
         return set()
-    sessions = [s for s in sessions if s.gm_id != user.pk and s.status != SessionStatus.FINISHED]
+    # Only where recruitment is open and a place is free (`sessions` come with_places).
+    sessions = [s for s in sessions if s.gm_id != user.pk and s.recruiting_open]
     characters = list(Character.objects.filter(owner=user).values_list("pk", "system"))
     if not sessions or not characters:
         return set()

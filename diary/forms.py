@@ -9,7 +9,13 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
-from diary.models import GONE_STATUSES, GameSession, Participation, SessionStatus
+from diary.models import (
+    GONE_STATUSES,
+    MAX_PLAYER_SLOTS,
+    GameSession,
+    Participation,
+    SessionStatus,
+)
 
 # Every text a person types into the diary has a bound; the
 # renderer's work is bounded too (diary/markdown.py).
@@ -38,6 +44,9 @@ class SessionForm(forms.ModelForm):
             "npc_mode",
             "roll_policy",
             "players_free_rolls",
+            "recruiting",
+            "player_slots",
+            "posting_habits",
         ]
         widgets = {
             "npc_mode": forms.RadioSelect,
@@ -58,6 +67,25 @@ class SessionForm(forms.ModelForm):
                 # Under review: the settings are part of the plan.
                 for name in ("criticals_enabled", "npc_mode", "roll_policy"):
                     self.fields[name].disabled = True
+        # Left empty, the places stay as they are (four for a new session).
+        self.fields["player_slots"].required = False
+        self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
+
+    def clean_player_slots(self) -> int:
+        places = self.cleaned_data["player_slots"]
+        return self.instance.player_slots if places is None else places
+
+
+class RecruitingFilterForm(forms.Form):
+    """The recruiting board's filter: one rule system, or all of them."""
+
+    system = forms.ChoiceField(label=_("Rule system"), required=False)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["system"].choices = [("", _("every system"))] + [
+            (key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE
+        ]
 
 
 class StatusForm(forms.Form):

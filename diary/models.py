@@ -1,8 +1,10 @@
 """Game sessions, their participants, turns, and the diary's posts."""
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.db.models import Q
+from django.db.models import Count, F, IntegerField, OuterRef, Q, Subquery, Value
+from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -37,12 +39,45 @@ DIARY_PAGE_SIZE = 20
 GENESIS_HASH = "0" * 64
 
 
+# The most places for characters a session may offer.
+MAX_PLAYER_SLOTS = 20
+
+
 class GameSessionQuerySet(models.QuerySet):
     def listed_for(self, user):
         """Sessions a user sees in the list: past the draft, or their own, or all for moderators."""
         if is_moderator(user):
             return self
         return self.filter(~Q(status=SessionStatus.DRAFT) | Q(gm=user))
+
+    def with_places(self):
+        """Each session with `players_accepted` and `open_places` (its places for characters
+        less the characters playing), in the same query."""
+        accepted = (
+            Participation.objects.filter(
+                session=OuterRef("pk"), status=ParticipationStatus.ACCEPTED
+            )
+            .order_by()
+            .values("session")
+            .annotate(count=Count("pk"))
+            .values("count")
+        )
+        players = Coalesce(Subquery(accepted, output_field=IntegerField()), Value(0))
+        return self.annotate(
+            players_accepted=players,
+            open_places=models.ExpressionWrapper(
+                F("player_slots") - players, output_field=IntegerField()
+            ),
+        )
+
+    def recruiting_now(self):
+        """Sessions that take applications: recruitment open, past the draft and not
+        finished, with a free place (see `with_places`)."""
+        return (
+            self.with_places()
+            .filter(recruiting=True, open_places__gt=0)
+            .exclude(status__in=(SessionStatus.DRAFT, SessionStatus.FINISHED))
+        )
 
 
 class GameSession(models.Model):
@@ -79,6 +114,27 @@ class GameSession(models.Model):
             "like every roll."
         ),
     )
+    # Recruitment: the GM opens and closes it; applications are taken while it is open
+    # and a place is free (places count the characters playing, not those asking).
+    recruiting = models.BooleanField(
+        _("recruiting players"),
+        default=False,
+        help_text=_(
+            "On = the session is on the recruiting board and players may ask to join "
+            "while places are free."
+        ),
+    )
+    player_slots = models.PositiveSmallIntegerField(
+        _("places for characters"),
+        default=4,
+        validators=[MinValueValidator(1), MaxValueValidator(MAX_PLAYER_SLOTS)],
+    )
+    posting_habits = models.CharField(
+        _("schedule and posting habits"),
+        max_length=200,
+        blank=True,
+        help_text=_("E.g. posts every 2–3 days, the turn closes on Sunday."),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
@@ -114,6 +170,15 @@ class GameSession(models.Model):
     def rules_locked(self) -> bool:
         """Criticals and NPC mode are fixed once the plan is accepted (RULES 1.1, 1.7)."""
         return self.status not in (SessionStatus.DRAFT, SessionStatus.PLAN_SUBMITTED)
+
+    @property
+    def recruiting_open(self) -> bool:
+        """Takes applications now; needs `open_places` from GameSessionQuerySet.with_places."""
+        return (
+            self.recruiting
+            and self.status not in (SessionStatus.DRAFT, SessionStatus.FINISHED)
+            and self.open_places > 0
+        )
 
     @property
     def is_running(self) -> bool:

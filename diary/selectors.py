@@ -210,11 +210,22 @@ def has_character_of_system(user, system: str) -> bool:
 
 
 def sessions_listed_for(user):
+    # With their free places: the list marks the sessions that recruit.
     return (
         GameSession.objects.listed_for(user)
+        .with_places()
         .select_related("gm")
         .exclude(status=SessionStatus.FINISHED)
     )
+
+
+def recruiting_board(system: str = "") -> list[GameSession]:
+    """The sessions that take applications now, by rule system then title, each with its
+    GM, free places and current turn (its deadline), in one query."""
+    sessions = GameSession.objects.recruiting_now().select_related("gm", "current_turn")
+    if system:
+        sessions = sessions.filter(system=system)
+    return list(sessions.order_by("system", "title", "pk"))
 
 
 def sessions_of_user(user) -> dict[str, list[GameSession]]:
@@ -550,9 +561,12 @@ def npc_designs(session: GameSession) -> list[dict]:
     ]
 
 
-def players_count(session: GameSession) -> int:
-    """How many characters play in the session: what its public page tells an applicant."""
-    return session.participations.filter(status=ParticipationStatus.ACCEPTED).count()
+def session_places(session: GameSession) -> GameSession:
+    """The session with how many characters play in it and how many places are free: what
+    its public page tells an applicant (GameSessionQuerySet.with_places)."""
+    placed = GameSession.objects.with_places().get(pk=session.pk)
+    session.players_accepted, session.open_places = placed.players_accepted, placed.open_places
+    return session
 
 
 def my_applications(user, session: GameSession) -> list[Participation]:

@@ -49,6 +49,9 @@ def session_create(
     npc_mode: str,
     roll_policy: str,
     players_free_rolls: bool = False,
+    recruiting: bool = False,
+    player_slots: int = 4,
+    posting_habits: str = "",
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
@@ -64,6 +67,9 @@ def session_create(
         npc_mode=npc_mode,
         roll_policy=roll_policy,
         players_free_rolls=players_free_rolls,
+        recruiting=recruiting,
+        player_slots=player_slots,
+        posting_habits=posting_habits.strip(),
     )
 
 
@@ -257,6 +263,7 @@ def participation_request(
     session = GameSession.objects.select_for_update().get(pk=session.pk)
     if character.owner_id != by.pk or not session_access(by, session).can_see_card:
         raise PermissionDenied
+    _check_recruiting(session)
     _check_character_fits(session, character)
     _check_not_playing_elsewhere(session, character)
     participation = _reopen_or_create(session, character, ParticipationStatus.REQUESTED)
@@ -265,6 +272,16 @@ def participation_request(
     participation.save(update_fields=["message", "gm_note"])
     notifications.notify_join_request(participation, by=by)
     return participation
+
+
+def _check_recruiting(session: GameSession) -> None:
+    """Applications are taken while recruitment is open and a place is free (the caller
+    holds the session's row lock). The GM's invitations and answers are not limited."""
+    if not session.recruiting or session.status in (SessionStatus.DRAFT, SessionStatus.FINISHED):
+        raise ValidationError(_("This session is not recruiting: the GM has closed recruitment."))
+    playing = session.participations.filter(status=ParticipationStatus.ACCEPTED).count()
+    if playing >= session.player_slots:
+        raise ValidationError(_("This session has no free places: every place is taken."))
 
 
 @transaction.atomic

@@ -9,6 +9,8 @@ urlpatterns = [
     path("new/", views.session_create, name="session_create"),
     # Search in the posts of every session the user may read.
     path("search/", search_views.search, name="search"),
+    # The recruiting board: sessions that take applications now.
+    path("recruiting/", views.recruiting, name="recruiting"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),

@@ -32,6 +32,7 @@ from diary.forms import (
     PlanForm,
     PlanReviewForm,
     PostForm,
+    RecruitingFilterForm,
     SessionForm,
     SessionMuteForm,
     StatusForm,
@@ -419,7 +420,7 @@ def session_join(request, pk: int):
         {
             "session": session,
             "pitch": render_narration(session.description) if session.description else "",
-            "players": selectors.players_count(session),
+            "players": selectors.session_places(session).players_accepted,
             "deadline": session.current_turn.deadline if session.current_turn else None,
             "form": form,
             "characters": characters,
@@ -427,6 +428,20 @@ def session_join(request, pk: int):
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },
+        status=400 if form.errors else 200,
+    )
+
+
+@login_required
+@require_GET
+def recruiting(request):
+    """The recruiting board: the sessions that take applications now, by rule system."""
+    form = RecruitingFilterForm(request.GET if "system" in request.GET else None)
+    system = form.cleaned_data["system"] if form.is_bound and form.is_valid() else ""
+    return render(
+        request,
+        "diary/recruiting.html",
+        {"form": form, "sessions": selectors.recruiting_board(system)},
         status=400 if form.errors else 200,
     )
 

@@ -151,6 +151,9 @@ def make_session(db, make_user):
             criticals_enabled=settings.pop("criticals_enabled", True),
             npc_mode=settings.pop("npc_mode", "fixed_modifiers"),
             roll_policy=settings.pop("roll_policy", "gm_only"),
+            # Open, so that players may ask to join as they always could; recruitment's
+            # own tests close it.
+            recruiting=settings.pop("recruiting", True),
         )
         for character in characters:
             participation = diary_services.participation_invite(

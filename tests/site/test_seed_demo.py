@@ -338,3 +338,19 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
     mine = Roll.objects.get(session=session, test="notation", record__roller="player")
     assert mine.post.author == mine.rolled_by != session.gm
     assert mine.record["result"]["input"]["expression"] == "2k6+1"
+
+
+def test_seed_demo_puts_the_caravan_on_the_recruiting_board_with_its_habits(client):
+    from django.urls import reverse
+
+    from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
+
+    call_command("seed_demo")
+    caravan = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
+    client.force_login(get_user_model().objects.get(username="gracz"))
+    page = client.get(reverse("diary:recruiting")).content.decode()
+    card = page[page.index(f'data-testid="recruiting-{caravan.pk}"') :]
+    assert APPLICATION_SESSION_TITLE in card
+    assert "posty co 2–3 dni, tura zamykana w niedzielę wieczorem" in card
+    assert 'data-testid="open-places">3 / 3<' in card
+    assert reverse("diary:session_join", args=[caravan.pk]) in card

@@ -634,6 +634,10 @@ def seed_application(users: dict) -> GameSession:
         criticals_enabled=True,
         npc_mode=NpcMode.FIXED_MODIFIERS,
         roll_policy=RollPolicy.GM_ONLY,
+        # On the recruiting board, with how the table posts.
+        recruiting=True,
+        player_slots=3,
+        posting_habits="posty co 2–3 dni, tura zamykana w niedzielę wieczorem",
     )
     for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
         by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
