@@ -98,6 +98,7 @@ def test_a_player_asks_to_join_only_with_a_character_of_the_sessions_system(make
     vera = system_character(player, "ciernie", "Vera", attributes={"Zręczność": 14})
     magnus = system_character(player, "arsmagica", "Magnus", attributes={"Inteligencja": 3})
     session = draft(gm, "ciernie")
+    GameSession.objects.filter(pk=session.pk).update(recruiting=True)
     for step, by in ((SessionStatus.PLAN_SUBMITTED, gm), (SessionStatus.ACCEPTED, moderator)):
         session = diary_services.session_transition(session=session, by=by, to=step)
     page = client_for(player).get(reverse("diary:session_join", args=[session.pk]))
