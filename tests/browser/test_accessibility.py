@@ -35,6 +35,8 @@ def _pages(session: GameSession) -> list[str]:
     return [
         "/",
         "/sessions/",
+        # The recruiting board (the demo's caravan is on it).
+        "/sessions/recruiting/",
         f"/sessions/{session.pk}/",
         f"/sessions/{session.pk}/plan/",
         f"/sessions/{session.pk}/participants/",

@@ -91,7 +91,9 @@ def test_a_session_without_free_places_refuses_an_application(
     assert Participation.objects.get(character=character).status == "requested"
 
 
-def test_the_list_labels_the_sessions_that_recruit(make_user, make_character, client_for, make_session):
+def test_the_list_labels_the_sessions_that_recruit(
+    make_user, make_character, client_for, make_session
+):
     gm, player = make_user(), make_user()
     make_character(player)
     open_ = make_session(gm, title="Otwarta")
@@ -172,9 +174,11 @@ def test_the_public_page_shows_posting_habits_places_and_the_deadline(table, cli
     Turn.objects.filter(pk=table.session.current_turn_id).update(
         deadline=timezone.now() + timedelta(days=3)
     )
-    page = client_for(table.outsider).get(
-        reverse("diary:session_join", args=[table.session.pk])
-    ).content.decode()
+    page = (
+        client_for(table.outsider)
+        .get(reverse("diary:session_join", args=[table.session.pk]))
+        .content.decode()
+    )
     assert polish("Schedule and posting habits") in page
     assert "posty co 2–3 dni, tura zamykana w niedzielę" in page
     assert 'data-testid="open-places">1 / 3<' in page
