@@ -26,20 +26,24 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from characters.models import Skill
 from diary.models import GameSession, Notification, NotificationKind, Turn
 from diary.notifications import notify_deadlines
 from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
 from tests.browser.conftest import _polish_page, log_in, open_turn
+from tests.browser.steps import (
+    apply_with,
+    ask_for_a_skill_roll,
+    free_roll,
+    open_new_whisper,
+    open_the_public_page,
+    send_whisper,
+)
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
     choose,
-    open_ask_mode,
     open_panel,
     open_tab,
     roll_and_land_in_the_diary,
-    source_key,
-    tick,
     type_in,
 )
 from tests.conftest import PASSWORD, polish
@@ -112,19 +116,12 @@ def last_post(page):
 
 def _recruiting(gm, bartek, session, bob) -> None:
     """Bartek reads the public page and applies; the GM accepts with a note."""
-    bartek.goto("/sessions/")
-    bartek.get_by_role("link", name=TITLE).click()
-    expect(bartek.get_by_test_id("session-private")).to_be_visible()
-    bartek.get_by_role(
-        "link", name=polish("What the session is about, and how to ask to join")
-    ).click()
+    open_the_public_page(bartek, TITLE)
     expect(bartek.get_by_test_id("session-pitch").locator("strong")).to_have_text(
         "Szukamy tropiciela."
     )
     expect(bartek.get_by_test_id("session-players")).to_have_text("1")  # Lirael, so far
-    bartek.get_by_label(polish("Message to the GM")).fill("Borys zna każdy wąwóz w okolicy.")
-    bartek.get_by_role("button", name=polish("Send the request")).click()
-    bartek.wait_for_load_state("networkidle")
+    apply_with(bartek, "Borys zna każdy wąwóz w okolicy.")
 
     # The GM's bell counts the request; reading it on the participants page clears it.
     gm.goto("/")
@@ -158,15 +155,7 @@ def _free_rolls_allowed(gm, session) -> None:
 
 
 def _free_roll(alicja, session, alice) -> Roll:
-    diary(alicja, session)
-    alicja.get_by_test_id("free-roll-link").click()
-    alicja.get_by_label(polish("Dice expression")).fill("2k6")
-    expect(alicja.get_by_test_id("free-summary")).to_contain_text("wynik 2–12")
-    alicja.wait_for_load_state("networkidle")
-    alicja.get_by_label(polish("What it is for")).fill("Ile kroków do brodu")
-    alicja.get_by_test_id("free-roll-submit").click()
-    alicja.wait_for_url(re.compile(r"#roll-\d+$"))
-    roll = Roll.objects.get(seq=int(alicja.url.rsplit("#roll-", 1)[1]))
+    roll = free_roll(alicja, session, "2k6", "wynik 2–12", "Ile kroków do brodu")
     assert roll.rolled_by == alice and roll.post.author == alice
     shown = alicja.locator(f"#roll-{roll.seq}")
     expect(shown.locator(".roll-kind")).to_have_text(polish("Player's free-form roll"))
@@ -197,15 +186,10 @@ def _out_of_character(gm, bartek, session) -> None:
 
 
 def _whisper(gm, alicja, bartek, session) -> None:
-    diary(gm, session)
-    gm.get_by_test_id("whispers-link").click()
-    gm.get_by_test_id("whisper-new").click()
-    gm.get_by_label("alicja").check()
-    gm.get_by_label(polish("Subject")).fill("Szept z mgły")
-    gm.locator("#id_text").fill("Lirael słyszy w mgle **znajomy głos**.")
-    gm.get_by_role("button", name=polish("Send the whisper")).click()
-    gm.wait_for_url(re.compile(rf"/sessions/{session.pk}/whispers/\d+/$"))
-    whisper_url = gm.url
+    open_new_whisper(gm, session)
+    whisper_url = send_whisper(
+        gm, session, "alicja", "Szept z mgły", "Lirael słyszy w mgle **znajomy głos**."
+    )
 
     diary(alicja, session)
     expect(alicja.get_by_test_id("whispers-unread")).to_contain_text("1")
@@ -248,16 +232,7 @@ def _deadline_near(alicja, bartek, session, turn, bob) -> None:
 def _request_answered_at_the_bottom(gm, alicja, bartek, session) -> Roll:
     """Bartek asks for a roll; Alicja writes after him; the GM's answer resolves below both."""
     publish(bartek, session, "Borys klęka przy tropach w błocie.")
-    bartek.get_by_role("link", name=polish("Ask the GM for a roll")).click()
-    open_ask_mode(bartek, "skill")
-    choose(
-        bartek,
-        "a-skill",
-        value=str(Skill.objects.get(system="forum1000", name="Otwieranie zamków").pk),
-    )
-    tick(bartek, "a-sources", source_key("Precyzyjny"))
-    bartek.get_by_role("button", name=polish("Send the request")).click()
-    expect(bartek.get_by_test_id("roll-ask")).to_contain_text("Otwieranie zamków")
+    ask_for_a_skill_roll(bartek, "Otwieranie zamków", "Precyzyjny")
     ask = RollAsk.objects.get()
     later = publish(alicja, session, "Lirael osłania Borysa z łukiem w dłoni.")
 
