@@ -70,8 +70,9 @@ def diary(page, session) -> None:
 
 
 def bell(page) -> int:
-    """The bell's count of unread notifications on the page as it is now (0: no badge)."""
-    page.wait_for_load_state("networkidle")
+    """The bell's count of unread notifications on the page as it is now (0: no badge): the
+    server renders it, so the loaded page has it."""
+    page.wait_for_load_state()
     badge = page.get_by_test_id("unread-count")
     return int(badge.inner_text()) if badge.count() else 0
 
