@@ -3,6 +3,8 @@
 Nothing here is shown in the diary. A refusal inside a session the user reads is a page
 that says why (403), as everywhere."""
 
+from functools import partial
+
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import ValidationError
 from django.shortcuts import redirect, render
@@ -58,6 +60,25 @@ def _message_url(message) -> str:
     return f"{message.thread.get_absolute_url()}#message-{message.pk}"
 
 
+def _thread_view(request, talk: TalkAccess, *, create, refusal: str):
+    """A thread's page for both kinds of talk: GET shows it; POST writes a message with
+    `create(**the form's data)` and leads to it, or shows the form again with its errors (400), or,
+    for who may not write, a page that says why (`refusal`)."""
+    form = None
+    if request.method == "POST":
+        if not talk.can_write:
+            return _refused(request, talk.session, refusal)
+        form = TalkMessageForm(posted(request))
+        if form.is_valid():
+            try:
+                message = create(**form.cleaned_data)
+            except ValidationError as error:
+                apply_service_errors(form, error)
+            else:
+                return redirect(_message_url(message))
+    return _thread_page(request, talk, form, status=400 if form is not None else 200)
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 @rate_limited("post")
@@ -65,28 +86,14 @@ def ooc(request, pk: int):
     """The session's out-of-character talk: every reader of the diary reads it, the GM and
     the players write."""
     talk = access_ooc(request.user, pk)
-    form = None
-    if request.method == "POST":
-        if not talk.can_write:
-            return _refused(
-                request,
-                talk.session,
-                _(
-                    "Only the GM and the players of this session write here, and not once it "
-                    "is finished."
-                ),
-            )
-        form = TalkMessageForm(posted(request))
-        if form.is_valid():
-            try:
-                message = talk_services.ooc_message_create(
-                    session=talk.session, author=request.user, **form.cleaned_data
-                )
-            except ValidationError as error:
-                apply_service_errors(form, error)
-            else:
-                return redirect(_message_url(message))
-    return _thread_page(request, talk, form, status=400 if form is not None else 200)
+    return _thread_view(
+        request,
+        talk,
+        create=partial(talk_services.ooc_message_create, session=talk.session, author=request.user),
+        refusal=_(
+            "Only the GM and the players of this session write here, and not once it is finished."
+        ),
+    )
 
 
 @login_required
@@ -161,22 +168,11 @@ def whisper(request, pk: int, thread_pk: int):
             talk.session,
             _("This whisper is private: only the GM and the players it was started with read it."),
         )
-    form = None
-    if request.method == "POST":
-        if not talk.can_write:
-            return _refused(
-                request,
-                talk.session,
-                _("Only this whisper's members write in it, and not once the session is finished."),
-            )
-        form = TalkMessageForm(posted(request))
-        if form.is_valid():
-            try:
-                message = talk_services.whisper_message_create(
-                    thread=talk.thread, author=request.user, **form.cleaned_data
-                )
-            except ValidationError as error:
-                apply_service_errors(form, error)
-            else:
-                return redirect(_message_url(message))
-    return _thread_page(request, talk, form, status=400 if form is not None else 200)
+    return _thread_view(
+        request,
+        talk,
+        create=partial(
+            talk_services.whisper_message_create, thread=talk.thread, author=request.user
+        ),
+        refusal=_("Only this whisper's members write in it, and not once the session is finished."),
+    )

@@ -323,6 +323,14 @@ STAND_IN = {
 }  # fmt: skip
 
 
+def join_session(session: GameSession, gm, character: Character) -> None:
+    """The GM invites the character and its owner accepts: it plays in the session."""
+    participation = diary_services.participation_invite(session=session, by=gm, character=character)
+    diary_services.participation_decide(
+        participation=participation, by=character.owner, accept=True
+    )
+
+
 def _session(users: dict, system: str, spec: dict) -> tuple[GameSession, dict[str, Character]]:
     gm, moderator = users["gm"], users["moderator"]
     session = diary_services.session_create(
@@ -338,12 +346,7 @@ def _session(users: dict, system: str, spec: dict) -> tuple[GameSession, dict[st
     for key, owner, name, sheet in spec["characters"]:
         character = system_character(users[owner], system, name, **sheet)
         characters[key] = character
-        participation = diary_services.participation_invite(
-            session=session, by=gm, character=character
-        )
-        diary_services.participation_decide(
-            participation=participation, by=character.owner, accept=True
-        )
+        join_session(session, gm, character)
     diary_services.session_plan_update(session=session, by=gm, scenario=spec["plan"])
     diary_services.session_transition(session=session, by=gm, to=SessionStatus.PLAN_SUBMITTED)
     diary_services.session_plan_review(session=session, by=moderator, accept=True, comment="")

@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from diary.models import GameSession
 from tests.browser.conftest import log_in
+from tests.browser.steps import apply_with, open_the_public_page
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -23,18 +24,11 @@ def test_a_player_applies_and_the_gm_accepts_with_a_note(
     )
 
     log_in(player_page, player.username, PASSWORD)
-    player_page.goto("/sessions/")
-    player_page.get_by_role("link", name="Karawana do Ostrogu").click()
-    expect(player_page.get_by_test_id("session-private")).to_be_visible()
-    player_page.get_by_role(
-        "link", name=polish("What the session is about, and how to ask to join")
-    ).click()
+    open_the_public_page(player_page, "Karawana do Ostrogu")
     expect(player_page.get_by_test_id("session-pitch").locator("strong")).to_have_text(
         "Potrzebni strażnicy."
     )
-    player_page.get_by_label(polish("Message to the GM")).fill("Pilnuję wozów od lat.")
-    player_page.get_by_role("button", name=polish("Send the request")).click()
-    player_page.wait_for_load_state("networkidle")
+    apply_with(player_page, "Pilnuję wozów od lat.")
 
     log_in(page, gm.username, PASSWORD)
     page.goto(f"/sessions/{session.pk}/participants/")

@@ -2,8 +2,6 @@
 lands in their own post, marked as their free roll; after the turn closes, the player's post
 of it has no edit link, and its history shows the change word by word."""
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
@@ -11,6 +9,7 @@ from diary import services as diary_services
 from diary.models import GameSession
 from rolls.models import Roll
 from tests.browser.conftest import log_in
+from tests.browser.steps import free_roll
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -19,15 +18,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 def test_a_player_rolls_2k6_plus_1_into_their_post_labelled(page, table):
     GameSession.objects.filter(pk=table.session.pk).update(players_free_rolls=True)
     log_in(page, table.alice.username, PASSWORD)
-    page.goto(f"/sessions/{table.session.pk}/")
-    page.get_by_test_id("free-roll-link").click()
-    page.get_by_label(polish("Dice expression")).fill("2k6+1")
-    expect(page.get_by_test_id("free-summary")).to_contain_text("wynik 3–13")
-    page.wait_for_load_state("networkidle")
-    page.get_by_label(polish("What it is for")).fill("Ile monet w sakiewce")
-    page.get_by_test_id("free-roll-submit").click()
-    page.wait_for_url(re.compile(r"#roll-\d+$"))
-    roll = Roll.objects.get()
+    roll = free_roll(page, table.session, "2k6+1", "wynik 3–13", "Ile monet w sakiewce")
+    assert Roll.objects.get() == roll
     assert roll.rolled_by == table.alice and roll.post.author == table.alice
     shown = page.locator(f"#roll-{roll.seq}")
     expect(shown.locator(".roll-kind")).to_have_text(polish("Player's free-form roll"))

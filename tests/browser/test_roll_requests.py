@@ -5,10 +5,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from characters.models import Skill
 from rolls.models import AskStatus, Roll, RollAsk
 from tests.browser.conftest import log_in
-from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_ask_mode, source_key, tick
+from tests.browser.steps import ask_for_a_skill_roll
+from tests.browser.test_roll_panel import COUNT_REDRAWS
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -22,18 +22,8 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     player.goto(f"/sessions/{table.session.pk}/")
     player.get_by_label(polish("Narration")).fill("Borys klęka przy skrzyni z wytrychami.")
     player.get_by_role("button", name=polish("Publish")).click()
-    player.get_by_role("link", name=polish("Ask the GM for a roll")).click()
-    open_ask_mode(player, "skill")
-    choose(
-        player,
-        "a-skill",
-        value=str(Skill.objects.get(system="forum1000", name="Otwieranie zamków").pk),
-    )
-    tick(player, "a-sources", source_key("Precyzyjny"))
-    player.get_by_role("button", name=polish("Send the request")).click()
-    request = player.get_by_test_id("roll-ask")
-    expect(request).to_contain_text("Otwieranie zamków")
-    expect(request).to_contain_text("Precyzyjny +50")
+    ask_for_a_skill_roll(player, "Otwieranie zamków", "Precyzyjny")
+    expect(player.get_by_test_id("roll-ask")).to_contain_text("Precyzyjny +50")
     ask = RollAsk.objects.get()
 
     gm_context = browser.new_context(locale="pl-PL", base_url=live_server.url)

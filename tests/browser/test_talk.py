@@ -2,13 +2,12 @@
 "Nowe") and answers; the other player cannot read it; a player and the GM talk out of
 character beside the diary, which never shows it."""
 
-import re
-
 import pytest
 from playwright.sync_api import expect
 
 from tests.browser.axe import violations
 from tests.browser.conftest import _polish_page, log_in
+from tests.browser.steps import open_new_whisper, send_whisper
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -44,21 +43,16 @@ def test_the_gm_whispers_to_one_player_who_answers_and_the_other_cannot_read_it(
 
     # The GM starts a whisper to Alicja from the session page.
     log_in(page, table.gm.username, PASSWORD)
-    page.goto(diary)
-    page.get_by_test_id("whispers-link").click()
-    page.get_by_test_id("whisper-new").click()
+    open_new_whisper(page, session)
     expect(page.get_by_role("heading", name=polish("Whisper to players"))).to_be_visible()
     assert not violations(page)
     # Nothing chosen, nothing typed: refused in Polish next to the fields.
     page.get_by_role("button", name=polish("Send the whisper")).click()
     expect(page.locator("#id_players_error")).to_have_text(polish("Choose at least one player."))
     expect(page.locator("#id_text_error")).to_have_text(polish("Write a message."))
-    page.get_by_label("alicja").check()
-    page.get_by_label(polish("Subject")).fill("Sylwetka w mgle")
-    page.locator("#id_text").fill("Tylko Lirael widzi w mgle **herb żurawia**.")
-    page.get_by_role("button", name=polish("Send the whisper")).click()
-    page.wait_for_url(re.compile(rf"/sessions/{session.pk}/whispers/\d+/$"))
-    whisper_url = page.url
+    whisper_url = send_whisper(
+        page, session, "alicja", "Sylwetka w mgle", "Tylko Lirael widzi w mgle **herb żurawia**."
+    )
     expect(page.get_by_test_id("talk-message")).to_contain_text("Tylko Lirael widzi w mgle")
     expect(page.locator("strong", has_text="herb żurawia")).to_be_visible()
 

@@ -17,13 +17,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from characters import services as character_services
-from characters.models import Attribute, Character, Item, Skill, Trait
+from characters.models import Attribute, Character, Skill, Trait
 from characters.systems import RuleSystem
 from config.roles import MODERATOR_GROUP
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
-from rolls.management.demo_systems import seed_system_sessions
+from rolls.management.demo_systems import join_session, seed_system_sessions, system_character
 from rolls.services import roll_ask_create, roll_ask_decline, roll_make
 from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from rolls.systems.ciernie.demo import seed_ciernie_rolls
@@ -168,29 +168,15 @@ class Command(BaseCommand):
         return users
 
     def _character(self, users: dict, spec: dict) -> Character:
-        system = RuleSystem.FORUM1000
-        attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
-        skills = {s.name: s for s in Skill.objects.filter(system=system)}
-        hp_current, hp_max = spec["hp"]
-        character = character_services.character_create(
-            owner=users[spec["owner"]],
-            system=system,
-            values={
-                "name": spec["name"],
-                "description": spec["description"],
-                "hp_current": hp_current,
-                "hp_max": hp_max,
-                "attributes": {
-                    attributes[name]: value
-                    for name, value in zip(ATTRIBUTE_ORDER, spec["attributes"], strict=True)
-                },
-                "skills": {skills[name]: level for name, level in spec["skills"].items()},
-                "traits": list(Trait.objects.filter(system=system, name__in=spec["traits"])),
-                "items": {
-                    Item.objects.get(system=system, name=name): quantity
-                    for name, quantity in spec.get("items", {}).items()
-                },
-            },
+        character = forum1000_character(
+            users[spec["owner"]],
+            spec["name"],
+            spec["description"],
+            hp=spec["hp"],
+            values=spec["attributes"],
+            skills=spec["skills"],
+            traits=spec["traits"],
+            items=spec.get("items", {}),
         )
         for kind, description in spec.get("effects", []):
             character_services.effect_add(
@@ -213,16 +199,9 @@ class Command(BaseCommand):
         for spec in CHARACTERS:
             character = self._character(users, spec)
             characters[character.name] = character
-            participation = diary_services.participation_invite(
-                session=session, by=gm, character=character
-            )
-            diary_services.participation_decide(
-                participation=participation, by=character.owner, accept=True
-            )
+            join_session(session, gm, character)
         self._plan_returned_once(session, users)
-        for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
-            by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
-            session = diary_services.session_transition(session=session, by=by, to=status)
+        session = run_with_accepted_plan(session, users)
         posts = [
             diary_services.post_create(
                 session=session,
@@ -619,6 +598,31 @@ STAND_IN_SESSION_HERO = "Jarogniew"
 APPLICATION_SESSION_TITLE = "Karawana do Ostrogu"
 
 
+def forum1000_character(
+    owner, name: str, description: str, *, hp, values, skills=None, traits=(), items=None
+) -> Character:
+    """A forum1000 sheet: `values` are the attributes in ATTRIBUTE_ORDER."""
+    return system_character(
+        owner,
+        RuleSystem.FORUM1000,
+        name,
+        attributes=dict(zip(ATTRIBUTE_ORDER, values, strict=True)),
+        skills=skills,
+        traits=traits,
+        items=items,
+        hp=hp,
+        description=description,
+    )
+
+
+def run_with_accepted_plan(session: GameSession, users: dict) -> GameSession:
+    """The GM submits the plan, the moderator accepts it, the GM starts the session."""
+    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
+        by = users["moderator"] if status == SessionStatus.ACCEPTED else session.gm
+        session = diary_services.session_transition(session=session, by=by, to=status)
+    return session
+
+
 def seed_application(users: dict) -> GameSession:
     """A session with a pitch a player applied to: the GM has an application to answer."""
     gm = users["gm"]
@@ -639,28 +643,13 @@ def seed_application(users: dict) -> GameSession:
         player_slots=3,
         posting_habits="posty co 2–3 dni, tura zamykana w niedzielę wieczorem",
     )
-    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
-        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
-        session = diary_services.session_transition(session=session, by=by, to=status)
-    attributes = {a.name: a for a in Attribute.objects.filter(system=RuleSystem.FORUM1000)}
-    applicant = character_services.character_create(
-        owner=users["gracz3"],
-        system=RuleSystem.FORUM1000,
-        values={
-            "name": "Zbyszko",
-            "description": "Przewodnik karawan, zna Wilcze Pola.",
-            "hp_current": 90,
-            "hp_max": 90,
-            "attributes": {
-                attributes[name]: value
-                for name, value in zip(
-                    ATTRIBUTE_ORDER, [520, 540, 580, 600, 560, 450, 500, 480], strict=True
-                )
-            },
-            "skills": {},
-            "traits": [],
-            "items": {},
-        },
+    session = run_with_accepted_plan(session, users)
+    applicant = forum1000_character(
+        users["gracz3"],
+        "Zbyszko",
+        "Przewodnik karawan, zna Wilcze Pola.",
+        hp=(90, 90),
+        values=[520, 540, 580, 600, 560, 450, 500, 480],
     )
     diary_services.participation_request(
         session=session,
@@ -684,50 +673,23 @@ def seed_stand_in_session(users: dict) -> GameSession:
         npc_mode=NpcMode.GM_CHARACTER,
         roll_policy=RollPolicy.GM_ONLY,
     )
-    system = RuleSystem.FORUM1000
-    attributes = {a.name: a for a in Attribute.objects.filter(system=system)}
     # Borys plays in the first demo session; a character plays in one running session at
     # a time, so gracz2 brings his second character here.
-    hero = character_services.character_create(
-        owner=users["gracz2"],
-        system=system,
-        values={
-            "name": STAND_IN_SESSION_HERO,
-            "description": "Myśliwy znad brodu, druga postać gracza Borysa.",
-            "hp_current": 100,
-            "hp_max": 100,
-            "attributes": {
-                attributes[name]: value
-                for name, value in zip(
-                    ATTRIBUTE_ORDER, [500, 560, 600, 680, 580, 400, 420, 500], strict=True
-                )
-            },
-            "skills": {},
-            "traits": [],
-            "items": {},
-        },
+    hero = forum1000_character(
+        users["gracz2"],
+        STAND_IN_SESSION_HERO,
+        "Myśliwy znad brodu, druga postać gracza Borysa.",
+        hp=(100, 100),
+        values=[500, 560, 600, 680, 580, 400, 420, 500],
     )
-    participation = diary_services.participation_invite(session=session, by=gm, character=hero)
-    diary_services.participation_decide(participation=participation, by=hero.owner, accept=True)
-    for status in (SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING):
-        by = users["moderator"] if status == SessionStatus.ACCEPTED else gm
-        session = diary_services.session_transition(session=session, by=by, to=status)
-    values = [520, 560, 700, 600, 450, 200, 150, 400]
-    sheet = character_services.character_create(
-        owner=gm,
-        system=system,
-        values={
-            "name": "Basior",
-            "description": "Przewodnik watahy. Karta zastępcza MG: bez przedmiotów.",
-            "hp_current": 60,
-            "hp_max": 60,
-            "attributes": {
-                attributes[name]: value for name, value in zip(ATTRIBUTE_ORDER, values, strict=True)
-            },
-            "skills": {},
-            "traits": [],
-            "items": {},
-        },
+    join_session(session, gm, hero)
+    session = run_with_accepted_plan(session, users)
+    sheet = forum1000_character(
+        gm,
+        "Basior",
+        "Przewodnik watahy. Karta zastępcza MG: bez przedmiotów.",
+        hp=(60, 60),
+        values=[520, 560, 700, 600, 450, 200, 150, 400],
     )
     npc = npc_services.npc_create(
         session=session,
@@ -744,7 +706,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
         narration="Z mgły wychodzi **Basior**, a za nim wataha. Jarogniew dobywa broni.",
         nc_note="NPC grają kartami zastępczymi MG: rzuty przeciwstawne i inicjatywa.",
     )
-    strength = attributes["Siła"].pk
+    strength = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Siła").pk
     # The initiative roll opens a fight that is left running (docs/decisions.md).
     initiative = RollRequest(
         kind="initiative", initiative=(InitiativeLine(hero.pk), InitiativeLine(sheet.pk))
