@@ -567,6 +567,9 @@ def item_use(request, pk: int):
     may_allow = registry.system_for(session.system).refuses_extra_action_rolls and (
         rolls_access.may_allow_extra_item_use(request.user, session)
     )
+    if posted and (request.POST.get("extra_action_reason") or "").strip() and not may_allow:
+        # As on the roll panel: only the GM allows a further action (RULES 1.5).
+        raise PermissionDenied
     form = ItemUseForm(
         request.POST if posted else None,
         user=request.user,

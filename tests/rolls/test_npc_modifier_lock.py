@@ -62,7 +62,7 @@ def test_the_gm_cannot_remove_change_or_re_add_a_used_modifier(table, merchant, 
     response = client.post(delete)
     assert response.status_code == 400
     page = response.content.decode()
-    assert "modifier-refusal" in page and fixed in page and "Tylko moderator" in page
+    assert "modifier-refusal" in page and fixed in page and "tylko moderator" in page
 
     response = client.post(edit, {f"m{merchant.pk}-value": "-300", f"m{merchant.pk}-reason": "x"})
     assert response.status_code == 400 and fixed in response.content.decode()
