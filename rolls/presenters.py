@@ -325,7 +325,8 @@ def extra_action_words(extra: dict | None) -> str:
         return ""
     number = extra.get("number")
     reason = {"reason": extra["reason"]}
-    if number is None and extra.get("earlier_seq") is None:  # stored before `number`
+    after_moves = extra.get("earlier_seq") is None and not extra.get("item_uses")
+    if after_moves and (number is None or number == 3):  # no action roll or item before
         return _("A third action this turn (after two moves), allowed by the GM: %(reason)s") % (
             reason
         )
