@@ -338,3 +338,27 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
     mine = Roll.objects.get(session=session, test="notation", record__roller="player")
     assert mine.post.author == mine.rolled_by != session.gm
     assert mine.record["result"]["input"]["expression"] == "2k6+1"
+
+
+def test_seed_demo_fixes_the_npc_modifier_a_roll_used_and_shows_a_moderators_correction(
+    client,
+):
+    """Seed 000 line 51: the demo's roll against the merchant fixes his persuasion modifier;
+    the moderator's correction is in the NPC's history on the NPC page."""
+    from diary.models import NpcModifier
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    used = NpcModifier.objects.get(
+        npc__session=session, npc__name="Stary kupiec", interaction="perswazja"
+    )
+    assert used.used_by_seq is not None
+    assert not NpcModifier.objects.get(
+        npc__name="Stary kupiec", interaction="targowanie"
+    ).used_by_seq
+    correction = used.corrections.get()
+    assert correction.by.username == "moderator" and correction.note
+    client.force_login(session.gm)
+    page = html.unescape(client.get(f"/sessions/{session.pk}/npcs/{used.npc_id}/").content.decode())
+    assert "npc-modifier-history" in page and correction.note in page
+    assert f"#{used.used_by_seq}" in page
