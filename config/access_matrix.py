@@ -51,6 +51,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:npc_modifier_add", "POST", "login", "403", "403", "403", "400", "403", "403"),
     ("diary:npc_modifier_delete", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:npc_modifier_delete", "POST", "login", "403", "403", "403", "302", "403", "403"),
+    ("diary:npc_modifier_edit", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:npc_modifier_edit", "POST", "login", "403", "403", "403", "400", "400", "400"),
     ("diary:npc_stand_in", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:npc_stand_in", "POST", "login", "403", "403", "403", "400", "403", "403"),
     ("diary:npcs", "GET", "login", "403", "403", "403", "200", "200", "200"),

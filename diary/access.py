@@ -415,6 +415,12 @@ class NpcAccess:
         return self.session_access.is_gm and self.session.status != SessionStatus.FINISHED
 
     @property
+    def can_correct_modifiers(self) -> bool:
+        """Correct a fixed modifier that rolls already used, with a reason kept in the NPC's
+        history: a moderator (the GM may not: it stays the same for the whole session)."""
+        return self.session_access.is_moderator and self.uses_fixed_modifiers
+
+    @property
     def sees_hidden(self) -> bool:
         return self.can_open_page
 

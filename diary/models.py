@@ -500,6 +500,9 @@ class NpcModifier(models.Model):
     interaction = models.CharField(_("interaction"), max_length=NPC_INTERACTION_MAX)
     value = models.IntegerField(_("modifier"))
     reason = models.CharField(_("reason"), max_length=NPC_REASON_MAX)
+    # The first roll that carried it: from then on it stays as it was for the whole session
+    # (the same for every character); only a moderator corrects it, in its history.
+    used_by_seq = models.PositiveIntegerField(_("first used by roll"), null=True, blank=True)
 
     class Meta:
         ordering = ["npc", "interaction", "id"]
@@ -513,6 +516,28 @@ class NpcModifier(models.Model):
 
     def __str__(self) -> str:
         return f"{self.npc} · {self.interaction} {self.value:+d}"
+
+
+class NpcModifierCorrection(models.Model):
+    """A moderator's correction of an NPC's modifier that rolls already used: who, when,
+    what it was and became, and why. Shown on the NPC's page; never edited or deleted."""
+
+    modifier = models.ForeignKey(NpcModifier, on_delete=models.PROTECT, related_name="corrections")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    at = models.DateTimeField(_("when"), auto_now_add=True)
+    old_value = models.IntegerField(_("old modifier"))
+    new_value = models.IntegerField(_("new modifier"))
+    old_reason = models.CharField(_("old reason"), max_length=NPC_REASON_MAX)
+    new_reason = models.CharField(_("new reason"), max_length=NPC_REASON_MAX)
+    note = models.CharField(_("reason for the correction"), max_length=NPC_REASON_MAX)
+
+    class Meta:
+        ordering = ["modifier", "at", "id"]
+        verbose_name = _("NPC modifier correction")
+        verbose_name_plural = _("NPC modifier corrections")
+
+    def __str__(self) -> str:
+        return f"{self.modifier} · {self.old_value:+d} → {self.new_value:+d}"
 
 
 # ---------------------------------------------------------------------------

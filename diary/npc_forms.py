@@ -78,6 +78,35 @@ class NpcModifierForm(forms.ModelForm):
         return value
 
 
+class NpcModifierEditForm(NpcModifierForm):
+    """The GM changes a modifier no roll has used yet (its interaction stays)."""
+
+    class Meta(NpcModifierForm.Meta):
+        fields = ["value", "reason"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        del self.fields["interaction"]
+
+
+class NpcModifierCorrectionForm(NpcModifierEditForm):
+    """A moderator's correction: the new value and reason, and why (kept in the history)."""
+
+    note = forms.CharField(
+        label=_("Reason for the correction"),
+        max_length=NPC_REASON_MAX,
+        error_messages={"required": _("A correction needs its reason: it stays in the history.")},
+    )
+
+    def clean_note(self):
+        note = self.cleaned_data["note"].strip()
+        if not note:
+            raise forms.ValidationError(
+                _("A correction needs its reason: it stays in the history.")
+            )
+        return note
+
+
 class StandInForm(forms.Form):
     character = forms.TypedChoiceField(label=_("The GM's sheet"), coerce=int)
 

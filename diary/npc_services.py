@@ -14,7 +14,14 @@ from django.utils.translation import gettext as _
 from characters.models import Character
 from characters.systems import NPC_MODIFIER_LIMIT, NPC_MODIFIER_STEP
 from diary.access import NpcAccess, session_access
-from diary.models import GONE_STATUSES, GameSession, Npc, NpcMode, NpcModifier
+from diary.models import (
+    GONE_STATUSES,
+    GameSession,
+    Npc,
+    NpcMode,
+    NpcModifier,
+    NpcModifierCorrection,
+)
 from diary.npc_forms import npc_value_error
 
 
@@ -77,11 +84,28 @@ def check_npc_modifier(value: int, reason: str) -> None:
         raise ValidationError(errors)
 
 
+def modifier_fixed_message(modifier: NpcModifier) -> str:
+    """Why the GM may no longer change a modifier: the roll that used it first."""
+    return _(
+        "Roll #%(seq)s already used this modifier: it stays as it is for the rest of the "
+        "session, the same for every character. Only a moderator may correct it."
+    ) % {"seq": modifier.used_by_seq}
+
+
+def _locked_modifier(modifier: NpcModifier) -> NpcModifier:
+    """The modifier's row as it is now, held until the transaction ends (a roll marks it
+    used under the session's lock, which the caller already holds)."""
+    return NpcModifier.objects.select_for_update().get(pk=modifier.pk)
+
+
 def npc_modifier_create(*, npc: Npc, by, interaction: str, value: int, reason: str) -> NpcModifier:
     with transaction.atomic():
         _check_may_manage(npc.session, by)
         check_npc_modifier(value, reason)
-        if NpcModifier.objects.filter(npc=npc, interaction=interaction).exists():
+        existing = NpcModifier.objects.filter(npc=npc, interaction=interaction).first()
+        if existing is not None and existing.used_by_seq:
+            raise ValidationError({"interaction": modifier_fixed_message(existing)})
+        if existing is not None:
             raise ValidationError(
                 {"interaction": _("This NPC already has a modifier for this interaction.")}
             )
@@ -92,13 +116,62 @@ def npc_modifier_create(*, npc: Npc, by, interaction: str, value: int, reason: s
     return modifier
 
 
-def npc_modifier_delete(*, modifier: NpcModifier, by) -> None:
-    """Rolls already made keep their own copy of the modifier (the roll record)."""
+def npc_modifier_update(*, modifier: NpcModifier, by, value: int, reason: str) -> NpcModifier:
+    """The GM changes a modifier no roll has used yet."""
     session = modifier.npc.session
     with transaction.atomic():
         _check_may_manage(session, by)
+        modifier = _locked_modifier(modifier)
+        if modifier.used_by_seq:
+            raise ValidationError({"value": modifier_fixed_message(modifier)})
+        check_npc_modifier(value, reason)
+        modifier.value, modifier.reason = value, reason.strip()
+        modifier.save(update_fields=["value", "reason"])
+    session.touch()
+    return modifier
+
+
+def npc_modifier_delete(*, modifier: NpcModifier, by) -> None:
+    """Only a modifier no roll has used: a used one stays for the whole session."""
+    session = modifier.npc.session
+    with transaction.atomic():
+        _check_may_manage(session, by)
+        modifier = _locked_modifier(modifier)
+        if modifier.used_by_seq:
+            raise ValidationError({"value": modifier_fixed_message(modifier)})
         modifier.delete()
     session.touch()
+
+
+def npc_modifier_correct(
+    *, modifier: NpcModifier, by, value: int, reason: str, note: str
+) -> NpcModifierCorrection:
+    """A moderator corrects a modifier (used or not), with a reason kept in the NPC's
+    history: rolls already made keep their own copy (the roll record)."""
+    session = modifier.npc.session
+    with transaction.atomic():
+        current = GameSession.objects.select_for_update().get(pk=session.pk)
+        if not NpcAccess(session_access(by, current)).can_correct_modifiers:
+            raise PermissionDenied
+        modifier = _locked_modifier(modifier)
+        check_npc_modifier(value, reason)
+        if not note.strip():
+            raise ValidationError(
+                {"note": _("A correction needs its reason: it stays in the history.")}
+            )
+        correction = NpcModifierCorrection.objects.create(
+            modifier=modifier,
+            by=by,
+            old_value=modifier.value,
+            new_value=value,
+            old_reason=modifier.reason,
+            new_reason=reason.strip(),
+            note=note.strip(),
+        )
+        modifier.value, modifier.reason = value, reason.strip()
+        modifier.save(update_fields=["value", "reason"])
+    session.touch()
+    return correction
 
 
 def stand_in_candidates(session: GameSession):

@@ -1,5 +1,7 @@
 """The session's NPC page: the GM's roster, its fixed modifiers."""
 
+from dataclasses import dataclass, field
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -10,8 +12,14 @@ from django.views.decorators.http import require_http_methods, require_POST
 from config.form_errors import apply_service_errors, posted
 from diary import npc_services
 from diary.access import access_npc, access_npc_page
-from diary.models import NpcModifier
-from diary.npc_forms import NpcForm, NpcModifierForm, StandInForm
+from diary.models import NpcModifier, NpcModifierCorrection
+from diary.npc_forms import (
+    NpcForm,
+    NpcModifierCorrectionForm,
+    NpcModifierEditForm,
+    NpcModifierForm,
+    StandInForm,
+)
 
 
 def _roster(session):
@@ -53,7 +61,41 @@ def _stand_in_form(access, npc, data=None):
     return StandInForm(data, candidates=npc_services.stand_in_candidates(access.session))
 
 
-def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_form=None):
+@dataclass
+class ModifierRow:
+    """One fixed modifier on the NPC's page with the forms this user gets for it: the GM's
+    change and removal while no roll used it, a moderator's correction at any time."""
+
+    modifier: NpcModifier
+    edit_form: NpcModifierEditForm | None = None
+    correct_form: NpcModifierCorrectionForm | None = None
+    refusal: list = field(default_factory=list)  # why a removal was refused
+
+
+def _modifier_rows(access, npc, bound: NpcModifier | None = None, form=None, refusal=()):
+    rows = []
+    for modifier in npc.modifiers.all():
+        initial = {"value": modifier.value, "reason": modifier.reason}
+        prefix = f"m{modifier.pk}"
+        row = ModifierRow(modifier)
+        if access.can_manage and not modifier.used_by_seq:
+            row.edit_form = NpcModifierEditForm(initial=initial, prefix=prefix)
+        if access.can_correct_modifiers:
+            row.correct_form = NpcModifierCorrectionForm(initial=initial, prefix=prefix)
+        if bound is not None and modifier.pk == bound.pk:
+            if isinstance(form, NpcModifierCorrectionForm):
+                row.correct_form = form
+            elif form is not None:
+                row.edit_form = form
+            row.refusal = list(refusal)
+        rows.append(row)
+    return rows
+
+
+def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_form=None, rows=None):
+    corrections = NpcModifierCorrection.objects.filter(modifier__npc=npc).select_related(
+        "modifier", "by"
+    )
     return render(
         request,
         "diary/npc_edit.html",
@@ -61,7 +103,8 @@ def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_fo
             "session": access.session,
             "npc_access": access,
             "npc": npc,
-            "modifiers": list(npc.modifiers.all()),
+            "modifier_rows": rows if rows is not None else _modifier_rows(access, npc),
+            "corrections": list(corrections),
             "form": form,
             "modifier_form": modifier_form,
             "stand_in_form": stand_in_form or _stand_in_form(access, npc),
@@ -118,9 +161,47 @@ def npc_modifier_delete(request, pk: int, npc_pk: int, modifier_pk: int):
     if not access.can_manage:
         raise PermissionDenied
     modifier = get_object_or_404(NpcModifier, pk=modifier_pk, npc=npc)
-    npc_services.npc_modifier_delete(modifier=modifier, by=request.user)
+    try:
+        npc_services.npc_modifier_delete(modifier=modifier, by=request.user)
+    except ValidationError as error:
+        rows = _modifier_rows(access, npc, modifier, refusal=error.messages)
+        return _npc_page(
+            request, access, npc, NpcForm(instance=npc), NpcModifierForm(), 400, rows=rows
+        )
     messages.success(request, _("Modifier removed; rolls already made keep it."))
     return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+
+
+@login_required
+@require_POST
+def npc_modifier_edit(request, pk: int, npc_pk: int, modifier_pk: int):
+    """The GM changes a modifier no roll used yet; a moderator corrects one, with a reason."""
+    access, npc = access_npc(request.user, pk, npc_pk)
+    correcting = access.can_correct_modifiers and not access.can_manage
+    if not (access.can_manage or correcting):
+        raise PermissionDenied
+    modifier = get_object_or_404(NpcModifier, pk=modifier_pk, npc=npc)
+    form_class = NpcModifierCorrectionForm if correcting else NpcModifierEditForm
+    form = form_class(request.POST, prefix=f"m{modifier.pk}")
+    if form.is_valid():
+        try:
+            if correcting:
+                npc_services.npc_modifier_correct(
+                    modifier=modifier, by=request.user, **form.cleaned_data
+                )
+            else:
+                npc_services.npc_modifier_update(
+                    modifier=modifier, by=request.user, **form.cleaned_data
+                )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("Modifier saved."))
+            return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+    rows = _modifier_rows(access, npc, modifier, form)
+    page_form = NpcForm(instance=npc) if access.can_manage else None
+    modifier_form = NpcModifierForm() if access.can_manage else None
+    return _npc_page(request, access, npc, page_form, modifier_form, 400, rows=rows)
 
 
 @login_required

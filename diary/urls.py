@@ -44,6 +44,11 @@ urlpatterns = [
         name="npc_modifier_delete",
     ),
     path(
+        "<int:pk>/npcs/<int:npc_pk>/modifiers/<int:modifier_pk>/",
+        npc_views.npc_modifier_edit,
+        name="npc_modifier_edit",
+    ),
+    path(
         "participations/<int:pk>/accept/",
         views.participation_decide,
         {"decision": "accept"},

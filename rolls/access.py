@@ -178,6 +178,11 @@ def may_use_item(user, session: GameSession, character) -> bool:
     )
 
 
+def may_allow_extra_item_use(user, session: GameSession) -> bool:
+    """RULES 1.5: the same permission as a further action roll, the GM's only."""
+    return access_roll_panel(user, session).may_allow_extra_action
+
+
 def may_open_item_use(session_access) -> bool:
     """The diary's link to the item-use page: players and the GM of a running session."""
     return session_access.session.is_running and (session_access.is_gm or session_access.is_player)

@@ -23,10 +23,18 @@ from diary.models import GameSession
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entry_forms
+from rolls import entry_forms, registry
+from rolls.messages import refusal_message
 from rolls.models import Roll
+from rolls.plugins import RequestError
 from rolls.selectors import sheets_in_play, turn_actions
-from rolls.services import TokenReused, chain_append, lock_session, target_post
+from rolls.services import (
+    TokenReused,
+    chain_append,
+    check_turn_action,
+    lock_session,
+    target_post,
+)
 
 __all__ = ["TokenReused"]
 
@@ -286,11 +294,15 @@ def item_grant(
     return _gm_entry(session, by, token, digest, character_id, "item_grant", check, apply)
 
 
-def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) -> EntryMade:
+def item_use(
+    *, session: GameSession, by, potion_id: int, token, digest: str, extra_action_reason=""
+) -> EntryMade:
     """A character uses a potion or healing item: an action without a roll (seed line 142).
-    Outside combat it is refused when the character has no action left this turn; in
-    combat it is counted. The structured effect applies at once; a free-text one is marked
-    for the GM."""
+    In a system that refuses a further action (forum1000) it is the turn's one action that
+    does something, as an action roll is (rolls.services.check_turn_action: a second one, or
+    one after a roll, only with the GM's reason); elsewhere it is refused once the turn's two
+    actions are used. In combat it is counted. The structured effect applies at once; a
+    free-text one is marked for the GM."""
     with transaction.atomic():
         locked, existing = _lock(session, by, token, digest)
         potion = HealingPotion.objects.select_related("character__owner").filter(pk=potion_id)
@@ -299,6 +311,8 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
             raise ValidationError({"potion": _("This character does not have this item.")})
         character = potion.character
         if not rolls_access.may_use_item(by, locked, character):
+            raise PermissionDenied
+        if extra_action_reason.strip() and not rolls_access.may_allow_extra_item_use(by, locked):
             raise PermissionDenied
         if existing is not None:
             return EntryMade(existing, created=False)
@@ -310,9 +324,16 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
             raise ValidationError({"potion": _("No potions of this kind are left.")})
         known = turn_actions(locked, turn, character.pk)
         moves = move_actions_in_turn(turn, character.pk)
-        # As the diary's movement check counts them: action rolls as one, moves, item uses.
         used = min(known.action_rolls, 1) + moves + known.item_uses
-        if not known.in_combat and used >= ACTIONS_PER_TURN:
+        allowed = None
+        if registry.system_for(locked.system).refuses_extra_action_rolls:
+            try:
+                allowed = check_turn_action(
+                    locked, turn, character.pk, character.name, extra_action_reason
+                )
+            except RequestError as error:
+                raise ValidationError({error.field: refusal_message(None, error)[1]}) from None
+        elif not known.in_combat and used >= ACTIONS_PER_TURN:
             raise ValidationError(
                 {
                     "potion": _(
@@ -343,6 +364,8 @@ def item_use(*, session: GameSession, by, potion_id: int, token, digest: str) ->
             "for_gm": not potion.is_structured,
             "action": {"number": used + 1, "in_combat": known.in_combat},
         }
+        if allowed:
+            body["extra_action"] = allowed
         entry = _append(
             locked,
             by,

@@ -12,7 +12,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
-from rolls.forms import SignedTokenForm
+from rolls.forms import SignedTokenForm, extra_action_field
 
 FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
 AMOUNT_MAX = 9_999
@@ -143,8 +143,11 @@ class ItemUseForm(EntryForm):
 
     potion = forms.TypedChoiceField(label=_("Potion or item"), coerce=int)
 
-    def __init__(self, *args, potions=(), **kwargs):
+    def __init__(self, *args, potions=(), may_allow_extra_action=False, **kwargs):
         super().__init__(*args, **kwargs)
+        if may_allow_extra_action:
+            # The GM's permission for another action this turn, as on the roll panel.
+            self.fields["extra_action_reason"] = extra_action_field()
         self.fields["potion"].choices = [("", "—")] + [
             (p.pk, f"{p.character.name}: {p.effect} (×{p.count})") for p in potions
         ]

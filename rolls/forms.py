@@ -67,6 +67,20 @@ def post_target_choices(posts, *, resolves: bool) -> list:
     return [("", default)] + [(p.pk, _("into my post #%(id)s") % {"id": p.pk}) for p in posts]
 
 
+def extra_action_field() -> forms.CharField:
+    """The GM's permission for a further action in a turn, with its reason: the same field
+    on the roll panel and on a potion's use (RULES 1.5, seed 000 VII.1)."""
+    return forms.CharField(
+        label=_("Allow another action this turn — reason"),
+        required=False,
+        max_length=200,
+        help_text=_(
+            "Outside combat a turn is one action (a roll, or a potion or item used) and one "
+            "move, or two moves. Fill this in only to allow another action; it shows the reason."
+        ),
+    )
+
+
 class PanelTokenForm(SignedTokenForm):
     """Carried by every panel form: the one-time token, the mode, the target post, the
     request answered and, for the GM, the secret box, the reason to allow a further action
@@ -94,15 +108,7 @@ class PanelTokenForm(SignedTokenForm):
         self.fields["mode"].choices = [(mode.key, mode.label) for mode in modes]
         if may_allow_extra_action:
             # RULES 1.5: the GM's only; a system that counts further rolls has no such field.
-            self.fields["extra_action_reason"] = forms.CharField(
-                label=_("Allow a second action roll this turn — reason"),
-                required=False,
-                max_length=200,
-                help_text=_(
-                    "Outside combat a character has one action roll per turn. Fill this in "
-                    "only to allow another one; the roll shows the reason."
-                ),
-            )
+            self.fields["extra_action_reason"] = extra_action_field()
         if may_roll_secret:
             self.fields["secret"] = secret_field()
         if answering:

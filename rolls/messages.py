@@ -64,9 +64,10 @@ SHARED_REFUSALS = {
         "%(name)s has used both actions of this turn moving. Outside combat a turn has two "
         "actions: a third one only if the GM allows it, with a reason."
     ),
-    "no_action_left_items": gettext_lazy(
-        "%(name)s has used both actions of this turn (moving or using items). Outside "
-        "combat a turn has two actions: a third one only if the GM allows it, with a reason."
+    "item_used": gettext_lazy(
+        "%(name)s has already used a potion or item in this turn, which is its action. "
+        "Outside combat a turn is one action and one move, or two moves: another action "
+        "only if the GM allows it, with a reason."
     ),
     "second_action_roll": gettext_lazy(
         "%(name)s already has an action roll in this turn (#%(seq)s). Outside combat one "

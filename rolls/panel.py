@@ -300,10 +300,11 @@ class Panel:
         earlier = self.action_rolls(acting)
         name = self.sheets[acting].name if acting in self.sheets else ""
         if self.system.refuses_extra_action_rolls:
-            check_action_limit(
+            allowed = check_action_limit(
                 self.session, case, self.turn, name, self.extra_action_reason, counted=earlier
             )
-            if not earlier:
+            # In combat nothing is limited, and the GM's permission answers the warning.
+            if not earlier or allowed or selectors.in_combat(self.session):
                 return ""
             return _(
                 "%(name)s already has an action roll in this turn (#%(seq)s): one action per "

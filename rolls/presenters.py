@@ -317,16 +317,29 @@ def _roll_view(roll) -> RollView:
     return view
 
 
+def extra_action_words(extra: dict | None) -> str:
+    """The GM's permission for a further action in a turn, as a roll or an item use shows
+    it: named by its place in the turn ("second", then "extra action (3.)"), never "second"
+    for a third one."""
+    if not extra:
+        return ""
+    number = extra.get("number")
+    reason = {"reason": extra["reason"]}
+    after_moves = extra.get("earlier_seq") is None and not extra.get("item_uses")
+    if after_moves and (number is None or number == 3):  # no action roll or item before
+        return _("A third action this turn (after two moves), allowed by the GM: %(reason)s") % (
+            reason
+        )
+    if number is None or (number == 2 and extra.get("earlier_seq") is not None):
+        return _("Second action roll this turn, allowed by the GM: %(reason)s") % reason
+    return _("Extra action (%(number)s.) this turn, allowed by the GM: %(reason)s") % (
+        reason | {"number": number}
+    )
+
+
 def _action_words(view: RollView, record: dict) -> None:
     extra = record.get("extra_action")
-    if extra and extra.get("earlier_seq") is None:
-        view.extra_action = _(
-            "A third action this turn (after two moves), allowed by the GM: %(reason)s"
-        ) % {"reason": extra["reason"]}
-    elif extra:
-        view.extra_action = _("Second action roll this turn, allowed by the GM: %(reason)s") % {
-            "reason": extra["reason"]
-        }
+    view.extra_action = extra_action_words(extra)
     count = record.get("action_count")
     if count:
         view.action_count = _(
@@ -440,6 +453,8 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
     if entry["for_gm"]:
         text = _then(text, _("its effect is the GM's to apply"))
     text = _then(text, _("left: %(count)s") % {"count": entry["left"]})
+    if entry.get("extra_action"):
+        text = _then(text, extra_action_words(entry["extra_action"]))
     return text, False
 
 

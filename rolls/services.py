@@ -86,37 +86,57 @@ def lock_session(session: GameSession) -> GameSession:
 # Checks (they read, never write)
 
 
-def check_action_limit(
-    session: GameSession, case: Case, turn, name: str, extra_action_reason: str = "", counted=None
+def check_turn_action(
+    session: GameSession,
+    turn,
+    character_id: int,
+    name: str,
+    extra_action_reason: str = "",
+    counted=None,
 ) -> dict | None:
-    """RULES 1.5 outside combat, for a system that refuses a further action roll: two actions
-    per character per turn, one of them with a roll. A second action roll, or one after two
-    moves or item uses, is refused (RequestError on the reason field) unless the GM gives a
-    reason; then this returns what the roll's record keeps of it. What is no action
-    (initiative, a defence) and rolls in combat are never refused here. `counted`: the
-    character's action rolls this turn if the caller already counted them (the preview)."""
-    character_id = case.character_id
-    if not case.is_action or character_id is None or turn is None:
-        return None
-    if in_combat(session):
+    """RULES 1.5 and seed 000 VII.1 outside combat, for a system that refuses a further
+    action: a turn is one action that does something (an action roll, or a potion or item
+    used without a roll) and one move, or two moves. Another such action, or one after two
+    moves, is refused (RequestError on the reason field) unless the GM gives a reason; then
+    this returns what the record keeps of it (`number`: which action of the turn it is).
+    Rolls and item uses share this one check and its one permission. Nothing is refused in
+    combat. `counted`: the character's actions this turn if the caller already counted them."""
+    if turn is None or in_combat(session):
         return None
     earlier = (
         counted if counted is not None else action_rolls_in_turn(session, character_id, turn.number)
     )
     moves = move_actions_in_turn(turn, character_id)
-    uses = earlier.item_uses
-    if not earlier and moves + uses < registry.system_for(case.system).actions_per_turn:
+    deeds = earlier.count + earlier.item_uses
+    system = registry.system_for(session.system)
+    if not deeds and moves < system.actions_per_turn:
         return None
     reason = extra_action_reason.strip()
-    if not reason and earlier:
+    if not reason and earlier.count:
         raise RequestError(
             "extra_action_reason", "second_action_roll", name=name, seq=earlier.first_seq
         )
+    if not reason and earlier.item_uses:
+        raise RequestError("extra_action_reason", "item_used", name=name)
     if not reason:
-        code = "no_action_left_items" if uses else "no_action_left"
-        raise RequestError("extra_action_reason", code, name=name)
-    record = {"reason": reason, "earlier_seq": earlier.first_seq}
-    return record | ({"moves": moves} if moves else {}) | ({"item_uses": uses} if uses else {})
+        raise RequestError("extra_action_reason", "no_action_left", name=name)
+    record = {"reason": reason, "earlier_seq": earlier.first_seq, "number": deeds + moves + 1}
+    return (
+        record
+        | ({"moves": moves} if moves else {})
+        | ({"item_uses": earlier.item_uses} if earlier.item_uses else {})
+    )
+
+
+def check_action_limit(
+    session: GameSession, case: Case, turn, name: str, extra_action_reason: str = "", counted=None
+) -> dict | None:
+    """check_turn_action for a roll: what is no action (initiative, a defence) never counts."""
+    if not case.is_action or case.character_id is None:
+        return None
+    return check_turn_action(
+        session, turn, case.character_id, name, extra_action_reason, counted=counted
+    )
 
 
 def _action_record(session, case: Case, turn, characters, extra_action_reason, secret) -> dict:

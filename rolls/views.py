@@ -448,14 +448,15 @@ def ask_decline(request, pk: int, ask_pk: int):
 # Diary entries (HP, effects, items granted and used), in the session's chain
 
 
-def _entry_refused(form, error) -> None:
-    """A service's refusal as form errors, next to the field it names."""
+def _entry_refused(form, error, fallback=None) -> None:
+    """A service's refusal as form errors, next to the field it names (or `fallback`, the
+    field it concerns, when this user's form lacks it: a player has no GM's reason field)."""
     if isinstance(error, entries.TokenReused):
         form.add_error(None, _("This form has already made another entry; send it again."))
         return
     if hasattr(error, "error_dict"):
         for field, errors in error.message_dict.items():
-            form.add_error(field if field in form.fields else None, errors)
+            form.add_error(field if field in form.fields else fallback, errors)
     else:
         form.add_error(None, error.messages)
 
@@ -563,8 +564,18 @@ def item_use(request, pk: int):
         raise PermissionDenied
     potions = selectors.usable_items(session, request.user, is_gm=is_gm)
     posted = request.method == "POST"
+    may_allow = registry.system_for(session.system).refuses_extra_action_rolls and (
+        rolls_access.may_allow_extra_item_use(request.user, session)
+    )
+    if posted and (request.POST.get("extra_action_reason") or "").strip() and not may_allow:
+        # As on the roll panel: only the GM allows a further action (RULES 1.5).
+        raise PermissionDenied
     form = ItemUseForm(
-        request.POST if posted else None, user=request.user, session=session, potions=potions
+        request.POST if posted else None,
+        user=request.user,
+        session=session,
+        potions=potions,
+        may_allow_extra_action=may_allow,
     )
     if posted and form.is_valid():
         try:
@@ -574,9 +585,10 @@ def item_use(request, pk: int):
                 potion_id=form.cleaned_data["potion"],
                 token=form.cleaned_data["token"],
                 digest=form.digest(),
+                extra_action_reason=form.cleaned_data.get("extra_action_reason", ""),
             )
         except (ValidationError, entries.TokenReused) as error:
-            _entry_refused(form, error)
+            _entry_refused(form, error, fallback="potion")
         except PermissionDenied:
             form.add_error("potion", _("You may not use this character's items."))
         else:

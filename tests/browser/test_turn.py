@@ -84,8 +84,28 @@ def test_a_second_action_roll_is_refused_then_allowed_with_a_reason(page, table)
     reason = "Zasadzka daje drugą szansę"
     type_in(page, "extra_action_reason", reason)
     expect(page.get_by_test_id("preview-problems")).to_have_count(0)
+    # The GM's permission answers the "one action per turn" warning: it is not shown.
+    expect(page.get_by_test_id("chance")).to_be_visible()
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("action-warning")).to_have_count(0)
     second = roll_and_land_in_the_diary(page)
     assert second.record["extra_action"]["reason"] == reason
     expect(page.locator(f"#roll-{second.seq}").get_by_test_id("extra-action")).to_contain_text(
         reason
+    )
+
+    # A third allowed roll is named by its place in the turn, not "second".
+    open_panel(page, table)
+    first_redraw(page)
+    type_in(page, "extra_action_reason", "Trzecia próba")
+    expect(page.get_by_test_id("preview-problems")).to_have_count(0)
+    page.wait_for_load_state("networkidle")
+    expect(page.get_by_test_id("action-warning")).to_have_count(0)
+    third = roll_and_land_in_the_diary(page)
+    expect(page.locator(f"#roll-{third.seq}").get_by_test_id("extra-action")).to_have_text(
+        polish(
+            "Extra action (%(number)s.) this turn, allowed by the GM: %(reason)s",
+            number=3,
+            reason="Trzecia próba",
+        )
     )

@@ -26,6 +26,12 @@ stand_in_table = test_npc_stand_ins.wolves
 
 pytestmark = pytest.mark.django_db
 
+ITEM_USED = (
+    "%(name)s has already used a potion or item in this turn, which is its action. Outside "
+    "combat a turn is one action and one move, or two moves: another action only if the GM "
+    "allows it, with a reason."
+)
+
 
 def token(user, session) -> str:
     return access.sign_token(user, session, uuid.uuid4())
@@ -335,22 +341,16 @@ def test_no_item_use_in_a_finished_session(table, client_for):
     assert potion.count == 1
 
 
-def test_outside_combat_a_third_action_is_refused(table, client_for):
+def test_outside_combat_a_second_item_use_is_refused(table, client_for):
+    # Seed 000 VII.1: a potion is the turn's one action that does something, as a roll is.
     potion = granted(table, client_for, table.borys, count=3)
     bob = client_for(table.bob)
     assert bob.post(use_url(table), use(table.bob, table, potion)).status_code == 302
-    assert bob.post(use_url(table), use(table.bob, table, potion)).status_code == 302
     response = bob.post(use_url(table), use(table.bob, table, potion))
     assert response.status_code == 400
-    message = polish(
-        "%(name)s has no action left in this turn (at most %(limit)s outside combat; using "
-        "an item is one).",
-        name="Borys",
-        limit=2,
-    )
-    assert message in html.unescape(response.content.decode())
+    assert polish(ITEM_USED, name="Borys") in html.unescape(response.content.decode())
     potion.refresh_from_db()
-    assert potion.count == 1
+    assert potion.count == 2
     # A new turn gives new actions.
     turn_open_next(session=table.session, by=table.gm)
     assert bob.post(use_url(table), use(table.bob, table, potion)).status_code == 302
@@ -358,6 +358,7 @@ def test_outside_combat_a_third_action_is_refused(table, client_for):
 
 def test_in_combat_uses_are_counted_not_refused(table, client_for, monkeypatch):
     monkeypatch.setattr("rolls.selectors.in_combat", lambda session: True)
+    monkeypatch.setattr("rolls.services.in_combat", lambda session: True)
     potion = granted(table, client_for, table.borys, count=3)
     bob = client_for(table.bob)
     for _ in range(3):
@@ -455,34 +456,33 @@ def test_a_move_and_an_item_use_make_two_actions(table, client_for):
     assert move(alice, table, ON_FOOT).status_code == 302
     assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 302
     assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 400
-    # And the other way: after two item uses, a post's movement is refused.
+    # And the other way: after two item uses (the second one allowed by the GM), a post's
+    # movement is refused.
     potion_b = granted(table, client_for, table.borys, count=2)
+    assert (
+        client_for(table.bob).post(use_url(table), use(table.bob, table, potion_b)).status_code
+        == 302
+    )
+    allowed = {**use(table.gm, table, potion_b), "extra_action_reason": "pije dwie naraz"}
+    assert client_for(table.gm).post(use_url(table), allowed).status_code == 302
     bob = client_for(table.bob)
-    for _ in range(2):
-        assert bob.post(use_url(table), use(table.bob, table, potion_b)).status_code == 302
     refused = move(bob, table, ON_FOOT, character=table.borys)
     assert refused.status_code == 400 and field_error(refused, "move_metres")
     diary = page(bob, reverse("diary:session", args=[table.session.pk]))
     assert polish("actions: %(used)s/2", used=2) in diary
 
 
-def test_an_action_roll_after_two_item_uses_needs_the_gms_reason(table, client_for):
+def test_an_action_roll_after_an_item_use_needs_the_gms_reason(table, client_for):
     from tests.rolls.test_panel import panel_url, single
 
     potion = granted(table, client_for, table.lirael, count=2)
     alice = client_for(table.alice)
-    for _ in range(2):
-        assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 302
+    assert alice.post(use_url(table), use(table.alice, table, potion)).status_code == 302
     gm = client_for(table.gm)
     before = Roll.objects.count()
     response = gm.post(panel_url(table), single(table.lirael))
     assert response.status_code == 400
-    message = polish(
-        "%(name)s has used both actions of this turn (moving or using items). Outside "
-        "combat a turn has two actions: a third one only if the GM allows it, with a reason.",
-        name="Lirael",
-    )
-    assert message in html.unescape(response.content.decode())
+    assert polish(ITEM_USED, name="Lirael") in html.unescape(response.content.decode())
     assert Roll.objects.count() == before
 
 

@@ -86,7 +86,7 @@ def test_the_gm_allows_a_second_action_roll_with_a_reason_shown_and_stored(table
     response = gm.post(panel_url(table), single(table.lirael, extra_action_reason=reason))
     assert response.status_code == 302
     second = Roll.objects.get(seq=2)
-    assert second.record["extra_action"] == {"reason": reason, "earlier_seq": 1}
+    assert second.record["extra_action"] == {"reason": reason, "earlier_seq": 1, "number": 2}
     body = html.unescape(client_for(table.alice).get(response.url).content.decode())
     shown = polish("Second action roll this turn, allowed by the GM: %(reason)s", reason=reason)
     assert shown in body

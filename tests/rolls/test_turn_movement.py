@@ -104,7 +104,12 @@ def test_after_two_moves_an_action_roll_needs_the_gms_reason(table, client_for):
     allowed = gm.post(panel_url(table), single(table.lirael, extra_action_reason=reason))
     assert allowed.status_code == 302
     roll = Roll.objects.get()
-    assert roll.record["extra_action"] == {"reason": reason, "earlier_seq": None, "moves": 2}
+    assert roll.record["extra_action"] == {
+        "reason": reason,
+        "earlier_seq": None,
+        "number": 3,
+        "moves": 2,
+    }
     shown = polish(
         "A third action this turn (after two moves), allowed by the GM: %(reason)s", reason=reason
     )

@@ -208,6 +208,11 @@ class World:
                 "npc_pk": self.npc.pk,
                 "modifier_pk": self.npc_modifier.pk,
             },
+            "diary:npc_modifier_edit": {
+                "pk": session,
+                "npc_pk": self.npc.pk,
+                "modifier_pk": self.npc_modifier.pk,
+            },
         }
         if name in by_name:
             return by_name[name]

@@ -354,3 +354,27 @@ def test_seed_demo_puts_the_caravan_on_the_recruiting_board_with_its_habits(clie
     assert "posty co 2–3 dni, tura zamykana w niedzielę wieczorem" in card
     assert 'data-testid="open-places">3 / 3<' in card
     assert reverse("diary:session_join", args=[caravan.pk]) in card
+
+
+def test_seed_demo_fixes_the_npc_modifier_a_roll_used_and_shows_a_moderators_correction(
+    client,
+):
+    """Seed 000 line 51: the demo's roll against the merchant fixes his persuasion modifier;
+    the moderator's correction is in the NPC's history on the NPC page."""
+    from diary.models import NpcModifier
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    used = NpcModifier.objects.get(
+        npc__session=session, npc__name="Stary kupiec", interaction="perswazja"
+    )
+    assert used.used_by_seq is not None
+    assert not NpcModifier.objects.get(
+        npc__name="Stary kupiec", interaction="targowanie"
+    ).used_by_seq
+    correction = used.corrections.get()
+    assert correction.by.username == "moderator" and correction.note
+    client.force_login(session.gm)
+    page = html.unescape(client.get(f"/sessions/{session.pk}/npcs/{used.npc_id}/").content.decode())
+    assert "npc-modifier-history" in page and correction.note in page
+    assert f"#{used.used_by_seq}" in page

@@ -217,7 +217,7 @@ class Command(BaseCommand):
         self._rolls(session, gm, characters)
         self._asks(session, users, characters)
         self._turn_deadline(session, gm)
-        seed_npcs(session, gm, characters)
+        seed_npcs(session, gm, characters, moderator=users["moderator"])
         seed_entries(session, users, characters)
         seed_free_rolls(session, gm, characters)
         seed_secret_rolls(session, gm, characters)
@@ -562,7 +562,7 @@ def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
     secret_roll_reveal(session=session, by=gm, seq=made[0].seq)
 
 
-def seed_npcs(session: GameSession, gm, characters: dict) -> None:
+def seed_npcs(session: GameSession, gm, characters: dict, moderator=None) -> None:
     """The roster, and one roll against the merchant's fixed modifier in the current turn."""
     from diary import npc_services
 
@@ -586,6 +586,18 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
         ),
     )
     roll_make(session=session, by=gm, case=case_for(session, request), token=uuid.uuid4())
+    # The roll fixed the merchant's persuasion modifier for the session (seed line 51): the
+    # GM can no longer change it; a moderator's correction stays in the NPC's history.
+    if moderator is not None:
+        used = modifiers[("Stary kupiec", "perswazja")]
+        used.refresh_from_db()
+        npc_services.npc_modifier_correct(
+            modifier=used,
+            by=moderator,
+            value=used.value,
+            reason="łatwowierny, zwłaszcza wobec elfów",
+            note="Doprecyzowanie powodu na prośbę MG; wartość bez zmian.",
+        )
 
 
 # The other NPC mode, gm_character (seed lines 49, 182), in a second demo session:

@@ -66,7 +66,7 @@ def case_of(request: RollRequest, characters: dict, session, *, event_name: str 
     if request.kind == "initiative":
         effects.append(OpensInitiativeEvent(name=event_name.strip()))
     if request.kind in SIDE_TESTS and (target := npc_target(request.a, session)) is not None:
-        effects.append(TargetsNpc(target=target))
+        effects.append(TargetsNpc(target=target, modifier_id=request.a.npc_modifier_id))
     return Case(
         system=f1000.SYSTEM,
         mode=request.kind,

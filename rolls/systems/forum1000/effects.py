@@ -18,6 +18,7 @@ from characters.models import (
     SheetChangeKind,
 )
 from characters.services import sheet_record_change
+from diary.models import NpcModifier
 from rolls.initiative_services import initiative_event_open
 from rolls.models import InitiativeEvent
 from rolls.plugins import Effect, RequestError, RollContext
@@ -104,9 +105,18 @@ class TargetsNpc(Effect):
     key: str = "npc"
     visible: bool = False
     target: NpcTarget | None = None
+    modifier_id: int | None = None
 
     def apply(self, context: RollContext, result, seq: int) -> dict | None:
         return self.target.to_record() if self.target else None
+
+    def after(self, context: RollContext, roll) -> None:
+        # Seed 000 line 51: once a roll carried it, the modifier stays as it was for the
+        # session (diary.npc_services refuses to change it); the first such roll is named.
+        if self.modifier_id:
+            NpcModifier.objects.filter(pk=self.modifier_id, used_by_seq__isnull=True).update(
+                used_by_seq=roll.seq
+            )
 
     def digest_data(self) -> dict:
         return {"npc": self.target.to_record() if self.target else None}
