@@ -140,7 +140,10 @@ class NpcJoinForm(_EventForm):
         field.choices = [
             (npc.pk, npc.name if npc.visible_to_players else _("%(name)s (hidden)") % {"name": npc.name})
             for npc in npcs
-            if npc.pk not in joined_npcs and npc.stand_in_id not in joined_sheets
+            # A sent form may name one already in: the service answers a repeated token
+            # with its change, or refuses the NPC next to the field.
+            if self.is_bound
+            or (npc.pk not in joined_npcs and npc.stand_in_id not in joined_sheets)
         ]
         self.fields["npc"] = field
         self.order_fields(["npc", "score", "hp_max"])

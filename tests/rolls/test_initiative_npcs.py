@@ -9,7 +9,7 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from diary import npc_services
-from rolls import entries
+from rolls import access, entries
 from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeEvent, InitiativeParticipant, Roll
 from rolls.selectors import sheets_in_play
@@ -152,7 +152,7 @@ def test_the_gm_damages_a_sheetless_npc_through_the_hp_entry(fixed_fight, client
         reverse("rolls:entries", args=[fixed_fight.session.pk]),
         {
             "entry": "hp",
-            "hp-token": str(uuid.uuid4()),
+            "hp-token": access.issue_token(fixed_fight.gm, fixed_fight.session),
             "hp-character": -fixed_fight.guard.pk,
             "hp-direction": "damage",
             "hp-amount": "50",
