@@ -138,12 +138,14 @@ class NpcJoinForm(_EventForm):
         joined_sheets = {p.character_id for p in self.participants if p.character_id}
         field = forms.TypedChoiceField(label=_("NPC"), coerce=int, empty_value=None)
         field.choices = [
-            (npc.pk, npc.name if npc.visible_to_players else _("%(name)s (hidden)") % {"name": npc.name})
+            (
+                npc.pk,
+                npc.name if npc.visible_to_players else _("%(name)s (hidden)") % {"name": npc.name},
+            )
             for npc in npcs
             # A sent form may name one already in: the service answers a repeated token
             # with its change, or refuses the NPC next to the field.
-            if self.is_bound
-            or (npc.pk not in joined_npcs and npc.stand_in_id not in joined_sheets)
+            if self.is_bound or (npc.pk not in joined_npcs and npc.stand_in_id not in joined_sheets)
         ]
         self.fields["npc"] = field
         self.order_fields(["npc", "score", "hp_max"])

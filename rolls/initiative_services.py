@@ -269,9 +269,7 @@ def initiative_npc_add(
                     "give this NPC one on the NPC page first."
                 )
             else:
-                stand_in = sheets_in_play(event.session, ids=[npc.stand_in_id]).get(
-                    npc.stand_in_id
-                )
+                stand_in = sheets_in_play(event.session, ids=[npc.stand_in_id]).get(npc.stand_in_id)
             if hp_max is not None:
                 errors["hp_max"] = _("This NPC's HP are on its stand-in sheet.")
         keys = {p.key for p in event.participants.all()}

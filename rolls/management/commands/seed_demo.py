@@ -607,6 +607,35 @@ def seed_npcs(session: GameSession, gm, characters: dict) -> None:
         ),
     )
     roll_make(session=session, by=gm, case=case_for(session, request), token=uuid.uuid4())
+    seed_npcs_in_fight(session, gm)
+
+
+def seed_npcs_in_fight(session: GameSession, gm) -> None:
+    """The gate fight's tracker with NPCs (RULES 1.7, no sheets in this mode): the wolves
+    with the value and HP the GM gave them, already wounded; the ferryman, hidden from
+    players, lurking in the order only the GM sees."""
+    from diary.models import Npc
+    from rolls import entries, initiative_services
+    from rolls.models import InitiativeEvent
+
+    event = InitiativeEvent.objects.running().filter(session=session).first()
+    if event is None:
+        return
+    wolves = Npc.objects.get(session=session, name="Wilki znad brodu")
+    ferryman = Npc.objects.get(session=session, name="Przewoźnik")
+    initiative_services.initiative_npc_add(
+        event=event, by=gm, npc_id=wolves.pk, score=420, hp_max=40
+    )
+    initiative_services.initiative_npc_add(event=event, by=gm, npc_id=ferryman.pk, score=700)
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=-wolves.pk,
+        delta=-12,
+        reason="Borys rozbija wilka pochodnią",
+        token=uuid.uuid4(),
+        digest="seed",
+    )
 
 
 # The other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
