@@ -5,6 +5,7 @@ import re
 import uuid
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
@@ -166,7 +167,7 @@ def test_the_gm_damages_a_sheetless_npc_through_the_hp_entry(fixed_fight, client
 def test_a_hidden_npc_is_no_target_of_an_hp_entry(fixed_fight):
     join(fixed_fight, fixed_fight.archer, "600", "20")
     count = Roll.objects.count()
-    with pytest.raises(Exception) as refused:
+    with pytest.raises(ValidationError) as refused:
         entries.damage_deal(
             session=fixed_fight.session,
             by=fixed_fight.gm,
