@@ -91,3 +91,15 @@ def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
     assert "**Wilcze Pola**" in session.description
     application = Participation.objects.get(session=session)
     assert application.status == "requested" and application.message
+
+
+def test_seed_demo_puts_npcs_in_the_gate_fight_one_wounded_one_hidden():
+    from rolls.models import InitiativeEvent
+
+    call_command("seed_demo", stdout=io.StringIO())
+    event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")
+    npcs = {p.name: p for p in event.participants.filter(npc__isnull=False)}
+    assert npcs["Wilki znad brodu"].hp_max == 40 and npcs["Wilki znad brodu"].hp_current == 28
+    assert npcs["Przewoźnik"].npc.visible_to_players is False
+    damage = Roll.objects.get(session=event.session, test="hp", character__isnull=True)
+    assert damage.record["characters"]["a"]["name"] == "Wilki znad brodu"
