@@ -488,14 +488,10 @@ class Forum1000Form(ModeForm):
 
     template = "rolls/systems/forum1000/form.html"
     # Their choices decide the others' (a skill's level, the sources a test may use).
-    structural = (
-        *(
-            f"{side}-{name}"
-            for side in "ab"
-            for name in ("character", "test", "attribute", "attribute_2", "skill")
-        ),
-        # In an opposed roll, an NPC opponent takes the defence's side away.
-        "a-npc_modifier",
+    structural = tuple(
+        f"{side}-{name}"
+        for side in "ab"
+        for name in ("character", "test", "attribute", "attribute_2", "skill")
     )
 
     def __init__(self, mode: str, data, context: FormContext):
@@ -518,6 +514,9 @@ class Forum1000Form(ModeForm):
         )
         if self.npc_opponent:
             tests = NPC_TARGET_MODES
+        if mode == "opposed":
+            # An NPC opponent takes the defence's side away: choosing one redraws the panel.
+            self.structural = (*self.structural, "a-npc_modifier")
         self.side_a = SideForm(
             data,
             prefix="a",
