@@ -165,6 +165,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("rolls:initiative_marker", "POST", "login", "404", "404", "403", "400", "403", "403"),
     ("rolls:initiative_modifier", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:initiative_modifier", "POST", "login", "404", "404", "403", "400", "403", "403"),
+    ("rolls:initiative_npc_add", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("rolls:initiative_npc_add", "POST", "login", "404", "404", "403", "400", "403", "403"),
     ("rolls:initiative", "GET", "login", "404", "404", "200", "200", "200", "200"),
     ("rolls:initiative", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:item_use", "GET", "login", "404", "404", "200", "200", "403", "403"),

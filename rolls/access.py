@@ -295,12 +295,19 @@ class FightAccess:
     session: GameSession
     can_read: bool
     can_manage: bool
+    # NPCs hidden from players show in the order for the GM and moderators only.
+    sees_hidden_npcs: bool = False
 
 
 def access_fight(user, session: GameSession) -> FightAccess:
     can_read = diary_permissions.can_read_session(user, session)
     is_gm = diary_permissions.is_gm(user, session)
-    return FightAccess(session, can_read, can_manage=can_read and is_gm and session.is_running)
+    return FightAccess(
+        session,
+        can_read,
+        can_manage=can_read and is_gm and session.is_running,
+        sees_hidden_npcs=can_read and (is_gm or is_moderator(user)),
+    )
 
 
 def fight_access_in_diary(session_access) -> FightAccess:
@@ -310,6 +317,7 @@ def fight_access_in_diary(session_access) -> FightAccess:
         session,
         session_access.can_read,
         can_manage=session_access.can_read and session_access.is_gm and session.is_running,
+        sees_hidden_npcs=session_access.is_gm or session_access.is_moderator,
     )
 
 

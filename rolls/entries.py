@@ -25,7 +25,7 @@ from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entry_forms, registry
 from rolls.messages import refusal_message
-from rolls.models import Roll
+from rolls.models import InitiativeParticipant, Roll
 from rolls.plugins import RequestError
 from rolls.selectors import sheets_in_play, turn_actions
 from rolls.services import (
@@ -48,8 +48,31 @@ class EntryMade:
     created: bool  # False: the token had already made this entry; nothing was stored
 
 
-def _named(character: Character) -> dict:
+def _named(character) -> dict:
+    if isinstance(character, InitiativeParticipant):  # a sheet-less NPC: no id, no owner
+        return {"id": None, "npc": character.npc_id, "name": character.name}
     return {"id": character.pk, "name": character.name, "owner": character.owner.username}
+
+
+def _npc_target(session: GameSession, key: int) -> InitiativeParticipant:
+    """A sheet-less NPC of the running fight, with HP and visible to players, locked (its
+    HP change is this entry's), else refused next to the field."""
+    participant = (
+        InitiativeParticipant.objects.select_for_update()
+        .filter(
+            event__session=session,
+            event__ended_at__isnull=True,
+            npc_id=-key,
+            npc__visible_to_players=True,
+            hp_max__isnull=False,
+        )
+        .first()
+    )
+    if participant is None:
+        raise ValidationError(
+            {"character": _("This NPC has no HP in the running fight, or players do not see it.")}
+        )
+    return participant
 
 
 def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
@@ -77,7 +100,7 @@ def _append(session, by, *, kind, character, turn, post, token, digest, body) ->
         by,
         post=post,
         turn_number=turn.number,
-        character_id=character.pk,
+        character_id=None if isinstance(character, InitiativeParticipant) else character.pk,
         test=kind,
         is_action=False,  # no die: never an action roll (an item use counts as an action)
         token=token,
@@ -112,7 +135,11 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
         if existing is not None:
             return EntryMade(existing, created=False)
         cleaned = check()
-        character = _target(locked, character_id)
+        character = (
+            _npc_target(locked, character_id)
+            if character_id < 0 and kind == "hp"
+            else _target(locked, character_id)
+        )
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
@@ -144,9 +171,16 @@ def damage_deal(
 
     def apply(locked, character, turn, cleaned):
         reason = cleaned["reason"]
-        before, after = character_services.character_change_hp(
-            character=character, by=by, delta=delta, note=reason
-        )
+        if isinstance(character, InitiativeParticipant):
+            # A sheet-less NPC (RULES 1.7): its HP live on its place in the fight.
+            before = character.hp_current
+            after = max(0, min(character.hp_max, before + delta))
+            character.hp_current = after
+            character.save(update_fields=["hp_current"])
+        else:
+            before, after = character_services.character_change_hp(
+                character=character, by=by, delta=delta, note=reason
+            )
         return {
             "delta": delta,
             "reason": reason,

@@ -42,13 +42,21 @@ def _reason_field() -> forms.CharField:
 class _ForCharacter(EntryForm):
     character = forms.TypedChoiceField(label=_("Character"), coerce=int)
 
-    def __init__(self, *args, characters=(), **kwargs):
+    def __init__(self, *args, characters=(), npc_targets=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
 
 
 class HpEntryForm(_ForCharacter):
-    """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason."""
+    """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason.
+    Its targets include the running fight's sheet-less NPCs with HP (`npc_targets`: their
+    keys, an NPC's id negated, and names)."""
+
+    def __init__(self, *args, npc_targets=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["character"].choices += [
+            (key, _("%(name)s (NPC)") % {"name": name}) for key, name in npc_targets
+        ]
 
     direction = forms.ChoiceField(label=_("Change"), choices=HP_DIRECTIONS, initial="damage")
     amount = forms.IntegerField(label=_("HP"), min_value=1, max_value=AMOUNT_MAX)

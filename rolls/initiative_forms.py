@@ -12,7 +12,7 @@ from rolls import access
 from rolls.engine import systems as engine_systems
 from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
 from rolls.forms import SignedTokenForm
-from rolls.initiative_services import MAX_TURNS
+from rolls.initiative_services import MAX_NPC_HP, MAX_NPC_SCORE, MAX_TURNS
 from rolls.plugins import typed_modifier_field
 
 BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
@@ -21,7 +21,7 @@ BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
 def _character_field(label, participants, *, required=True):
     field = forms.TypedChoiceField(label=label, coerce=int, required=required, empty_value=None)
     field.choices = ([] if required else [("", _("— the next in the order —"))]) + [
-        (p.character_id, p.name) for p in participants
+        (p.key, p.name) for p in participants
     ]
     return field
 
@@ -110,3 +110,42 @@ class HandoverForm(_EventForm):
                 _("A place between 1 and %(count)s.") % {"count": len(self.participants)},
             )
         return cleaned
+
+
+class NpcJoinForm(_EventForm):
+    """The GM adds one of the session's NPCs to the order, with its initiative value and,
+    for a sheet-less NPC, optional max HP (RULES 1.7)."""
+
+    id_prefix = "npc_join"
+
+    score = forms.IntegerField(
+        label=_("Initiative value"),
+        min_value=-MAX_NPC_SCORE,
+        max_value=MAX_NPC_SCORE,
+        help_text=_("The value you give the NPC, or the one you rolled for it."),
+    )
+    hp_max = forms.IntegerField(
+        label=_("Max HP (optional)"),
+        min_value=1,
+        max_value=MAX_NPC_HP,
+        required=False,
+        help_text=_("For an NPC without a stand-in sheet; leave empty if it takes no damage."),
+    )
+
+    def __init__(self, *args, npcs=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        joined_npcs = {p.npc_id for p in self.participants}
+        joined_sheets = {p.character_id for p in self.participants if p.character_id}
+        field = forms.TypedChoiceField(label=_("NPC"), coerce=int, empty_value=None)
+        field.choices = [
+            (
+                npc.pk,
+                npc.name if npc.visible_to_players else _("%(name)s (hidden)") % {"name": npc.name},
+            )
+            for npc in npcs
+            # A sent form may name one already in: the service answers a repeated token
+            # with its change, or refuses the NPC next to the field.
+            if self.is_bound or (npc.pk not in joined_npcs and npc.stand_in_id not in joined_sheets)
+        ]
+        self.fields["npc"] = field
+        self.order_fields(["npc", "score", "hp_max"])

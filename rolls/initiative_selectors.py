@@ -4,6 +4,11 @@ The order is derived (rolls.engine.initiative.current_order) from the opening ro
 and the event's history rows; a held character (characters.selectors.held_character_ids)
 drops to the end without any row of its own. A running event costs four queries: the
 event, its participants, its history and the held characters.
+
+A participant is keyed by `InitiativeParticipant.key` (a character's id, an NPC's id
+negated). An NPC hidden from players (`Npc.visible_to_players` off, also when it rolled
+through its stand-in sheet) is left out of what players read: the order, its modifiers and
+the history; the GM and moderators see it.
 """
 
 from __future__ import annotations
@@ -48,7 +53,10 @@ def session_events(session) -> list[InitiativeEvent]:
 def _prefetches():
     return (
         Prefetch(
-            "participants", queryset=InitiativeParticipant.objects.order_by("rolled_position")
+            "participants",
+            queryset=InitiativeParticipant.objects.select_related(
+                "npc", "character__npc_role"
+            ).order_by("rolled_position"),
         ),
         Prefetch("changes", queryset=InitiativeChange.objects.select_related("by").order_by("id")),
     )
@@ -65,6 +73,9 @@ class OrderRow:
     held: bool
     moved: bool
     marked: bool
+    is_npc: bool = False
+    hidden: bool = False  # an NPC hidden from players: only the GM and moderators see it
+    hp: tuple[int, int] | None = None  # a sheet-less NPC's (current, max) HP, if it has any
 
     @property
     def modifier_text(self) -> str:
@@ -89,9 +100,38 @@ class FightView:
 
 
 def entries_of(event: InitiativeEvent) -> list[engine.Entry]:
-    return [
-        engine.Entry(p.character_id, p.name, p.speed, p.score) for p in event.participants.all()
-    ]
+    return [engine.Entry(p.key, p.name, p.speed, p.score) for p in event.participants.all()]
+
+
+def npc_of(participant: InitiativeParticipant):
+    """The NPC a participant is: joined in the tracker, or rolled through its stand-in."""
+    if participant.npc_id is not None:
+        return participant.npc
+    return getattr(participant.character, "npc_role", None)
+
+
+def hidden_keys(event: InitiativeEvent) -> set[int]:
+    """The participants players do not see: NPCs hidden from them."""
+    hidden = set()
+    for p in event.participants.all():
+        npc = npc_of(p)
+        if npc is not None and not npc.visible_to_players:
+            hidden.add(p.key)
+    return hidden
+
+
+def held_keys(event: InitiativeEvent, turn_number: int | None = None) -> set[int]:
+    """The participants held by a stun or an immobilisation on their sheet (a character's,
+    or an NPC's stand-in sheet), in one query. A sheet-less NPC has no sheet to hold it."""
+    sheet_of = {}
+    for p in event.participants.all():
+        if p.character_id is not None:
+            sheet_of[p.character_id] = p.key
+        elif p.npc.stand_in_id is not None:
+            sheet_of[p.npc.stand_in_id] = p.key
+    if not sheet_of:
+        return set()
+    return {sheet_of[i] for i in held_character_ids(list(sheet_of), turn_number)}
 
 
 def modifiers_of(event: InitiativeEvent) -> list[engine.OrderModifier]:
@@ -124,7 +164,7 @@ def marked_of(event: InitiativeEvent, turn: int) -> int | None:
 def order_of(event: InitiativeEvent, turn: int, held=None) -> tuple[engine.Place, ...]:
     entries = entries_of(event)
     if held is None:
-        held = held_character_ids([e.character_id for e in entries])
+        held = held_keys(event)
     return engine.current_order(
         entries,
         turn=turn,
@@ -134,15 +174,19 @@ def order_of(event: InitiativeEvent, turn: int, held=None) -> tuple[engine.Place
     )
 
 
-def fight_view(event: InitiativeEvent, turn: int) -> FightView:
+def fight_view(event: InitiativeEvent, turn: int, *, sees_hidden: bool = True) -> FightView:
     """The order in this turn, the marker, and the modifiers still running (one query more:
-    the held characters)."""
+    the held characters). Without `sees_hidden` (a player) hidden NPCs are left out and the
+    places counted without them; the GM's next (`next_id`) is always the full order's."""
     order = order_of(event, turn)
     marked = marked_of(event, turn)
     if marked not in {p.character_id for p in order}:
         marked = order[0].character_id if order else None
-    names = {p.character_id: p.name for p in event.participants.all()}
+    participants = {p.key: p for p in event.participants.all()}
+    names = {key: p.name for key, p in participants.items()}
+    hidden = hidden_keys(event)
     view = FightView(event=event, turn=turn, marked_id=marked)
+    shown = [p for p in order if sees_hidden or p.character_id not in hidden]
     view.rows = [
         OrderRow(
             place=i,
@@ -154,8 +198,11 @@ def fight_view(event: InitiativeEvent, turn: int) -> FightView:
             held=p.held,
             moved=p.moved,
             marked=p.character_id == marked,
+            is_npc=p.character_id < 0 or npc_of(participants[p.character_id]) is not None,
+            hidden=p.character_id in hidden,
+            hp=_hp_of(participants[p.character_id]) if sees_hidden else None,
         )
-        for i, p in enumerate(order, start=1)
+        for i, p in enumerate(shown, start=1)
     ]
     view.next_id = engine.next_after(order, marked)
     for change in event.changes.all():
@@ -168,11 +215,19 @@ def fight_view(event: InitiativeEvent, turn: int) -> FightView:
             change.details["turns"],
         )
         if modifier.active_in(turn):
+            if not sees_hidden and modifier.character_id in hidden:
+                continue
             name = names.get(modifier.character_id, "?")
             view.modifiers.append(
                 (name, signed_number(modifier.value), modifier.last_turn, change.reason)
             )
     return view
+
+
+def _hp_of(participant: InitiativeParticipant) -> tuple[int, int] | None:
+    if participant.hp_max is None:
+        return None
+    return participant.hp_current, participant.hp_max
 
 
 @dataclass(frozen=True)
@@ -189,13 +244,18 @@ class HistoryRow:
     reason: str
 
 
-def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
+def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[HistoryRow]:
     """Stuns and immobilisations of the participants that began or ended during the event,
     each with its turn: the one it began in (an effect from this session's diary), the one
     whose opening ended it by itself, else the session's turn at that moment (the sheet)."""
     from django.utils.translation import gettext as _
 
-    names = {p.character_id: p.name for p in event.participants.all()}
+    hidden = set() if sees_hidden else hidden_keys(event)
+    names = {}  # each participant's sheet: a character's, or an NPC's stand-in
+    for p in event.participants.all():
+        sheet = p.character_id if p.character_id is not None else p.npc.stand_in_id
+        if sheet is not None and p.key not in hidden:
+            names[sheet] = p.name
     until = event.ended_at or timezone.now()
     effects = NegativeEffect.objects.filter(
         character_id__in=list(names), kind__in=HOLDING_EFFECT_KINDS
@@ -294,13 +354,23 @@ def change_text(change: InitiativeChange) -> tuple[str, str]:
             "other": d["other_name"],
             "position": d["position"],
         }
+    if change.kind == ChangeKind.JOINED:
+        text = _("joins the order with %(score)s") % {"score": d["score"]}
+        if d.get("hp_max"):
+            text += " · " + _("HP %(hp)s") % {"hp": d["hp_max"]}
+        return d["name"], text
     return "", _("Event ended")
 
 
-def history_rows(event: InitiativeEvent) -> list[HistoryRow]:
-    """The event's history, oldest first: its recorded changes and its holding effects."""
+def history_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[HistoryRow]:
+    """The event's history, oldest first: its recorded changes and its holding effects;
+    without `sees_hidden`, nothing about a hidden NPC."""
+    hidden = set() if sees_hidden else hidden_keys(event)
     rows = []
     for change in event.changes.all():
+        keys = {change.details.get("character"), change.details.get("other")}
+        if hidden & keys:
+            continue
         character, text = change_text(change)
         rows.append(
             HistoryRow(
@@ -313,5 +383,5 @@ def history_rows(event: InitiativeEvent) -> list[HistoryRow]:
                 change.reason,
             )
         )
-    rows += effect_rows(event)
+    rows += effect_rows(event, sees_hidden=sees_hidden)
     return sorted(rows, key=lambda r: r.when)

@@ -17,12 +17,21 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
-from diary.models import GameSession
+from characters.systems import SPEED_ATTRIBUTE
+from diary.models import GameSession, Npc, NpcMode
 from diary.services import current_turn
 from rolls import initiative_selectors as selectors
 from rolls.access import access_fight
 from rolls.engine import systems as engine_systems
-from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, InitiativeParticipant, Roll
+from rolls.models import (
+    ChangeKind,
+    InitiativeChange,
+    InitiativeEvent,
+    InitiativeParticipant,
+    Roll,
+    npc_key,
+)
+from rolls.selectors import sheets_in_play
 
 MAX_TURNS = 20  # the longest order modifier the GM can record, in turns
 
@@ -118,8 +127,9 @@ def _change_once(event: InitiativeEvent, by, token, kind, build) -> InitiativeCh
         return made
 
 
-def _participant(event: InitiativeEvent, character_id, field: str) -> InitiativeParticipant:
-    participant = event.participants.filter(character_id=character_id).first()
+def _participant(event: InitiativeEvent, key, field: str) -> InitiativeParticipant:
+    """The participant of this key (a character's id, an NPC's id negated), else refused."""
+    participant = next((p for p in event.participants.all() if p.key == key), None)
     if participant is None:
         raise ValidationError({field: _("This character does not take part in the event.")})
     return participant
@@ -140,7 +150,7 @@ def initiative_marker_move(
         if chosen is None:
             chosen = selectors.fight_view(event, turn).next_id
         participant = _participant(event, chosen, "character")
-        return "", {"character": participant.character_id, "name": participant.name}
+        return "", {"character": participant.key, "name": participant.name}
 
     return _change_once(event, by, token, ChangeKind.MARKER, build)
 
@@ -176,7 +186,7 @@ def initiative_modifier_add(
         if errors:
             raise ValidationError(errors)
         details = {
-            "character": participant.character_id,
+            "character": participant.key,
             "name": participant.name,
             "value": value,
             "turns": turns,
@@ -215,15 +225,81 @@ def initiative_handover_record(
         if errors:
             raise ValidationError(errors)
         details = {
-            "character": taker.character_id,
+            "character": taker.key,
             "name": taker.name,
-            "other": giver.character_id,
+            "other": giver.key,
             "other_name": giver.name,
             "position": position,
         }
         return text, details
 
     return _change_once(event, by, token, ChangeKind.HANDOVER, build)
+
+
+MAX_NPC_SCORE = 9999  # above any roll's distance; the GM's value for a sheet-less NPC
+MAX_NPC_HP = 9999
+
+
+@transaction.atomic
+def initiative_npc_add(
+    *,
+    event: InitiativeEvent,
+    by,
+    npc_id: int,
+    score: int,
+    hp_max: int | None = None,
+    token: uuid.UUID | None = None,
+) -> InitiativeChange:
+    """The GM adds one of the session's NPCs to the running order (RULES 1.7), with the
+    initiative value they give it: in mode fixed_modifiers the NPC has no sheet to roll, so
+    the GM states its value (and, if it is to take damage, its max HP, kept on the
+    participant); in mode gm_character it needs its stand-in sheet, whose Szybkość breaks
+    ties and whose HP and effects count as a character's. A hidden NPC joins hidden."""
+
+    def build(event, turn):
+        npc = Npc.objects.filter(pk=npc_id, session_id=event.session_id).first()
+        errors = {}
+        if npc is None:
+            raise ValidationError({"npc": _("Pick one of this session's NPCs.")})
+        stand_in = None
+        if event.session.npc_mode == NpcMode.GM_CHARACTER:
+            if npc.stand_in_id is None:
+                errors["npc"] = _(
+                    "In this session NPCs roll on their stand-in sheets: "
+                    "give this NPC one on the NPC page first."
+                )
+            else:
+                stand_in = sheets_in_play(event.session, ids=[npc.stand_in_id]).get(npc.stand_in_id)
+            if hp_max is not None:
+                errors["hp_max"] = _("This NPC's HP are on its stand-in sheet.")
+        keys = {p.key for p in event.participants.all()}
+        if npc_key(npc.pk) in keys or (npc.stand_in_id and npc.stand_in_id in keys):
+            errors["npc"] = _("This NPC is already in the order.")
+        if not -MAX_NPC_SCORE <= score <= MAX_NPC_SCORE:
+            errors["score"] = _("An initiative value between −%(max)s and %(max)s.") % {
+                "max": MAX_NPC_SCORE
+            }
+        if hp_max is not None and not 1 <= hp_max <= MAX_NPC_HP:
+            errors["hp_max"] = _("Max HP between 1 and %(max)s, or none.") % {"max": MAX_NPC_HP}
+        if errors:
+            raise ValidationError(errors)
+        speed = stand_in.value_of(SPEED_ATTRIBUTE) if stand_in is not None else None
+        InitiativeParticipant.objects.create(
+            event=event,
+            npc=npc,
+            name=npc.name,
+            speed=speed or 0,
+            score=score,
+            rolled_position=len(keys) + 1,
+            hp_max=hp_max,
+            hp_current=hp_max,
+        )
+        details = {"character": npc_key(npc.pk), "name": npc.name, "score": score}
+        if hp_max is not None:
+            details["hp_max"] = hp_max
+        return "", details
+
+    return _change_once(event, by, token, ChangeKind.JOINED, build)
 
 
 @transaction.atomic

@@ -15,7 +15,7 @@ from diary.services import current_turn
 from rolls import initiative_selectors as selectors
 from rolls import initiative_services as services
 from rolls.access import access_fight
-from rolls.initiative_forms import HandoverForm, MarkerForm, ModifierForm
+from rolls.initiative_forms import HandoverForm, MarkerForm, ModifierForm, NpcJoinForm
 from rolls.models import InitiativeEvent
 from rolls.views import _session_for_reader
 
@@ -38,7 +38,11 @@ def _render(request, access, *, forms=None, refusal="", status=200):
     participants = []
     if running is not None:
         turn = current_turn(session)
-        fight = selectors.fight_view(running, turn.number if turn else running.opened_turn)
+        fight = selectors.fight_view(
+            running,
+            turn.number if turn else running.opened_turn,
+            sees_hidden=access.sees_hidden_npcs,
+        )
         participants = list(running.participants.all())
     forms = forms or {}
     if access.can_manage and running is not None:
@@ -46,6 +50,7 @@ def _render(request, access, *, forms=None, refusal="", status=200):
         forms.setdefault("marker", MarkerForm(**signed))
         forms.setdefault("modifier", ModifierForm(**signed))
         forms.setdefault("handover", HandoverForm(**signed))
+        forms.setdefault("npc_join", NpcJoinForm(npcs=_npcs(session), **signed))
     return render(
         request,
         "rolls/initiative.html",
@@ -54,7 +59,10 @@ def _render(request, access, *, forms=None, refusal="", status=200):
             "access": access,
             "fight": fight,
             "forms": forms if access.can_manage else {},
-            "histories": [(event, selectors.history_rows(event)) for event in events],
+            "histories": [
+                (event, selectors.history_rows(event, sees_hidden=access.sees_hidden_npcs))
+                for event in events
+            ],
             "refusal": refusal,
             "show_errors": status == 400,
         },
@@ -81,7 +89,11 @@ def _back(access, back: str):
     return redirect("rolls:initiative", pk=session.pk)
 
 
-def _change(request, pk: int, form_class, key: str, write):
+def _npcs(session):
+    return list(session.npcs.order_by("name", "pk"))
+
+
+def _change(request, pk: int, form_class, key: str, write, **form_kwargs):
     """Parse the form, call the service, go back; a refusal shows next to its field (400).
     A token already used goes back too: the service answers with the change it made."""
     access, event = _running_for_gm(request, pk)
@@ -92,6 +104,7 @@ def _change(request, pk: int, form_class, key: str, write):
         participants=list(event.participants.all()),
         user=request.user,
         session=access.session,
+        **form_kwargs,
     )
     if form.is_valid():
         try:
@@ -151,6 +164,25 @@ def initiative_handover(request, pk: int):
         )
 
     return _change(request, pk, HandoverForm, "handover", write)
+
+
+@login_required
+@require_POST
+def initiative_npc_add(request, pk: int):
+    """The GM adds an NPC to the running order, with its value (and optional max HP)."""
+
+    def write(event, data):
+        services.initiative_npc_add(
+            event=event,
+            by=request.user,
+            npc_id=data["npc"],
+            score=data["score"],
+            hp_max=data.get("hp_max"),
+            token=data["token"],
+        )
+
+    session = _session_for_reader(request, pk)
+    return _change(request, pk, NpcJoinForm, "npc_join", write, npcs=_npcs(session))
 
 
 @login_required

@@ -268,22 +268,47 @@ class InitiativeEvent(models.Model):
 
 
 class InitiativeParticipant(models.Model):
-    """One character in an event, with what the opening roll gave it (never changed)."""
+    """One character or one NPC in an event, with its place in the order: a character with
+    what the opening roll gave it (never changed), an NPC with what the GM gave it when it
+    joined in the tracker (RULES 1.7: a fixed-modifier NPC has no sheet to roll)."""
 
     event = models.ForeignKey(
         InitiativeEvent, on_delete=models.PROTECT, related_name="participants"
     )
-    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    character = models.ForeignKey(
+        Character, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    npc = models.ForeignKey(
+        "diary.Npc", on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
     name = models.CharField(_("name"), max_length=200)  # as it was at the roll
     speed = models.IntegerField(_("speed"))
     score = models.IntegerField(_("score"))
     rolled_position = models.PositiveSmallIntegerField(_("place after the roll"))
+    # A sheet-less NPC's HP, where the GM gives it some; an NPC with a stand-in sheet (and
+    # every character) keeps its HP on the sheet.
+    hp_max = models.PositiveIntegerField(_("max HP"), null=True, blank=True)
+    hp_current = models.IntegerField(_("HP"), null=True, blank=True)
 
     class Meta:
         ordering = ["event", "rolled_position"]
         constraints = [
             models.UniqueConstraint(
                 fields=["event", "character"], name="initiative_participant_once"
+            ),
+            models.UniqueConstraint(
+                fields=["event", "npc"], name="initiative_participant_npc_once"
+            ),
+            models.CheckConstraint(
+                condition=(
+                    models.Q(character__isnull=False, npc__isnull=True)
+                    | models.Q(character__isnull=True, npc__isnull=False)
+                ),
+                name="initiative_participant_character_or_npc",
+            ),
+            models.CheckConstraint(
+                condition=models.Q(hp_max__isnull=True) | models.Q(npc__isnull=False),
+                name="initiative_participant_hp_only_npc",
             ),
         ]
         verbose_name = _("initiative participant")
@@ -292,12 +317,24 @@ class InitiativeParticipant(models.Model):
     def __str__(self) -> str:
         return self.name
 
+    @property
+    def key(self) -> int:
+        """The participant's key in the order and its history: a character's id, or an
+        NPC's id negated (ids are positive, so the two never meet, and the history rows
+        written before NPCs could join keep their meaning)."""
+        return self.character_id if self.character_id is not None else -self.npc_id
+
+
+def npc_key(npc_id: int) -> int:
+    return -npc_id
+
 
 class ChangeKind(models.TextChoices):
     OPENED = "opened", _("event opened")
     MARKER = "marker", _("marker moved")
     MODIFIER = "modifier", _("speed or initiative modifier")
     HANDOVER = "handover", _("initiative handed over or taken over")
+    JOINED = "joined", _("NPC joined")
     ENDED = "ended", _("event ended")
 
 

@@ -150,7 +150,9 @@ class Panel:
         if event is None:
             return None
         return initiative_selectors.fight_view(
-            event, self.turn.number if self.turn else event.opened_turn
+            event,
+            self.turn.number if self.turn else event.opened_turn,
+            sees_hidden=self.gm,
         )
 
     def _asked_id(self, data) -> int | None:

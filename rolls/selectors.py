@@ -22,7 +22,14 @@ from rolls.access import (
 )
 from rolls.engine import notation as free_notation
 from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
-from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk, is_player_free_roll
+from rolls.models import (
+    AskStatus,
+    InitiativeEvent,
+    InitiativeParticipant,
+    Roll,
+    RollAsk,
+    is_player_free_roll,
+)
 from rolls.presenters import rendered_roll
 from rolls.secret import REVEAL_TEST
 
@@ -68,6 +75,19 @@ def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[
         rolls[row["character_id"]] = row["rolls"]
         uses[row["character_id"]] = row["uses"]
     return rolls, uses
+
+
+def npc_hp_targets(session) -> list[tuple[int, str]]:
+    """The running fight's sheet-less NPCs the GM gave HP, as (key, name) (one query). A
+    hidden NPC is not offered: an entry is read by everyone in the diary."""
+    rows = InitiativeParticipant.objects.filter(
+        event__session=session,
+        event__ended_at__isnull=True,
+        npc__isnull=False,
+        npc__visible_to_players=True,
+        hp_max__isnull=False,
+    ).order_by("name")
+    return [(-npc_id, name) for npc_id, name in rows.values_list("npc_id", "name")]
 
 
 def entry_targets(session) -> list[Character]:
@@ -182,7 +202,11 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
     event_id = ledger.running_event_id
     event = initiative_selectors.running_event(access.session, pk=event_id) if event_id else None
     fight = (
-        initiative_selectors.fight_view(event, turn.number if turn else event.opened_turn)
+        initiative_selectors.fight_view(
+            event,
+            turn.number if turn else event.opened_turn,
+            sees_hidden=access.is_gm or access.is_moderator,
+        )
         if event
         else None
     )
@@ -219,12 +243,14 @@ def _entry_forms(access, entry_character=None) -> dict:
     link's `?entry_character=<pk>` (the sheet's) preselects that character."""
     targets = entry_targets(access.session)
     picked = preselected_character(entry_character, targets)
+    npc_targets = npc_hp_targets(access.session)
     return {
         name: form(
             prefix=name,
             user=access.user,
             session=access.session,
             characters=targets,
+            npc_targets=npc_targets,
             initial={"character": picked} if picked else None,
         )
         for name, form in GM_ENTRY_FORMS.items()

@@ -36,6 +36,11 @@ urlpatterns += [
         initiative_views.initiative_handover,
         name="initiative_handover",
     ),
+    path(
+        "<int:pk>/rolls/initiative/npc/",
+        initiative_views.initiative_npc_add,
+        name="initiative_npc_add",
+    ),
     path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]
 

@@ -19,7 +19,9 @@ from diary.models import GameSession
 from rolls import access
 
 PANEL_PATH = re.compile(r"^/sessions/(\d+)/rolls/panel/$")
-INITIATIVE_PATH = re.compile(r"^/sessions/(\d+)/rolls/initiative/(?:marker|modifier|handover)/$")
+INITIATIVE_PATH = re.compile(
+    r"^/sessions/(\d+)/rolls/initiative/(?:marker|modifier|handover|npc)/$"
+)
 
 
 def _is_plain_uuid(value) -> bool:

@@ -178,3 +178,78 @@ def test_no_npc_target_in_an_opposed_roll(table, merchant):
         make_roll(table.session, table.gm, request)
     assert error.value.code == "npc_kind"
     assert not Roll.objects.exists()
+
+
+def opposed_against_npc(table, merchant, **extra):
+    """The opposed tab with an NPC opponent, the defence's side left as the panel had it."""
+    return single(
+        table.lirael,
+        mode="opposed",
+        **{
+            "a-test": "attribute",
+            "a-npc_modifier": merchant.pk,
+            "b-character": table.borys.pk,
+            "b-test": "attribute",
+            "b-attribute": attr("Siła"),
+            **extra,
+        },
+    )
+
+
+def test_the_opposed_tab_offers_an_npc_opponent_that_rolls_no_defence(table, merchant, client_for):
+    """Mode fixed_modifiers (seed 000 line 180): against an NPC, the character's test with
+    the NPC's fixed modifier, shown in the odds before the roll; the NPC rolls nothing."""
+    client = client_for(table.gm)
+    data = opposed_against_npc(table, merchant)
+    panel = client.get(panel_url(table.session), data).content.decode()
+    assert polish("Opponent: an NPC") in panel
+    assert "NPC Stary kupiec, perswazja: łatwowierny" in panel  # the odds' breakdown
+    assert 'name="b-character"' not in panel  # no defence side
+    response = client.post(panel_url(table.session), data)
+    assert response.status_code == 302, response.content.decode()[:2000]
+    roll = Roll.objects.get(session=table.session)
+    assert roll.test == "attribute"
+    assert roll.record["npc"]["name"] == "Stary kupiec"
+    assert roll.record["result"]["threshold"] == 700  # Percepcja 600 + the NPC's 100
+    assert "b" not in roll.record["characters"]
+
+
+def test_an_npc_opponent_takes_no_half_attribute_test(table, merchant, client_for):
+    data = opposed_against_npc(table, merchant, **{"a-test": "half_attribute"})
+    response = client_for(table.gm).post(panel_url(table.session), data)
+    assert response.status_code == 400
+    assert 'id="id_a-test_error"' in response.content.decode()
+    assert not Roll.objects.exists()
+
+
+def test_in_the_rolled_mode_the_npc_defends_with_its_stand_in_sheets_roll(
+    table, client_for, make_character
+):
+    """Mode gm_character: no NPC opponent field; the NPC's stand-in is the defence's side
+    and rolls as a character would."""
+    table.session.npc_mode = "gm_character"
+    table.session.save()
+    sheet = make_character(table.gm, "Wilk")
+    npc = npc_services.npc_create(
+        session=table.session, by=table.gm, name="Wilk", description="", visible_to_players=True
+    )
+    npc_services.npc_stand_in_set(npc=npc, by=table.gm, character=sheet)
+    data = single(
+        table.lirael,
+        mode="opposed",
+        **{
+            "a-test": "attribute",
+            "b-character": sheet.pk,
+            "b-test": "attribute",
+            "b-attribute": attr("Siła"),
+            "b-action_value": "0",
+            "b-gm_difficulty": "0",
+            "b-gm_bonus": "0",
+        },
+    )
+    client = client_for(table.gm)
+    panel = client.get(panel_url(table.session), data).content.decode()
+    assert 'name="a-npc_modifier"' not in panel
+    assert client.post(panel_url(table.session), data).status_code == 302
+    roll = Roll.objects.get(session=table.session)
+    assert roll.test == "opposed" and roll.record["characters"]["b"]["name"] == "Wilk"

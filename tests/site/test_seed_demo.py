@@ -96,7 +96,8 @@ def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_u
     call_command("seed_demo")
     session = GameSession.objects.get(title=SESSION_TITLE)
     kinds = list(Roll.objects.filter(session=session).values_list("test", flat=True))
-    assert kinds.count("hp") == 2
+    # Two characters' HP entries and the wolves' (a sheet-less NPC in the fight).
+    assert kinds.count("hp") == 3
     assert {"effect", "item_grant", "item_use"} <= set(kinds)
     assert verify_session(session.pk).ok
     stun = NegativeEffect.objects.get(kind="stun", began_in_session=session.pk)

@@ -56,7 +56,8 @@ def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
     demo = GameSession.objects.get(title=SESSION_TITLE)
     gate = InitiativeEvent.objects.running().get(session=demo)
     assert gate.name == DEMO_GATE_FIGHT_NAME and in_combat(demo)
-    assert {p.name for p in gate.participants.all()} == {"Lirael", "Borys", "Mira"}
+    rolled = gate.participants.filter(character__isnull=False)
+    assert {p.name for p in rolled} == {"Lirael", "Borys", "Mira"}
     wolves = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
     event = InitiativeEvent.objects.running().get(session=wolves)
     assert event.name == DEMO_FIGHT_NAME
@@ -91,3 +92,15 @@ def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
     assert "**Wilcze Pola**" in session.description
     application = Participation.objects.get(session=session)
     assert application.status == "requested" and application.message
+
+
+def test_seed_demo_puts_npcs_in_the_gate_fight_one_wounded_one_hidden():
+    from rolls.models import InitiativeEvent
+
+    call_command("seed_demo", stdout=io.StringIO())
+    event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")
+    npcs = {p.name: p for p in event.participants.filter(npc__isnull=False)}
+    assert npcs["Wilki znad brodu"].hp_max == 40 and npcs["Wilki znad brodu"].hp_current == 28
+    assert npcs["Przewoźnik"].npc.visible_to_players is False
+    damage = Roll.objects.get(session=event.session, test="hp", character__isnull=True)
+    assert damage.record["characters"]["a"]["name"] == "Wilki znad brodu"

@@ -20,11 +20,17 @@ from characters import services as character_services
 from characters.models import Attribute, Character, Skill, Trait
 from characters.systems import RuleSystem
 from config.roles import MODERATOR_GROUP
+from diary import npc_services, talk_services
 from diary import services as diary_services
-from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+from diary.models import GameSession, Npc, NpcMode, Post, RollPolicy, SessionStatus, TalkThread
+from diary.quoting import quote_markdown
+from diary.reading import read_mark_advance
+from rolls import entries, initiative_services
+from rolls.free_rolls import FreeRoll, roll_make_free
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import join_session, seed_system_sessions, system_character
-from rolls.services import roll_ask_create, roll_ask_decline, roll_make
+from rolls.models import InitiativeEvent
+from rolls.services import roll_ask_create, roll_ask_decline, roll_make, secret_roll_reveal
 from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from rolls.systems.forum1000.cases import case_for
@@ -227,7 +233,6 @@ class Command(BaseCommand):
     def _quote(self, quoted, users: dict, characters: dict) -> None:
         """A reply quoting part of the GM's opening post, linked back to it (and the
         GM's bell tells of the quote)."""
-        from diary.quoting import quote_markdown
 
         diary_services.post_create(
             session=quoted.session,
@@ -241,7 +246,6 @@ class Command(BaseCommand):
     def _potions(self, session: GameSession, gm, characters: dict) -> None:
         """The potions the characters start with, granted in the GM's opening post as
         entries of the session's chain (seed line 153; in play the sheet grants nothing)."""
-        from rolls import entries
 
         for spec in CHARACTERS:
             for count, effect in spec.get("potions", []):
@@ -537,7 +541,6 @@ def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
     """Two secret GM rolls in the current turn, hidden checks for a trap under the
     gate: Mira's, revealed (the diary shows its result beside its commitment), and Borys's,
     still a commitment only."""
-    from rolls.services import secret_roll_reveal
 
     percepcja = Attribute.objects.get(system=RuleSystem.FORUM1000, name="Percepcja").pk
     trap = GmModifier(-100, "Wnyki ukryte pod liśćmi przy bramie")
@@ -564,7 +567,6 @@ def seed_secret_rolls(session: GameSession, gm, characters: dict) -> None:
 
 def seed_npcs(session: GameSession, gm, characters: dict, moderator=None) -> None:
     """The roster, and one roll against the merchant's fixed modifier in the current turn."""
-    from diary import npc_services
 
     modifiers = {}
     for name, description, visible, rows in DEMO_NPCS:
@@ -598,6 +600,32 @@ def seed_npcs(session: GameSession, gm, characters: dict, moderator=None) -> Non
             reason="łatwowierny, zwłaszcza wobec elfów",
             note="Doprecyzowanie powodu na prośbę MG; wartość bez zmian.",
         )
+    seed_npcs_in_fight(session, gm)
+
+
+def seed_npcs_in_fight(session: GameSession, gm) -> None:
+    """The gate fight's tracker with NPCs (RULES 1.7, no sheets in this mode): the wolves
+    with the value and HP the GM gave them, already wounded; the ferryman, hidden from
+    players, lurking in the order only the GM sees."""
+
+    event = InitiativeEvent.objects.running().filter(session=session).first()
+    if event is None:
+        return
+    wolves = Npc.objects.get(session=session, name="Wilki znad brodu")
+    ferryman = Npc.objects.get(session=session, name="Przewoźnik")
+    initiative_services.initiative_npc_add(
+        event=event, by=gm, npc_id=wolves.pk, score=420, hp_max=40
+    )
+    initiative_services.initiative_npc_add(event=event, by=gm, npc_id=ferryman.pk, score=700)
+    entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=-wolves.pk,
+        delta=-12,
+        reason="Borys rozbija wilka pochodnią",
+        token=uuid.uuid4(),
+        digest="seed",
+    )
 
 
 # The other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
@@ -673,7 +701,6 @@ def seed_application(users: dict) -> GameSession:
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
-    from diary import npc_services
 
     gm = users["gm"]
     session = diary_services.session_create(
@@ -742,7 +769,6 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
     """In the fight of the current turn: the GM's damage with reasons, a stun for
     two turns, a potion granted in the GM's post, and Lirael drinking one (HP back, no roll,
     her second action of the turn)."""
-    from rolls import entries
 
     gm, borys, lirael = users["gm"], characters["Borys"], characters["Lirael"]
     diary_services.post_create(
@@ -814,7 +840,6 @@ DEMO_FREE_ROLLS = (
 def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
     """The GM rolls damage and a keep-highest table roll in dice notation, through
     the service the free-form roll page uses; both land in the GM's post of the turn."""
-    from rolls.free_rolls import FreeRoll, roll_make_free
 
     for expression, label, name in DEMO_FREE_ROLLS:
         roll_make_free(
@@ -854,8 +879,6 @@ DEMO_UNREAD_POSTS = 3
 
 
 def seed_read_marks(session: GameSession, users: dict) -> None:
-    from diary.models import Post
-    from diary.reading import read_mark_advance
 
     player = users["gracz"]
     others = list(
@@ -927,9 +950,6 @@ DEMO_WHISPERS = [
 def seed_table_talk(users: dict) -> bool:
     """The demo session's OOC thread and two whispers, unless it has table talk already."""
     import uuid
-
-    from diary import talk_services
-    from diary.models import TalkThread
 
     session = GameSession.objects.get(title=SESSION_TITLE, gm=users["gm"])
     if TalkThread.objects.filter(session=session).exists():

@@ -129,6 +129,7 @@ class SideForm(forms.Form):
         healing_skills: bool | None = None,
         default_character: int = 0,
         npc_modifiers=None,
+        npc_opponent: bool = False,
         **kwargs,
     ):
         super().__init__(*args, **kwargs)
@@ -136,13 +137,18 @@ class SideForm(forms.Form):
         if npc_modifiers:
             # The GM's target NPC and interaction, before the typed modifiers.
             self.fields["npc_modifier"] = forms.TypedChoiceField(
-                label=_("Target NPC"),
+                label=_("Opponent: an NPC") if npc_opponent else _("Target NPC"),
                 coerce=int,
                 required=False,
                 empty_value=None,
                 choices=[("", _("— no NPC —"))]
                 + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers],
-                help_text=_("Its fixed modifier is added as a GM difficulty modifier."),
+                help_text=_(
+                    "The NPC rolls no defence: the character's test gets the NPC's fixed "
+                    "modifier for this interaction."
+                )
+                if npc_opponent
+                else _("Its fixed modifier is added as a GM difficulty modifier."),
             )
         self.gm = gm
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
@@ -498,9 +504,19 @@ class Forum1000Form(ModeForm):
         tests = SIDE_TESTS_BY_MODE[mode]
         targets = (
             npc_modifiers(context.session)
-            if mode in NPC_TARGET_MODES and context.may_target_npcs
+            if mode in (*NPC_TARGET_MODES, "opposed") and context.may_target_npcs
             else None
         )
+        # Mode fixed_modifiers (seed 000 line 180): an NPC opponent rolls no defence; the
+        # roll becomes the initiator's test with the NPC's fixed modifier for the interaction.
+        self.npc_opponent = bool(
+            mode == "opposed" and targets and data is not None and data.get("a-npc_modifier")
+        )
+        if self.npc_opponent:
+            tests = NPC_TARGET_MODES
+        if mode == "opposed":
+            # An NPC opponent takes the defence's side away: choosing one redraws the panel.
+            self.structural = (*self.structural, "a-npc_modifier")
         self.side_a = SideForm(
             data,
             prefix="a",
@@ -509,8 +525,9 @@ class Forum1000Form(ModeForm):
             tests=tests,
             healing_skills={"healing": True, "skill": False}.get(mode),
             npc_modifiers=targets,
+            npc_opponent=mode == "opposed",
         )
-        if mode == "opposed":
+        if mode == "opposed" and not self.npc_opponent:
             self.side_b = SideForm(
                 data,
                 prefix="b",
@@ -561,7 +578,7 @@ class Forum1000Form(ModeForm):
         if self.mode == "initiative":
             return RollRequest(kind="initiative", initiative=self.initiative.lines())
         a = self.side_a.side_request()
-        if self.mode == "opposed":
+        if self.mode == "opposed" and not self.npc_opponent:
             return RollRequest(kind="opposed", a=a, b=self.side_b.side_request())
         if self.mode == "healing":
             return RollRequest(

@@ -1,0 +1,89 @@
+"""In Chromium (mode fixed_modifiers): the GM adds two NPCs to the running fight in the
+tracker, one hidden from players, damages the visible one through the diary's HP form; the
+player's diary shows the visible NPC in the order and never the hidden one."""
+
+import re
+import uuid
+
+import pytest
+from playwright.sync_api import expect
+
+from diary import npc_services
+from rolls.engine.dice import ScriptedDice
+from rolls.models import InitiativeParticipant
+from rolls.selectors import sheets_in_play
+from tests.browser.conftest import log_in
+from tests.browser.test_effects_and_potions import entry_form
+from tests.conftest import PASSWORD, polish
+from tests.rolls.test_initiative_event import initiative
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def fight(table, monkeypatch):
+    """Lirael (540) and Borys (340) rolled; the guard and the hidden archer on the roster."""
+    from django.test import Client
+
+    from rolls import access
+
+    for name, visible in (("Strażnik", True), ("Łucznik", False)):
+        npc_services.npc_create(
+            session=table.session,
+            by=table.gm,
+            name=name,
+            description="",
+            visible_to_players=visible,
+        )
+    face = {"Lirael": 100, "Borys": 300}
+    faces = [face[c.name] for c in sheets_in_play(table.session).values()]
+    monkeypatch.setattr("rolls.services.SystemDice", lambda: ScriptedDice(faces))
+    client = Client()
+    client.force_login(table.gm)
+    data = initiative(event_name="Zasadzka")
+    data["token"] = access.sign_token(table.gm, table.session, uuid.UUID(data["token"]))
+    response = client.post(f"/sessions/{table.session.pk}/rolls/panel/", data)
+    assert response.status_code == 302
+    return table
+
+
+def add_npc(page, table, name: str, score: str, hp: str = "") -> None:
+    page.goto(f"/sessions/{table.session.pk}/rolls/initiative/")
+    form = page.get_by_test_id("npc-join-form")
+    form.locator('[name="npc"]').select_option(label=name)
+    form.locator('[name="score"]').fill(score)
+    form.locator('[name="hp_max"]').fill(hp)
+    form.get_by_role("button", name=polish("Add to the order")).click()
+    page.wait_for_load_state("networkidle")
+
+
+def test_the_gm_adds_and_damages_an_npc_and_the_player_never_sees_the_hidden_one(
+    page, player_page, fight
+):
+    log_in(page, fight.gm.username, PASSWORD)
+    add_npc(page, fight, "Strażnik", "400", "30")
+    add_npc(page, fight, polish("%(name)s (hidden)", name="Łucznik"), "600")
+    order = page.get_by_test_id("fight-order").locator("li strong")
+    expect(order).to_have_text(["Łucznik", "Lirael", "Strażnik", "Borys"])
+    expect(page.get_by_test_id("hidden-npc")).to_have_count(1)
+
+    page.goto(f"/sessions/{fight.session.pk}/")
+    form = entry_form(page, "entry-hp", "Damage or HP")
+    form.locator('[name="hp-character"]').select_option(label="Strażnik (NPC)")
+    form.locator('[name="hp-amount"]').fill("12")
+    form.get_by_label(polish("Reason")).fill("Cięcie mieczem")
+    form.get_by_role("button", name=polish("Record the HP change")).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(page.get_by_test_id("fight-order").get_by_test_id("npc-hp")).to_have_text(
+        polish("HP %(current)s/%(max)s", current=18, max=30)
+    )
+    assert InitiativeParticipant.objects.get(name="Strażnik").hp_current == 18
+
+    log_in(player_page, fight.alice.username, PASSWORD)
+    player_page.goto(f"/sessions/{fight.session.pk}/")
+    player_order = player_page.get_by_test_id("fight-order").locator("li strong")
+    expect(player_order).to_have_text(["Lirael", "Strażnik", "Borys"])
+    expect(player_page.get_by_test_id("initiative-order-now").locator("li strong")).to_have_text(
+        ["Lirael", "Strażnik", "Borys"]
+    )
+    expect(player_page.get_by_text("Łucznik")).to_have_count(0)
