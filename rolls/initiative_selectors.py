@@ -12,8 +12,10 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch, Q
 from django.utils import timezone
+from django.utils.translation import pgettext
 
-from characters.models import HOLDING_EFFECT_KINDS, NegativeEffect
+from characters.grammar import gendered
+from characters.models import HOLDING_EFFECT_KINDS, GrammaticalGender, NegativeEffect
 from characters.numbers import signed_number
 from characters.selectors import held_character_ids
 from diary.models import Turn
@@ -47,8 +49,12 @@ def session_events(session) -> list[InitiativeEvent]:
 
 def _prefetches():
     return (
+        # The character's row (joined, no query more) for its grammatical gender.
         Prefetch(
-            "participants", queryset=InitiativeParticipant.objects.order_by("rolled_position")
+            "participants",
+            queryset=InitiativeParticipant.objects.select_related("character").order_by(
+                "rolled_position"
+            ),
         ),
         Prefetch("changes", queryset=InitiativeChange.objects.select_related("by").order_by("id")),
     )
@@ -65,10 +71,34 @@ class OrderRow:
     held: bool
     moved: bool
     marked: bool
+    gender: str = GrammaticalGender.MASCULINE
 
     @property
     def modifier_text(self) -> str:
         return signed_number(self.modifier)
+
+    @property
+    def held_text(self) -> str:
+        return gendered(
+            self.gender,
+            masculine=pgettext("masculine", "held: at the end while stunned or immobilised"),
+            feminine=pgettext("feminine", "held: at the end while stunned or immobilised"),
+            neuter=pgettext("neuter", "held: at the end while stunned or immobilised"),
+        )
+
+    @property
+    def resolved_next_text(self) -> str:
+        return gendered(
+            self.gender,
+            masculine=pgettext("masculine", "(resolved next)"),
+            feminine=pgettext("feminine", "(resolved next)"),
+            neuter=pgettext("neuter", "(resolved next)"),
+        )
+
+
+def genders_of(event: InitiativeEvent) -> dict[int, str]:
+    """Each participant's grammatical gender, from the prefetched participants."""
+    return {p.character_id: p.character.grammatical_gender for p in event.participants.all()}
 
 
 @dataclass
@@ -142,6 +172,7 @@ def fight_view(event: InitiativeEvent, turn: int) -> FightView:
     if marked not in {p.character_id for p in order}:
         marked = order[0].character_id if order else None
     names = {p.character_id: p.name for p in event.participants.all()}
+    genders = genders_of(event)
     view = FightView(event=event, turn=turn, marked_id=marked)
     view.rows = [
         OrderRow(
@@ -154,6 +185,7 @@ def fight_view(event: InitiativeEvent, turn: int) -> FightView:
             held=p.held,
             moved=p.moved,
             marked=p.character_id == marked,
+            gender=genders.get(p.character_id, GrammaticalGender.MASCULINE),
         )
         for i, p in enumerate(order, start=1)
     ]
@@ -196,6 +228,7 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
     from django.utils.translation import gettext as _
 
     names = {p.character_id: p.name for p in event.participants.all()}
+    genders = genders_of(event)
     until = event.ended_at or timezone.now()
     effects = NegativeEffect.objects.filter(
         character_id__in=list(names), kind__in=HOLDING_EFFECT_KINDS
@@ -257,15 +290,22 @@ def effect_rows(event: InitiativeEvent) -> list[HistoryRow]:
                     "freed",
                     entries.get(("effect_free", effect.pk), ("", ""))[0],
                     name,
-                    _("freed of %(kind)s: back in the order") % {"kind": kind},
+                    gendered(
+                        genders.get(effect.character_id, ""),
+                        masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
+                        feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
+                        neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
+                    )
+                    % {"kind": kind},
                     effect.freed_note,
                 )
             )
     return rows
 
 
-def change_text(change: InitiativeChange) -> tuple[str, str]:
-    """(character, what happened) for one recorded change, in the user's language."""
+def change_text(change: InitiativeChange, gender: str = "") -> tuple[str, str]:
+    """(character, what happened) for one recorded change, in the user's language; `gender`
+    is the character's grammatical gender."""
     from django.utils.translation import gettext as _
     from django.utils.translation import ngettext
 
@@ -276,7 +316,12 @@ def change_text(change: InitiativeChange) -> tuple[str, str]:
             "order": ", ".join(d.get("order", [])),
         }
     if change.kind == ChangeKind.MARKER:
-        return d["name"], _("marked: the GM resolves this character next")
+        return d["name"], gendered(
+            gender,
+            masculine=pgettext("masculine", "marked: the GM resolves this character next"),
+            feminine=pgettext("feminine", "marked: the GM resolves this character next"),
+            neuter=pgettext("neuter", "marked: the GM resolves this character next"),
+        )
     if change.kind == ChangeKind.MODIFIER:
         last = change.turn_number + d["turns"] - 1
         return d["name"], ngettext(
@@ -300,8 +345,9 @@ def change_text(change: InitiativeChange) -> tuple[str, str]:
 def history_rows(event: InitiativeEvent) -> list[HistoryRow]:
     """The event's history, oldest first: its recorded changes and its holding effects."""
     rows = []
+    genders = genders_of(event)
     for change in event.changes.all():
-        character, text = change_text(change)
+        character, text = change_text(change, genders.get(change.details.get("character"), ""))
         rows.append(
             HistoryRow(
                 change.created_at,

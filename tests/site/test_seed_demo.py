@@ -338,3 +338,13 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
     mine = Roll.objects.get(session=session, test="notation", record__roller="player")
     assert mine.post.author == mine.rolled_by != session.gm
     assert mine.record["result"]["input"]["expression"] == "2k6+1"
+
+
+def test_seed_demo_gives_each_character_its_grammatical_gender():
+    """The order and its history write "Lirael ogłuszona", "Borys ogłuszony"."""
+    call_command("seed_demo")
+    genders = dict(Character.objects.values_list("name", "grammatical_gender"))
+    for name in ("Lirael", "Mira", "Arya", "Vera Kos"):
+        assert genders[name] == "feminine", name
+    for name in ("Borys", "Zbyszko", "Jarogniew", "Basior", "Eragon", "Murtagh", "Wilhelm"):
+        assert genders[name] == "masculine", name

@@ -59,6 +59,7 @@ CHARACTERS = [
     {
         "owner": "gracz",
         "name": "Lirael",
+        "grammatical_gender": "feminine",
         "description": "Bardka z południa. Przykład 1: Uwodzenie z Seksapilem i Przystojnym.",
         "hp": (90, 100),
         "attributes": [550, 600, 640, 400, 500, 700, 520, 480],
@@ -79,6 +80,7 @@ CHARACTERS = [
     {
         "owner": "gracz3",
         "name": "Mira",
+        "grammatical_gender": "feminine",
         "description": "Uczona i medyczka. Przykład 3: Błyskotliwość z Geniuszem zamiast "
         "Dowodzenia.",
         "hp": (80, 80),
@@ -178,6 +180,7 @@ class Command(BaseCommand):
             values={
                 "name": spec["name"],
                 "description": spec["description"],
+                "grammatical_gender": spec.get("grammatical_gender", "masculine"),
                 "hp_current": hp_current,
                 "hp_max": hp_max,
                 "attributes": {
