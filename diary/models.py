@@ -8,6 +8,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
+from characters.numbers import signed_number
 from characters.systems import RuleSystem
 from config.roles import is_moderator
 
@@ -447,7 +448,7 @@ class NpcModifier(models.Model):
         verbose_name_plural = _("NPC modifiers")
 
     def __str__(self) -> str:
-        return f"{self.npc} · {self.interaction} {self.value:+d}"
+        return f"{self.npc} · {self.interaction} {signed_number(self.value)}"
 
 
 # ---------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from django.utils.translation import pgettext
 
 from characters.grammar import gendered
 from characters.models import HOLDING_EFFECT_KINDS, GrammaticalGender, NegativeEffect
-from characters.numbers import signed_number
+from characters.numbers import signed_number, with_minus
 from characters.selectors import held_character_ids
 from diary.models import Turn
 from rolls.engine import initiative as engine
@@ -76,6 +76,14 @@ class OrderRow:
     @property
     def modifier_text(self) -> str:
         return signed_number(self.modifier)
+
+    @property
+    def score_text(self) -> str:
+        return with_minus(str(self.score))
+
+    @property
+    def base_score_text(self) -> str:
+        return with_minus(str(self.base_score))
 
     @property
     def held_text(self) -> str:
