@@ -199,7 +199,9 @@ def _proposed(system: str, values: dict, character: Character) -> dict[str, obje
         _("Name"): values["name"],
         _("Description"): values["description"] or None,
         _("Grammatical gender"): str(
-            GrammaticalGender(values.get("grammatical_gender") or character.grammatical_gender).label
+            GrammaticalGender(
+                values.get("grammatical_gender") or character.grammatical_gender
+            ).label
         ),
         _("Maximum HP"): values["hp_max"],
     }

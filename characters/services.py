@@ -170,9 +170,7 @@ def _apply_sheet(character: Character, values: dict) -> None:
     check_stand_in_items(character, values["items"].items())
     character.name = values["name"]
     character.description = values["description"]
-    character.grammatical_gender = (
-        values.get("grammatical_gender") or character.grammatical_gender
-    )
+    character.grammatical_gender = values.get("grammatical_gender") or character.grammatical_gender
     character.hp_max = values["hp_max"]
     character.hp_current = values["hp_current"]
     character.save()

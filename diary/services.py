@@ -18,7 +18,7 @@ from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from diary import notifications, selectors
 from diary.access import access_participation, session_access
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import (
     GONE_STATUSES,
     GameSession,

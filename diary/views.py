@@ -37,7 +37,7 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import ParticipationStatus, SessionStatus
 from diary.rendering import post_body_html
 

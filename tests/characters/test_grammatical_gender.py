@@ -37,5 +37,3 @@ def test_an_unknown_grammatical_gender_is_refused_next_to_the_field(
     assert "Wybierz jeden z podanych rodzajów gramatycznych." in response.content.decode()
     borys.refresh_from_db()
     assert borys.name == "Borys"
-
-

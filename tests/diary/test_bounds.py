@@ -12,7 +12,7 @@ from diary.forms import (
     NARRATION_MAX_LENGTH,
     NC_NOTE_MAX_LENGTH,
 )
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import GameSession, Post
 from diary.services import post_create
 

@@ -33,7 +33,9 @@ def test_the_order_writes_each_held_character_in_its_own_gender(fight):  # noqa:
     diary = html.unescape(
         fight.gm_client.get(reverse("diary:session", args=[fight.session.pk])).content.decode()
     )
-    masculine, feminine, neuter = (polish_form(g, HELD) for g in ("masculine", "feminine", "neuter"))
+    masculine, feminine, neuter = (
+        polish_form(g, HELD) for g in ("masculine", "feminine", "neuter")
+    )
     assert len({masculine, feminine, neuter}) == 3
     assert "ogłuszony" in masculine and "ogłuszona" in feminine and "ogłuszone" in neuter
     for name, text in (("Borys", masculine), ("Lirael", feminine)):
