@@ -25,9 +25,8 @@ def polish_form(gender: str, msgid: str) -> str:
 
 
 def test_the_order_writes_each_held_character_in_its_own_gender(fight):  # noqa: F811
-    fight.lirael.grammatical_gender = GrammaticalGender.FEMININE
-    fight.lirael.save()
-    # Borys keeps the default, masculine.
+    # Lirael is feminine (the table's), Borys keeps the default, masculine.
+    assert fight.lirael.grammatical_gender == GrammaticalGender.FEMININE
     for character in (fight.borys, fight.lirael):
         effect_entry(fight.session, fight.gm, character, "stun", "cios")
     diary = html.unescape(
