@@ -37,8 +37,8 @@ def seed(*, posts: int, spread: int) -> dict:
 
     from characters.models import Attribute
     from characters.systems import RuleSystem
+    from config.markdown import render_narration
     from diary import services as diary_services
-    from diary.markdown import render_narration
     from diary.models import Post, PostRevision, Turn
     from tests.seeding import (
         forum1000_character,

@@ -10,6 +10,7 @@ from characters.models import (
     NOTE_MAX,
     Attribute,
     EffectKind,
+    GrammaticalGender,
     Item,
     Skill,
     Trait,
@@ -59,6 +60,15 @@ class CharacterForm(forms.Form):
         required=False,
         max_length=CHARACTER_DESCRIPTION_MAX,
         widget=forms.Textarea(attrs={"rows": 4}),
+    )
+    grammatical_gender = forms.ChoiceField(
+        label=_("Grammatical gender"),
+        choices=GrammaticalGender.choices,
+        initial=GrammaticalGender.MASCULINE,
+        # The page always sends one; a request without it leaves the sheet's as it is.
+        required=False,
+        help_text=_("How the site writes about the character: stunned, wounded, next."),
+        error_messages={"invalid_choice": _("Choose one of the grammatical genders listed.")},
     )
     hp_max = forms.IntegerField(label=_("Maximum HP"), min_value=1, max_value=100_000)
     hp_current = forms.IntegerField(label=_("Current HP"), min_value=0, max_value=100_000)
@@ -138,6 +148,7 @@ class CharacterForm(forms.Form):
         return {
             "name": data["name"],
             "description": data["description"],
+            "grammatical_gender": data.get("grammatical_gender") or None,
             "hp_max": data["hp_max"],
             "hp_current": data.get("hp_current"),
             "attributes": {a: data[f"attr_{a.pk}"] for a in self.attributes},
@@ -151,6 +162,7 @@ class CharacterForm(forms.Form):
         initial = {
             "name": character.name,
             "description": character.description,
+            "grammatical_gender": character.grammatical_gender,
             "hp_max": character.hp_max,
             "hp_current": character.hp_current,
             "traits": list(character.traits.all()),
@@ -170,11 +182,13 @@ def _span(low: int, high: int) -> str:
     return f"{low}–{high}"
 
 
-def initial_from_proposal(values: dict) -> dict:
-    """A pending proposal's values as the form's initial data, so the owner refines it."""
+def initial_from_proposal(values: dict, character) -> dict:
+    """A pending proposal's values as the form's initial data, so the owner refines it
+    (a proposal made before sheets had a grammatical gender keeps the sheet's)."""
     initial = {
         "name": values["name"],
         "description": values["description"],
+        "grammatical_gender": values.get("grammatical_gender") or character.grammatical_gender,
         "hp_max": values["hp_max"],
         "traits": values["traits"],
     }

@@ -218,6 +218,15 @@ class CharacterQuerySet(models.QuerySet):
         return self.with_values().prefetch_related("effects", "potions")
 
 
+class GrammaticalGender(models.TextChoices):
+    """Which form a Polish participle or adjective about the character takes: "Borys
+    ogłuszony", "Lirael ogłuszona", "Stado ogłuszone"."""
+
+    MASCULINE = "masculine", _("masculine (he: stunned)")
+    FEMININE = "feminine", _("feminine (she: stunned)")
+    NEUTER = "neuter", _("neuter or a group (it, they: stunned)")
+
+
 class Character(models.Model):
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -229,6 +238,15 @@ class Character(models.Model):
     system = models.CharField(_("rule system"), max_length=20, choices=RuleSystem.choices)
     description = models.TextField(
         _("description"), blank=True, max_length=CHARACTER_DESCRIPTION_MAX
+    )
+    # Polish's generic masculine for a sheet that does not say (every sheet made before
+    # the field); the owner picks it on the sheet.
+    grammatical_gender = models.CharField(
+        _("grammatical gender"),
+        max_length=10,
+        choices=GrammaticalGender.choices,
+        default=GrammaticalGender.MASCULINE,
+        help_text=_("How the site writes about the character: stunned, wounded, next."),
     )
     hp_current = models.PositiveIntegerField(_("current HP"))
     hp_max = models.PositiveIntegerField(_("maximum HP"))

@@ -11,6 +11,7 @@ from characters.models import (
     Attribute,
     AttributeValue,
     Character,
+    GrammaticalGender,
     Item,
     ItemHolding,
     NegativeEffect,
@@ -171,6 +172,7 @@ def _proposable(character: Character) -> dict[str, object]:
     flat: dict[str, object] = {
         _("Name"): character.name,
         _("Description"): character.description or None,
+        _("Grammatical gender"): str(character.get_grammatical_gender_display()),
         _("Maximum HP"): character.hp_max,
     }
     flat.update({r.attribute.name: r.value for r in character.attribute_values.all()})
@@ -182,7 +184,7 @@ def _proposable(character: Character) -> dict[str, object]:
     return flat
 
 
-def _proposed(system: str, values: dict) -> dict[str, object]:
+def _proposed(system: str, values: dict, character: Character) -> dict[str, object]:
     """A proposal's ids as names; a row gone from the catalog shows as its id."""
 
     def names(model, ids):
@@ -196,6 +198,11 @@ def _proposed(system: str, values: dict) -> dict[str, object]:
     flat: dict[str, object] = {
         _("Name"): values["name"],
         _("Description"): values["description"] or None,
+        _("Grammatical gender"): str(
+            GrammaticalGender(
+                values.get("grammatical_gender") or character.grammatical_gender
+            ).label
+        ),
         _("Maximum HP"): values["hp_max"],
     }
     flat.update({attributes[k]: v for k, v in values["attributes"].items()})
@@ -210,7 +217,7 @@ def _proposed(system: str, values: dict) -> dict[str, object]:
 def proposal_changes(character: Character, values: dict) -> list[tuple[str, object, object]]:
     """(what, now, proposed) for each line a proposal would change; `character` comes
     `with_values()`."""
-    return _diff(_proposable(character), _proposed(character.system, values))
+    return _diff(_proposable(character), _proposed(character.system, values, character))
 
 
 @dataclass(frozen=True)

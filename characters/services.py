@@ -14,6 +14,7 @@ from characters.models import (
     Attribute,
     AttributeValue,
     Character,
+    GrammaticalGender,
     HealingPotion,
     Item,
     ItemHolding,
@@ -133,6 +134,7 @@ def character_create(*, owner, system: str, values: dict) -> Character:
         system=system,
         name=values["name"],
         description=values["description"],
+        grammatical_gender=values.get("grammatical_gender") or GrammaticalGender.MASCULINE,
         hp_max=values["hp_max"],
         hp_current=values["hp_current"],
     )
@@ -168,6 +170,7 @@ def _apply_sheet(character: Character, values: dict) -> None:
     check_stand_in_items(character, values["items"].items())
     character.name = values["name"]
     character.description = values["description"]
+    character.grammatical_gender = values.get("grammatical_gender") or character.grammatical_gender
     character.hp_max = values["hp_max"]
     character.hp_current = values["hp_current"]
     character.save()
@@ -184,6 +187,7 @@ def _proposal_values(values: dict) -> dict:
     return {
         "name": values["name"],
         "description": values["description"],
+        "grammatical_gender": values.get("grammatical_gender") or "",
         "hp_max": values["hp_max"],
         "attributes": {str(a.pk): v for a, v in values["attributes"].items()},
         "skills": {str(s.pk): v for s, v in values["skills"].items()},
@@ -244,6 +248,8 @@ def _resolve_proposal(character: Character, proposed: dict) -> dict:
     values = {
         "name": proposed["name"],
         "description": proposed["description"],
+        # A proposal from before sheets had a grammatical gender keeps the sheet's.
+        "grammatical_gender": proposed.get("grammatical_gender") or character.grammatical_gender,
         "hp_max": proposed["hp_max"],
         "hp_current": character.hp_current,  # in play, current HP stays the GM's
         "attributes": {attributes[int(k)]: v for k, v in proposed["attributes"].items()},

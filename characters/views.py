@@ -81,7 +81,7 @@ def character_edit(request, pk: int):
         posted(request),
         system=character.system,
         propose=access.can_propose,
-        initial=initial_from_proposal(pending.proposal.values)
+        initial=initial_from_proposal(pending.proposal.values, character)
         if pending
         else CharacterForm.initial_for(character),
     )

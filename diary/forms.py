@@ -18,7 +18,7 @@ from diary.models import (
 )
 
 # Every text a person types into the diary has a bound; the
-# renderer's work is bounded too (diary/markdown.py).
+# renderer's work is bounded too (config/markdown.py).
 DESCRIPTION_MAX_LENGTH = 5_000
 NARRATION_MAX_LENGTH = 20_000
 NC_NOTE_MAX_LENGTH = 5_000

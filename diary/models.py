@@ -10,6 +10,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
+from characters.numbers import signed_number
 from characters.systems import RuleSystem
 from config.roles import is_moderator
 
@@ -291,7 +292,7 @@ class Post(models.Model):
         verbose_name=_("narrating character"),
     )
     narration = models.TextField(_("narration"), blank=True)
-    # Markdown rendered once on write, already sanitised (diary/markdown.py).
+    # Markdown rendered once on write, already sanitised (config/markdown.py).
     narration_html = models.TextField(editable=False, blank=True)
     nc_note = models.TextField(_("NC note"), blank=True)
     # RULES 1.5: the movement this post declares for its character, and the move actions it
@@ -388,7 +389,7 @@ class SessionPlan(models.Model):
 
     session = models.OneToOneField(GameSession, on_delete=models.CASCADE, related_name="plan")
     scenario = models.TextField(_("scenario"), blank=True)
-    # Markdown rendered once on write, already sanitised (diary/markdown.py).
+    # Markdown rendered once on write, already sanitised (config/markdown.py).
     scenario_html = models.TextField(editable=False, blank=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 
@@ -515,7 +516,7 @@ class NpcModifier(models.Model):
         verbose_name_plural = _("NPC modifiers")
 
     def __str__(self) -> str:
-        return f"{self.npc} · {self.interaction} {self.value:+d}"
+        return f"{self.npc} · {self.interaction} {signed_number(self.value)}"
 
 
 class NpcModifierCorrection(models.Model):
@@ -598,7 +599,7 @@ class TalkMessage(models.Model):
     thread = models.ForeignKey(TalkThread, on_delete=models.PROTECT, related_name="messages")
     author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
     text = models.TextField(_("message"))
-    # Rendered once on write, already sanitised (diary/markdown.py).
+    # Rendered once on write, already sanitised (config/markdown.py).
     text_html = models.TextField(editable=False)
     created_at = models.DateTimeField(_("written"), default=timezone.now)
     # The form's one-time token: the same form sent twice writes one message.

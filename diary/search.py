@@ -25,6 +25,7 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from config.markdown import plain_text
 from config.roles import is_moderator
 from diary.models import READING_STATUSES, GameSession, Post
 
@@ -161,12 +162,13 @@ def _matches(folded: str, words: tuple[str, ...]) -> list[tuple[int, int]]:
 
 
 def snippet(post: Post, query: str) -> SafeString:
-    """The text around the first match, escaped, with every match marked."""
+    """The words around the first match (the narration's Markdown as its plain words),
+    escaped, with every match marked."""
     words = parse_query(query).wanted
-    text = post.narration
+    text = plain_text(post.narration)
     spans = _matches(fold(text), words)
     if not spans and post.nc_note:
-        text = post.nc_note
+        text = plain_text(post.nc_note)
         spans = _matches(fold(text), words)
     start = max(spans[0][0] - SNIPPET_CHARS // 2, 0) if spans else 0
     end = start + SNIPPET_CHARS

@@ -16,9 +16,9 @@ from characters.models import Character
 from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
+from config.markdown import render_narration
 from diary import notifications, selectors
 from diary.access import access_participation, session_access
-from diary.markdown import render_narration
 from diary.models import (
     GONE_STATUSES,
     GameSession,

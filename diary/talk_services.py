@@ -11,9 +11,9 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
+from config.markdown import render_narration
 from diary import notifications
 from diary.access import access_ooc, access_whisper, access_whispers
-from diary.markdown import render_narration
 from diary.models import (
     TALK_MESSAGE_MAX,
     TALK_SUBJECT_MAX,

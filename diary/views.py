@@ -11,6 +11,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from characters.systems import MOVEMENT_RULES
 from config.form_errors import apply_service_errors, posted
+from config.markdown import render_narration
 from config.rate_limits import rate_limited
 from diary import live, notification_delivery, quoting, reading, selectors, services
 from diary.access import (
@@ -38,7 +39,6 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
-from diary.markdown import render_narration
 from diary.models import ParticipationStatus, SessionStatus
 from diary.rendering import post_body_html
 

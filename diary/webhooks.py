@@ -18,7 +18,7 @@ from django.utils.html import strip_tags
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import GameSession, Post, SessionWebhook, Turn
 from diary.tasks import deliver_webhook
 

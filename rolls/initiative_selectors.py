@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 
 from django.db.models import Prefetch, Q
 from django.utils import timezone
+from django.utils.translation import pgettext
 
-from characters.models import HOLDING_EFFECT_KINDS, NegativeEffect
-from characters.numbers import signed_number
+from characters.grammar import gendered
+from characters.models import HOLDING_EFFECT_KINDS, GrammaticalGender, NegativeEffect
+from characters.numbers import signed_number, with_minus
 from characters.selectors import held_character_ids
 from diary.models import Turn
 from rolls.engine import initiative as engine
@@ -52,6 +54,7 @@ def session_events(session) -> list[InitiativeEvent]:
 
 def _prefetches():
     return (
+        # The character's row (joined, no query more) for its grammatical gender.
         Prefetch(
             "participants",
             queryset=InitiativeParticipant.objects.select_related(
@@ -76,10 +79,47 @@ class OrderRow:
     is_npc: bool = False
     hidden: bool = False  # an NPC hidden from players: only the GM and moderators see it
     hp: tuple[int, int] | None = None  # a sheet-less NPC's (current, max) HP, if it has any
+    gender: str = GrammaticalGender.MASCULINE
 
     @property
     def modifier_text(self) -> str:
         return signed_number(self.modifier)
+
+    @property
+    def score_text(self) -> str:
+        return with_minus(str(self.score))
+
+    @property
+    def base_score_text(self) -> str:
+        return with_minus(str(self.base_score))
+
+    @property
+    def held_text(self) -> str:
+        return gendered(
+            self.gender,
+            masculine=pgettext("masculine", "held: at the end while stunned or immobilised"),
+            feminine=pgettext("feminine", "held: at the end while stunned or immobilised"),
+            neuter=pgettext("neuter", "held: at the end while stunned or immobilised"),
+        )
+
+    @property
+    def resolved_next_text(self) -> str:
+        return gendered(
+            self.gender,
+            masculine=pgettext("masculine", "(resolved next)"),
+            feminine=pgettext("feminine", "(resolved next)"),
+            neuter=pgettext("neuter", "(resolved next)"),
+        )
+
+
+def genders_of(event: InitiativeEvent) -> dict[int, str]:
+    """Each participant's grammatical gender, from the prefetched participants."""
+    return {
+        p.key: p.character.grammatical_gender
+        if p.character_id is not None
+        else GrammaticalGender.MASCULINE
+        for p in event.participants.all()
+    }
 
 
 @dataclass
@@ -185,6 +225,7 @@ def fight_view(event: InitiativeEvent, turn: int, *, sees_hidden: bool = True) -
     participants = {p.key: p for p in event.participants.all()}
     names = {key: p.name for key, p in participants.items()}
     hidden = hidden_keys(event)
+    genders = genders_of(event)
     view = FightView(event=event, turn=turn, marked_id=marked)
     shown = [p for p in order if sees_hidden or p.character_id not in hidden]
     view.rows = [
@@ -201,6 +242,7 @@ def fight_view(event: InitiativeEvent, turn: int, *, sees_hidden: bool = True) -
             is_npc=p.character_id < 0 or npc_of(participants[p.character_id]) is not None,
             hidden=p.character_id in hidden,
             hp=_hp_of(participants[p.character_id]) if sees_hidden else None,
+            gender=genders.get(p.character_id, GrammaticalGender.MASCULINE),
         )
         for i, p in enumerate(shown, start=1)
     ]
@@ -256,6 +298,7 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
         sheet = p.character_id if p.character_id is not None else p.npc.stand_in_id
         if sheet is not None and p.key not in hidden:
             names[sheet] = p.name
+    genders = genders_of(event)
     until = event.ended_at or timezone.now()
     effects = NegativeEffect.objects.filter(
         character_id__in=list(names), kind__in=HOLDING_EFFECT_KINDS
@@ -317,15 +360,22 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
                     "freed",
                     entries.get(("effect_free", effect.pk), ("", ""))[0],
                     name,
-                    _("freed of %(kind)s: back in the order") % {"kind": kind},
+                    gendered(
+                        genders.get(effect.character_id, ""),
+                        masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
+                        feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
+                        neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
+                    )
+                    % {"kind": kind},
                     effect.freed_note,
                 )
             )
     return rows
 
 
-def change_text(change: InitiativeChange) -> tuple[str, str]:
-    """(character, what happened) for one recorded change, in the user's language."""
+def change_text(change: InitiativeChange, gender: str = "") -> tuple[str, str]:
+    """(character, what happened) for one recorded change, in the user's language; `gender`
+    is the character's grammatical gender."""
     from django.utils.translation import gettext as _
     from django.utils.translation import ngettext
 
@@ -336,7 +386,12 @@ def change_text(change: InitiativeChange) -> tuple[str, str]:
             "order": ", ".join(d.get("order", [])),
         }
     if change.kind == ChangeKind.MARKER:
-        return d["name"], _("marked: the GM resolves this character next")
+        return d["name"], gendered(
+            gender,
+            masculine=pgettext("masculine", "marked: the GM resolves this character next"),
+            feminine=pgettext("feminine", "marked: the GM resolves this character next"),
+            neuter=pgettext("neuter", "marked: the GM resolves this character next"),
+        )
     if change.kind == ChangeKind.MODIFIER:
         last = change.turn_number + d["turns"] - 1
         return d["name"], ngettext(
@@ -367,11 +422,12 @@ def history_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[Hi
     without `sees_hidden`, nothing about a hidden NPC."""
     hidden = set() if sees_hidden else hidden_keys(event)
     rows = []
+    genders = genders_of(event)
     for change in event.changes.all():
         keys = {change.details.get("character"), change.details.get("other")}
         if hidden & keys:
             continue
-        character, text = change_text(change)
+        character, text = change_text(change, genders.get(change.details.get("character"), ""))
         rows.append(
             HistoryRow(
                 change.created_at,

@@ -5,6 +5,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
@@ -256,8 +257,29 @@ def _secret_context(user, session, roll) -> dict:
 @login_required
 @require_POST
 def reveal(request, pk: int, seq: int):
-    """The GM reveals a secret roll: a reveal entry joins the chain (rolls.secret)."""
+    """The GM reveals a secret roll: a reveal entry joins the chain (rolls.secret). It cannot
+    be undone, so the roll page's button only asks again (a page with the real button, which
+    works without JavaScript); the reveal happens on `confirm=yes`."""
     session = _session_for_reader(request, pk)
+    hidden = get_object_or_404(SecretRoll, roll__session=session, roll__seq=seq)
+    if request.POST.get("confirm") != "yes" and hidden.reveal_id is None:
+        if not rolls_access.access_roll_panel(request.user, session).may_roll_secret:
+            raise PermissionDenied
+        return render(
+            request,
+            "diary/confirm.html",
+            {
+                "title": _("Reveal secret roll #%(seq)s?") % {"seq": seq},
+                "explanation": _(
+                    "Everyone who reads the session will see its dice and result, and the "
+                    "reveal stays in the chain: it cannot be undone."
+                ),
+                "button": _("Yes, reveal the roll"),
+                "action": request.path,
+                "fields": (),
+                "back": reverse("rolls:detail", args=[session.pk, seq]),
+            },
+        )
     try:
         made = services.secret_roll_reveal(session=session, by=request.user, seq=seq)
     except SecretRoll.DoesNotExist:

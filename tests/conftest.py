@@ -116,7 +116,14 @@ def make_user(db):
 @pytest.fixture
 def make_character(db):
     def make(
-        owner, name: str | None = None, *, attributes=None, skills=None, traits=(), hp=(80, 100)
+        owner,
+        name: str | None = None,
+        *,
+        attributes=None,
+        skills=None,
+        traits=(),
+        hp=(80, 100),
+        gender="masculine",
     ):
         system = RuleSystem.FORUM1000
         catalog = {a.name: a for a in Attribute.objects.filter(system=system)}
@@ -128,6 +135,7 @@ def make_character(db):
             values={
                 "name": name or f"Postać {next(_names)}",
                 "description": "",
+                "grammatical_gender": gender,
                 "hp_current": hp[0],
                 "hp_max": hp[1],
                 "attributes": {catalog[k]: v for k, v in values.items()},
@@ -179,7 +187,9 @@ def table(make_user, make_character, make_session):
     """A running session: its GM, two players with a character each, a moderator, an outsider."""
     gm = make_user("mg")
     alice, bob = make_user("alicja"), make_user("bartek")
-    lirael = make_character(alice, "Lirael", skills={"Uwodzenie": 1}, traits=["Seksapil"])
+    lirael = make_character(
+        alice, "Lirael", skills={"Uwodzenie": 1}, traits=["Seksapil"], gender="feminine"
+    )
     borys = make_character(bob, "Borys", skills={"Otwieranie zamków": 3}, traits=["Precyzyjny"])
     session = make_session(gm, [lirael, borys])
 
@@ -209,6 +219,16 @@ def client_for():
         return client
 
     return make
+
+
+def polish_as(gender: str, msgid: str, **params) -> str:
+    """The Polish form of a message about a character of this grammatical gender."""
+    from django.utils import translation
+
+    with translation.override("pl"):
+        text = translation.pgettext(gender, msgid)
+    assert text != msgid, f"no Polish {gender} form of {msgid!r}"
+    return text % params if params else text
 
 
 def polish(msgid: str, **params) -> str:

@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from characters.models import Skill, Trait
 from characters.systems import RuleSystem
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import GameSession, Post, PostRevision, Turn
 from diary.services import post_create, post_hide
 from rolls.systems.forum1000.requests import RollRequest, SideRequest

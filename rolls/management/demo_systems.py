@@ -28,6 +28,7 @@ def system_character(
     items: dict[str, int] | None = None,
     hp: tuple[int, int] = (20, 20),
     description: str = "",
+    grammatical_gender: str = "masculine",
 ) -> Character:
     """A character of `system` from catalog names, through characters.services (the sheet's
     own checks apply: ranges, one system). Attributes missing from `attributes` get the
@@ -47,6 +48,7 @@ def system_character(
         values={
             "name": name,
             "description": description,
+            "grammatical_gender": grammatical_gender,
             "hp_current": hp[0],
             "hp_max": hp[1],
             "attributes": {row: attributes.get(n, default) for n, row in catalog.items()},
@@ -92,6 +94,7 @@ SESSIONS = {
                     "traits": ["Sokole oko"],
                     "items": {"Wytrychy": 1},
                     "description": "Elfia wysłanniczka, zna stare zaklęcia i stare zamki.",
+                    "grammatical_gender": "feminine",
                 },
             ),
             (
@@ -142,6 +145,7 @@ SESSIONS = {
                 "gracz",
                 "Vera Kos",
                 {
+                    "grammatical_gender": "feminine",
                     "attributes": {
                         "Siła": 9,
                         "Zręczność": 14,

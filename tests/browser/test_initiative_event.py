@@ -23,7 +23,7 @@ from tests.browser.test_roll_panel import (
     roll_button,
     type_in,
 )
-from tests.conftest import polish
+from tests.conftest import polish, polish_as
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -98,7 +98,7 @@ def test_a_fight_from_the_first_roll_to_its_history(gm, table, wolf):  # noqa: F
     expect(page.get_by_test_id("entry-text").filter(has_text="Cios w skroń")).to_be_visible()
     expect_order(page, table, ["Borys", "Wilk", "Lirael"])
     expect(page.get_by_test_id("fight-order").locator("li", has_text="Lirael")).to_contain_text(
-        polish("held: at the end while stunned or immobilised")
+        polish_as("feminine", "held: at the end while stunned or immobilised")
     )
     # Freed early, in the diary: back in her place.
     page.goto(f"/characters/{table.lirael.pk}/")

@@ -164,6 +164,7 @@ def test_a_new_turn_is_told_read_answered_and_rolled_on_in_secret(
 
     # The GM reveals it; the player sees the result now.
     page.get_by_role("button", name=polish("Reveal the roll")).click()
+    page.get_by_role("button", name=polish("Yes, reveal the roll")).click()
     page.wait_for_url(re.compile(rf"#roll-{secret.seq + 1}$"))
     player_page.reload()
     revealed = player_page.locator(f"#roll-{secret.seq + 1}")

@@ -68,8 +68,16 @@ def test_a_secret_roll_is_a_commitment_until_the_gm_reveals_it(page, player_page
     assert hidden.salt not in player_page.content()
     assert f"{polish('roll')} {face} " not in entry.inner_text()
 
-    # The GM reveals; the reveal lands beside the commitment.
+    # The GM reveals; one click only asks again (nothing is revealed), "Cancel" goes back.
     page.get_by_role("button", name=polish("Reveal the roll")).click()
+    expect(page.get_by_role("button", name=polish("Yes, reveal the roll"))).to_be_visible()
+    assert not Roll.objects.filter(test="reveal").exists()
+    page.get_by_role("link", name=polish("Cancel")).click()
+    page.wait_for_url(re.compile(rf"/rolls/{roll.seq}/$"))
+    assert not Roll.objects.filter(test="reveal").exists()
+    # Asked again and confirmed, the reveal lands beside the commitment.
+    page.get_by_role("button", name=polish("Reveal the roll")).click()
+    page.get_by_role("button", name=polish("Yes, reveal the roll")).click()
     page.wait_for_url(re.compile(r"#roll-2$"))
     expect(page.locator("#roll-2").get_by_test_id("revealed")).to_be_visible()
 

@@ -105,6 +105,11 @@ class World:
 # the row's own tag, so a page showing one field's text never passes for another's.
 
 
+def marked(payloads: list[str], marker: str) -> str:
+    """Markdown text holding every payload, each followed by its marker line."""
+    return "\n\n".join(f"{p}\n\n{MARK}{marker}{n}." for n, p in enumerate(payloads, 1))
+
+
 def store_posts(w: World, v):
     """One post per payload (the diary's pages hold them all), a marker line after it."""
     pairs = zip_longest(v["narration"], v["NC note"], fillvalue="")
@@ -141,7 +146,7 @@ def store_characters(w: World, v):
             system=RuleSystem.FORUM1000,
             values={
                 "name": name,
-                "description": "\n".join(v["character description"]) if n == 0 else "",
+                "description": marked(v["character description"], "c") if n == 0 else "",
                 "hp_current": 50,
                 "hp_max": 50,
                 "attributes": dict.fromkeys(Attribute.objects.filter(system="forum1000"), 500),
@@ -173,11 +178,12 @@ def store_asks(w: World, v):
 
 def store_sessions(w: World, v):
     """A session per payload (title, description), and S's own title and description."""
-    for title, description in zip(v["session title"], v["session description"], strict=True):
+    pairs = zip(v["session title"], v["session description"], strict=True)
+    for n, (title, description) in enumerate(pairs, 1):
         diary_services.session_create(
             gm=w.gm,
             title=title,
-            description=description,
+            description=f"{description}\n\n{MARK}d{n}.",
             system=RuleSystem.FORUM1000,
             criticals_enabled=True,
             npc_mode="fixed_modifiers",
@@ -187,7 +193,7 @@ def store_sessions(w: World, v):
         session=w.session,
         by=w.gm,
         title=v["running session title"][0],
-        description="\n".join(v["running session description"]),
+        description=marked(v["running session description"], "r"),
     )
 
 
@@ -195,12 +201,13 @@ def store_npcs(w: World, v):
     """An NPC per payload in S and in P (whose plan shows its designs), each with a fixed
     modifier per payload on the first NPC."""
     for session in (w.session, w.plan_session):
-        for name, description in zip(v["NPC name"], v["NPC description"], strict=True):
+        pairs = zip(v["NPC name"], v["NPC description"], strict=True)
+        for n, (name, description) in enumerate(pairs, 1):
             npc_services.npc_create(
                 session=session,
                 by=w.gm,
                 name=name,
-                description=description,
+                description=f"{description}\n\n{MARK}n{n}.",
                 visible_to_players=True,
             )
         npc = Npc.objects.filter(session=session).order_by("pk").first()
@@ -394,7 +401,11 @@ def store_catalog(w: World, v):
         v["catalog trait description"],
         strict=True,
     )
-    for item, item_description, skill, skill_description, trait, trait_description in rows:
+    for n, row in enumerate(rows, 1):
+        item, item_description, skill, skill_description, trait, trait_description = row
+        item_description = f"{item_description}\n\n{MARK}i{n}."
+        skill_description = f"{skill_description}\n\n{MARK}k{n}."
+        trait_description = f"{trait_description}\n\n{MARK}t{n}."
         data = {"system": RuleSystem.FORUM1000, "modifier": "0", "keep_modifier": "0"}
         data |= {"name": item, "description": item_description}
         response = client.post(reverse("admin:characters_item_add"), data)
@@ -530,15 +541,16 @@ FIELDS = [
         store_characters,
         ("character list", "participants", "panel", "diary", "initiative"),
     ),
-    F("character description", store_characters, ("character (payload)",)),
+    # Descriptions are Markdown too: their marker lines must show, their markup must not.
+    F("character description", store_characters, ("character (payload)",), marker="c"),
     F("roll request summary", store_asks, ("home (GM)",), shows="character name"),
     F("session title", store_sessions, ("session list",)),
     # Shown on each session's own page only: checked on S's (the next rows).
-    F("session description", store_sessions, ()),
+    F("session description", store_sessions, (), marker="d"),
     F("running session title", store_sessions, ("diary", "panel", "session list"), ONE_LINE[:1]),
-    F("running session description", store_sessions, ("diary",)),
+    F("running session description", store_sessions, ("diary",), marker="r"),
     F("NPC name", store_npcs, ("npcs", "diary", *PLAN)),
-    F("NPC description", store_npcs, ("diary", *PLAN)),
+    F("NPC description", store_npcs, ("diary", *PLAN), marker="n"),
     F("NPC interaction", store_npcs, ("npc edit", "npcs", *PLAN)),
     F("NPC modifier reason", store_npcs, ("npc edit", *PLAN)),
     F("plan scenario", store_plan, PLAN, ALL, marker="s"),
@@ -561,12 +573,12 @@ FIELDS = [
     F("decline reason", store_ask_closures, DIARY),
     F("sheet proposal comment", store_proposals, ("Lirael's history",)),
     F("catalog item name", store_catalog, ("catalog character", "character create", "catalog")),
-    F("catalog item description", store_catalog, ("catalog character", "catalog")),
+    F("catalog item description", store_catalog, ("catalog character", "catalog"), marker="i"),
     F("catalog skill name", store_catalog, ("catalog character", "character create", "catalog")),
     F("catalog trait name", store_catalog, ("catalog character", "character create", "catalog")),
     # The catalog page shows every entry's description.
-    F("catalog skill description", store_catalog, ("catalog",)),
-    F("catalog trait description", store_catalog, ("catalog",)),
+    F("catalog skill description", store_catalog, ("catalog",), marker="k"),
+    F("catalog trait description", store_catalog, ("catalog",), marker="t"),
 ]
 # Two characters a row: "~" and a letter (the corpus leaves room for them).
 TAGS = {f.key: f"~{letter}" for f, letter in zip(FIELDS, string.ascii_letters, strict=False)}

@@ -5,6 +5,7 @@ import time
 import pytest
 from django.urls import reverse
 
+from config.markdown import render_narration
 from diary.forms import (
     DESCRIPTION_MAX_LENGTH,
     HIDE_REASON_MAX_LENGTH,
@@ -12,7 +13,6 @@ from diary.forms import (
     NARRATION_MAX_LENGTH,
     NC_NOTE_MAX_LENGTH,
 )
-from diary.markdown import render_narration
 from diary.models import GameSession, Post
 from diary.services import post_create
 

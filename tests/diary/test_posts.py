@@ -6,7 +6,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.models import Post, PostRevision
 from diary.services import post_create
 from tests.conftest import polish
@@ -120,7 +120,7 @@ def test_the_sanitiser_stops_raw_html_even_if_the_renderer_passed_it(
     """Defence in depth: with raw HTML switched on in the renderer, nh3 still removes it."""
     from markdown_it import MarkdownIt
 
-    from diary import markdown
+    from config import markdown
 
     monkeypatch.setattr(markdown, "_markdown", MarkdownIt("commonmark", {"html": True}))
     assert forbidden in markdown._markdown.render(source)  # the renderer alone lets it through

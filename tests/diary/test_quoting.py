@@ -2,7 +2,7 @@ from types import SimpleNamespace
 
 from django.urls import reverse
 
-from diary.markdown import render_narration
+from config.markdown import render_narration
 from diary.quoting import quote_markdown, quoted_post_pks
 
 

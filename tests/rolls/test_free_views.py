@@ -179,7 +179,9 @@ def test_a_secret_free_roll_shows_only_its_commitment_until_the_gm_reveals_it(ta
     assert 'data-testid="free-die"' not in diary
     assert secret.record["secret"]["commitment"][:16] in diary
 
-    reveal = gm.post(reverse("rolls:reveal", args=[table.session.pk, secret.seq]))
+    reveal = gm.post(
+        reverse("rolls:reveal", args=[table.session.pk, secret.seq]), {"confirm": "yes"}
+    )
     assert reveal.status_code == 302
     diary = logged_in(table.alice).get(secret.post.get_absolute_url()).content.decode()
     assert diary.count('data-testid="free-die"') == 3

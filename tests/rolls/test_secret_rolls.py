@@ -179,10 +179,17 @@ def test_the_gm_sees_the_hidden_result_on_the_detail_page_and_reveals_it(table, 
     page = gm.get(url).content.decode()
     assert 'data-testid="secret-hidden"' in page and "137" in page
     assert 'data-testid="reveal"' in page
-    response = gm.post(f"{url}reveal/")
+    # The button asks again first: one click reveals nothing.
+    asked = gm.post(f"{url}reveal/")
+    assert asked.status_code == 200 and not Roll.objects.filter(test="reveal").exists()
+    page = asked.content.decode()
+    assert 'name="confirm" value="yes"' in page and f'action="{url}reveal/"' in page
+    assert polish("Yes, reveal the roll") in page
+    response = gm.post(f"{url}reveal/", {"confirm": "yes"})
     assert response.status_code == 302
     assert Roll.objects.filter(test="reveal").count() == 1
-    assert gm.post(f"{url}reveal/").status_code == 302  # double submit: no second entry
+    # A double submit: no second entry.
+    assert gm.post(f"{url}reveal/", {"confirm": "yes"}).status_code == 302
     assert Roll.objects.filter(test="reveal").count() == 1
     player = client_for(table.alice).get(roll.post.get_absolute_url()).content.decode()
     assert "137" in player and 'data-testid="revealed"' in player
@@ -421,6 +428,7 @@ def test_the_gm_is_told_when_a_changed_secret_roll_is_not_revealed(table, client
     client = client_for(table.gm)
     answer = client.post(
         reverse("rolls:reveal", args=[table.session.pk, roll.seq]),
+        {"confirm": "yes"},
         follow=True,
         HTTP_ACCEPT_LANGUAGE="pl",
     )

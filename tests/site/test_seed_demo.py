@@ -379,3 +379,13 @@ def test_seed_demo_fixes_the_npc_modifier_a_roll_used_and_shows_a_moderators_cor
     page = html.unescape(client.get(f"/sessions/{session.pk}/npcs/{used.npc_id}/").content.decode())
     assert "npc-modifier-history" in page and correction.note in page
     assert f"#{used.used_by_seq}" in page
+
+
+def test_seed_demo_gives_each_character_its_grammatical_gender():
+    """The order and its history write "Lirael ogłuszona", "Borys ogłuszony"."""
+    call_command("seed_demo")
+    genders = dict(Character.objects.values_list("name", "grammatical_gender"))
+    for name in ("Lirael", "Mira", "Arya", "Vera Kos"):
+        assert genders[name] == "feminine", name
+    for name in ("Borys", "Zbyszko", "Jarogniew", "Basior", "Eragon", "Murtagh", "Wilhelm"):
+        assert genders[name] == "masculine", name

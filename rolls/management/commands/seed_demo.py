@@ -65,6 +65,7 @@ CHARACTERS = [
     {
         "owner": "gracz",
         "name": "Lirael",
+        "grammatical_gender": "feminine",
         "description": "Bardka z południa. Przykład 1: Uwodzenie z Seksapilem i Przystojnym.",
         "hp": (90, 100),
         "attributes": [550, 600, 640, 400, 500, 700, 520, 480],
@@ -85,6 +86,7 @@ CHARACTERS = [
     {
         "owner": "gracz3",
         "name": "Mira",
+        "grammatical_gender": "feminine",
         "description": "Uczona i medyczka. Przykład 3: Błyskotliwość z Geniuszem zamiast "
         "Dowodzenia.",
         "hp": (80, 80),
@@ -183,6 +185,7 @@ class Command(BaseCommand):
             skills=spec["skills"],
             traits=spec["traits"],
             items=spec.get("items", {}),
+            grammatical_gender=spec.get("grammatical_gender", "masculine"),
         )
         for kind, description in spec.get("effects", []):
             character_services.effect_add(
@@ -639,7 +642,16 @@ APPLICATION_SESSION_TITLE = "Karawana do Ostrogu"
 
 
 def forum1000_character(
-    owner, name: str, description: str, *, hp, values, skills=None, traits=(), items=None
+    owner,
+    name: str,
+    description: str,
+    *,
+    hp,
+    values,
+    skills=None,
+    traits=(),
+    items=None,
+    grammatical_gender="masculine",
 ) -> Character:
     """A forum1000 sheet: `values` are the attributes in ATTRIBUTE_ORDER."""
     return system_character(
@@ -652,6 +664,7 @@ def forum1000_character(
         items=items,
         hp=hp,
         description=description,
+        grammatical_gender=grammatical_gender,
     )
 
 
@@ -701,7 +714,6 @@ def seed_application(users: dict) -> GameSession:
 
 
 def seed_stand_in_session(users: dict) -> GameSession:
-
     gm = users["gm"]
     session = diary_services.session_create(
         gm=gm,
@@ -879,7 +891,6 @@ DEMO_UNREAD_POSTS = 3
 
 
 def seed_read_marks(session: GameSession, users: dict) -> None:
-
     player = users["gracz"]
     others = list(
         Post.objects.filter(session=session, hidden_at__isnull=True)

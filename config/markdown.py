@@ -6,6 +6,7 @@ search for a closing "]" from every "[" is quadratic, gets a budget of character
 may scan per text; past it, a "[" is plain text.
 """
 
+import html as html_entities
 import re
 
 import nh3
@@ -79,3 +80,21 @@ def render_narration(text: str) -> str:
         url_schemes={"http", "https", "mailto"},
         link_rel="nofollow noopener noreferrer",
     )
+
+
+def render_description(text: str) -> str:
+    """A description (a sheet's, an NPC's, a session's, a catalog entry's) is written as
+    the posts are: the same Markdown, the same allowlist."""
+    return render_narration(text)
+
+
+# Where a block ends, the plain text gets a space, so two paragraphs do not run together.
+_BLOCK_END = re.compile(r"</(p|li|h[1-6]|blockquote|pre)>|<br\s*/?>|<hr\s*/?>")
+
+
+def plain_text(text: str) -> str:
+    """Markdown as the words a reader sees, without its syntax ("**mgła**" → "mgła", a
+    link → its text), whitespace collapsed: for search snippets and other one-line extracts."""
+    rendered = _BLOCK_END.sub(" ", _markdown.render(text, {}))
+    words = html_entities.unescape(nh3.clean(rendered, tags=set()))
+    return " ".join(words.split())
