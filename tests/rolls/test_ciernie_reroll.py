@@ -19,7 +19,7 @@ from rolls.models import Roll, is_entry_record
 from rolls.plugins import FormContext, RequestError
 from rolls.recompute import recompute_problem
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_make
+from rolls.services import TokenReused, roll_make
 from rolls.systems.ciernie import display, forms, rerolls
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
 
@@ -145,7 +145,7 @@ def test_a_roll_is_rerolled_once_only(ciernie):
     assert made.created and not again.created
     assert again.roll.pk == made.roll.pk
     # With other sources (another request): refused, nothing stored.
-    with pytest.raises(Exception):  # noqa: B017 - TokenReused or RequestError, either refuses
+    with pytest.raises(TokenReused):
         reroll(ciernie, ciernie.gm, first, keys=[f"trait:{ciernie.lucky.pk}"], faces=[2])
     assert Roll.objects.count() == 2
 

@@ -50,9 +50,7 @@ def test_the_demo_rolls_every_ciernie_test(ciernie):
         "attribute",
         "attribute",
     ]
-    attribute, combined, comparative, effect, skill, failed, reroll = (
-        r["result"] for r in records
-    )
+    attribute, combined, comparative, effect, skill, failed, reroll = (r["result"] for r in records)
     assert attribute["test"] == "attribute" and attribute["success"]
     assert combined["test"] == "combined" and len(combined["input"]["attributes"]) == 2
     # Against the NPC's stand-in, read off its sheet.
