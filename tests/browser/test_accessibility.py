@@ -242,7 +242,6 @@ def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie)
     from rolls.systems.ciernie.demo import seed_ciernie_rolls
     from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
-
     from tests.rolls.test_ciernie_reroll import vera_fails
 
     rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
