@@ -316,7 +316,11 @@ def reroll(request, pk: int, seq: int):
             if not made.created:
                 messages.info(request, _("This roll was already rerolled: once only."))
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
-    preview = form.preview_case() if form is not None else None
+    preview = form.preview_case() if form is not None and refusal is None else None
+    try:
+        chance = percent_text(preview.probability()) if preview is not None else ""
+    except RuleError:  # a record the engine no longer reads as a failure: no chance shown
+        chance = ""
     status = 200 if refusal is None else 403
     return render(
         request,
@@ -328,7 +332,7 @@ def reroll(request, pk: int, seq: int):
             "form": form,
             "refusal": refusal,
             "done": done,
-            "chance": percent_text(preview.probability()) if preview is not None else "",
+            "chance": chance,
         },
         status=status,
     )
