@@ -59,6 +59,8 @@ class DiaryRolls:
     # A player's link to the free-form roll page, where the GM allowed it (the GM's link
     # comes with the entry forms).
     may_roll_free: bool = False
+    # Failed rolls this user may reroll (a system's przerzut), by post.
+    reroll_offers_by_post: dict[int, list] = field(default_factory=dict)
 
 
 # The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the

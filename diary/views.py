@@ -164,6 +164,7 @@ def _diary_context(
         for post in page.posts:
             post.rolls_html = rolls.by_post.get(post.pk, "")
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
+            post.reroll_offers = rolls.reroll_offers_by_post.get(post.pk, [])
     can_post = access.can_post
     if can_post and post_form is None:
         # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.

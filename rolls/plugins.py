@@ -82,6 +82,11 @@ class Effect:
     def after(self, context: RollContext, roll) -> None:
         """Once the roll's row is in the chain."""
 
+    def post(self, context: RollContext) -> Any:
+        """The post the roll belongs in, when the effect names one (a reroll lands beside the
+        roll it repeats), else None: the roll path chooses."""
+        return None
+
     def digest_data(self) -> dict:
         """What of the effect a one-time token is bound to."""
         return {}
@@ -247,6 +252,10 @@ class RollSystem:
     link_fields: tuple[str, ...] = ()
     # A request in words, after the character's name (default: `Case.what`).
     summary: Callable[[Case], str] | None = None
+    # A failed roll rerolled by choice after it (seed 002's przerzut): a form built from the
+    # first roll (`reroll_form(roll, data, context)`) whose `case()` is the reroll; None for a
+    # system without one.
+    reroll_form: Callable[[Any, Any, FormContext], Any] | None = None
     # (field or None, message) for a refusal of this system's forms and engine.
     error_message: Callable[[RuleError], tuple[str | None, str]] | None = None
     form_template: str = ""  # lays out a mode form's fields; "" draws each in order

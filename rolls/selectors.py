@@ -134,6 +134,8 @@ class _PageLedger:
     running_event_id: int | None
     counts: dict
     uses: dict
+    # Failed rolls of the current turn on the page that offer a reroll not made yet.
+    reroll_offers: list = field(default_factory=list)
 
 
 def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: bool):
@@ -150,8 +152,10 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
             .order_by("id")
         )
         on_page = set(post_ids)
+        page_rolls = list(Roll.objects.filter(post__in=post_ids).order_by("seq"))
         return _PageLedger(
-            rolls_html=_rolls_html_by_post(Roll.objects.filter(post__in=post_ids).order_by("seq")),
+            rolls_html=_rolls_html_by_post(page_rolls),
+            reroll_offers=reroll_offers(page_rolls, turn_number),
             asks=[a for a in asks if a.post_id in on_page],
             open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
             head=head,
@@ -175,6 +179,85 @@ def _rolls_html_by_post(rolls) -> dict[int, str]:
         post_id: render_to_string("rolls/post_rolls_block.html", {"views": post_views})
         for post_id, post_views in views.items()
     }
+
+
+# A roll that offers a reroll once it failed keeps `reroll_offer` in its record; the reroll
+# names the roll it repeats under `rerolls` (rolls/systems/ciernie/rerolls.py).
+REROLL_OFFER_KEY = "reroll_offer"
+REROLLS_KEY = "rerolls"
+
+
+@dataclass(frozen=True)
+class RerollOffer:
+    """A failed roll the diary offers to reroll, and whose character it is."""
+
+    post_id: int
+    seq: int
+    mode: str
+    character_name: str
+    owner: str  # the character's owner's username, as the record named them
+
+
+def reroll_offers(rolls, turn_number) -> list[RerollOffer]:
+    """The rolls among these of the current turn that offer a reroll, minus those rerolled
+    (a reroll lands in its roll's post, so it is among them too)."""
+    if turn_number is None:
+        return []
+    rerolled = {
+        (roll.record.get(REROLLS_KEY) or {}).get("seq")
+        for roll in rolls
+        if isinstance(roll.record.get(REROLLS_KEY), dict)
+    }
+    offers = []
+    for roll in rolls:
+        record = roll.record
+        if (
+            roll.turn_number != turn_number
+            or not record.get(REROLL_OFFER_KEY)
+            or roll.seq in rerolled
+        ):
+            continue
+        acting = (record.get("characters") or {}).get("a") or {}
+        offers.append(
+            RerollOffer(
+                roll.post_id,
+                roll.seq,
+                roll.test,
+                acting.get("name", ""),
+                acting.get("owner", ""),
+            )
+        )
+    return offers
+
+
+def reroll_offered(roll) -> bool:
+    return bool((roll.record or {}).get(REROLL_OFFER_KEY))
+
+
+def rerolled_by(first):
+    """The roll that rerolled `first`, or None."""
+    return (
+        Roll.objects.filter(
+            session_id=first.session_id, **{f"record__{REROLLS_KEY}__seq": first.seq}
+        )
+        .order_by("seq")
+        .first()
+    )
+
+
+def reroll_offers_for(access, offers) -> dict[int, list[RerollOffer]]:
+    """The offers this user may take, by post: the GM's for every character, a player's for
+    their own character in a mode open to players (rolls.access.may_roll_for)."""
+    if not offers or not may_roll_in_diary(access):
+        return {}
+    system = registry.system_for(access.session.system)
+    gm_only = system.gm_only_modes if system else frozenset()
+    username = access.user.get_username()
+    by_post: dict[int, list[RerollOffer]] = {}
+    for offer in offers:
+        if access.is_gm or (offer.owner == username and offer.mode not in gm_only):
+            by_post.setdefault(offer.post_id, []).append(offer)
+    return by_post
 
 
 def diary_rolls(posts, access, turn=None, entry_character=None):
@@ -230,6 +313,7 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         ),
         may_use_items=may_open_item_use(access),
         may_roll_free=may_roll_free_in_diary(access),
+        reroll_offers_by_post=reroll_offers_for(access, ledger.reroll_offers),
     )
 
 

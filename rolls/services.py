@@ -277,7 +277,10 @@ def roll_make(
         action = _action_record(locked, case, turn, sheets, extra_action_reason, secret)
         ask = _open_ask(locked, by, answers) if answers is not None else None
         answer = _answer(ask, case, answer_note) if ask is not None else {}
-        if ask is not None and post is None:
+        named = next((p for e in case.effects if (p := e.post(context)) is not None), None)
+        if named is not None:
+            target = named
+        elif ask is not None and post is None:
             # The answer gets its own post, after the request: the diary reads in order.
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
         else:

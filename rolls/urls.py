@@ -8,6 +8,7 @@ urlpatterns = [
     path("<int:pk>/rolls/panel/", views.panel, name="panel"),
     path("<int:pk>/rolls/<int:seq>/", views.roll_detail, name="detail"),
     path("<int:pk>/rolls/<int:seq>/reveal/", views.reveal, name="reveal"),
+    path("<int:pk>/rolls/<int:seq>/reroll/", views.reroll, name="reroll"),
     path("<int:pk>/rolls/audit/", views.audit, name="audit"),
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
     path("ledger-keys.json", views.ledger_keys, name="ledger_keys"),

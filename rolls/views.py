@@ -24,7 +24,7 @@ from rolls.forms import AskDeclineForm, AskTargetForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel
-from rolls.plugins import FormContext
+from rolls.plugins import FormContext, percent_text
 from rolls.presenters import hidden_view, roll_view
 from rolls.secret import SECRET_TEST
 
@@ -292,6 +292,89 @@ def reveal(request, pk: int, seq: int):
     else:
         messages.info(request, _("This secret roll was already revealed."))
     return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+
+
+REROLL_NOT_OFFERED = gettext_lazy(
+    "This roll cannot be rerolled: only a failed roll of a character with a reroll source, "
+    "in the turn it was made, by its player or the GM."
+)
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def reroll(request, pk: int, seq: int):
+    """A failed roll rerolled by choice (a system's przerzut): the sources that apply, the
+    chance, and the reroll, a roll of its own linked to this one (which stays as it was)."""
+    session = _session_for_reader(request, pk)
+    first = get_object_or_404(
+        Roll.objects.select_related("post", "character"), session=session, seq=seq
+    )
+    system = registry.system_for(session.system)
+    done = selectors.rerolled_by(first)
+    refusal = _reroll_refusal(request.user, session, first, system)
+    if done is not None:
+        refusal = _("This roll was already rerolled: once only.")
+    form = None
+    if refusal is None:
+        form = system.reroll_form(first, request.POST if request.method == "POST" else None)
+    if request.method == "POST" and form is not None and form.is_valid():
+        try:
+            made = services.roll_make(
+                session=session,
+                by=request.user,
+                case=form.case(),
+                token=form.token(),
+            )
+        except services.TokenReused:
+            refusal = _("This roll was already rerolled: once only.")
+        except PermissionDenied:
+            refusal = str(REROLL_NOT_OFFERED)
+        except RuleError as error:
+            field, message = system.refusal(error)
+            form.add_error(field if field in form.fields else None, message)
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            if not made.created:
+                messages.info(request, _("This roll was already rerolled: once only."))
+            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    preview = form.preview_case() if form is not None and refusal is None else None
+    try:
+        chance = percent_text(preview.probability()) if preview is not None else ""
+    except RuleError:  # a record the engine no longer reads as a failure: no chance shown
+        chance = ""
+    status = 200 if refusal is None else 403
+    return render(
+        request,
+        "rolls/reroll.html",
+        {
+            "session": session,
+            "roll": first,
+            "view": roll_view(first),
+            "form": form,
+            "refusal": refusal,
+            "done": done,
+            "chance": chance,
+        },
+        status=status,
+    )
+
+
+def _reroll_refusal(user, session, first, system) -> str | None:
+    """Why this user may not reroll this roll now, or None."""
+    if system is None or system.reroll_form is None or not selectors.reroll_offered(first):
+        return str(REROLL_NOT_OFFERED)
+    access = rolls_access.access_roll_panel(user, session)
+    turn = session.current_turn
+    if (
+        first.character is None
+        or not access.may_roll_mode(first.test)
+        or not access.may_roll_for(first.character)
+        or turn is None
+        or turn.number != first.turn_number
+    ):
+        return str(REROLL_NOT_OFFERED)
+    return None
 
 
 @login_required

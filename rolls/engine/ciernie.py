@@ -142,18 +142,37 @@ class ComparativeTest:
     own: int
     opposing: int
     modifiers: tuple[Adjustment, ...] = ()
+    # Each side's own modifiers (its skill, its sheet's abilities and items): they add to
+    # its value before the two are compared, so the opposing side's count against the roller.
+    own_modifiers: tuple[Adjustment, ...] = ()
+    opposing_modifiers: tuple[Adjustment, ...] = ()
 
     def __post_init__(self) -> None:
         require_int(self.own, "own")
         require_int(self.opposing, "opposing")
         object.__setattr__(self, "modifiers", adjustments(self.modifiers, "modifiers"))
+        for name in ("own_modifiers", "opposing_modifiers"):
+            object.__setattr__(self, name, adjustments(getattr(self, name), name))
+
+    @property
+    def own_value(self) -> int:
+        return self.own + sum(m.value for m in self.own_modifiers)
+
+    @property
+    def opposing_value(self) -> int:
+        return self.opposing + sum(m.value for m in self.opposing_modifiers)
 
     def to_input(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "own": self.own,
             "opposing": self.opposing,
             "modifiers": [m.to_dict() for m in self.modifiers],
         }
+        # Only when there are any: a record without them reads (and hashes) as before.
+        for name in ("own_modifiers", "opposing_modifiers"):
+            if getattr(self, name):
+                data[name] = [m.to_dict() for m in getattr(self, name)]
+        return data
 
 
 @dataclass(frozen=True)
@@ -274,7 +293,57 @@ class RerollTest:
         }
 
 
-Test = BaseTest | RerollTest
+@dataclass(frozen=True)
+class LinkedReroll:
+    """Przerzut chosen after the roll: a roll of its own, made once the first roll (another
+    record, which stays as it was) has failed. `first_roll` is that roll's face, so this
+    record shows both and proves the first was a failure; the threshold gets +3 per extra
+    source, as in `RerollTest`."""
+
+    kind: ClassVar[str] = "reroll_of"
+    base: BaseTest
+    reroll_sources: int
+    first_roll: int
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.base, BASE_TESTS):
+            raise RuleError(
+                "invalid_input",
+                f"a reroll needs a test to reroll, got {self.base!r}",
+                field="base",
+                expected="test",
+            )
+        RerollTest(self.base, self.reroll_sources)  # the same refusals (k ≥ 1)
+        require_int(self.first_roll, "first_roll")
+        low, high = DIE_FACES
+        if not low <= self.first_roll <= high or roll_allowed(
+            self.base, threshold(self.base).value
+        ):
+            raise RuleError(
+                "not_rerollable",
+                f"{self.first_roll} is not a roll of this test",
+                first_roll=self.first_roll,
+            )
+        if self.first.outcome not in REROLLABLE:
+            raise RuleError(
+                "not_rerollable",
+                f"only a failed roll is rerolled (the first was {self.first.outcome})",
+                outcome=str(self.first.outcome),
+            )
+
+    @property
+    def first(self) -> CiernieResult:
+        return evaluate(self.base, self.first_roll)
+
+    def to_input(self) -> dict[str, Any]:
+        return {
+            "base": {"test": self.base.kind, **self.base.to_input()},
+            "reroll_sources": self.reroll_sources,
+            "first_roll": self.first_roll,
+        }
+
+
+Test = BaseTest | RerollTest | LinkedReroll
 
 
 # ---------------------------------------------------------------------------
@@ -313,7 +382,12 @@ def threshold(test: BaseTest, reroll_sources: int | None = None) -> Threshold:
         terms = [
             {"kind": "base", "value": COMPARATIVE_BASE},
             {"kind": "own", "value": test.own},
+            *({"kind": "own_modifier", **m.to_dict()} for m in test.own_modifiers),
             {"kind": "opposing", "value": -test.opposing},
+            *(
+                {"kind": "opposing_modifier", **m.to_dict(), "value": -m.value}
+                for m in test.opposing_modifiers
+            ),
         ]
     elif isinstance(test, SkillTest):
         terms = _tested_terms(test.attribute, test.attributes)
@@ -488,12 +562,56 @@ def roll_reroll(test: RerollTest, dice: DiceSource) -> RerollResult:
     return RerollResult(test, first, second)
 
 
-Result = CiernieResult | RerollResult
+@dataclass(frozen=True)
+class LinkedRerollResult:
+    """The reroll's record: the first roll (read from its face) and the second, which decides.
+    Its dice are the second roll's only: the first die is the first record's."""
+
+    test: LinkedReroll
+    first: CiernieResult
+    second: CiernieResult
+
+    @property
+    def outcome(self) -> Outcome:
+        return self.second.outcome
+
+    @property
+    def success(self) -> bool:
+        return self.second.success
+
+    def to_dict(self) -> dict[str, Any]:
+        deciding = self.second.to_dict()
+        data: dict[str, Any] = {
+            "system": SYSTEM,
+            "test": LinkedReroll.kind,
+            "input": self.test.to_input(),
+            "dice": deciding["dice"],
+            "first": self.first.to_dict(),
+            "second": deciding,
+            "rerolled": True,
+            "threshold": deciding["threshold"],
+            "roll": deciding["roll"],
+            "outcome": deciding["outcome"],
+            "success": deciding["success"],
+        }
+        for key in ("duration", "unit", "time_multiplier"):
+            if key in deciding:
+                data[key] = deciding[key]
+        return data
+
+
+def roll_linked_reroll(test: LinkedReroll, dice: DiceSource) -> LinkedRerollResult:
+    return LinkedRerollResult(test, test.first, _roll_base(test.base, dice, test.reroll_sources))
+
+
+Result = CiernieResult | RerollResult | LinkedRerollResult
 
 
 def roll(test: Test, dice: DiceSource) -> Result:
     if isinstance(test, RerollTest):
         return roll_reroll(test, dice)
+    if isinstance(test, LinkedReroll):
+        return roll_linked_reroll(test, dice)
     return _roll_base(test, dice)
 
 
@@ -526,6 +644,8 @@ def probability(test: Test) -> Fraction:
         first, rerolled = _base_probability(test.base)
         second, _ = _base_probability(test.base, test.reroll_sources)
         return first + rerolled * second
+    if isinstance(test, LinkedReroll):
+        return _base_probability(test.base, test.reroll_sources)[0]
     return _base_probability(test)[0]
 
 
@@ -540,7 +660,13 @@ def _read_base(kind: object, data: Mapping[str, Any]) -> BaseTest:
     if kind == "combined":
         return CombinedTest(read(data, "attributes"), modifiers)
     if kind == "comparative":
-        return ComparativeTest(read(data, "own"), read(data, "opposing"), modifiers)
+        return ComparativeTest(
+            read(data, "own"),
+            read(data, "opposing"),
+            modifiers,
+            own_modifiers=read_adjustments(data, "own_modifiers"),
+            opposing_modifiers=read_adjustments(data, "opposing_modifiers"),
+        )
     if kind == "effect":
         return EffectTest(read(data, "attribute"), modifiers, unit=data.get("unit"))
     if kind == "skill":
@@ -565,4 +691,11 @@ def parse_test(kind: str, data: Mapping[str, Any]) -> Test:
     if kind == "reroll":
         base = read(data, "base")
         return RerollTest(_read_base(read(base, "test"), base), read(data, "reroll_sources"))
+    if kind == "reroll_of":
+        base = read(data, "base")
+        return LinkedReroll(
+            _read_base(read(base, "test"), base),
+            read(data, "reroll_sources"),
+            read(data, "first_roll"),
+        )
     return _read_base(kind, data)

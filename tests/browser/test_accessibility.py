@@ -244,14 +244,18 @@ def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie)
     from rolls.systems.ciernie.demo import seed_ciernie_rolls
     from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
+    from tests.rolls.test_ciernie_reroll import vera_fails
 
     rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
+    failed = vera_fails(ciernie)  # the diary offers its reroll; its page has the form
     session = ciernie.session.pk
     pages = {
         ciernie.gm: [
             f"/sessions/{session}/",
             *(f"/sessions/{session}/rolls/panel/?mode={mode}" for mode, _label in MODES),
             f"/sessions/{session}/rolls/{rolls[-1].seq}/",
+            f"/sessions/{session}/rolls/{failed.seq}/reroll/",
+            f"/sessions/{session}/rolls/{rolls[-2].seq}/reroll/",  # rerolled: says so
         ],
         ciernie.alice: [f"/sessions/{session}/rolls/ask/"],
     }

@@ -1,7 +1,8 @@
 """In Chromium: the GM rolls every Ciernie i Gwiazdy test in the panel (attribute,
-combined, comparative against the NPC's stand-in, effect, skill, and a reroll), each
-preview shows the engine's exact chance, and each roll lands in the post with the line its
-record reads as; a reroll without a source ticked is refused next to the field."""
+combined, comparative against the NPC's stand-in, effect, skill), each preview shows the
+engine's exact chance (and, for a character with a reroll source, the chance with the reroll
+chosen after a failure), and each roll lands in the post with the line its record reads
+as."""
 
 import re
 
@@ -156,21 +157,11 @@ def test_the_gm_rolls_every_ciernie_test_and_each_lands_in_the_post(page, cierni
     assert roll.record["result"]["input"]["factor"] == 2
     lands_with_its_line(page, roll)
 
-    # Przerzut: refused with no source ticked; with two, the test is a reroll.
+    # Przerzut is chosen after a failed roll (test_ciernie_reroll.py): the panel has no box
+    # for it, and its preview gives the chance with the reroll beside the chance without.
     open_mode(page, t, "attribute")
     choose(page, "attribute", value=str(t.a["Wola"].pk))
-    redraw(page, lambda: page.locator('[name="reroll"]').check())
-    expect(page.get_by_test_id("preview-problems")).to_be_visible()
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
-    expect(page.locator("#id_reroll_sources_error")).to_contain_text(
-        polish("Tick the reroll sources that apply to this test: a reroll needs at least one.")
-    )
-    assert Roll.objects.count() == 5
-    set_ticks(page, "reroll_sources", [f"trait:{t.lucky.pk}", f"item:{t.homing.pk}"])
+    expect(page.locator('[name="reroll"]')).to_have_count(0)
+    expect(page.get_by_test_id("preview-terms")).to_contain_text("Z przerzutem po porażce")
     check_chance(page, t)
-    roll = roll_it(page)
-    result = roll.record["result"]
-    assert result["test"] == "reroll"
-    assert result["input"]["reroll_sources"] == 2
-    lands_with_its_line(page, roll)
-    assert Roll.objects.count() == 6
+    assert Roll.objects.count() == 5

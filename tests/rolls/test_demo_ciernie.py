@@ -39,7 +39,7 @@ def recomputed(record) -> dict:
 def test_the_demo_rolls_every_ciernie_test(ciernie):
     characters = {"vera": ciernie.vera, "tomasz": ciernie.tomasz, "najemnik": ciernie.stand_in}
     rolls = seed_ciernie_rolls(ciernie.session, characters, {"gm": ciernie.gm})
-    assert [r.seq for r in rolls] == [1, 2, 3, 4, 5, 6]
+    assert [r.seq for r in rolls] == [1, 2, 3, 4, 5, 6, 7]
     records = [r.record for r in rolls]
     assert [r["kind"] for r in records] == [
         "attribute",
@@ -48,8 +48,9 @@ def test_the_demo_rolls_every_ciernie_test(ciernie):
         "effect_test",
         "skill",
         "attribute",
+        "attribute",
     ]
-    attribute, combined, comparative, effect, skill, reroll = (r["result"] for r in records)
+    attribute, combined, comparative, effect, skill, failed, reroll = (r["result"] for r in records)
     assert attribute["test"] == "attribute" and attribute["success"]
     assert combined["test"] == "combined" and len(combined["input"]["attributes"]) == 2
     # Against the NPC's stand-in, read off its sheet.
@@ -59,8 +60,13 @@ def test_the_demo_rolls_every_ciernie_test(ciernie):
     assert effect["duration"] >= 1 and effect["unit"] == "minutes"
     assert skill["test"] == "skill" and skill["outcome"] == "delay"
     assert skill["time_multiplier"] >= 2
-    assert reroll["test"] == "reroll" and reroll["rerolled"]
-    assert reroll["first"]["outcome"] in ("failure", "critical_failure")
+    # The reroll chosen after the failure: its own entry, naming the failed roll, which stays.
+    assert failed["outcome"] in ("failure", "critical_failure")
+    assert records[5]["reroll_offer"]["sources"]
+    assert reroll["test"] == "reroll_of" and reroll["rerolled"]
+    assert records[6]["rerolls"] == {"seq": rolls[5].seq, "hash": rolls[5].hash}
+    assert reroll["first"] == failed
+    assert rolls[6].post_id == rolls[5].post_id
     assert reroll["success"] == reroll["second"]["success"] is True
     assert reroll["input"]["reroll_sources"] == 2
     for roll in rolls:
@@ -74,8 +80,8 @@ def test_the_demo_rolls_every_ciernie_test(ciernie):
     # Each line of the post reads right, the effect in its unit's plural.
     [line] = display.lines(records[3])
     assert any(d.startswith("efekt trwa") and "minut" in d for d in line.details)
-    first, second = display.lines(records[5])
-    assert "pierwszy rzut" in first.what and "rozstrzyga" in second.what
+    first, second = display.lines(records[6])
+    assert f"pierwszy rzut (#{rolls[5].seq})" in first.what and "rozstrzyga" in second.what
 
 
 def _gm_case(ciernie, mode, **fields):
@@ -249,10 +255,12 @@ def test_the_demo_rolls_in_the_demo_ciernie_session():
         "comparative",
         "effect",
         "skill",
-        "reroll",
+        "attribute",
+        "reroll_of",
     ]
     assert rolls[2].record["characters"]["b"]["id"] == characters["najemnik"].pk
     assert results[4]["outcome"] == "delay"
-    assert results[5]["rerolled"] and results[5]["second"]["success"]
+    assert not results[5]["success"]
+    assert results[6]["rerolled"] and results[6]["second"]["success"]
     assert not results[3]["success"] and results[3]["duration"] >= 1
     assert verify_session(session.pk).ok

@@ -485,6 +485,64 @@ def test_comparative_test_against_a_character_reads_both_sheets(table):
     assert display.preview(case).chance == pytest.approx(4 / 20)
 
 
+def test_comparative_test_adds_the_skill_and_both_sides_sheet_modifiers(table):
+    catalog = table["catalog"]
+    borys = table["borys"]
+    borys.traits.add(catalog["traits"]["Refleks"], catalog["traits"]["Krótkowzroczność"])
+    theirs = f"{borys.pk}:trait:{catalog['traits']['Refleks'].pk}"
+    form = form_for(
+        table,
+        "comparative",
+        {
+            "attribute": attr(table, "Zręczność"),
+            "opponent": borys.pk,
+            "compared_skill": catalog["skills"]["Otwieranie zamków"].pk,
+            "sources": [trait(table, "Refleks")],
+            "opponent_sources": [theirs],
+        },
+    )
+    case = valid_case(form)
+    skill = {"source": "skill", "reason": None}
+    assert case.input["own"] == 12 and case.input["opposing"] == 8
+    assert case.input["own_modifiers"] == [{"value": 9, "label": "Otwieranie zamków 3", **skill}]
+    assert case.input["opposing_modifiers"] == [
+        {"value": 0, "label": "Otwieranie zamków 0", **skill},
+        {"value": 2, "label": "Refleks", "reason": None, "source": "ability"},
+    ]
+    # 10 + (12 + 3×3) − (8 + 3×0 + 2), and Kira's own Refleks +2.
+    limit = engine.threshold(case.engine_test())
+    assert limit.value == 10 + 21 - 10 + 2
+    assert case.what == "Zręczność vs Borys (Zręczność), Otwieranie zamków"
+    words = " ".join(display.preview(case).terms)
+    assert "strona przeciwna: Refleks (zdolność) −2" in words
+    assert "strona własna: Otwieranie zamków 3 (umiejętność) +9" in words
+    [line] = display.lines(roll_record(case, [12]))
+    assert any("strona przeciwna: Refleks" in d for d in line.details)
+
+
+def test_comparative_test_refuses_the_other_sides_source_of_another_attribute(table):
+    catalog = table["catalog"]
+    borys = table["borys"]
+    borys.traits.add(catalog["traits"]["Krótkowzroczność"])
+    table["npc"].traits.add(catalog["traits"]["Refleks"])
+    npc_refleks = f"{table['npc'].pk}:trait:{catalog['traits']['Refleks'].pk}"
+    for ticked, message in (
+        (f"{borys.pk}:trait:{catalog['traits']['Krótkowzroczność'].pk}", "dotyczy cechy"),
+        (npc_refleks, "wybranej strony przeciwnej"),
+    ):
+        form = form_for(
+            table,
+            "comparative",
+            {
+                "attribute": attr(table, "Zręczność"),
+                "opponent": borys.pk,
+                "opponent_sources": [ticked],
+            },
+        )
+        assert not form.is_valid()
+        assert message in " ".join(form.errors.get("opponent_sources", [])), form.errors
+
+
 def test_comparative_test_against_a_stand_in_npc_with_another_attribute(table):
     form = form_for(
         table,
@@ -743,132 +801,62 @@ def test_skill_lines_for_every_band(table, face, outcome, success, detail):
 # Reroll
 
 
-def test_a_reroll_without_sources_on_the_sheet_is_refused(table):
-    form = form_for(table, "attribute", {"attribute": attr(table, "Siła"), "reroll": "on"})
-    assert not form.is_valid()
-    assert "nie ma źródła przerzutu" in form.errors["reroll"][0]
+def test_no_form_has_a_reroll_box_before_the_roll(table):
+    for mode in forms.FORMS:
+        form = form_for(table, mode, {}, reroll_sources=("Szczęściarz",))
+        assert "reroll" not in form.fields and "reroll_sources" not in form.fields
 
 
-def test_a_reroll_with_no_source_ticked_is_refused(table):
+def test_the_preview_gives_the_chance_with_and_without_the_reroll(table):
     form = form_for(
         table,
         "attribute",
-        {"attribute": attr(table, "Siła"), "reroll": "on"},
-        reroll_sources=("Szczęściarz",),
-    )
-    assert form.fields["reroll_sources"].choices == [(trait(table, "Szczęściarz"), "Szczęściarz")]
-    assert not form.is_valid()
-    assert "co najmniej jednego" in form.errors["reroll_sources"][0]
-
-
-def test_reroll_sources_ticked_without_the_reroll_are_refused(table):
-    form = form_for(
-        table,
-        "attribute",
-        {"attribute": attr(table, "Siła"), "reroll_sources": [trait(table, "Szczęściarz")]},
-        reroll_sources=("Szczęściarz",),
-    )
-    assert not form.is_valid()
-    assert "reroll" in form.errors
-
-
-def test_a_source_that_does_not_reroll_cannot_be_ticked_as_one(table):
-    form = form_for(
-        table,
-        "attribute",
-        {
-            "attribute": attr(table, "Siła"),
-            "reroll": "on",
-            "reroll_sources": [trait(table, "Refleks")],
-        },
-        reroll_sources=("Szczęściarz",),
-    )
-    assert not form.is_valid()
-    assert "reroll_sources" in form.errors
-
-
-def test_reroll_counts_the_ticked_sources_and_shows_both_rolls(table):
-    form = form_for(
-        table,
-        "attribute",
-        {
-            "attribute": attr(table, "Zręczność"),
-            "reroll": "on",
-            "reroll_sources": [trait(table, "Szczęściarz"), item(table, "Wytrych")],
-        },
+        {"attribute": attr(table, "Zręczność")},
         reroll_sources=("Szczęściarz", "Wytrych"),
     )
     case = valid_case(form)
-    assert case.test == "reroll"
-    assert case.mode == "attribute"
-    assert case.input == {
-        "base": {"test": "attribute", "attribute": 12, "modifiers": []},
-        "reroll_sources": 2,
-    }
-    assert case.what == "Zręczność (przerzut: Szczęściarz, Wytrych)"
+    assert case.test == "attribute"
+    assert case.input == {"attribute": 12, "modifiers": []}
     preview = display.preview(case)
-    # First: 12/20; a failure (8/20) rerolled at 12 + 3 = 15: 15/20.
-    assert preview.chance == case.probability()
-    assert float(preview.chance) == pytest.approx(12 / 20 + 8 / 20 * 15 / 20)
-    assert any("przerzut" in t for t in preview.terms)
+    # Without: 12/20. With: a failure (8/20) rerolled at 12 + 3 = 15: 15/20; 90% in all.
+    assert preview.chance == pytest.approx(12 / 20)
+    [term] = [t for t in preview.terms if t.startswith("Z przerzutem")]
+    assert "łącznie 90%" in term and "próg 15" in term and "Szczęściarz, Wytrych" in term
 
-    first, second = display.lines(roll_record(case, [14, 15]))
+
+def test_a_reroll_chosen_after_the_roll_shows_both_rolls_the_second_deciding(table):
+    case = Case(
+        system="ciernie",
+        mode="attribute",
+        test="reroll_of",
+        input={
+            "base": {"test": "attribute", "attribute": 12, "modifiers": []},
+            "reroll_sources": 2,
+            "first_roll": 14,
+        },
+        what="Zręczność (przerzut: Szczęściarz, Wytrych)",
+    )
+    preview = display.preview(case)
+    assert preview.chance == pytest.approx(15 / 20)
+    record = roll_record(case, [15]) | {"rerolls": {"seq": 7, "hash": "x"}}
+    first, second = display.lines(record)
     assert first.outcome == "Porażka"
-    assert "pierwszy rzut" in first.what
-    assert second.outcome == "Sukces"
-    assert second.success
+    assert "pierwszy rzut (#7)" in first.what
+    assert "rzut 14 > próg 12" in first.details
+    assert second.outcome == "Sukces" and second.success
     assert "rozstrzyga" in second.what
     assert "rzut 15 ≤ próg 15" in second.details
 
-    [only] = display.lines(roll_record(case, [4]))
-    assert only.outcome == "Sukces"
-    assert any("bez przerzutu" in d for d in only.details)
 
-    first, second = display.lines(roll_record(case, [20, 18]))
-    assert first.outcome == "Porażka krytyczna"
-    assert second.outcome == "Porażka"
-    assert not second.success
-
-
-def test_a_delay_is_not_rerolled(table):
+def test_a_critical_success_of_a_skill_test_takes_only_one_turn(table):
     skill = table["catalog"]["skills"]["Otwieranie zamków"]
-    form = form_for(
-        table,
-        "skill",
-        {
-            "skill": skill.pk,
-            "factor": 2,
-            "reroll": "on",
-            "reroll_sources": [trait(table, "Szczęściarz")],
-        },
-        reroll_sources=("Szczęściarz",),
-    )
-    case = valid_case(form)
-    [line] = display.lines(roll_record(case, [16]))
-    assert line.outcome == "Opóźnienie"
-    assert any("opóźnienie to nie porażka" in d for d in line.details)
-    assert any("2×" in d for d in line.details)
-
-
-def test_a_reroll_of_a_test_without_a_roll_says_there_is_nothing_to_reroll(table):
-    skill = table["catalog"]["skills"]["Otwieranie zamków"]
-    form = form_for(
-        table,
-        "skill",
-        {
-            "skill": skill.pk,
-            "factor": 6,
-            "reroll": "on",
-            "reroll_sources": [trait(table, "Szczęściarz")],
-        },
-        reroll_sources=("Szczęściarz",),
-    )
-    case = valid_case(form)
-    preview = display.preview(case)
-    assert preview.chance is None
-    assert "Nie ma czego przerzucać" in preview.note
-    [line] = display.lines(roll_record(case, []))
-    assert line.outcome == "Niemożliwy"
+    case = valid_case(form_for(table, "skill", {"skill": skill.pk, "factor": 2}))
+    [line] = display.lines(roll_record(case, [1]))
+    assert line.outcome == "Sukces krytyczny"
+    assert any("zajmuje tylko jedną turę" in d for d in line.details)
+    [line] = display.lines(roll_record(case, [5]))
+    assert not any("turę" in d for d in line.details)
+    assert any("jedną turę" in t for t in display.preview(case).terms)
 
 
 # ---------------------------------------------------------------------------
@@ -938,7 +926,7 @@ def test_every_mode_starts_complete_enough_to_show_a_chance(table, mode):
 
 FORM_FIELDS = [
     "character", "attribute", "attributes", "difficulty", "sources", "modifier",
-    "modifier_reason", "reroll", "reroll_sources", "opponent", "opponent_attribute",
+    "modifier_reason", "compared_skill", "opponent_sources", "opponent", "opponent_attribute",
     "opponent_value", "opponent_reason", "effect", "unit", "skill", "also_attributes", "factor",
 ]  # fmt: skip
 garbage = st.one_of(

@@ -197,6 +197,7 @@ class World:
             },
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
+            "rolls:reroll": {"pk": session, "seq": self.roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},

@@ -179,7 +179,8 @@ def test_seed_system_sessions_returns_the_characters_by_their_short_names(make_u
 
 def test_the_demo_rolls_every_test_of_each_other_system():
     """Through the panel's service: Q10 a pool with a 10 and a raise;
-    Ciernie attribute, combined, comparative, effect, skill with a delay and a reroll; Ars
+    Ciernie attribute, combined, comparative, effect, skill with a delay and a failed roll
+    rerolled after it (its own entry); Ars
     Magica simple, stress with a doubling and stress with a botch check."""
     from rolls.models import Roll
 
@@ -190,12 +191,13 @@ def test_the_demo_rolls_every_test_of_each_other_system():
     q10 = results["q10"]
     assert any(10 in r["faces"] and r["extra"] and r["raises_achieved"] >= 1 for r in q10)
     ciernie = results["ciernie"]
-    assert {"attribute", "combined", "comparative", "effect", "skill", "reroll"} == {
+    assert {"attribute", "combined", "comparative", "effect", "skill", "reroll_of"} == {
         r["test"] for r in ciernie
     }
     assert any(r["test"] == "skill" and r["outcome"] == "delay" for r in ciernie)
-    reroll = next(r for r in ciernie if r["test"] == "reroll")
+    index, reroll = next((i, r) for i, r in enumerate(ciernie) if r["test"] == "reroll_of")
     assert reroll["first"]["outcome"] in ("failure", "critical_failure")
+    assert ciernie[index - 1] == reroll["first"]  # the failed roll, kept as it fell
     ars = results["arsmagica"]
     assert any(r["test"] == "simple" for r in ars)
     assert any(r["test"] == "stress" and r["doublings"] >= 1 for r in ars)

@@ -4,7 +4,7 @@ comparative, effect and skill tests, with the difficulty picker and the reroll."
 from rolls import registry
 from rolls.engine import ciernie as engine
 from rolls.plugins import Mode, RollSystem
-from rolls.systems.ciernie import display, forms
+from rolls.systems.ciernie import display, forms, rerolls
 
 SYSTEM = registry.register(
     RollSystem(
@@ -18,5 +18,6 @@ SYSTEM = registry.register(
         lines=display.lines,
         ask_fields=forms.ASK_FIELDS,
         summary=display.summary,
+        reroll_form=rerolls.make_reroll_form,
     )
 )

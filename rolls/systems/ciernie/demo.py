@@ -23,6 +23,7 @@ from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
 from rolls.systems.ciernie import forms as panel
+from rolls.systems.ciernie import rerolls
 
 
 def _query(**fields) -> QueryDict:
@@ -169,11 +170,11 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
     threshold = engine.threshold(case.engine_test()).value
     roll(case, [threshold + 2])
 
-    # 6. A reroll: the first roll fails, the second (easier with more sources) decides.
+    # 6. A reroll chosen after the roll: the first roll fails (a roll of its own, kept as
+    # it fell), then the reroll, linked to it, decides (easier with more sources).
     rerolling = next((c for c in players if panel.reroll_sources(c)), None)
     if rerolling is None:
         raise ValueError("no demo character has a reroll source (an ability or item rerolls)")
-    sources = panel.reroll_sources(rerolling)
     attribute = max(usable(rerolling), key=lambda pk: _values(rerolling)[pk])
     case = _case(
         "attribute",
@@ -182,11 +183,16 @@ def seed_ciernie_rolls(session, characters: Iterable[Character] | Mapping, users
         rerolling,
         attribute=attribute,
         difficulty=_difficulty_towards(_values(rerolling)[attribute], 6, 14),
-        reroll="on",
-        reroll_sources=[s.key for s in sources],
     )
+    failed = roll(case, [_failure_face(engine.threshold(case.engine_test()).value)])
+    case = rerolls.reroll_case(failed, [s["key"] for s in rerolls.offered_sources(failed)])
     test = case.engine_test()
-    first_threshold = engine.threshold(test.base).value
-    second_threshold = engine.threshold(test.base, test.reroll_sources).value
-    roll(case, [_failure_face(first_threshold), _success_face(second_threshold)])
+    result = roll_make(
+        session=session,
+        by=gm,
+        case=case,
+        token=rerolls.reroll_token(failed),
+        dice=ScriptedDice([_success_face(engine.threshold(test.base, test.reroll_sources).value)]),
+    )
+    made.append(result.roll)
     return made

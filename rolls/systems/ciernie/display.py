@@ -9,8 +9,9 @@ from django.utils.translation import gettext_lazy
 
 from characters.numbers import signed_number, with_minus
 from rolls.engine import ciernie as engine
-from rolls.plugins import Case, CaseLine, CasePreview
+from rolls.plugins import Case, CaseLine, CasePreview, percent_text
 from rolls.systems.ciernie.forms import DIFFICULTY_NAMES, KIND_LABELS, TIME_UNITS, unit_count
+from rolls.systems.ciernie.rerolls import RerollOffer
 
 # ---------------------------------------------------------------------------
 # Words for the numbers: the preview and the roll lines share them
@@ -33,6 +34,16 @@ def _term_text(term: dict, first: bool) -> str:
         return _("own value %(value)s") % {"value": shown}
     if kind == "opposing":
         return _("opposing value %(value)s") % {"value": with_minus(f"{value:+d}")}
+    if kind in ("own_modifier", "opposing_modifier"):
+        side = _("own side") if kind == "own_modifier" else _("opposing side")
+        source = term.get("source") or ""
+        if source == "skill":
+            what = _("skill")
+        else:
+            what = {"ability": _("ability"), "flaw": _("flaw"), "item": _("item")}.get(source, "")
+        label = term.get("label") or ""
+        named = f"{label} ({what})" if what else label
+        return f"{side}: {named} {signed_number(value)}".strip()
     if kind == "skill":
         return _("3 × (skill %(skill)s − factor %(factor)s) = %(value)s") % {
             "skill": term["skill"],
@@ -103,7 +114,7 @@ def _effect_impossible() -> str:
 def preview(case: Case) -> CasePreview:
     """The exact chance and the threshold's terms; when no die is rolled, why."""
     test = case.engine_test()
-    base = test.base if isinstance(test, engine.RerollTest) else test
+    base = test.base if isinstance(test, engine.RerollTest | engine.LinkedReroll) else test
     limit = engine.threshold(base)
     terms = [terms_text([dict(t) for t in limit.terms], limit.value)]
     decided = engine.roll_allowed(base, limit.value)
@@ -114,6 +125,9 @@ def preview(case: Case) -> CasePreview:
         if isinstance(test, engine.RerollTest):
             note += " " + _("There is nothing to reroll.")
         return CasePreview(chance=None, terms=terms, note=note)
+    if isinstance(test, engine.LinkedReroll):
+        limit = engine.threshold(base, test.reroll_sources)
+        terms = [terms_text([dict(t) for t in limit.terms], limit.value)]
     if isinstance(base, engine.SkillTest):
         terms.append(
             _(
@@ -121,6 +135,7 @@ def preview(case: Case) -> CasePreview:
                 "delay: the action succeeds but takes longer."
             )
         )
+        terms.append(_("A critical success (1) takes only one turn, not the normal time."))
     else:
         terms.append(_("1 is always a success, 20 always a failure."))
     if isinstance(base, engine.EffectTest):
@@ -133,6 +148,23 @@ def preview(case: Case) -> CasePreview:
         terms.append(
             _("If the first roll fails (a delay is not a failure), the reroll decides: %(terms)s")
             % {"terms": terms_text([dict(t) for t in second.terms], second.value)}
+        )
+    offer = next((e for e in case.effects if isinstance(e, RerollOffer)), None)
+    if offer is not None and not isinstance(test, engine.RerollTest | engine.LinkedReroll):
+        sources = len(offer.sources)
+        with_reroll = engine.probability(engine.RerollTest(base, sources))
+        second = engine.threshold(base, sources)
+        terms.append(
+            _(
+                "With a reroll after a failure (%(names)s: %(sources)s source(s), threshold "
+                "%(threshold)s): %(chance)s%% in all. You choose it once the roll has failed."
+            )
+            % {
+                "names": ", ".join(name for _key, name in offer.sources),
+                "sources": sources,
+                "threshold": with_minus(str(second.value)),
+                "chance": percent_text(with_reroll),
+            }
         )
     return CasePreview(chance=case.probability(), terms=terms)
 
@@ -178,6 +210,9 @@ def _base_details(result: dict, kind: str) -> list[str]:
             details.append(_("a 1 always succeeds"))
         elif roll == engine.CRITICAL_FAILURE_FACE:
             details.append(_("a 20 always fails"))
+    if kind == "skill" and outcome == engine.Outcome.CRITICAL_SUCCESS:
+        # Seed 002: "zajmuje to jej jedynie turę (a nie kilka – jak w normalnych przypadkach)".
+        details.append(_("done perfectly: it takes only one turn, not the normal time"))
     if kind == "skill" and outcome == engine.Outcome.DELAY:
         details.append(
             _("the action succeeds, but takes %(times)s× the normal time")
@@ -212,6 +247,8 @@ def lines(record: dict) -> list[CaseLine]:
     result = record["result"]
     who = _who(record)
     summary = record.get("what") or ""
+    if result["test"] == engine.LinkedReroll.kind:
+        return _linked_reroll_lines(record, who, summary)
     if result["test"] != "reroll":
         kind = result["test"]
         what = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
@@ -236,6 +273,29 @@ def lines(record: dict) -> list[CaseLine]:
         _("%(what)s — reroll (%(sources)s source(s)), which decides")
         % {"what": label, "sources": sources},
         second,
+        kind,
+    )
+    return [first_line, second_line]
+
+
+def _linked_reroll_lines(record: dict, who: str, summary: str) -> list[CaseLine]:
+    """A reroll chosen after the failed roll #N: that roll as it fell, then this one, which
+    decides (the final outcome)."""
+    result = record["result"]
+    kind = result["input"]["base"]["test"]
+    label = f"{KIND_LABELS.get(kind, kind)}: {summary}" if summary else str(KIND_LABELS[kind])
+    first_seq = (record.get("rerolls") or {}).get("seq")
+    first_line = _line(
+        who,
+        _("%(what)s — first roll (#%(seq)s)") % {"what": label, "seq": first_seq},
+        result["first"],
+        kind,
+    )
+    second_line = _line(
+        who,
+        _("%(what)s — reroll (%(sources)s source(s)), which decides")
+        % {"what": label, "sources": result["input"]["reroll_sources"]},
+        result["second"],
         kind,
     )
     return [first_line, second_line]

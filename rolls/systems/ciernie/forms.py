@@ -6,8 +6,8 @@ another character's or a stand-in NPC's, or against a value the GM types), effec
 efektu: how long an effect lasts, in a named time unit) and skill (test umiejętności:
 attribute, or the mean of several, + 3 × (skill − factor)). Every mode has the difficulty
 picker (+12 … −12), the sheet's abilities, flaws and items tied to the tested attribute, the
-GM's typed modifier (with a reason) and the reroll (przerzut) from the character's reroll
-sources. The forms are the only place the panel's input is parsed: the numbers come from the
+GM's typed modifier (with a reason). The reroll (przerzut) is chosen after a failed roll
+(rerolls.py). The forms are the only place the panel's input is parsed: the numbers come from the
 sheet, never from the user, and each modifier keeps its label, source and reason in the
 engine's input, so the stored record says where every number came from.
 """
@@ -33,6 +33,7 @@ from rolls.plugins import (
     SheetCaseForm,
     character_label,
 )
+from rolls.systems.ciernie.rerolls import RerollOffer
 
 SYSTEM = engine.SYSTEM
 
@@ -84,6 +85,9 @@ TIME_UNITS = {
 }
 
 OPPONENT_VALUE = "value"
+# A skill in a comparative test: 3 threshold points per level, as a skill test's level
+# difference (RULES 3), so two sides' skills compare as in a skill test.
+POINTS_PER_SKILL_LEVEL = engine.POINTS_PER_LEVEL
 
 
 def unit_count(unit: str | None, count: int) -> str:
@@ -179,8 +183,8 @@ def _modifier(value: int, source: str, label: str | None = None, reason: str | N
 
 
 class CiernieForm(SheetCaseForm):
-    """What every mode has: the character, the difficulty, the sheet's modifiers, the GM's
-    typed modifier and the reroll. A subclass adds its mode's fields, says which attributes
+    """What every mode has: the character, the difficulty, the sheet's modifiers and the GM's
+    typed modifier. A subclass adds its mode's fields, says which attributes
     it tests (`tested_attribute_ids`) and builds the engine's base test (`base_case`)."""
 
     mode: str = ""
@@ -214,15 +218,6 @@ class CiernieForm(SheetCaseForm):
     modifier_reason = forms.CharField(
         label=gettext_lazy("Reason for the modifier"), required=False, max_length=REASON_MAX
     )
-    reroll = forms.BooleanField(
-        label=gettext_lazy("Use a reroll (if the first roll fails)"), required=False
-    )
-    reroll_sources = forms.MultipleChoiceField(
-        label=gettext_lazy("Reroll sources that apply"),
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=gettext_lazy("Each source beyond the first makes the reroll 3 points easier."),
-    )
 
     GM_FIELDS = ("modifier", "modifier_reason")
 
@@ -240,7 +235,6 @@ class CiernieForm(SheetCaseForm):
         self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
         character = self.selected_character()
         self.fields["sources"].choices = [(s.key, s.label) for s in modifier_sources(character)]
-        self.fields["reroll_sources"].choices = [(s.key, s.name) for s in reroll_sources(character)]
         if not gm:
             # Typed modifiers are the GM's (docs/decisions.md): a player picks the difficulty
             # the GM named and ticks the sheet's own modifiers only.
@@ -309,7 +303,6 @@ class CiernieForm(SheetCaseForm):
                 self.add_error("character", _("Choose the character."))
             return cleaned
         modifiers = self._clean_modifiers(cleaned, character)
-        reroll_count, reroll_names = self._clean_reroll(cleaned, character)
         if self.errors:
             return cleaned
         built = self.base_case(cleaned, character)
@@ -317,25 +310,23 @@ class CiernieForm(SheetCaseForm):
             return cleaned
         base, what, other = built
         base["modifiers"] = modifiers + base.get("modifiers", [])
-        test, data = self.kind, base
-        if reroll_count:
-            test = "reroll"
-            data = {"base": {"test": self.kind, **base}, "reroll_sources": reroll_count}
-            what = _("%(what)s (reroll: %(sources)s)") % {
-                "what": what,
-                "sources": ", ".join(reroll_names),
-            }
+        # The reroll is chosen after a failed roll (rolls/systems/ciernie/rerolls.py): the
+        # roll records which sources the character had, so the failure can offer it.
+        sources = reroll_sources(character)
         case = Case(
             system=SYSTEM,
             mode=self.mode,
-            test=test,
-            input=data,
+            test=self.kind,
+            input=base,
             people={"a": character.pk} | ({"b": other} if other is not None else {}),
             is_action=self.kind != "effect",
             what=what,
             gm_typed=self.gm_typed(cleaned),
             names={"a": character.name},
             request_fields=self.request_fields(self.ask_fields),
+            effects=(RerollOffer(sources=tuple((s.key, s.name) for s in sources)),)
+            if sources
+            else (),
         )
         try:
             case.engine_test()
@@ -381,35 +372,6 @@ class CiernieForm(SheetCaseForm):
         elif value:
             modifiers.append(_modifier(value, "gm", reason=reason))
         return modifiers
-
-    def _clean_reroll(self, cleaned: dict, character: Character) -> tuple[int, list[str]]:
-        """k = the reroll sources ticked (RULES 3: at least one; 0 is refused)."""
-        ticked = cleaned.get("reroll_sources") or []
-        if not cleaned.get("reroll"):
-            if ticked:
-                self.add_error(
-                    "reroll", _("Tick “use a reroll” to use the reroll sources you ticked.")
-                )
-            return 0, []
-        available = reroll_sources(character)
-        if not available:
-            self.add_error(
-                "reroll",
-                _(
-                    "%(name)s has no reroll source on the sheet (an ability or item that "
-                    "allows a reroll): this test cannot be rerolled."
-                )
-                % {"name": character.name},
-            )
-            return 0, []
-        if not ticked:
-            self.add_error(
-                "reroll_sources",
-                _("Tick the reroll sources that apply to this test: a reroll needs at least one."),
-            )
-            return 0, []
-        names = {s.key: s.name for s in available}
-        return len(ticked), [names[key] for key in ticked]
 
     def gm_typed(self, cleaned: dict) -> bool:
         """Whether the case carries a number a person typed (the GM's only)."""
@@ -532,6 +494,34 @@ class ComparativeForm(CiernieForm):
             choices=[("", gettext_lazy("— the same attribute —"))]
             + [(a.pk, a.name) for a in self.attributes.values()],
         )
+        self.skills = {
+            s.pk: s for s in Skill.objects.filter(system=SYSTEM).select_related("attribute")
+        }
+        self.fields["compared_skill"] = forms.TypedChoiceField(
+            label=gettext_lazy("Skill (each side's level)"),
+            coerce=int,
+            required=False,
+            empty_value=None,
+            choices=[("", gettext_lazy("— no skill —"))]
+            + [(s.pk, s.name) for s in self.skills.values()],
+            help_text=gettext_lazy(
+                "Each side adds 3 points per level of this skill on its sheet (seed 002: "
+                "agility with the skill's modifiers)."
+            ),
+        )
+        self.fields["opponent_sources"] = forms.MultipleChoiceField(
+            label=gettext_lazy("Their abilities, flaws and items"),
+            required=False,
+            widget=forms.CheckboxSelectMultiple,
+            choices=[
+                (f"{c.pk}:{source.key}", f"{c.name}: {source.label}")
+                for c in others
+                for source in modifier_sources(c)
+            ],
+            help_text=gettext_lazy(
+                "Only the other side's own, tied to their tested attribute, count (against you)."
+            ),
+        )
         if self.gm:
             low, high = OPPOSING_VALUE_RANGE
             self.fields["opponent_value"] = forms.IntegerField(
@@ -552,6 +542,8 @@ class ComparativeForm(CiernieForm):
                 "opponent_attribute",
                 "opponent_value",
                 "opponent_reason",
+                "compared_skill",
+                "opponent_sources",
             ]
         )
 
@@ -561,7 +553,63 @@ class ComparativeForm(CiernieForm):
     def gm_typed(self, cleaned):
         return super().gm_typed(cleaned) or cleaned.get("opponent") == OPPONENT_VALUE
 
+    def _skill_modifier(self, character: Character, skill) -> dict:
+        level = _skill_levels(character).get(skill.pk, 0)
+        return _modifier(POINTS_PER_SKILL_LEVEL * level, "skill", f"{skill.name} {level}")
+
+    def _opponent_modifiers(self, cleaned, other: Character | None, their_id: int) -> list[dict]:
+        """The other side's ticked sources: theirs, tied to their tested attribute."""
+        modifiers = []
+        by_key = {f"{other.pk}:{s.key}": s for s in modifier_sources(other)} if other else {}
+        for key in cleaned.get("opponent_sources") or []:
+            source = by_key.get(key)
+            if source is None:
+                self.add_error(
+                    "opponent_sources",
+                    _("Tick only the abilities, flaws and items of the other side you chose."),
+                )
+            elif source.attribute_id != their_id:
+                self.add_error(
+                    "opponent_sources",
+                    _(
+                        "%(source)s is tied to %(attribute)s; the other side tests %(tested)s "
+                        "(an ability, flaw or item counts only for its own attribute)."
+                    )
+                    % {
+                        "source": source.name,
+                        "attribute": source.attribute,
+                        "tested": self.attributes[their_id].name,
+                    },
+                )
+            else:
+                modifiers.append(_modifier(source.modifier, source.kind, source.name))
+        return modifiers
+
     def base_case(self, cleaned, character):
+        built = self._base_case(cleaned, character)
+        if built is None:
+            return None
+        base, what, other_id = built
+        other = self.characters_by_pk().get(other_id) if other_id is not None else None
+        skill = self.skills.get(cleaned.get("compared_skill"))
+        their_id = cleaned.get("opponent_attribute") or cleaned["attribute"]
+        own_modifiers = [self._skill_modifier(character, skill)] if skill else []
+        opposing = [self._skill_modifier(other, skill)] if skill and other else []
+        opposing += self._opponent_modifiers(cleaned, other, their_id)
+        if self.errors:
+            return None
+        if own_modifiers:
+            base["own_modifiers"] = own_modifiers
+        if opposing:
+            base["opposing_modifiers"] = opposing
+        if skill:
+            what = f"{what}, {skill.name}"
+        return base, what, other_id
+
+    def characters_by_pk(self) -> dict[int, Character]:
+        return {c.pk: c for c in self.all_characters}
+
+    def _base_case(self, cleaned, character):
         own = self.sheet_value(character, cleaned["attribute"], "attribute")
         attribute = self.attributes[cleaned["attribute"]]
         opponent = cleaned["opponent"]
