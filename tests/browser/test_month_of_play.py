@@ -11,7 +11,8 @@ the deadline cron, run as the deadline nears, tells Bartek (who has not posted) 
 Turn 2: Bartek asks for a roll; the GM answers it below Alicja's later post, in a resolution
 post that is the diary's last. Turn 3: the GM's roll about Borys lands in the GM's earlier post,
 above the players'; Bartek, who had read everything, is told, and the diary's "first unread"
-leads him up to it. Then a fight with initiative; at last the month's final deadline passes.
+leads him up to it. Then a fight with initiative and NPCs in the order (one hidden from the
+players, one wounded); at last the month's final deadline passes.
 
 Time moves only where the site depends on it, the turns' deadlines: the cron's run is given
 the moment it runs at (as tests/diary/test_notifications.py does), and the passing of the last
@@ -26,8 +27,10 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
+from diary import npc_services
 from diary.models import GameSession, Notification, NotificationKind, Turn
 from diary.notifications import notify_deadlines
+from rolls.initiative_forms import MAX_NPC_SCORE
 from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
 from tests.browser.conftest import _polish_page, log_in, open_turn
 from tests.browser.steps import (
@@ -38,6 +41,8 @@ from tests.browser.steps import (
     open_the_public_page,
     send_whisper,
 )
+from tests.browser.test_effects_and_potions import entry_form
+from tests.browser.test_initiative_npcs import add_npc
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
     choose,
@@ -298,25 +303,46 @@ def _roll_into_an_older_post(gm, alicja, bartek, session, borys) -> Roll:
 
 
 def _fight(gm, bartek, session) -> None:
-    """A fight with initiative, the players' characters only: the GM rolls it from the panel,
-    both read the order, the GM moves the marker and ends the event."""
+    """A fight with initiative: the GM rolls it from the panel for the characters, adds the
+    wolf and a hidden archer to the order with the values given them, wounds the wolf; both
+    read the order (Bartek without the archer), the GM moves the marker and ends the event."""
     open_panel(gm, SimpleNamespace(session=session))
     open_tab(gm, "Initiative")
     type_in(gm, "event_name", EVENT)
     roll_and_land_in_the_diary(gm)
     assert InitiativeEvent.objects.get().name == EVENT
 
+    for name, visible in (("Wilk", True), ("Łucznik", False)):
+        npc_services.npc_create(
+            session=session, by=session.gm, name=name, description="", visible_to_players=visible
+        )
+    table = SimpleNamespace(session=session)
+    add_npc(gm, table, "Wilk", str(MAX_NPC_SCORE), "30")
+    add_npc(gm, table, polish("%(name)s (hidden)", name="Łucznik"), str(-MAX_NPC_SCORE))
     diary(gm, session)
+    form = entry_form(gm, "entry-hp", "Damage or HP")
+    form.locator('[name="hp-character"]').select_option(label="Wilk (NPC)")
+    form.locator('[name="hp-amount"]').fill("12")
+    form.get_by_label(polish("Reason")).fill("Borys rąbie wilka toporem")
+    form.get_by_role("button", name=polish("Record the HP change")).click()
+    gm.wait_for_url(re.compile(r"#roll-\d+$"))
+
     fight = gm.get_by_test_id("fight")
     expect(fight.get_by_role("heading", name=EVENT)).to_be_visible()
+    expect(fight.get_by_test_id("npc-hp")).to_have_text(
+        polish("HP %(current)s/%(max)s", current=18, max=30)
+    )
     names = gm.get_by_test_id("fight-order").locator("li strong")
-    expect(names).to_have_count(2)
+    expect(names).to_have_count(4)
     order = names.all_inner_texts()
-    assert sorted(order) == ["Borys", "Lirael"]
+    assert order[0] == "Wilk" and order[-1] == "Łucznik"
+    assert sorted(order[1:3]) == ["Borys", "Lirael"]
     marked = gm.get_by_test_id("fight-marked").locator("strong")
     expect(marked).to_have_text(order[0])
     diary(bartek, session)
-    expect(bartek.get_by_test_id("fight-order").locator("li strong")).to_have_text(order)
+    expect(bartek.get_by_test_id("fight-order").locator("li strong")).to_have_text(order[:3])
+    expect(bartek.get_by_text("Łucznik")).to_have_count(0)
+    expect(bartek.get_by_test_id("npc-hp")).to_have_count(0)  # the NPC's HP are the GM's
     expect(bartek.get_by_test_id("fight-next")).to_have_count(0)  # the marker is the GM's
 
     gm.get_by_role("button", name=polish("Resolved: mark the next")).click()
@@ -382,4 +408,5 @@ def test_a_month_of_play_from_the_application_to_the_last_deadline(
     Turn.objects.filter(pk=turn_3.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     diary(alicja, session)
     expect(alicja.get_by_test_id("deadline")).to_contain_text(polish("deadline passed"))
-    assert Roll.objects.filter(session=session).count() == 4  # free, answer, older post, fight
+    # The free roll, the answer, the older post's roll, the initiative, the wolf's wound.
+    assert Roll.objects.filter(session=session).count() == 5
