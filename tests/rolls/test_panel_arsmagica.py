@@ -689,20 +689,36 @@ def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
 # -- the demo's rolls ------------------------------------------------------------
 
 
-def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(saga):
-    made = seed_arsmagica_rolls(
-        saga.session, {"Flambeau": saga.flambeau, "Gerold": saga.grog}, {"gm": saga.gm}
-    )
+def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(make_user):
+    """The rolls match the demo's narration: Magnus reads the Latin inscription
+    (Inteligencja + Łacina, a simple die against 9), Wilhelm and Agnieszka climb the cliff
+    in the wind (Siła + Atletyka, stress dice, two botch dice each)."""
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    session, characters = seed_system_sessions(users)["arsmagica"]
+    made = seed_arsmagica_rolls(session, characters, users)
+    assert [roll.record["what"].split(" (")[0] for roll in made] == [
+        "Inteligencja + Łacina",
+        "Siła + Atletyka",
+        "Siła + Atletyka",
+    ]
+    assert [roll.record["characters"]["a"]["name"] for roll in made] == [
+        characters[key].name for key in ("magnus", "wilhelm", "agnieszka")
+    ]
     simple, doubling, botch = (roll.record["result"] for roll in made)
     assert (simple["test"], simple["dice"], simple["success"]) == ("simple", [7], True)
+    assert simple["input"]["ease_factor"] == 9
     assert doubling["test"] == "stress" and doubling["die_faces"] == [1, 1, 5]
     assert doubling["doublings"] == 2 and doubling["die"] == 20
-    assert doubling["input"]["modifiers"][0]["reason"] == "aura przymierza"
+    assert doubling["input"]["modifiers"][0]["label"] == "Lina z hakiem"
+    assert doubling["input"]["botch_dice"] == botch["input"]["botch_dice"] == 2
     assert botch["die_faces"] == [0] and botch["botch_faces"] == [4, 0]
     assert botch["botch"] and botch["outcome"] == "botch" and botch["total"] == 0
     assert [roll.seq for roll in made] == [1, 2, 3]
-    assert all(roll.rolled_by == saga.gm for roll in made)
-    assert verify_session(saga.session.pk).ok
+    assert all(roll.rolled_by == users["gm"] for roll in made)
+    assert verify_session(session.pk).ok
     (line,) = display.lines(made[2].record)
     assert line.details[0] == "Kość stresu: 0 — kości fuszerki: 4, 0 — fuszerka! 1 zero"
 
