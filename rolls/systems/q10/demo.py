@@ -21,7 +21,6 @@ from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
 from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
-
 # Seed 001: "Za przeskoczenie ponad przepaścią odpowiada Siła i Atletyka"; the demo's
 # narration is a jump over the chasm, so that is the pair its rolls test.
 JUMP = ("Siła", "Atletyka")
