@@ -267,6 +267,9 @@ class RollSystem:
     refuses_extra_action_rolls: bool = False
     # The actions a character has in a turn outside combat (moving, using an item, one roll).
     actions_per_turn: int = 2
+    # The session's "criticals off" (the simplified system) changes this system's rolls, so
+    # its sessions offer the setting; other systems' sessions neither show nor store it.
+    criticals_setting: bool = False
 
     def mode(self, key: str) -> Mode | None:
         return next((m for m in self.modes if m.key == key), None)
