@@ -113,6 +113,8 @@ def lines(record: dict) -> list[CaseLine]:
         % {"total": result["total"], "cmp": comparison, "difficulty": result["difficulty"]}
     )
     details.append(_("margin %(margin)s") % {"margin": with_minus(signed_number(result["margin"]))})
+    if q10.very_low(result["total"], result["difficulty"]):
+        details.append(_("a very low result: the action is done exceptionally ineptly"))
     if result["raises"]:
         details.append(
             _("raises achieved: %(got)s of %(declared)s")
