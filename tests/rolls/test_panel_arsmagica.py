@@ -289,17 +289,32 @@ def test_a_gm_modifier_out_of_range_is_refused(saga, value):
     assert list(errors) == ["modifier_1"]
 
 
-def test_a_player_cannot_type_modifiers_or_botch_dice(saga):
+def test_a_player_cannot_type_modifiers_or_choose_fewer_botch_dice(saga):
     player_form = form(saga, "stress", gm=False)
-    assert not {"modifier_1", "reason_1", "botch_dice"} & set(player_form.fields)
+    assert not {"modifier_1", "reason_1"} & set(player_form.fields)
+    assert player_form.fields["botch_dice"].min_value == forms.BOTCH_DICE_DEFAULT == 1
     case = valid_case(
-        saga,
-        "stress",
-        data_for(saga, modifier_1=10, reason_1="bo tak", botch_dice=0),
-        gm=False,
+        saga, "stress", data_for(saga, modifier_1=10, reason_1="bo tak", botch_dice=2), gm=False
     )
     assert case.input["modifiers"] == []
-    assert case.input["botch_dice"] == forms.BOTCH_DICE_DEFAULT == 1
+    assert case.input["botch_dice"] == 2  # more than the usual one is the player's to take
+    errors = errors_of(saga, "stress", data_for(saga, botch_dice=0), gm=False)
+    assert errors == {"botch_dice": ["Co najmniej 1 kość fuszerki: tyle ustala MG."]}
+
+
+def test_a_virtue_that_reduces_botch_dice_does_so(saga):
+    from tests.rolls.system_tables import catalog_trait
+
+    cautious = catalog_trait("arsmagica", "Ostrożny", "ability", saga.dex, 0)
+    cautious.botch_dice_reduction = 1
+    cautious.save()
+    saga.flambeau.traits.add(cautious)
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=3))
+    assert case.input["botch_dice"] == 2
+    assert case.what == "Zręczność + Skradanie (kość stresu) · Ostrożny: −1 kość fuszerki"
+    assert valid_case(saga, "stress", data_for(saga, botch_dice=1)).input["botch_dice"] == 0
+    # A player's own roll: the GM's floor applies before the virtue takes its die off.
+    assert valid_case(saga, "stress", data_for(saga), gm=False).input["botch_dice"] == 0
 
 
 def test_the_prefix_is_honoured(saga):
@@ -674,8 +689,10 @@ def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
     t = build_saga(make_user, roll_policy="players_own")
     client = client_for(t.player)
     page = client.get(url(t), posted(t, "stress")).content.decode()
-    assert 'name="modifier_1"' not in page and 'name="botch_dice"' not in page
-    client.post(url(t), posted(t, "stress", modifier_1=10, reason_1="ja", botch_dice=0))
+    assert 'name="modifier_1"' not in page and 'name="botch_dice"' in page
+    response = client.post(url(t), posted(t, "stress", botch_dice=0))
+    assert response.status_code == 400 and not Roll.objects.exists()  # fewer than the GM's 1
+    client.post(url(t), posted(t, "stress", modifier_1=10, reason_1="ja", botch_dice=1))
     result = Roll.objects.get().record["result"]
     assert result["input"]["modifiers"] == [] and result["input"]["botch_dice"] == 1
     # Another player's character is refused; a case carrying typed modifiers too.
