@@ -314,7 +314,9 @@ def test_a_virtue_that_reduces_botch_dice_does_so(saga):
     assert case.what == "Zręczność + Skradanie (kość stresu) · Ostrożny: −1 kość fuszerki"
     assert valid_case(saga, "stress", data_for(saga, botch_dice=1)).input["botch_dice"] == 0
     # A player's own roll: the GM's floor applies before the virtue takes its die off.
-    assert valid_case(saga, "stress", data_for(saga), gm=False).input["botch_dice"] == 0
+    assert (
+        valid_case(saga, "stress", data_for(saga, botch_dice=""), gm=False).input["botch_dice"] == 0
+    )
 
 
 def test_the_prefix_is_honoured(saga):
@@ -915,3 +917,25 @@ def test_the_panel_never_fails_on_garbage(saga, client_for, garbage, mode, metho
     if method == "get" or response.status_code != 302:
         assert Roll.objects.count() == before
     assert verify_session(saga.session.pk).ok
+
+
+def test_the_gm_sets_the_fewest_botch_dice_of_players_stress_rolls(make_user):
+    """The GM rolling (or answering a request) may make the botch dice the floor of the
+    players' own stress rolls in the session; a player then cannot take fewer."""
+    t = build_saga(make_user, roll_policy="players_own")
+    gm_form = form(t, "stress", data_for(t, botch_dice=3, players_botch_floor="on"))
+    assert gm_form.is_valid(), gm_form.errors
+    roll = services.roll_make(
+        session=t.session, by=t.gm, case=gm_form.case(), token=uuid.uuid4()
+    ).roll
+    assert roll.record["players_botch_floor"] == 3
+    player_form = form(t, "stress", gm=False)
+    assert player_form.fields["botch_dice"].min_value == 3
+    errors = errors_of(t, "stress", data_for(t, botch_dice=2), gm=False)
+    assert errors == {"botch_dice": ["Co najmniej 3 kości fuszerki: tyle ustala MG."]}
+    assert valid_case(t, "stress", data_for(t, botch_dice=""), gm=False).input["botch_dice"] == 3
+    # A GM's stress roll without the tick leaves the floor as it is.
+    plain = valid_case(t, "stress", data_for(t, botch_dice=0))
+    services.roll_make(session=t.session, by=t.gm, case=plain, token=uuid.uuid4())
+    assert form(t, "stress", gm=False).fields["botch_dice"].min_value == 3
+    assert verify_session(t.session.pk).ok

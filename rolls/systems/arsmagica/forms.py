@@ -30,6 +30,7 @@ from rolls.plugins import (
     SheetCaseForm,
     character_label,
 )
+from rolls.systems.arsmagica.effects import SetsPlayersBotchFloor, players_botch_floor
 
 SYSTEM = ars.SYSTEM
 WORDS = words_for(SYSTEM)  # Charakterystyka / Umiejętność, zalety i wady
@@ -261,6 +262,7 @@ class ArsForm(SheetCaseForm):
             data["botch_dice"], fewer = self._fewer_botch_dice(character, botch_dice)
             what += fewer
         case = Case(
+            effects=self._effects(cleaned),
             system=SYSTEM,
             mode=self.mode,
             test=self.test_kind,
@@ -347,6 +349,9 @@ class ArsForm(SheetCaseForm):
 
     def _botch_dice(self, cleaned) -> int | None:
         return 0
+
+    def _effects(self, cleaned) -> tuple:
+        return ()
 
     @staticmethod
     def _fewer_botch_dice(character: Character, botch_dice: int) -> tuple[int, str]:
@@ -438,6 +443,12 @@ class StressForm(ArsForm):
             field.initial = floor
             field.widget.attrs["min"] = floor
             field.required = False  # left empty: the floor
+        else:
+            self.fields["players_botch_floor"] = forms.BooleanField(
+                label=_("Players' own stress rolls in this session take at least so many"),
+                required=False,
+            )
+            self.order_fields(list(self.fields))
 
     def _botch_dice(self, cleaned) -> int | None:
         if not self.gm and cleaned.get("botch_dice") is None and not self.has_error("botch_dice"):
@@ -445,8 +456,14 @@ class StressForm(ArsForm):
         return cleaned.get("botch_dice")
 
     def players_botch_floor(self) -> int:
-        """The fewest botch dice a player's own stress roll takes: the usual one."""
-        return BOTCH_DICE_DEFAULT
+        """The fewest botch dice a player's own stress roll takes: as the GM last set it,
+        else the usual one."""
+        return players_botch_floor(self.session, BOTCH_DICE_DEFAULT)
+
+    def _effects(self, cleaned) -> tuple:
+        if self.gm and cleaned.get("players_botch_floor"):
+            return (SetsPlayersBotchFloor(dice=cleaned["botch_dice"]),)
+        return ()
 
 
 FORMS: dict[str, type[ArsForm]] = {"simple": SimpleForm, "stress": StressForm}
