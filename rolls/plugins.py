@@ -243,6 +243,9 @@ class RollSystem:
     # What a player's request names (and a link may prefill): what is tested, never a
     # modifier or a reason.
     ask_fields: tuple[str, ...] = ("character",)
+    # Of the ask fields, what a request may propose and the GM may add to: one the GM fills
+    # where the request left it out is no difference from the request.
+    proposed_fields: tuple[str, ...] = ()
     # What else a link may prefill in the panel (the other side, a patient).
     link_fields: tuple[str, ...] = ()
     # A request in words, after the character's name (default: `Case.what`).
