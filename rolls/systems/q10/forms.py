@@ -411,8 +411,11 @@ class PoolForm(SheetCaseForm):
 
     def _named_fields(self) -> dict:
         """What a request names; a circumstance row left at 0 names nothing, so the GM may
-        add one where the request proposed none."""
+        add one where the request proposed none, and raises without purposes name none (as
+        requests did before purposes existed)."""
         fields = self.request_fields(self.ask_fields)
+        if not (fields.get(self.add_prefix("raise_purposes")) or "").strip():
+            fields.pop(self.add_prefix("raise_purposes"), None)
         for row in range(1, CIRCUMSTANCE_ROWS + 1):
             if fields.get(self.add_prefix(f"circumstance_{row}")) in (None, "", "0"):
                 fields.pop(self.add_prefix(f"circumstance_{row}"), None)
