@@ -54,10 +54,6 @@ class SessionForm(forms.ModelForm):
             self.fields["system"].disabled = True
             if not self.instance.offers_criticals_setting:
                 del self.fields["criticals_enabled"]
-        else:
-            # A new session's system is picked in this form: the page hides the setting for
-            # other systems (session_form.js) and `clean` ignores it for them.
-            self.criticals_systems = sorted(criticals_setting_systems())
             for name in ("criticals_enabled", "npc_mode"):
                 if self.instance.rules_locked and name in self.fields:
                     self.fields[name].disabled = True
@@ -66,6 +62,10 @@ class SessionForm(forms.ModelForm):
                 for name in ("criticals_enabled", "npc_mode", "roll_policy"):
                     if name in self.fields:
                         self.fields[name].disabled = True
+        else:
+            # A new session's system is picked in this form: the page hides the setting for
+            # other systems (session_form.js) and `clean` ignores it for them.
+            self.criticals_systems = sorted(criticals_setting_systems())
 
     def clean(self):
         cleaned = super().clean()
