@@ -59,7 +59,7 @@ def test_an_example_picked_without_a_value_brings_its_own(t):
 
 def test_each_raise_says_what_it_is_for_in_the_roll_line(t, client_for):
     roll = scripted_roll(
-        t, (5, 9, 6, 10, 3, 2), raises=2, raise_purposes="wylądować cicho\nz gracją"
+        t, (5, 9, 6, 10, 3, 2), raises=2, raise_purposes="wylądować cicho; z gracją"
     )
     assert roll.record["raise_purposes"] == ["wylądować cicho", "z gracją"]
     words = line_words(client_for(t.gm), roll)
@@ -69,9 +69,7 @@ def test_each_raise_says_what_it_is_for_in_the_roll_line(t, client_for):
 def test_more_purposes_than_raises_are_refused(t):
     form = pool_form(t, pool(t, raises=1, raise_purposes="a\nb"), [t.eryk])
     assert not form.is_valid()
-    assert form.errors["raise_purposes"] == [
-        "Zadeklarowano 1 podbicie: opisz najwyżej tyle celów, po jednym w wierszu."
-    ]
+    assert form.errors["raise_purposes"] == ["Zadeklarowano 1 podbicie: opisz najwyżej tyle celów."]
 
 
 # -- a player's request proposes circumstances -----------------------------------------
@@ -116,6 +114,7 @@ def test_a_request_proposes_circumstances_and_the_gm_keeps_them(t, client_for):
     panel_page, data = answer_data(post, gm)
     assert 'value="rozbieg po płaskiej skale"' in panel_page.content.decode()
     assert data["circumstance_1"] == "-5"
+    assert data.get("raise_purposes") == "wylądować cicho", data
     response = gm.post(reverse("rolls:panel", args=[t.session.pk]), data)
     assert response.status_code == 302
     request.refresh_from_db()

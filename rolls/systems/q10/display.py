@@ -154,7 +154,8 @@ def summary(case: Case) -> str:
     if raises:
         text += " · " + _("raises: %(n)s") % {"n": raises}
     fields = case.request_fields
-    purposes = [line.strip() for line in (fields.get("raise_purposes") or "").splitlines()]
+    purposes = (fields.get("raise_purposes") or "").replace("\n", ";").split(";")
+    purposes = [p.strip() for p in purposes]
     if any(purposes):
         text += f" ({'; '.join(p for p in purposes if p)})"
     # The circumstances a player's request proposes (the GM keeps or changes them).

@@ -167,10 +167,11 @@ class PoolForm(SheetCaseForm):
         label=gettext_lazy("What the raises are for"),
         required=False,
         max_length=RAISES_MAX * (RAISE_PURPOSE_MAX + 1),
-        widget=forms.Textarea(attrs={"rows": 2}),
+        # One line: the panel keeps a typed field across its redraws (hx-preserve), which
+        # a textarea's value does not survive.
         help_text=gettext_lazy(
-            "One line per raise, e.g. “land quietly”; shown in the roll. The GM sets what "
-            "each costs."
+            "One per raise, separated by semicolons, e.g. “land quietly; with grace”; shown in "
+            "the roll. The GM sets what each costs."
         ),
     )
 
@@ -321,8 +322,8 @@ class PoolForm(SheetCaseForm):
             self.add_error(
                 "raise_purposes",
                 ngettext(
-                    "%(n)s raise declared: describe at most so many purposes, one per line.",
-                    "%(n)s raises declared: describe at most so many purposes, one per line.",
+                    "%(n)s raise declared: describe at most so many purposes.",
+                    "%(n)s raises declared: describe at most so many purposes.",
                     raises,
                 )
                 % {"n": raises},
@@ -336,8 +337,8 @@ class PoolForm(SheetCaseForm):
 
     @staticmethod
     def raise_purposes_list(cleaned) -> list[str]:
-        text = cleaned.get("raise_purposes") or ""
-        return [line.strip() for line in text.splitlines() if line.strip()]
+        text = (cleaned.get("raise_purposes") or "").replace("\n", ";")
+        return [part.strip() for part in text.split(";") if part.strip()]
 
     # -- the case ---------------------------------------------------------
 
