@@ -122,6 +122,12 @@ class Trait(models.Model):
         default=False,
         help_text=_("Ciernie i Gwiazdy: allows one reroll of a failed test."),
     )
+    # arsmagica (seed 003): "zdolności, które redukują liczbę kości fuszerki".
+    botch_dice_reduction = models.PositiveSmallIntegerField(
+        _("fewer botch dice"),
+        default=0,
+        help_text=_("Ars Magica: this many fewer botch dice on every stress roll (not below 0)."),
+    )
     description = models.TextField(_("description"), blank=True, max_length=CATALOG_TEXT_MAX)
 
     class Meta:

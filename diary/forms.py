@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
+from diary.capabilities import criticals_setting_systems, offers_criticals_setting
 from diary.models import (
     GONE_STATUSES,
     MAX_PLAYER_SLOTS,
@@ -60,16 +61,31 @@ class SessionForm(forms.ModelForm):
         if self.instance.pk:
             # The system never changes once the session exists: its characters depend on it.
             self.fields["system"].disabled = True
-            if self.instance.rules_locked:
-                self.fields["criticals_enabled"].disabled = True
-                self.fields["npc_mode"].disabled = True
+            if not self.instance.offers_criticals_setting:
+                del self.fields["criticals_enabled"]
+            for name in ("criticals_enabled", "npc_mode"):
+                if self.instance.rules_locked and name in self.fields:
+                    self.fields[name].disabled = True
             if self.instance.status == SessionStatus.PLAN_SUBMITTED:
                 # Under review: the settings are part of the plan.
                 for name in ("criticals_enabled", "npc_mode", "roll_policy"):
-                    self.fields[name].disabled = True
+                    if name in self.fields:
+                        self.fields[name].disabled = True
+        else:
+            # A new session's system is picked in this form: the page hides the setting for
+            # other systems (session_form.js) and `clean` ignores it for them.
+            self.criticals_systems = sorted(criticals_setting_systems())
         # Left empty, the places stay as they are (four for a new session).
         self.fields["player_slots"].required = False
         self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
+
+    def clean(self):
+        cleaned = super().clean()
+        system = cleaned.get("system")
+        if "criticals_enabled" in cleaned and system and not offers_criticals_setting(system):
+            # The setting means nothing to this system's rolls: stored as the default.
+            cleaned["criticals_enabled"] = GameSession._meta.get_field("criticals_enabled").default
+        return cleaned
 
     def clean_player_slots(self) -> int:
         places = self.cleaned_data["player_slots"]

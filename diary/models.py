@@ -168,6 +168,13 @@ class GameSession(models.Model):
         return self.title
 
     @property
+    def offers_criticals_setting(self) -> bool:
+        """Whether this session's system has "criticals off" (its roll plug-in says so)."""
+        from diary.capabilities import offers_criticals_setting
+
+        return offers_criticals_setting(self.system)
+
+    @property
     def rules_locked(self) -> bool:
         """Criticals and NPC mode are fixed once the plan is accepted (RULES 1.1, 1.7)."""
         return self.status not in (SessionStatus.DRAFT, SessionStatus.PLAN_SUBMITTED)

@@ -448,3 +448,26 @@ class SecretRoll(models.Model):
     @property
     def is_revealed(self) -> bool:
         return self.reveal_id is not None
+
+
+class StressBotchFloor(models.Model):
+    """Ars Magica: the fewest botch dice a player's own stress roll in the session takes,
+    as the GM last set it with a roll of theirs (rolls.systems.arsmagica.effects)."""
+
+    session = models.OneToOneField(
+        GameSession,
+        on_delete=models.CASCADE,
+        related_name="stress_botch_floor",
+        verbose_name=_("session"),
+    )
+    dice = models.PositiveSmallIntegerField(_("botch dice"))
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    roll = models.ForeignKey(Roll, on_delete=models.PROTECT, related_name="+")
+    set_at = models.DateTimeField(_("set"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("players' fewest botch dice")
+        verbose_name_plural = _("players' fewest botch dice")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}: {self.dice}"

@@ -248,6 +248,9 @@ class RollSystem:
     # What a player's request names (and a link may prefill): what is tested, never a
     # modifier or a reason.
     ask_fields: tuple[str, ...] = ("character",)
+    # Of the ask fields, what a request may propose and the GM may add to: one the GM fills
+    # where the request left it out is no difference from the request.
+    proposed_fields: tuple[str, ...] = ()
     # What else a link may prefill in the panel (the other side, a patient).
     link_fields: tuple[str, ...] = ()
     # A request in words, after the character's name (default: `Case.what`).
@@ -276,6 +279,9 @@ class RollSystem:
     refuses_extra_action_rolls: bool = False
     # The actions a character has in a turn outside combat (moving, using an item, one roll).
     actions_per_turn: int = 2
+    # The session's "criticals off" (the simplified system) changes this system's rolls, so
+    # its sessions offer the setting; other systems' sessions neither show nor store it.
+    criticals_setting: bool = False
 
     def mode(self, key: str) -> Mode | None:
         return next((m for m in self.modes if m.key == key), None)

@@ -48,3 +48,8 @@ def system_for(name: str) -> RollSystem | None:
 
 def names() -> tuple[str, ...]:
     return tuple(_SYSTEMS)
+
+
+def criticals_setting_systems() -> tuple[str, ...]:
+    """The systems whose sessions offer "criticals off" (the plug-in's capability)."""
+    return tuple(name for name, system in _SYSTEMS.items() if system.criticals_setting)

@@ -607,12 +607,18 @@ def _open_ask(session: GameSession, by, ask: RollAsk) -> RollAsk:
 def answer_differences(ask: RollAsk, case: Case) -> list[str]:
     """What of the request the roll does not roll as asked, in words ([] for none)."""
     asked = ask.case_fields or {}
+    proposed = set(registry.system_for(case.system).proposed_fields)
+    rolled = {
+        name: value
+        for name, value in case.request_fields.items()
+        if name in asked or name not in proposed
+    }
     return [
         str(label)
         for label, same in [
             (_("the kind of roll"), ask.test == case.mode),
             (_("the character"), ask.character_id == case.character_id),
-            (_("the test"), asked == dict(case.request_fields)),
+            (_("the test"), asked == rolled),
         ]
         if not same
     ]

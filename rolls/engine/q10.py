@@ -172,6 +172,13 @@ def effective_pool(test: PoolTest) -> Pool:
     return Pool(base_x, base_y, modified_x, modified_y, x, min(modified_y, x))
 
 
+def very_low(total: int, difficulty: int) -> bool:
+    """Seed 001: "bardzo niski wynik" means the action was done "w sposób wyjątkowo
+    nieudolny". The seed names no number; its example (9 against 30) fits the rule taken
+    here: a failure whose total is at most half the difficulty (docs/decisions.md, Q10)."""
+    return total < difficulty and 2 * total <= difficulty
+
+
 def final_difficulty(test: PoolTest) -> int:
     """Difficulty + circumstances + 5 per declared raise (not floored: circumstances just add)."""
     return test.difficulty + sum(c.value for c in test.circumstances) + RAISE_STEP * test.raises

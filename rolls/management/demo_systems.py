@@ -312,6 +312,12 @@ SESSIONS = {
                 "Magnus zostaje na dole i wodzi palcem po zatartym napisie na głazie.",
                 "Łacina: co tu napisano?",
             ),
+            (
+                "gracz3",
+                "agnieszka",
+                "Agnieszka podkasuje suknię i rusza po mokrej skale śladem Wilhelma.",
+                "Wspinam się za nim (Siła + Atletyka, kość stresu).",
+            ),
         ],
     },
 }

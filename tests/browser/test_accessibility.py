@@ -285,11 +285,11 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
     from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
     from tests.conftest import PASSWORD
-    from tests.rolls.ars_table import build_saga
+    from tests.rolls.ars_table import demo_saga
 
-    t = build_saga(make_user)
-    rolls = seed_arsmagica_rolls(t.session, {"Flambeau": t.flambeau, "Gerold": t.grog}, t.__dict__)
-    session = t.session.pk
+    demo, characters, users = demo_saga(make_user)
+    rolls = seed_arsmagica_rolls(demo, characters, users)
+    session = demo.pk
     urls = [
         f"/sessions/{session}/",
         f"/sessions/{session}/rolls/panel/?mode=simple",
@@ -299,7 +299,7 @@ def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_u
     context = browser.new_context(locale="pl-PL", base_url=live_server.url)
     page = context.new_page()
     page.set_default_timeout(15_000)
-    log_in(page, t.gm.username, PASSWORD)
+    log_in(page, users["gm"].username, PASSWORD)
     problems = _walk(page, urls)
     context.close()
     assert not problems, _report(problems)

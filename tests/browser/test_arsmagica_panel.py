@@ -15,7 +15,7 @@ from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from tests.browser.conftest import log_in
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
-from tests.rolls.ars_table import build_saga
+from tests.rolls.ars_table import build_saga, demo_saga
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -118,11 +118,10 @@ def test_the_gm_rolls_every_ars_magica_test_and_each_lands_in_the_post(page, sag
     assert [roll.seq for roll in Roll.objects.order_by("seq")] == [1, 2]
 
 
-def test_the_demo_doubling_and_botch_read_in_the_diary(page, saga):
-    made = seed_arsmagica_rolls(
-        saga.session, {"Flambeau": saga.flambeau, "Gerold": saga.grog}, {"gm": saga.gm}
-    )
-    log_in(page, saga.gm.username, PASSWORD)
+def test_the_demo_doubling_and_botch_read_in_the_diary(page, make_user):
+    session, characters, users = demo_saga(make_user)
+    made = seed_arsmagica_rolls(session, characters, users)
+    log_in(page, users["gm"].username, PASSWORD)
     page.goto(made[0].post.get_absolute_url())
     for roll in made:
         expect_the_line(page, roll)

@@ -305,3 +305,46 @@ def test_arsmagica_the_gm_declines_and_the_player_reads_why(page, player_page, s
     decline(page, saga, ask, reason)
     the_player_reads_it_declined(player_page, ask, reason)
     assert not Roll.objects.exists()
+
+
+def test_q10_a_request_proposes_a_circumstance_and_the_gm_keeps_it(page, player_page, q10):
+    """Seed 001: the player too may bring circumstances about. The request proposes one of
+    the seed's examples (its value comes with it) and a raise with what it is for; the GM's
+    panel shows them, the GM keeps them and the roll is the request answered as asked."""
+    bad = ask_page(player_page, q10.session, q10.alice, "Eryk atakuje strażnika od tyłu.")
+    choose(player_page, "skill", value=str(q10.walka.pk))
+    reason = player_page.locator('[name="circumstance_reason_1"]')
+    expect(reason).to_have_attribute("list", "q10-circumstance-examples")
+    reason.fill("Postać atakuje nieświadomy cel z zaskoczenia, od tyłu")
+    reason.blur()
+    player_page.wait_for_load_state("networkidle")
+    player_page.locator('[name="raises"]').fill("1")
+    player_page.locator('[name="raises"]').blur()
+    # The request page redraws after a change; type the purposes once it has.
+    player_page.wait_for_timeout(1000)
+    player_page.wait_for_load_state("networkidle")
+    player_page.locator('[name="raise_purposes"]').fill("cios w kark")
+    player_page.locator('[name="raise_purposes"]').blur()
+    player_page.wait_for_timeout(1000)
+    player_page.wait_for_load_state("networkidle")
+    expect(player_page.locator('[name="raise_purposes"]')).to_have_value("cios w kark")
+    ask = send_the_request(
+        player_page, bad, shows="okoliczności: −10 (Postać atakuje nieświadomy cel"
+    )
+    assert ask.case_fields["circumstance_1"] == "-10", ask.case_fields
+    assert ask.case_fields.get("raise_purposes") == "cios w kark", ask.case_fields
+
+    gm_answers(page, q10, ask)
+    expect(page.locator('[name="circumstance_1"]')).to_have_value("-10")
+    expect(page.locator('[name="circumstance_reason_1"]')).to_have_value(
+        "Postać atakuje nieświadomy cel z zaskoczenia, od tyłu"
+    )
+    expect(page.locator('[name="raise_purposes"]')).to_have_value("cios w kark")
+    settle_panel(page)
+    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    ask.refresh_from_db()
+    assert ask.status == AskStatus.ANSWERED
+    line = page.locator(f"#roll-{ask.answer.seq}").get_by_test_id("roll-line")
+    expect(line).to_contain_text("podbicie 1: cios w kark")
+    expect(line).to_contain_text("Postać atakuje nieświadomy cel z zaskoczenia, od tyłu")

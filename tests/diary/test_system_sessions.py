@@ -144,3 +144,46 @@ def test_movement_per_action_stays_forum1000s(make_user, client_for):
         session=session, author=player, character=murtagh, narration="Murtagh biegnie.", nc_note=""
     )
     assert post.character == murtagh and post.move_metres is None
+
+
+# -- "Krytyki wyłączone" is forum1000's setting (its plug-in supports it) --------------
+
+
+@pytest.mark.parametrize("system", ["q10", "ciernie", "arsmagica"])
+def test_other_systems_do_not_offer_the_criticals_setting(make_user, client_for, system):
+    gm = make_user()
+    session = draft(gm, system)
+    client = client_for(gm)
+    response = client.get(reverse("diary:session_edit", args=[session.pk]))
+    assert "criticals_enabled" not in response.context["form"].fields
+    page = response.content.decode()
+    assert 'name="criticals_enabled"' not in page
+    card = client.get(reverse("diary:session", args=[session.pk])).content.decode()
+    assert 'data-testid="criticals"' not in card
+    plan = client.get(reverse("diary:session_plan", args=[session.pk])).content.decode()
+    assert polish("Criticals") not in plan
+    # A posted value is ignored, never an error: the setting means nothing here.
+    data = {**session_data(system), "criticals_enabled": ""}
+    response = client.post(reverse("diary:session_edit", args=[session.pk]), data)
+    assert response.status_code == 302
+    session.refresh_from_db()
+    assert session.criticals_enabled is True
+
+
+def test_a_new_session_of_another_system_ignores_the_criticals_setting(make_user, client_for):
+    gm = make_user()
+    data = {**session_data("q10"), "criticals_enabled": ""}
+    assert client_for(gm).post(reverse("diary:session_create"), data).status_code == 302
+    assert GameSession.objects.get(gm=gm).criticals_enabled is True
+
+
+def test_forum1000_offers_the_criticals_setting(make_user, client_for):
+    gm = make_user()
+    session = draft(gm, "forum1000")
+    client = client_for(gm)
+    response = client.get(reverse("diary:session_edit", args=[session.pk]))
+    assert "criticals_enabled" in response.context["form"].fields
+    card = client.get(reverse("diary:session", args=[session.pk])).content.decode()
+    assert 'data-testid="criticals"' in card
+    create = client.get(reverse("diary:session_create")).content.decode()
+    assert 'data-only-systems="forum1000"' in create

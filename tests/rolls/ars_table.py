@@ -49,3 +49,14 @@ def build_saga(make_user, *, roll_policy="gm_only") -> SimpleNamespace:
     )
     t.session = start(session, t.gm, t.moderator)
     return t
+
+
+def demo_saga(make_user):
+    """The demo command's Ars Magica session (rolls/management/demo_systems.py), whose
+    narration the demo rolls follow: (session, characters by key, users by name)."""
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    session, characters = seed_system_sessions(users)["arsmagica"]
+    return session, characters, users

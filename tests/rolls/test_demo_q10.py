@@ -18,3 +18,18 @@ def test_the_demo_rolls_a_pool_with_a_ten_and_an_achieved_raise(q10):
     assert not rolls[1].record["result"]["success"]
     assert [r.seq for r in rolls] == [1, 2]
     assert verify_session(q10.session.pk).ok
+
+
+def test_the_demo_jump_is_rolled_on_sila_and_atletyka(make_user):
+    """Seed 001: "Za przeskoczenie ponad przepaścią odpowiada Siła i Atletyka"; the demo's
+    narration jumps, so its rolls test Siła + Atletyka (not the sheet's best pair)."""
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    session, characters = seed_system_sessions(users)["q10"]
+    rolls = seed_q10_rolls(session, characters, users)
+    assert [roll.record["what"] for roll in rolls] == ["Siła + Atletyka"] * len(rolls)
+    eragon = rolls[0].record["result"]["input"]
+    assert (eragon["attribute"], eragon["skill"]) == (3, 2)  # Eragon: Siła 3, Atletyka 2
+    assert rolls[0].record["result"]["success"]

@@ -289,17 +289,34 @@ def test_a_gm_modifier_out_of_range_is_refused(saga, value):
     assert list(errors) == ["modifier_1"]
 
 
-def test_a_player_cannot_type_modifiers_or_botch_dice(saga):
+def test_a_player_cannot_type_modifiers_or_choose_fewer_botch_dice(saga):
     player_form = form(saga, "stress", gm=False)
-    assert not {"modifier_1", "reason_1", "botch_dice"} & set(player_form.fields)
+    assert not {"modifier_1", "reason_1"} & set(player_form.fields)
+    assert player_form.fields["botch_dice"].min_value == forms.BOTCH_DICE_DEFAULT == 1
     case = valid_case(
-        saga,
-        "stress",
-        data_for(saga, modifier_1=10, reason_1="bo tak", botch_dice=0),
-        gm=False,
+        saga, "stress", data_for(saga, modifier_1=10, reason_1="bo tak", botch_dice=2), gm=False
     )
     assert case.input["modifiers"] == []
-    assert case.input["botch_dice"] == forms.BOTCH_DICE_DEFAULT == 1
+    assert case.input["botch_dice"] == 2  # more than the usual one is the player's to take
+    errors = errors_of(saga, "stress", data_for(saga, botch_dice=0), gm=False)
+    assert errors == {"botch_dice": ["Co najmniej 1 kość fuszerki: tyle ustala MG."]}
+
+
+def test_a_virtue_that_reduces_botch_dice_does_so(saga):
+    from tests.rolls.system_tables import catalog_trait
+
+    cautious = catalog_trait("arsmagica", "Ostrożny", "ability", saga.dex, 0)
+    cautious.botch_dice_reduction = 1
+    cautious.save()
+    saga.flambeau.traits.add(cautious)
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=3))
+    assert case.input["botch_dice"] == 2
+    assert case.what == "Zręczność + Skradanie (kość stresu) · Ostrożny: −1 kość fuszerki"
+    assert valid_case(saga, "stress", data_for(saga, botch_dice=1)).input["botch_dice"] == 0
+    # A player's own roll: the GM's floor applies before the virtue takes its die off.
+    assert (
+        valid_case(saga, "stress", data_for(saga, botch_dice=""), gm=False).input["botch_dice"] == 0
+    )
 
 
 def test_the_prefix_is_honoured(saga):
@@ -674,8 +691,10 @@ def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
     t = build_saga(make_user, roll_policy="players_own")
     client = client_for(t.player)
     page = client.get(url(t), posted(t, "stress")).content.decode()
-    assert 'name="modifier_1"' not in page and 'name="botch_dice"' not in page
-    client.post(url(t), posted(t, "stress", modifier_1=10, reason_1="ja", botch_dice=0))
+    assert 'name="modifier_1"' not in page and 'name="botch_dice"' in page
+    response = client.post(url(t), posted(t, "stress", botch_dice=0))
+    assert response.status_code == 400 and not Roll.objects.exists()  # fewer than the GM's 1
+    client.post(url(t), posted(t, "stress", modifier_1=10, reason_1="ja", botch_dice=1))
     result = Roll.objects.get().record["result"]
     assert result["input"]["modifiers"] == [] and result["input"]["botch_dice"] == 1
     # Another player's character is refused; a case carrying typed modifiers too.
@@ -689,20 +708,36 @@ def test_a_player_rolls_with_the_sheet_only(make_user, client_for):
 # -- the demo's rolls ------------------------------------------------------------
 
 
-def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(saga):
-    made = seed_arsmagica_rolls(
-        saga.session, {"Flambeau": saga.flambeau, "Gerold": saga.grog}, {"gm": saga.gm}
-    )
+def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(make_user):
+    """The rolls match the demo's narration: Magnus reads the Latin inscription
+    (Inteligencja + Łacina, a simple die against 9), Wilhelm and Agnieszka climb the cliff
+    in the wind (Siła + Atletyka, stress dice, two botch dice each)."""
+    from rolls.management.demo_systems import seed_system_sessions
+
+    users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
+    users["moderator"] = make_user("moderator", moderator=True)
+    session, characters = seed_system_sessions(users)["arsmagica"]
+    made = seed_arsmagica_rolls(session, characters, users)
+    assert [roll.record["what"].split(" (")[0] for roll in made] == [
+        "Inteligencja + Łacina",
+        "Siła + Atletyka",
+        "Siła + Atletyka",
+    ]
+    assert [roll.record["characters"]["a"]["name"] for roll in made] == [
+        characters[key].name for key in ("magnus", "wilhelm", "agnieszka")
+    ]
     simple, doubling, botch = (roll.record["result"] for roll in made)
     assert (simple["test"], simple["dice"], simple["success"]) == ("simple", [7], True)
+    assert simple["input"]["ease_factor"] == 9
     assert doubling["test"] == "stress" and doubling["die_faces"] == [1, 1, 5]
     assert doubling["doublings"] == 2 and doubling["die"] == 20
-    assert doubling["input"]["modifiers"][0]["reason"] == "aura przymierza"
+    assert doubling["input"]["modifiers"][0]["label"] == "Lina z hakiem"
+    assert doubling["input"]["botch_dice"] == botch["input"]["botch_dice"] == 2
     assert botch["die_faces"] == [0] and botch["botch_faces"] == [4, 0]
     assert botch["botch"] and botch["outcome"] == "botch" and botch["total"] == 0
     assert [roll.seq for roll in made] == [1, 2, 3]
-    assert all(roll.rolled_by == saga.gm for roll in made)
-    assert verify_session(saga.session.pk).ok
+    assert all(roll.rolled_by == users["gm"] for roll in made)
+    assert verify_session(session.pk).ok
     (line,) = display.lines(made[2].record)
     assert line.details[0] == "Kość stresu: 0 — kości fuszerki: 4, 0 — fuszerka! 1 zero"
 
@@ -882,3 +917,26 @@ def test_the_panel_never_fails_on_garbage(saga, client_for, garbage, mode, metho
     if method == "get" or response.status_code != 302:
         assert Roll.objects.count() == before
     assert verify_session(saga.session.pk).ok
+
+
+def test_the_gm_sets_the_fewest_botch_dice_of_players_stress_rolls(make_user):
+    """The GM rolling (or answering a request) may make the botch dice the floor of the
+    players' own stress rolls in the session; a player then cannot take fewer."""
+    t = build_saga(make_user, roll_policy="players_own")
+    gm_form = form(t, "stress", data_for(t, botch_dice=3, players_botch_floor="on"))
+    assert gm_form.is_valid(), gm_form.errors
+    roll = services.roll_make(
+        session=t.session, by=t.gm, case=gm_form.case(), token=uuid.uuid4()
+    ).roll
+    assert roll.record["players_botch_floor"] == 3
+    player_form = form(t, "stress", gm=False)
+    assert player_form.fields["botch_dice"].min_value == 3
+    errors = errors_of(t, "stress", data_for(t, botch_dice=2), gm=False)
+    assert errors == {"botch_dice": ["Co najmniej 3 kości fuszerki: tyle ustala MG."]}
+    player = valid_case(t, "stress", data_for(t, botch_dice=""), gm=False)
+    assert player.input["botch_dice"] == 3
+    # A GM's stress roll without the tick leaves the floor as it is.
+    plain = valid_case(t, "stress", data_for(t, botch_dice=0))
+    services.roll_make(session=t.session, by=t.gm, case=plain, token=uuid.uuid4())
+    assert form(t, "stress", gm=False).fields["botch_dice"].min_value == 3
+    assert verify_session(t.session.pk).ok

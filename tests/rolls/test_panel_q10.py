@@ -366,3 +366,26 @@ def test_a_withheld_mode_is_403_and_a_player_without_modes_gets_no_panel(
     monkeypatch.setitem(registry._SYSTEMS, "q10", only_gm)
     assert client.post(url(t), pool(t)).status_code == 403
     assert not Roll.objects.exists()
+
+
+def _line_words(client, roll) -> str:
+    page = client.get(roll.post.get_absolute_url()).content.decode()
+    line = re.search(r'<p class="roll-line[^"]*" data-testid="roll-line">(.*?)</p>', page, re.S)
+    return re.sub(r"\s+", " ", html.unescape(re.sub(r"<[^>]+>", " ", line.group(1))))
+
+
+def test_a_very_low_result_is_said_to_be_exceptionally_inept(q10, client_for):
+    """Seed 001: "bardzo niski wynik … wyjątkowo nieudolny"; its example, 9 against 30, is
+    one. The line says so when the total is at most half the difficulty."""
+    roll = scripted_roll(q10, (1, 2, 3, 4, 5), difficulty=30)  # 5z2: 5 + 4 = 9 against 30
+    words = _line_words(client_for(q10.gm), roll)
+    assert "wynik 9 < Trudność 30" in words
+    assert "bardzo niski wynik: wykonanie wyjątkowo nieudolne" in words
+    at_half = scripted_roll(q10, (1, 2, 3, 4, 6), difficulty=20)  # 6 + 4 = 10: half of 20
+    assert "wyjątkowo nieudolne" in _line_words(client_for(q10.gm), at_half)
+
+
+def test_an_ordinary_failure_is_not_called_inept(q10, client_for):
+    roll = scripted_roll(q10, (1, 2, 3, 4, 7), difficulty=20)  # 7 + 4 = 11: above half of 20
+    words = _line_words(client_for(q10.gm), roll)
+    assert polish("Failure") in words and "nieudolne" not in words

@@ -9,9 +9,9 @@ and checks its botch dice.
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from characters.models import Character
+from characters.models import Attribute, Character, Skill
 from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
@@ -19,21 +19,25 @@ from rolls.services import roll_make
 from rolls.systems.arsmagica import forms as panel_arsmagica
 
 
-def _strongest(character: Character) -> tuple[int, int | None]:
-    """The sheet's best characteristic and its best ability (None: the sheet has none)."""
-    values = sorted(character.attribute_values.all(), key=lambda r: (-r.value, r.attribute_id))
-    levels = sorted(character.skill_levels.all(), key=lambda r: (-r.level, r.skill_id))
-    return values[0].attribute_id, levels[0].skill_id if levels else None
-
-
-def _roll(session, gm, character: Character, mode: str, fields: dict, faces: list[int]):
+def _roll(
+    session,
+    gm,
+    character: Character,
+    pair: tuple[str, str | None],
+    mode: str,
+    fields: dict,
+    faces: list[int],
+):
+    """Roll `pair` (Charakterystyka, Umiejętność or None) by the catalog's names; an ability
+    the character has not developed counts 0, as in the panel."""
     playing = list(sheets_in_play(session).values())
-    characteristic, ability = _strongest(character)
+    characteristic = Attribute.objects.get(system=panel_arsmagica.SYSTEM, name=pair[0])
+    ability = Skill.objects.get(system=panel_arsmagica.SYSTEM, name=pair[1]) if pair[1] else None
     data = {
         "character": str(character.pk),
-        "characteristic": str(characteristic),
-        "ability": "" if ability is None else str(ability),
-        **{key: str(value) for key, value in fields.items()},
+        "characteristic": str(characteristic.pk),
+        "ability": "" if ability is None else str(ability.pk),
+        **{key: value if isinstance(value, list) else str(value) for key, value in fields.items()},
     }
     form = panel_arsmagica.make_form(
         mode,
@@ -51,35 +55,47 @@ def _roll(session, gm, character: Character, mode: str, fields: dict, faces: lis
     ).roll
 
 
-def seed_arsmagica_rolls(
-    session, characters: Mapping[str, Character] | Sequence[Character], users: Mapping
-) -> list:
-    """A simple roll, a stress roll with a doubling (1, 1, 5: 5 × 4 = 20) and a stress roll
-    that rolls 0 and botches on one of its two botch dice, all by the session's GM in the
-    current turn; returns the three rolls."""
-    people = list(characters.values() if isinstance(characters, Mapping) else characters)
-    gm = users.get("gm", session.gm) if isinstance(users, Mapping) else session.gm
-    first = people[0]
-    second = people[1] if len(people) > 1 else first
+# What the demo session's narration says (rolls/management/demo_systems.py): Magnus reads a
+# Latin inscription, Wilhelm and Agnieszka climb the cliff in a strong wind (two botch dice).
+READING = ("Inteligencja", "Łacina")
+CLIMBING = ("Siła", "Atletyka")
+CLIMBING_BOTCH_DICE = 2
+
+
+def seed_arsmagica_rolls(session, characters: Mapping[str, Character], users: Mapping) -> list:
+    """Magnus's simple roll on the inscription, Wilhelm's climb with a doubling (1, 1, 5:
+    5 × 4 = 20) and his rope, and Agnieszka's climb that rolls 0 and botches on one of its
+    two botch dice, all by the session's GM in the current turn; returns the three rolls.
+    `characters`: the demo session's characters by key ("magnus", "wilhelm", "agnieszka")."""
+    gm = users.get("gm", session.gm)
+    keys = ("magnus", "wilhelm", "agnieszka")
     # The sheets as the panel reads them (values, levels, sources prefetched).
-    sheets = sheets_in_play(session, ids=[first.pk, second.pk])
-    first, second = sheets[first.pk], sheets[second.pk]
+    sheets = sheets_in_play(session, ids=[characters[key].pk for key in keys])
+    magnus, wilhelm, agnieszka = (sheets[characters[key].pk] for key in keys)
+    rope = next(h.item for h in wilhelm.item_holdings.all() if h.item.name == "Lina z hakiem")
     return [
-        _roll(session, gm, first, "simple", {"ease": 6}, [7]),
+        _roll(session, gm, magnus, READING, "simple", {"ease": 9}, [7]),
         _roll(
             session,
             gm,
-            second,
+            wilhelm,
+            CLIMBING,
             "stress",
-            {"ease": 21, "botch_dice": 1, "modifier_1": 1, "reason_1": "aura przymierza"},
+            {"ease": 21, "botch_dice": CLIMBING_BOTCH_DICE, "sources": [f"item:{rope.pk}"]},
             [1, 1, 5],
         ),
         _roll(
             session,
             gm,
-            first,
+            agnieszka,
+            CLIMBING,  # she has not learnt Atletyka: level 0, as the panel counts it
             "stress",
-            {"ease": 12, "botch_dice": 2, "modifier_1": -2, "reason_1": "śliska skała w deszczu"},
+            {
+                "ease": 9,
+                "botch_dice": CLIMBING_BOTCH_DICE,
+                "modifier_1": -2,
+                "reason_1": "mokra, śliska skała",
+            },
             [0, 4, 0],
         ),
     ]

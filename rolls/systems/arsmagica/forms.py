@@ -13,8 +13,9 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from django import forms
+from django.core.validators import MinValueValidator
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, pgettext_lazy
+from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number
@@ -29,6 +30,7 @@ from rolls.plugins import (
     SheetCaseForm,
     character_label,
 )
+from rolls.systems.arsmagica.effects import SetsPlayersBotchFloor, players_botch_floor
 
 SYSTEM = ars.SYSTEM
 WORDS = words_for(SYSTEM)  # Charakterystyka / Umiejętność, zalety i wady
@@ -255,15 +257,18 @@ class ArsForm(SheetCaseForm):
             "modifiers": modifiers,
             "ease_factor": ease,
         }
+        what = self._what(attribute.name, skill.name if skill else None)
         if self.test_kind == "stress":
-            data["botch_dice"] = botch_dice
+            data["botch_dice"], fewer = self._fewer_botch_dice(character, botch_dice)
+            what += fewer
         case = Case(
+            effects=self._effects(cleaned),
             system=SYSTEM,
             mode=self.mode,
             test=self.test_kind,
             input=data,
             people={"a": character.pk},
-            what=self._what(attribute.name, skill.name if skill else None),
+            what=what,
             gm_typed=any(m["source"] == SOURCE_GM for m in modifiers),
             names={"a": character.name},
             request_fields=self.request_fields(self.ask_fields),
@@ -345,6 +350,24 @@ class ArsForm(SheetCaseForm):
     def _botch_dice(self, cleaned) -> int | None:
         return 0
 
+    def _effects(self, cleaned) -> tuple:
+        return ()
+
+    @staticmethod
+    def _fewer_botch_dice(character: Character, botch_dice: int) -> tuple[int, str]:
+        """The sheet's virtues that take botch dice off (seed 003), and the words the roll
+        keeps of them in its `what`: " · Ostrożny: −1 kość fuszerki"."""
+        virtues = [t for t in character.traits.all() if t.system == SYSTEM]
+        virtues = [t for t in virtues if t.botch_dice_reduction]
+        if not virtues or not botch_dice:
+            return botch_dice, ""
+        fewer = sum(t.botch_dice_reduction for t in virtues)
+        words = ngettext("%(names)s: −%(n)s botch die", "%(names)s: −%(n)s botch dice", fewer) % {
+            "names": ", ".join(t.name for t in virtues),
+            "n": fewer,
+        }
+        return max(0, botch_dice - fewer), f" · {words}"
+
     def _what(self, characteristic: str, ability: str | None) -> str:
         """The test in the catalog's words; the ease factor, the GM's, is in the line's
         details (and a request leaves it open)."""
@@ -404,14 +427,43 @@ class StressForm(ArsForm):
             }
         )
         if not self.gm:
-            # How many botch dice the situation calls for is the GM's call: a player's own
-            # stress roll uses the usual one (docs/decisions.md, "Ars Magica").
-            del self.fields["botch_dice"]
+            # How many botch dice the situation calls for is the GM's call: a player may take
+            # more than the GM's floor on their own stress roll, never fewer (docs/decisions.md,
+            # "Ars Magica").
+            floor = self.players_botch_floor()
+            field.min_value = floor
+            field.validators = [
+                v for v in field.validators if not isinstance(v, MinValueValidator)
+            ] + [MinValueValidator(floor)]
+            field.error_messages["min_value"] = ngettext(
+                "At least %(n)s botch die: the GM sets so many.",
+                "At least %(n)s botch dice: the GM sets so many.",
+                floor,
+            ) % {"n": floor}
+            field.initial = floor
+            field.widget.attrs["min"] = floor
+            field.required = False  # left empty: the floor
+        else:
+            self.fields["players_botch_floor"] = forms.BooleanField(
+                label=_("Players' own stress rolls in this session take at least so many"),
+                required=False,
+            )
+            self.order_fields(list(self.fields))
 
     def _botch_dice(self, cleaned) -> int | None:
-        if not self.gm:
-            return BOTCH_DICE_DEFAULT
+        if not self.gm and cleaned.get("botch_dice") is None and not self.has_error("botch_dice"):
+            return self.players_botch_floor()
         return cleaned.get("botch_dice")
+
+    def players_botch_floor(self) -> int:
+        """The fewest botch dice a player's own stress roll takes: as the GM last set it,
+        else the usual one."""
+        return players_botch_floor(self.session, BOTCH_DICE_DEFAULT)
+
+    def _effects(self, cleaned) -> tuple:
+        if self.gm and cleaned.get("players_botch_floor"):
+            return (SetsPlayersBotchFloor(dice=cleaned["botch_dice"]),)
+        return ()
 
 
 FORMS: dict[str, type[ArsForm]] = {"simple": SimpleForm, "stress": StressForm}

@@ -42,6 +42,7 @@ SYSTEM = registry.register(
         audit=audit.character_stats,
         audit_template="rolls/systems/forum1000/audit.html",
         refuses_extra_action_rolls=True,
+        criticals_setting=True,
         actions_per_turn=engine.MOVE_ACTIONS_PER_TURN,
     )
 )

@@ -1,9 +1,10 @@
 """Demo rolls of a running q10 session, through the panel's own form and service.
 
 `seed_q10_rolls(session, characters, users)` is called by seed_demo once the session and
-its characters exist (rolls/management/demo_systems.py makes them): a pool with a 10
-(an extra die) and a declared raise that is achieved, with a GM circumstance, and a second
-one of another character that fails. The faces are scripted (ScriptedDice) so the demo
+its characters exist (rolls/management/demo_systems.py makes them): the jump over the
+chasm on Siła + Atletyka, as the narration says — a pool with a 10 (an extra die) and a
+declared raise that is achieved, with a GM circumstance, and a second character's jump
+that fails. The faces are scripted (ScriptedDice) so the demo
 always shows the same thing; everything else is what the panel does.
 """
 
@@ -20,30 +21,21 @@ from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
 from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
+# Seed 001: "Za przeskoczenie ponad przepaścią odpowiada Siła i Atletyka"; the demo's
+# narration is a jump over the chasm, so that is the pair its rolls test.
+JUMP = ("Siła", "Atletyka")
 
-def _best_pair(character):
-    """The character's highest attribute and highest skill, both at least 1."""
-    attributes = {a.pk: a for a in Attribute.objects.filter(system=q10.SYSTEM)}
-    skills = {s.pk: s for s in Skill.objects.filter(system=q10.SYSTEM)}
-    values = [
-        (row.value, row.attribute_id)
-        for row in character.attribute_values.all()
-        if row.attribute_id in attributes
-    ]
-    levels = [
-        (row.level, row.skill_id) for row in character.skill_levels.all() if row.skill_id in skills
-    ]
-    if not values or not levels:
-        raise ValueError(f"{character.name} has no q10 attribute or skill to roll")
-    (attribute_value, attribute_id), (level, skill_id) = max(values), max(levels)
-    if min(attribute_value, level) < 1:
-        raise ValueError(f"{character.name} keeps no die (attribute or skill at 0)")
-    return attribute_id, skill_id
+
+def _jump_pair() -> tuple[int, int]:
+    attribute_name, skill_name = JUMP
+    attribute = Attribute.objects.get(system=q10.SYSTEM, name=attribute_name)
+    skill = Skill.objects.get(system=q10.SYSTEM, name=skill_name)
+    return attribute.pk, skill.pk
 
 
 def _form(session, gm, character, **fields) -> PoolForm:
     playing = list(sheets_in_play(session).values())
-    attribute_id, skill_id = _best_pair(character)
+    attribute_id, skill_id = _jump_pair()
     data = {
         "character": character.pk,
         "attribute": attribute_id,
@@ -100,6 +92,13 @@ def seed_q10_rolls(session, characters, users) -> list:
     ]
     if len(playing) > 1:
         second = playing[1]
+        post_create(
+            session=session,
+            author=second.owner,
+            character=second,
+            narration=f"{second.name} skacze tuż za nim, ale krawędź kruszy się pod stopą.",
+            nc_note="Bez podbić.",
+        )
         form = _form(session, gm, second, difficulty="25")
         x = q10.effective_pool(form.case().engine_test()).x
         made.append(

@@ -8,6 +8,7 @@ from django.utils.translation import gettext as _
 from characters.numbers import signed_number, with_minus
 from rolls.engine import q10
 from rolls.plugins import Case, CaseDie, CaseLine, CasePreview
+from rolls.systems.q10 import forms
 from rolls.systems.q10.forms import difficulty_text, modifier_text, pool_text
 
 
@@ -113,11 +114,15 @@ def lines(record: dict) -> list[CaseLine]:
         % {"total": result["total"], "cmp": comparison, "difficulty": result["difficulty"]}
     )
     details.append(_("margin %(margin)s") % {"margin": with_minus(signed_number(result["margin"]))})
+    if q10.very_low(result["total"], result["difficulty"]):
+        details.append(_("a very low result: the action is done exceptionally ineptly"))
     if result["raises"]:
         details.append(
             _("raises achieved: %(got)s of %(declared)s")
             % {"got": result["raises_achieved"], "declared": result["raises"]}
         )
+    for number, purpose in enumerate(record.get("raise_purposes") or [], start=1):
+        details.append(_("raise %(n)s: %(purpose)s") % {"n": number, "purpose": purpose})
     for item in result["input"]["pool_modifiers"] + result["input"]["circumstances"]:
         if item.get("reason"):
             value = (
@@ -146,4 +151,19 @@ def summary(case: Case) -> str:
     pool = q10.effective_pool(case.engine_test())
     text = f"{case.what} ({pool_text(pool.x, pool.y)})"
     raises = case.input.get("raises") or 0
-    return text + (" · " + _("raises: %(n)s") % {"n": raises} if raises else "")
+    if raises:
+        text += " · " + _("raises: %(n)s") % {"n": raises}
+    fields = case.request_fields
+    purposes = (fields.get("raise_purposes") or "").replace("\n", ";").split(";")
+    purposes = [p.strip() for p in purposes]
+    if any(purposes):
+        text += f" ({'; '.join(p for p in purposes if p)})"
+    # The circumstances a player's request proposes (the GM keeps or changes them).
+    proposed = [
+        f"{with_minus(signed_number(int(value)))} ({fields.get(f'circumstance_reason_{row}')})"
+        for row in range(1, forms.CIRCUMSTANCE_ROWS + 1)
+        if (value := fields.get(f"circumstance_{row}")) not in (None, "", "0")
+    ]
+    if proposed and not case.input.get("circumstances"):
+        text += " · " + _("circumstances: %(list)s") % {"list": ", ".join(proposed)}
+    return text

@@ -14,7 +14,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
 from characters.models import Attribute, Character, Skill
 from characters.numbers import signed_number, with_minus
@@ -27,6 +27,7 @@ from rolls.plugins import (
     character_label,
     typed_modifier_field,
 )
+from rolls.systems.q10.effects import RaisePurposes
 
 SYSTEM = q10.SYSTEM
 MODE = "pool"
@@ -54,9 +55,42 @@ CIRCUMSTANCE_LIMIT = 20  # a circumstance lies in −20..+20, in steps of 5 (see
 CIRCUMSTANCE_STEP = 5
 DIFFICULTY_MAX = 200  # a typed difficulty: a whole number 0..200
 RAISES_MAX = 20
-# What a player's request names: what is tested and the raises declared (seed 001: the
-# player declares them before the roll); the difficulty and the circumstances are the GM's.
-ASK_FIELDS = ("character", "attribute", "skill", "sources", "raises")
+RAISE_PURPOSE_MAX = 100  # what one raise is for, a short text
+# Seed 001's examples of circumstances and what each does to the difficulty, offered in the
+# circumstance rows (the seed's own words, the same in every language, as catalog names).
+CIRCUMSTANCE_EXAMPLES = (
+    ("Postać walczy w absolutnej ciemności", 10),
+    ("Postać walczy w świetle gwiazd i księżyca albo we mgle", 5),
+    ("Bohater rozlał oliwę i walczy ze stołu", -5),
+    ("Kawalerzysta atakuje pieszego", -5),
+    ("Wojownik walczy z dachu wozu", -5),
+    ("Łucznik strzela do celu wychylającego się zza rogu", 5),
+    ("Łucznik strzela do celu w wąskim okienku strzelniczym", 10),
+    ("Złodziej przećwiczył zawczasu otwieranie tych zamków", -5),
+    ("Postać atakuje cel z zaskoczenia", -5),
+    ("Postać atakuje nieświadomy cel z zaskoczenia, od tyłu", -10),
+)
+EXAMPLES_LIST_ID = "q10-circumstance-examples"
+# What a player's request names: what is tested, the raises declared and what each is for
+# (seed 001: the player declares them before the roll), and circumstances the player
+# proposes ("Zarówno gracz jak i MG może wpływać na trudność … poprzez zainicjowanie
+# odpowiednich okoliczności"), which the GM keeps or changes; the difficulty is the GM's.
+CIRCUMSTANCE_FIELDS = tuple(
+    name
+    for row in range(1, CIRCUMSTANCE_ROWS + 1)
+    for name in (f"circumstance_{row}", f"circumstance_reason_{row}")
+)
+ASK_FIELDS = (
+    "character",
+    "attribute",
+    "skill",
+    "sources",
+    "raises",
+    "raise_purposes",
+    *CIRCUMSTANCE_FIELDS,
+)
+# A circumstance the GM adds where the request proposed none is no difference from it.
+PROPOSED_FIELDS = CIRCUMSTANCE_FIELDS
 
 NEGATIVE_DIFFICULTY = gettext_lazy("The difficulty cannot be negative.")
 NEGATIVE_RAISES = gettext_lazy("The number of raises cannot be negative: declare 0 or more.")
@@ -129,6 +163,17 @@ class PoolForm(SheetCaseForm):
         ),
         error_messages={"min_value": NEGATIVE_RAISES},
     )
+    raise_purposes = forms.CharField(
+        label=gettext_lazy("What the raises are for"),
+        required=False,
+        max_length=RAISES_MAX * (RAISE_PURPOSE_MAX + 1),
+        # One line: the panel keeps a typed field across its redraws (hx-preserve), which
+        # a textarea's value does not survive.
+        help_text=gettext_lazy(
+            "One per raise, separated by semicolons, e.g. “land quietly; with grace”; shown in "
+            "the roll. The GM sets what each costs."
+        ),
+    )
 
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
@@ -161,6 +206,8 @@ class PoolForm(SheetCaseForm):
                 self.fields[f"pool_reason_{row}"] = forms.CharField(
                     label=_("Reason"), required=False, max_length=200
                 )
+        if gm or self.context.for_request:
+            # The GM sets circumstances; a player's request may propose them.
             steps = range(-CIRCUMSTANCE_LIMIT, CIRCUMSTANCE_LIMIT + 1, CIRCUMSTANCE_STEP)
             for row in range(1, CIRCUMSTANCE_ROWS + 1):
                 self.fields[f"circumstance_{row}"] = forms.TypedChoiceField(
@@ -172,10 +219,23 @@ class PoolForm(SheetCaseForm):
                     empty_value=0,
                 )
                 self.fields[f"circumstance_reason_{row}"] = forms.CharField(
-                    label=_("Reason"), required=False, max_length=200
+                    label=_("Reason"),
+                    required=False,
+                    max_length=200,
+                    widget=forms.TextInput(attrs={"list": EXAMPLES_LIST_ID}),
                 )
 
     # -- what the template needs ------------------------------------------
+
+    examples_list_id = EXAMPLES_LIST_ID
+
+    @staticmethod
+    def circumstance_examples() -> list[tuple[str, str]]:
+        """(the seed's words, its effect) for the reason fields' list."""
+        return [
+            (text, _("difficulty %(value)s") % {"value": with_minus(signed_number(value))})
+            for text, value in CIRCUMSTANCE_EXAMPLES
+        ]
 
     @staticmethod
     def _skill_label(skill: Skill, character: Character | None) -> str:
@@ -248,10 +308,37 @@ class PoolForm(SheetCaseForm):
                 cleaned.get(reason.name) or ""
             ).strip():
                 self.add_error(reason.name, TYPED_MODIFIER_REASON_MESSAGE)
+        examples = dict(CIRCUMSTANCE_EXAMPLES)
         for value, reason in self.circumstance_rows():
-            if cleaned.get(value.name) and not (cleaned.get(reason.name) or "").strip():
+            text = (cleaned.get(reason.name) or "").strip()
+            if not cleaned.get(value.name) and text in examples and value.name in cleaned:
+                # A seed example picked without a value brings the seed's own.
+                cleaned[value.name] = examples[text]
+            if cleaned.get(value.name) and not text:
                 self.add_error(reason.name, TYPED_MODIFIER_REASON_MESSAGE)
+        purposes = self.raise_purposes_list(cleaned)
+        raises = cleaned.get("raises")
+        if raises is not None and len(purposes) > raises:
+            self.add_error(
+                "raise_purposes",
+                ngettext(
+                    "%(n)s raise declared: describe at most so many purposes.",
+                    "%(n)s raises declared: describe at most so many purposes.",
+                    raises,
+                )
+                % {"n": raises},
+            )
+        elif any(len(p) > RAISE_PURPOSE_MAX for p in purposes):
+            self.add_error(
+                "raise_purposes",
+                _("At most %(max)s characters per raise.") % {"max": RAISE_PURPOSE_MAX},
+            )
         return cleaned
+
+    @staticmethod
+    def raise_purposes_list(cleaned) -> list[str]:
+        text = (cleaned.get("raise_purposes") or "").replace("\n", ";")
+        return [part.strip() for part in text.split(";") if part.strip()]
 
     # -- the case ---------------------------------------------------------
 
@@ -286,7 +373,9 @@ class PoolForm(SheetCaseForm):
                     }
                 )
         circumstances = []
-        for value, reason in self.circumstance_rows():
+        # A player's request proposes circumstances (in its named fields); the GM's roll
+        # sets them.
+        for value, reason in self.circumstance_rows() if self.gm else ():
             if data.get(value.name):
                 typed = True
                 circumstances.append(
@@ -317,8 +406,26 @@ class PoolForm(SheetCaseForm):
             what=what,
             gm_typed=typed,
             names={"a": character.name},
-            request_fields=self.request_fields(self.ask_fields),
+            request_fields=self._named_fields(),
+            effects=self._effects(data),
         )
+
+    def _named_fields(self) -> dict:
+        """What a request names; a circumstance row left at 0 names nothing, so the GM may
+        add one where the request proposed none, and raises without purposes name none (as
+        requests did before purposes existed)."""
+        fields = self.request_fields(self.ask_fields)
+        if not (fields.get(self.add_prefix("raise_purposes")) or "").strip():
+            fields.pop(self.add_prefix("raise_purposes"), None)
+        for row in range(1, CIRCUMSTANCE_ROWS + 1):
+            if fields.get(self.add_prefix(f"circumstance_{row}")) in (None, "", "0"):
+                fields.pop(self.add_prefix(f"circumstance_{row}"), None)
+                fields.pop(self.add_prefix(f"circumstance_reason_{row}"), None)
+        return fields
+
+    def _effects(self, data) -> tuple:
+        purposes = self.raise_purposes_list(data)
+        return (RaisePurposes(purposes=tuple(purposes)),) if purposes else ()
 
 
 def make_form(mode: str, data, context: FormContext) -> PoolForm:
