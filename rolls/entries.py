@@ -24,6 +24,7 @@ from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entry_forms, registry
+from rolls.initiative_selectors import npc_effects
 from rolls.messages import refusal_message
 from rolls.models import InitiativeParticipant, Roll
 from rolls.plugins import RequestError
@@ -54,9 +55,14 @@ def _named(character) -> dict:
     return {"id": character.pk, "name": character.name, "owner": character.owner.username}
 
 
+# The entries a sheet-less NPC of the running fight takes, as a character would.
+NPC_ENTRY_KINDS = ("hp", "effect", "effect_free")
+
+
 def _npc_target(session: GameSession, key: int) -> InitiativeParticipant:
-    """A sheet-less NPC of the running fight, with HP and visible to players, locked (its
-    HP change is this entry's), else refused next to the field."""
+    """A sheet-less NPC of the running fight, with HP and visible to players (the targets
+    `rolls.selectors.npc_hp_targets` offers), locked (its HP change is this entry's), else
+    refused next to the field."""
     participant = (
         InitiativeParticipant.objects.select_for_update()
         .filter(
@@ -137,7 +143,7 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
         cleaned = check()
         character = (
             _npc_target(locked, character_id)
-            if character_id < 0 and kind == "hp"
+            if character_id < 0 and kind in NPC_ENTRY_KINDS
             else _target(locked, character_id)
         )
         turn = current_turn(locked)
@@ -220,6 +226,16 @@ def effect_apply(
     def apply(locked, character, turn, cleaned):
         kind, description = cleaned["kind"], cleaned["description"]
         length_turns, reason = cleaned["length_turns"], cleaned["reason"]
+        if isinstance(character, InitiativeParticipant):
+            # A sheet-less NPC: the entry itself is the effect (its id is the entry's, read
+            # by rolls.initiative_selectors.npc_effects), as the chain is its only record.
+            return {
+                "effect": {"id": None, "kind": kind, "description": description},
+                "began_turn": turn.number,
+                "length_turns": length_turns,
+                "ends_at_turn": turn.number + length_turns if length_turns else None,
+                "reason": reason,
+            }
         effect = character_services.effect_add(
             character=character,
             by=by,
@@ -258,6 +274,8 @@ def effect_free(
 
     def apply(locked, character, turn, cleaned):
         reason = cleaned["reason"]
+        if isinstance(character, InitiativeParticipant):
+            return _npc_effect_free(locked, character, turn, effect_id, reason)
         effect = (
             NegativeEffect.objects.select_for_update()
             .filter(pk=effect_id, character=character, freed_at__isnull=True)
@@ -274,6 +292,26 @@ def effect_free(
         }
 
     return _gm_entry(session, by, token, digest, character_id, "effect_free", check, apply)
+
+
+def _npc_effect_free(session, participant, turn, entry_id: int, reason: str) -> dict:
+    """A sheet-less NPC's effect is its effect entry; freeing it early is an entry naming
+    that one (`effect.entry`). Refused next to the field when it is not active."""
+    active = npc_effects(session, [participant.npc_id], turn.number).get(participant.npc_id, {})
+    effect = active.get(entry_id)
+    if effect is None:
+        raise ValidationError({"effect": _("This effect is not active on this character.")})
+    return {
+        "effect": {
+            "id": None,
+            "entry": entry_id,
+            "kind": effect["kind"],
+            "description": effect["description"],
+        },
+        "began_turn": effect["began_turn"],
+        "freed_turn": turn.number,
+        "reason": reason,
+    }
 
 
 def item_grant(

@@ -47,16 +47,20 @@ class _ForCharacter(EntryForm):
         self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
 
 
-class HpEntryForm(_ForCharacter):
-    """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason.
-    Its targets include the running fight's sheet-less NPCs with HP (`npc_targets`: their
-    keys, an NPC's id negated, and names)."""
+class _ForCharacterOrNpc(_ForCharacter):
+    """Its targets include the running fight's sheet-less NPCs with HP, visible to players
+    (`npc_targets`, rolls.selectors.npc_hp_targets: their keys, an NPC's id negated, and
+    names): the HP and effect forms treat them as characters."""
 
     def __init__(self, *args, npc_targets=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].choices += [
             (key, _("%(name)s (NPC)") % {"name": name}) for key, name in npc_targets
         ]
+
+
+class HpEntryForm(_ForCharacterOrNpc):
+    """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason."""
 
     direction = forms.ChoiceField(label=_("Change"), choices=HP_DIRECTIONS, initial="damage")
     amount = forms.IntegerField(label=_("HP"), min_value=1, max_value=AMOUNT_MAX)
@@ -67,7 +71,7 @@ class HpEntryForm(_ForCharacter):
         return -amount if self.cleaned_data["direction"] == "damage" else amount
 
 
-class EffectEntryForm(_ForCharacter):
+class EffectEntryForm(_ForCharacterOrNpc):
     """The GM applies a negative effect, optionally for a number of turns."""
 
     kind = forms.ChoiceField(label=_("Kind"), choices=EffectKind.choices)

@@ -160,18 +160,65 @@ def hidden_keys(event: InitiativeEvent) -> set[int]:
     return hidden
 
 
+def npc_effects(session, npc_ids, turn_number: int) -> dict[int, dict[int, dict]]:
+    """The active effects of sheet-less NPCs, read off the session's chain (one query): for
+    each NPC, its effect entries (keyed by the entry's id) not freed by a later entry and
+    not ended by their length (active in turns t..t+N-1, as a sheet's effect is)."""
+    wanted = set(npc_ids)
+    if not wanted:
+        return {}
+    rows = Roll.objects.filter(
+        session=session, test__in=("effect", "effect_free"), character_id__isnull=True
+    ).order_by("seq")
+    active: dict[int, dict[int, dict]] = {}
+    for pk, test, record in rows.values_list("pk", "test", "record"):
+        npc = record["characters"]["a"].get("npc")
+        if npc not in wanted:
+            continue
+        entry = record["entry"]
+        if test == "effect":
+            ends = entry.get("ends_at_turn")
+            if ends is None or ends > turn_number:
+                active.setdefault(npc, {})[pk] = {
+                    **entry["effect"],
+                    "began_turn": entry["began_turn"],
+                }
+        else:
+            active.get(npc, {}).pop(entry["effect"].get("entry"), None)
+    return active
+
+
+def _current_turn_number(event: InitiativeEvent) -> int:
+    return (
+        Turn.objects.filter(session_id=event.session_id)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+        or 0
+    )
+
+
 def held_keys(event: InitiativeEvent, turn_number: int | None = None) -> set[int]:
-    """The participants held by a stun or an immobilisation on their sheet (a character's,
-    or an NPC's stand-in sheet), in one query. A sheet-less NPC has no sheet to hold it."""
-    sheet_of = {}
+    """The participants held by a stun or an immobilisation: on their sheet (a character's,
+    or an NPC's stand-in sheet), in one query; a sheet-less NPC by its effect entries in the
+    session's chain (two queries more, only when the order holds one)."""
+    sheet_of, sheetless = {}, {}
     for p in event.participants.all():
         if p.character_id is not None:
             sheet_of[p.character_id] = p.key
         elif p.npc.stand_in_id is not None:
             sheet_of[p.npc.stand_in_id] = p.key
-    if not sheet_of:
-        return set()
-    return {sheet_of[i] for i in held_character_ids(list(sheet_of), turn_number)}
+        else:
+            sheetless[p.npc_id] = p.key
+    held = set()
+    if sheet_of:
+        held = {sheet_of[i] for i in held_character_ids(list(sheet_of), turn_number)}
+    if sheetless:
+        turn = turn_number if turn_number is not None else _current_turn_number(event)
+        for npc, effects in npc_effects(event.session_id, list(sheetless), turn).items():
+            if any(e["kind"] in HOLDING_EFFECT_KINDS for e in effects.values()):
+                held.add(sheetless[npc])
+    return held
 
 
 def modifiers_of(event: InitiativeEvent) -> list[engine.OrderModifier]:
@@ -204,7 +251,7 @@ def marked_of(event: InitiativeEvent, turn: int) -> int | None:
 def order_of(event: InitiativeEvent, turn: int, held=None) -> tuple[engine.Place, ...]:
     entries = entries_of(event)
     if held is None:
-        held = held_keys(event)
+        held = held_keys(event, turn)
     return engine.current_order(
         entries,
         turn=turn,

@@ -227,3 +227,70 @@ def test_the_order_under_the_roll_equals_the_trackers_after_a_stun_with_npcs(
         page = body(client_for(user).get(diary))
         assert names_in(page, "fight-order") == expected
         assert names_in(page, "initiative-order-now") == expected
+
+
+def npc_stun(t, npc, **extra):
+    return entries.effect_apply(
+        session=t.session,
+        by=t.gm,
+        character_id=-npc.pk,
+        kind="stun",
+        description="Ogłuszony tarczą",
+        length_turns=extra.get("length"),
+        reason="Uderzenie tarczą",
+        token=uuid.uuid4(),
+        digest="t",
+    )
+
+
+def test_a_stunned_sheetless_npc_is_held_at_the_end_until_freed(fixed_fight, client_for):
+    """An effect on a sheet-less NPC goes through the diary's effect entry, as a character's:
+    a stun holds it at the end of the order, in the tracker and under the roll alike, and
+    freeing it early brings it back."""
+    join(fixed_fight, fixed_fight.guard, "600", "30")
+    assert order(fixed_fight)[0] == ["Strażnik", "Lirael", "Borys"]
+    made = npc_stun(fixed_fight, fixed_fight.guard)
+    entry = Roll.objects.get(pk=made.entry.pk)
+    assert entry.test == "effect" and entry.character_id is None
+    assert entry.record["characters"]["a"]["npc"] == fixed_fight.guard.pk
+    names, view = order(fixed_fight)
+    assert names == ["Lirael", "Borys", "Strażnik"] and view.rows[-1].held
+    diary = reverse("diary:session", args=[fixed_fight.session.pk])
+    for user in (fixed_fight.gm, fixed_fight.alice):
+        page = body(client_for(user).get(diary))
+        assert names_in(page, "fight-order") == ["Lirael", "Borys", "Strażnik"]
+        assert names_in(page, "initiative-order-now") == names_in(page, "fight-order")
+    # The diary's effect form offers the NPC, as the HP form does.
+    gm_page = body(fixed_fight.gm_client.get(diary))
+    assert gm_page.count(f'value="-{fixed_fight.guard.pk}"') >= 2
+    entries.effect_free(
+        session=fixed_fight.session,
+        by=fixed_fight.gm,
+        character_id=-fixed_fight.guard.pk,
+        effect_id=made.entry.pk,
+        reason="Ocknął się",
+        token=uuid.uuid4(),
+        digest="t",
+    )
+    assert order(fixed_fight)[0] == ["Strażnik", "Lirael", "Borys"]
+    # Freed once: a second free of the same effect is refused next to the field.
+    with pytest.raises(ValidationError) as refused:
+        entries.effect_free(
+            session=fixed_fight.session,
+            by=fixed_fight.gm,
+            character_id=-fixed_fight.guard.pk,
+            effect_id=made.entry.pk,
+            reason="Znowu",
+            token=uuid.uuid4(),
+            digest="t",
+        )
+    assert "effect" in refused.value.message_dict
+
+
+def test_a_hidden_npc_takes_no_effect_entry(fixed_fight):
+    join(fixed_fight, fixed_fight.archer, "600", "20")
+    count = Roll.objects.count()
+    with pytest.raises(ValidationError) as refused:
+        npc_stun(fixed_fight, fixed_fight.archer)
+    assert "character" in refused.value.message_dict
+    assert Roll.objects.count() == count
