@@ -7,12 +7,15 @@ from __future__ import annotations
 
 import hashlib
 import json
+from dataclasses import dataclass
 
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
+from diary.models import Turn
 from rolls.forms import SignedTokenForm, extra_action_field
+from rolls.initiative_selectors import npc_effects
 
 FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
 AMOUNT_MAX = 9_999
@@ -89,37 +92,67 @@ class EffectEntryForm(_ForCharacterOrNpc):
     reason = _reason_field()
 
 
-class _ActiveEffectChoice(forms.ModelChoiceField):
-    def label_from_instance(self, obj) -> str:
-        return f"{obj.character.name}: {obj.description} ({obj.get_kind_display()})"
+@dataclass(frozen=True)
+class PickedEffect:
+    """An active effect the free form names: a sheet's `NegativeEffect` (its pk), or a
+    sheet-less NPC's effect entry (the entry's pk), with whose it is (a character's id or an
+    NPC's id negated)."""
+
+    owner: int
+    pk: int
 
 
-class EffectFreeForm(_ForCharacter):
-    """The GM frees an active effect of a character early, with a reason."""
+NPC_EFFECT_PREFIX = "npc-"
 
-    effect = _ActiveEffectChoice(
+
+class EffectFreeForm(_ForCharacterOrNpc):
+    """The GM frees an active effect of a character (or a sheet-less NPC) early, with a
+    reason."""
+
+    effect = forms.ChoiceField(
         label=_("Effect"),
-        queryset=NegativeEffect.objects.none(),
-        empty_label="—",
         error_messages={"invalid_choice": _("This effect is not active on this character.")},
     )
     reason = _reason_field()
 
-    def __init__(self, *args, characters=(), **kwargs):
-        super().__init__(*args, characters=characters, **kwargs)
-        # Read when the form is shown or checked (one query), never on a page without it.
-        self.fields["effect"].queryset = (
-            NegativeEffect.objects.filter(
-                character__in=[c.pk for c in characters], freed_at__isnull=True
+    def __init__(self, *args, characters=(), npc_targets=(), **kwargs):
+        super().__init__(*args, characters=characters, npc_targets=npc_targets, **kwargs)
+        sheets = [c.pk for c in characters]
+        npcs = {-key: name for key, name in npc_targets}
+        self._owners: dict[str, int] = {}
+
+        def choices():
+            # Read when the form is shown or checked, never on a page without it.
+            rows = [("", "—")]
+            effects = (
+                NegativeEffect.objects.filter(character__in=sheets, freed_at__isnull=True)
+                .select_related("character")
+                .order_by("character__name", "id")
             )
-            .select_related("character")
-            .order_by("character__name", "id")
-        )
+            for e in effects:
+                self._owners[str(e.pk)] = e.character_id
+                rows.append(
+                    (str(e.pk), f"{e.character.name}: {e.description} ({e.get_kind_display()})")
+                )
+            for npc, active in _npc_effects(self.session, npcs).items():
+                for entry_pk, e in active.items():
+                    value = f"{NPC_EFFECT_PREFIX}{entry_pk}"
+                    self._owners[value] = -npc
+                    kind = EffectKind(e["kind"]).label
+                    rows.append((value, f"{npcs[npc]}: {e['description']} ({kind})"))
+            return rows
+
+        self.fields["effect"].choices = choices
+
+    def clean_effect(self):
+        value = self.cleaned_data["effect"]
+        pk = value.removeprefix(NPC_EFFECT_PREFIX)
+        return PickedEffect(owner=self._owners[value], pk=int(pk))
 
     def clean(self):
         cleaned = super().clean()
         effect, character = cleaned.get("effect"), cleaned.get("character")
-        if effect is not None and character is not None and effect.character_id != character:
+        if effect is not None and character is not None and effect.owner != character:
             self.add_error("effect", _("This effect is not active on this character."))
         return cleaned
 
@@ -129,6 +162,19 @@ class EffectFreeForm(_ForCharacter):
         return hashlib.sha256(
             json.dumps(values, sort_keys=True, default=str).encode("utf-8")
         ).hexdigest()
+
+
+def _npc_effects(session, npcs) -> dict:
+    """The active effects of these sheet-less NPCs in the session's current turn."""
+    if not npcs:
+        return {}
+    turn = (
+        Turn.objects.filter(session=session)
+        .order_by("-number")
+        .values_list("number", flat=True)
+        .first()
+    )
+    return npc_effects(session, list(npcs), turn or 0)
 
 
 class ItemGrantForm(_ForCharacter):

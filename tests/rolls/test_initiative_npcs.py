@@ -263,15 +263,20 @@ def test_a_stunned_sheetless_npc_is_held_at_the_end_until_freed(fixed_fight, cli
     # The diary's effect form offers the NPC, as the HP form does.
     gm_page = body(fixed_fight.gm_client.get(diary))
     assert gm_page.count(f'value="-{fixed_fight.guard.pk}"') >= 2
-    entries.effect_free(
-        session=fixed_fight.session,
-        by=fixed_fight.gm,
-        character_id=-fixed_fight.guard.pk,
-        effect_id=made.entry.pk,
-        reason="Ocknął się",
-        token=uuid.uuid4(),
-        digest="t",
+    # Freed early through the diary's form, as a character's effect.
+    response = fixed_fight.gm_client.post(
+        reverse("rolls:entries", args=[fixed_fight.session.pk]),
+        {
+            "entry": "free",
+            "free-token": access.issue_token(fixed_fight.gm, fixed_fight.session),
+            "free-character": -fixed_fight.guard.pk,
+            "free-effect": f"npc-{made.entry.pk}",
+            "free-reason": "Ocknął się",
+        },
     )
+    assert response.status_code == 302, body(response)
+    freed = Roll.objects.get(test="effect_free")
+    assert freed.record["entry"]["effect"]["entry"] == made.entry.pk
     assert order(fixed_fight)[0] == ["Strażnik", "Lirael", "Borys"]
     # Freed once: a second free of the same effect is refused next to the field.
     with pytest.raises(ValidationError) as refused:
