@@ -1,6 +1,7 @@
 """In Chromium (mode fixed_modifiers): the GM adds two NPCs to the running fight in the
-tracker, one hidden from players, damages the visible one through the diary's HP form; the
-player's diary shows the visible NPC in the order and never the hidden one."""
+tracker, one hidden from players, damages the visible one through the diary's HP form and
+stuns it through the effect form (it drops to the end of the order, then returns when freed);
+the player's diary shows the visible NPC in the order and never the hidden one."""
 
 import re
 import uuid
@@ -79,11 +80,35 @@ def test_the_gm_adds_and_damages_an_npc_and_the_player_never_sees_the_hidden_one
     )
     assert InitiativeParticipant.objects.get(name="Strażnik").hp_current == 18
 
+    form = entry_form(page, "entry-effect", "Apply an effect")
+    form.locator('[name="effect-character"]').select_option(label="Strażnik (NPC)")
+    form.locator('[name="effect-kind"]').select_option("stun")
+    form.locator('[name="effect-description"]').fill("Ogłuszony tarczą")
+    form.get_by_label(polish("Reason")).fill("Uderzenie tarczą")
+    form.get_by_role("button", name=polish("Apply the effect")).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(order).to_have_text(["Łucznik", "Lirael", "Borys", "Strażnik"])
+    expect(page.get_by_test_id("initiative-order-now").locator("li strong")).to_have_text(
+        ["Łucznik", "Lirael", "Borys", "Strażnik"]
+    )
+
     log_in(player_page, fight.alice.username, PASSWORD)
     player_page.goto(f"/sessions/{fight.session.pk}/")
     player_order = player_page.get_by_test_id("fight-order").locator("li strong")
-    expect(player_order).to_have_text(["Lirael", "Strażnik", "Borys"])
+    expect(player_order).to_have_text(["Lirael", "Borys", "Strażnik"])
     expect(player_page.get_by_test_id("initiative-order-now").locator("li strong")).to_have_text(
-        ["Lirael", "Strażnik", "Borys"]
+        ["Lirael", "Borys", "Strażnik"]
     )
     expect(player_page.get_by_text("Łucznik")).to_have_count(0)
+
+    # Freed early through the diary's form, the NPC takes its place again.
+    page.goto(f"/sessions/{fight.session.pk}/")
+    form = entry_form(page, "entry-free", "Free an effect early")
+    form.locator('[name="free-character"]').select_option(label="Strażnik (NPC)")
+    form.locator('[name="free-effect"]').select_option(
+        label=f"Strażnik: Ogłuszony tarczą ({polish('stun')})"
+    )
+    form.get_by_label(polish("Reason")).fill("Ocknął się")
+    form.get_by_role("button", name=polish("Free the effect")).click()
+    page.wait_for_url(re.compile(r"#roll-\d+$"))
+    expect(order).to_have_text(["Łucznik", "Lirael", "Strażnik", "Borys"])
