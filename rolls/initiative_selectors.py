@@ -20,7 +20,12 @@ from django.utils import timezone
 from django.utils.translation import pgettext
 
 from characters.grammar import gendered
-from characters.models import HOLDING_EFFECT_KINDS, GrammaticalGender, NegativeEffect
+from characters.models import (
+    HOLDING_EFFECT_KINDS,
+    EffectKind,
+    GrammaticalGender,
+    NegativeEffect,
+)
 from characters.numbers import signed_number, with_minus
 from characters.selectors import held_character_ids
 from diary.models import Turn
@@ -420,6 +425,85 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
     return rows
 
 
+def npc_effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[HistoryRow]:
+    """Stuns and immobilisations of the sheet-less NPCs in the order, from their effect
+    entries during the event (as `effect_rows` reads a sheet): applied, freed early, or run
+    out when the turn that ends them opened (its opening is the moment)."""
+    from django.utils.translation import gettext as _
+
+    hidden = set() if sees_hidden else hidden_keys(event)
+    keys = {
+        p.npc_id: p.key
+        for p in event.participants.all()
+        if p.character_id is None and p.npc.stand_in_id is None and p.key not in hidden
+    }
+    if not keys:
+        return []
+    genders = genders_of(event)
+    until = event.ended_at or timezone.now()
+    entries = Roll.objects.filter(
+        session_id=event.session_id,
+        test__in=("effect", "effect_free"),
+        character_id__isnull=True,
+        created_at__lte=until,
+    ).order_by("seq")
+    rows, run_out = [], {}  # run_out: the effects whose last turn ended by itself
+    turns = dict(
+        Turn.objects.filter(session_id=event.session_id).values_list("number", "opened_at")
+    )
+    for pk, test, record, when, who in entries.values_list(
+        "pk", "test", "record", "created_at", "rolled_by__username"
+    ):
+        named, entry = record["characters"]["a"], record["entry"]
+        if named.get("npc") not in keys or entry["effect"]["kind"] not in HOLDING_EFFECT_KINDS:
+            continue
+        kind = EffectKind(entry["effect"]["kind"]).label
+        gender = genders.get(keys[named["npc"]], "")
+        freed_text = gendered(
+            gender,
+            masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
+            feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
+            neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
+        ) % {"kind": kind}
+        if test == "effect":
+            ends = entry.get("ends_at_turn")
+            opened = turns.get(ends) if ends else None
+            if when >= event.opened_at:
+                rows.append(
+                    HistoryRow(
+                        when,
+                        entry["began_turn"],
+                        "held",
+                        who,
+                        named["name"],
+                        _("%(kind)s: drops to the end of the order while it lasts")
+                        % {"kind": kind},
+                        " — ".join(
+                            part
+                            for part in (entry["effect"]["description"], entry["reason"])
+                            if part
+                        ),
+                    )
+                )
+            if opened is not None and event.opened_at <= opened <= until:
+                run_out[pk] = HistoryRow(opened, ends, "freed", "", named["name"], freed_text, "")
+            continue
+        run_out.pop(entry["effect"].get("entry"), None)  # freed early: it did not run out
+        if when >= event.opened_at:
+            rows.append(
+                HistoryRow(
+                    when,
+                    entry["freed_turn"],
+                    "freed",
+                    who,
+                    named["name"],
+                    freed_text,
+                    entry["reason"],
+                )
+            )
+    return rows + list(run_out.values())
+
+
 def change_text(change: InitiativeChange, gender: str = "") -> tuple[str, str]:
     """(character, what happened) for one recorded change, in the user's language; `gender`
     is the character's grammatical gender."""
@@ -487,4 +571,5 @@ def history_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[Hi
             )
         )
     rows += effect_rows(event, sees_hidden=sees_hidden)
+    rows += npc_effect_rows(event, sees_hidden=sees_hidden)
     return sorted(rows, key=lambda r: r.when)

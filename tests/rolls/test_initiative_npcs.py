@@ -299,3 +299,20 @@ def test_a_hidden_npc_takes_no_effect_entry(fixed_fight):
         npc_stun(fixed_fight, fixed_fight.archer)
     assert "character" in refused.value.message_dict
     assert Roll.objects.count() == count
+
+
+def test_an_npc_stun_for_one_turn_ends_by_itself_and_the_history_says_so(fixed_fight):
+    from diary.services import turn_open_next
+    from rolls.initiative_selectors import history_rows
+
+    join(fixed_fight, fixed_fight.guard, "600", "30")
+    npc_stun(fixed_fight, fixed_fight.guard, length=1)
+    assert order(fixed_fight)[0] == ["Lirael", "Borys", "Strażnik"]
+    turn_open_next(session=fixed_fight.session, by=fixed_fight.gm)
+    assert order(fixed_fight)[0] == ["Strażnik", "Lirael", "Borys"]
+    rows = [
+        (r.kind, r.character, r.turn)
+        for r in history_rows(fixed_fight.event)
+        if r.kind in ("held", "freed")
+    ]
+    assert rows == [("held", "Strażnik", 1), ("freed", "Strażnik", 2)]
