@@ -169,13 +169,12 @@ class AbilityUseForm(EntryForm):
     are qualities, not deeds), and what it does is the GM's to judge."""
 
     character = forms.TypedChoiceField(label=_("Character"), coerce=int)
-    name = forms.CharField(
-        label=_("Spell or ability"), max_length=ABILITY_NAME_MAX, strip=True
-    )
+    name = forms.CharField(label=_("Spell or ability"), max_length=ABILITY_NAME_MAX, strip=True)
     description = forms.CharField(
-        label=_("What it does"), max_length=NOTE_MAX, strip=True, widget=forms.Textarea(
-            attrs={"rows": 3}
-        )
+        label=_("What it does"),
+        max_length=NOTE_MAX,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
 
     def __init__(self, *args, characters=(), may_allow_extra_action=False, **kwargs):

@@ -165,9 +165,7 @@ def test_an_ability_without_a_roll_then_a_potion_is_refused(table, client_for):
     assert made.entry.post.author == table.bob
     with pytest.raises(ValidationError) as refused:
         potion_used(table, potion, table.bob)
-    assert refused.value.message_dict == {
-        "extra_action_reason": [polish(ITEM_USED, name="Borys")]
-    }
+    assert refused.value.message_dict == {"extra_action_reason": [polish(ITEM_USED, name="Borys")]}
     with pytest.raises(ValidationError):
         ability(table, table.borys, table.bob, name="Drugi czar")
     potion.refresh_from_db()
@@ -189,11 +187,14 @@ def test_a_potion_after_an_ability_is_allowed_with_the_gms_reason(table, client_
     third = ability(table, table.borys, table.gm, reason="Szybki gest", name="Tarcza")
     assert third.entry.record["entry"]["extra_action"]["number"] == 3
     page = body(client_for(table.bob).get(third.entry.post.get_absolute_url()))
-    assert polish(
-        "Extra action (%(number)s.) this turn, allowed by the GM: %(reason)s",
-        number=3,
-        reason="Szybki gest",
-    ) in page
+    assert (
+        polish(
+            "Extra action (%(number)s.) this turn, allowed by the GM: %(reason)s",
+            number=3,
+            reason="Szybki gest",
+        )
+        in page
+    )
 
 
 def test_abilities_and_potions_in_combat_are_counted_not_refused(table, client_for):
