@@ -137,6 +137,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("password_change", "POST", "login", "200", "200", "200", "200", "200", "200"),
     ("password_change_done", "GET", "login", "200", "200", "200", "200", "200", "200"),
     ("password_change_done", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    ("rolls:ability_use", "GET", "login", "404", "404", "200", "200", "403", "403"),
+    ("rolls:ability_use", "POST", "login", "404", "404", "400", "400", "403", "403"),
     ("rolls:ask", "GET", "login", "404", "404", "200", "403", "403", "403"),
     ("rolls:ask", "POST", "login", "404", "404", "400", "403", "403", "403"),
     ("rolls:ask_decline", "GET", "login", "404", "404", "403", "200", "403", "403"),

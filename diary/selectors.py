@@ -89,7 +89,7 @@ class TurnActions:
 
     action_rolls: int = 0
     in_combat: bool = False
-    item_uses: int = 0  # potions and items used, actions without a roll
+    item_uses: int = 0  # potions, items, spells and abilities used: actions without a roll
 
 
 # Registered by the rolls app too: (session, turn, character id) -> TurnActions.

@@ -1,4 +1,5 @@
-"""Diary entries: HP changes, effects, effects freed early, items granted and used.
+"""Diary entries: HP changes, effects, effects freed early, items granted and used, spells
+and abilities used without a roll.
 
 Each entry is a row of the session's roll chain (rolls.models.Roll with `test` one of
 ENTRY_KINDS and no die), written in ONE transaction with what it does to the sheet: the
@@ -366,15 +367,43 @@ def item_grant(
     return _gm_entry(session, by, token, digest, character_id, "item_grant", check, apply)
 
 
+def _action_without_roll(locked, turn, character, extra_action_reason: str, *, field: str):
+    """A potion, an item, a spell or an ability used without a roll is the turn's action
+    (seed 000 VII.1). In a system that refuses a further action (forum1000) it goes through
+    rolls.services.check_turn_action as an action roll does (another one, or one after a
+    roll, only with the GM's reason); elsewhere it is refused once the turn's two actions
+    are used. In combat it is counted. Returns the record's `action` and the GM's allowance
+    (or None)."""
+    known = turn_actions(locked, turn, character.pk)
+    moves = move_actions_in_turn(turn, character.pk)
+    used = min(known.action_rolls, 1) + moves + known.item_uses
+    allowed = None
+    if registry.system_for(locked.system).refuses_extra_action_rolls:
+        try:
+            allowed = check_turn_action(
+                locked, turn, character.pk, character.name, extra_action_reason
+            )
+        except RequestError as error:
+            raise ValidationError({error.field: refusal_message(None, error)[1]}) from None
+    elif not known.in_combat and used >= ACTIONS_PER_TURN:
+        raise ValidationError(
+            {
+                field: _(
+                    "%(name)s has no action left in this turn (at most %(limit)s outside "
+                    "combat; a potion, an item, a spell or an ability used is one)."
+                )
+                % {"name": character.name, "limit": ACTIONS_PER_TURN}
+            }
+        )
+    return {"number": used + 1, "in_combat": known.in_combat}, allowed
+
+
 def item_use(
     *, session: GameSession, by, potion_id: int, token, digest: str, extra_action_reason=""
 ) -> EntryMade:
-    """A character uses a potion or healing item: an action without a roll (seed line 142).
-    In a system that refuses a further action (forum1000) it is the turn's one action that
-    does something, as an action roll is (rolls.services.check_turn_action: a second one, or
-    one after a roll, only with the GM's reason); elsewhere it is refused once the turn's two
-    actions are used. In combat it is counted. The structured effect applies at once; a
-    free-text one is marked for the GM."""
+    """A character uses a potion or healing item: an action without a roll (seed line 142),
+    counted and refused as `_action_without_roll` says. The structured effect applies at
+    once; a free-text one is marked for the GM."""
     with transaction.atomic():
         locked, existing = _lock(session, by, token, digest)
         potion = HealingPotion.objects.select_related("character__owner").filter(pk=potion_id)
@@ -394,27 +423,9 @@ def item_use(
             raise PermissionDenied
         if potion.count < 1:
             raise ValidationError({"potion": _("No potions of this kind are left.")})
-        known = turn_actions(locked, turn, character.pk)
-        moves = move_actions_in_turn(turn, character.pk)
-        used = min(known.action_rolls, 1) + moves + known.item_uses
-        allowed = None
-        if registry.system_for(locked.system).refuses_extra_action_rolls:
-            try:
-                allowed = check_turn_action(
-                    locked, turn, character.pk, character.name, extra_action_reason
-                )
-            except RequestError as error:
-                raise ValidationError({error.field: refusal_message(None, error)[1]}) from None
-        elif not known.in_combat and used >= ACTIONS_PER_TURN:
-            raise ValidationError(
-                {
-                    "potion": _(
-                        "%(name)s has no action left in this turn (at most %(limit)s outside "
-                        "combat; using an item is one)."
-                    )
-                    % {"name": character.name, "limit": ACTIONS_PER_TURN}
-                }
-            )
+        action, allowed = _action_without_roll(
+            locked, turn, character, extra_action_reason, field="potion"
+        )
         post = target_post(locked, by, turn, None)
         applied = character_services.potion_use(potion=potion, by=by)
         freed = applied.freed
@@ -434,7 +445,7 @@ def item_use(
             ),
             "left": applied.potion.count,
             "for_gm": not potion.is_structured,
-            "action": {"number": used + 1, "in_combat": known.in_combat},
+            "action": action,
         }
         if allowed:
             body["extra_action"] = allowed
@@ -442,6 +453,57 @@ def item_use(
             locked,
             by,
             kind="item_use",
+            character=character,
+            turn=turn,
+            post=post,
+            token=token,
+            digest=digest,
+            body=body,
+        )
+    return EntryMade(entry, created=True)
+
+
+def ability_use(
+    *,
+    session: GameSession,
+    by,
+    character_id: int,
+    name: str,
+    description: str,
+    token,
+    digest: str,
+    extra_action_reason="",
+) -> EntryMade:
+    """A character uses a spell or ability without a roll (seed 000 VII.1: it is the turn's
+    action, counted and refused as `_action_without_roll` says): its owner in their post, or
+    the GM for any character. Named and described in words; what it does is the GM's to
+    judge, the sheet is not changed."""
+    with transaction.atomic():
+        locked, existing = _lock(session, by, token, digest)
+        if extra_action_reason.strip() and not rolls_access.may_allow_extra_item_use(by, locked):
+            raise PermissionDenied
+        if existing is not None:
+            return EntryMade(existing, created=False)
+        cleaned = _checked(entry_forms.AbilityUseForm, name=name, description=description)
+        character = _target(locked, character_id)
+        if not rolls_access.may_use_item(by, locked, character):
+            raise ValidationError(
+                {"character": _("You may record actions only for your own character.")}
+            )
+        turn = current_turn(locked)
+        if turn is None:
+            raise PermissionDenied
+        action, allowed = _action_without_roll(
+            locked, turn, character, extra_action_reason, field="character"
+        )
+        post = target_post(locked, by, turn, None)
+        body = {"name": cleaned["name"], "description": cleaned["description"], "action": action}
+        if allowed:
+            body["extra_action"] = allowed
+        entry = _append(
+            locked,
+            by,
+            kind="ability_use",
             character=character,
             turn=turn,
             post=post,

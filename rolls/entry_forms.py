@@ -1,5 +1,6 @@
 """Forms of the diary's entries: the GM's HP change, effect, effect freed early and
-item grant, and a character's use of a potion or healing item. Every bad input is a Polish
+item grant, and a character's use of a potion or healing item, or of a spell or ability
+without a roll. Every bad input is a Polish
 error next to its field; the one-time token (rolls.access) makes a repeated click answer
 with the entry it already made."""
 
@@ -21,6 +22,7 @@ FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it
 AMOUNT_MAX = 9_999
 LENGTH_MAX = 99
 GRANT_MAX = 20
+ABILITY_NAME_MAX = 100
 
 HP_DIRECTIONS = [("damage", _("damage (HP lost)")), ("restore", _("HP restored"))]
 
@@ -209,6 +211,27 @@ class ItemUseForm(EntryForm):
         self.fields["potion"].choices = [("", "—")] + [
             (p.pk, f"{p.character.name}: {p.effect} (×{p.count})") for p in potions
         ]
+
+
+class AbilityUseForm(EntryForm):
+    """A character uses a spell or ability without a roll: its owner, or the GM for any
+    character. Named and described in free text: the sheet has no list of spells (its traits
+    are qualities, not deeds), and what it does is the GM's to judge."""
+
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+    name = forms.CharField(label=_("Spell or ability"), max_length=ABILITY_NAME_MAX, strip=True)
+    description = forms.CharField(
+        label=_("What it does"),
+        max_length=NOTE_MAX,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
+    )
+
+    def __init__(self, *args, characters=(), may_allow_extra_action=False, **kwargs):
+        super().__init__(*args, **kwargs)
+        if may_allow_extra_action:
+            self.fields["extra_action_reason"] = extra_action_field()
+        self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
 
 
 class _EntryCharacterPick(forms.Form):

@@ -75,8 +75,9 @@ def extra_action_field() -> forms.CharField:
         required=False,
         max_length=200,
         help_text=_(
-            "Outside combat a turn is one action (a roll, or a potion or item used) and one "
-            "move, or two moves. Fill this in only to allow another action; it shows the reason."
+            "Outside combat a turn is one action (a roll, or a potion, item, spell or ability "
+            "used) and one move, or two moves. Fill this in only to allow another action; it "
+            "shows the reason."
         ),
     )
 

@@ -65,9 +65,9 @@ SHARED_REFUSALS = {
         "actions: a third one only if the GM allows it, with a reason."
     ),
     "item_used": gettext_lazy(
-        "%(name)s has already used a potion or item in this turn, which is its action. "
-        "Outside combat a turn is one action and one move, or two moves: another action "
-        "only if the GM allows it, with a reason."
+        "%(name)s has already used a potion, an item, or a spell or ability without a roll in "
+        "this turn, which is its action. Outside combat a turn is one action and one move, or "
+        "two moves: another action only if the GM allows it, with a reason."
     ),
     "second_action_roll": gettext_lazy(
         "%(name)s already has an action roll in this turn (#%(seq)s). Outside combat one "

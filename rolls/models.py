@@ -15,9 +15,13 @@ from diary.models import GameSession, Post
 from rolls import signing
 
 # Chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
-# change, an effect, an effect freed early, an item granted, an item used. `Roll.test`
-# holds the kind.
-ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use")
+# change, an effect, an effect freed early, an item granted, an item used, a spell or
+# ability used without a roll. `Roll.test` holds the kind.
+ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use", "ability_use")
+
+# The entries that are the turn's action without a roll (seed 000 VII.1): counted with the
+# action rolls, through rolls.services.check_turn_action.
+ACTIONS_WITHOUT_ROLL = ("item_use", "ability_use")
 
 # A free-form roll's record `roller` when a player made it (rolls.free_rolls); the GM's
 # records have no `roller`, as they had before players could roll free-form dice.

@@ -31,6 +31,7 @@ KINDS = {
     "effect_free": gettext_lazy("Effect freed"),
     "item_grant": gettext_lazy("Item granted"),
     "item_use": gettext_lazy("Item used"),
+    "ability_use": gettext_lazy("Action without a roll"),
     # The GM's free-form dice (rolls.free_rolls).
     "notation": gettext_lazy("Free-form roll"),
 }
@@ -438,6 +439,14 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
             "effect": potion["effect"],
         }
         return text + _structured(potion), False
+    if kind == "ability_use":
+        text = _("Action without a roll: %(name)s — %(description)s") % {
+            "name": entry["name"],
+            "description": entry["description"],
+        }
+        if entry.get("extra_action"):
+            text = _then(text, extra_action_words(entry["extra_action"]))
+        return text, False
     potion = entry["potion"]
     text = _("%(name)s uses: %(effect)s") % {"name": name, "effect": potion["effect"]}
     if entry["hp_before"] != entry["hp_after"]:

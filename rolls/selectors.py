@@ -23,6 +23,7 @@ from rolls.access import (
 from rolls.engine import notation as free_notation
 from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
 from rolls.models import (
+    ACTIONS_WITHOUT_ROLL,
     AskStatus,
     InitiativeEvent,
     InitiativeParticipant,
@@ -59,15 +60,17 @@ def sheets_in_play(session, ids=None) -> dict[int, Character]:
 
 
 def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[int, int]]:
-    """RULES 1.5, the diary's turn: action rolls and item uses per character (one query)."""
+    """RULES 1.5, the diary's turn: action rolls and actions without a roll (potions, items,
+    spells and abilities) per character (one query)."""
+    without_roll = models.Q(test__in=ACTIONS_WITHOUT_ROLL)
     rows = (
         Roll.objects.filter(session=session, turn_number=turn_number)
-        .filter(models.Q(is_action=True) | models.Q(test="item_use"))
+        .filter(models.Q(is_action=True) | without_roll)
         .exclude(character_id=None)
         .values("character_id")
         .annotate(
             rolls=Count("id", filter=models.Q(is_action=True)),
-            uses=Count("id", filter=models.Q(test="item_use")),
+            uses=Count("id", filter=without_roll),
         )
     )
     rolls, uses = {}, {}
@@ -118,6 +121,15 @@ def usable_items(session, user, *, is_gm: bool) -> list:
     if not is_gm:
         potions = potions.filter(character__owner=user)
     return list(potions.select_related("character").order_by("character__name", "id"))
+
+
+def characters_acting_for(session, user, *, is_gm: bool) -> list:
+    """The characters playing in the session this user records actions for: their own, or
+    every one (stand-ins too) for the GM."""
+    playing = sheets_in_play(session).values()
+    return sorted(
+        (c for c in playing if is_gm or c.owner_id == user.pk), key=lambda c: (c.name, c.pk)
+    )
 
 
 @dataclass(frozen=True)
@@ -404,11 +416,11 @@ def ask_answer_query(ask: RollAsk):
 @dataclass(frozen=True)
 class TurnActionRolls:
     """RULES 1.5: a character's action rolls this turn (defence and counter-rolls excluded)
-    and its item uses, as counts: true when there is an action roll."""
+    and its actions without a roll, as counts: true when there is an action roll."""
 
     count: int = 0
     first_seq: int | None = None  # the first action roll's number, as the refusal names it
-    item_uses: int = 0
+    item_uses: int = 0  # potions and items, spells and abilities used without a roll
 
     def __bool__(self) -> bool:
         return self.count > 0
@@ -417,7 +429,7 @@ class TurnActionRolls:
 def action_rolls_in_turn(session, character_id: int, turn_number: int) -> TurnActionRolls:
     """One aggregate over the index on (character, turn): the turn's rolls are counted, never
     loaded (a turn with thousands of rolls costs what a turn with one does)."""
-    action, use = models.Q(is_action=True), models.Q(test="item_use")
+    action, use = models.Q(is_action=True), models.Q(test__in=ACTIONS_WITHOUT_ROLL)
     row = Roll.objects.filter(
         session=session, character_id=character_id, turn_number=turn_number
     ).aggregate(

@@ -17,6 +17,7 @@ urlpatterns = [
     path("<int:pk>/rolls/asks/<int:ask_pk>/decline/", views.ask_decline, name="ask_decline"),
     path("<int:pk>/entries/", views.entries_page, name="entries"),
     path("<int:pk>/items/use/", views.item_use, name="item_use"),
+    path("<int:pk>/abilities/use/", views.ability_use, name="ability_use"),
 ]
 
 # The initiative event (rolls/initiative_views.py).

@@ -19,7 +19,12 @@ from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import chain, entries, ledger, registry, selectors, services, signing
 from rolls.engine.errors import RuleError
-from rolls.entry_forms import GM_ENTRY_FORMS, ItemUseForm, preselected_character
+from rolls.entry_forms import (
+    GM_ENTRY_FORMS,
+    AbilityUseForm,
+    ItemUseForm,
+    preselected_character,
+)
 from rolls.forms import AskDeclineForm, AskTargetForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
@@ -660,23 +665,31 @@ def entries_page(request, pk: int):
     )
 
 
+def _action_without_roll_page(request, pk: int):
+    """The session of a page recording an action without a roll (a potion, a spell or an
+    ability), for its players and GM while it runs; whether this user may allow a further
+    action. Only the GM allows one (RULES 1.5): a player sending the GM's reason is refused."""
+    session = _session_for_reader(request, pk)
+    is_gm = diary_permissions.is_gm(request.user, session)
+    if not session.is_running or not (is_gm or diary_permissions.is_player(request.user, session)):
+        raise PermissionDenied
+    may_allow = registry.system_for(session.system).refuses_extra_action_rolls and (
+        rolls_access.may_allow_extra_item_use(request.user, session)
+    )
+    sent_reason = (request.POST.get("extra_action_reason") or "").strip()
+    if request.method == "POST" and sent_reason and not may_allow:
+        raise PermissionDenied
+    return session, is_gm, may_allow
+
+
 @login_required
 @require_http_methods(["GET", "POST"])
 def item_use(request, pk: int):
     """A character uses a potion or healing item (an action without a roll, seed line 142):
     its owner, or the GM for them."""
-    session = _session_for_reader(request, pk)
-    is_gm = diary_permissions.is_gm(request.user, session)
-    if not session.is_running or not (is_gm or diary_permissions.is_player(request.user, session)):
-        raise PermissionDenied
+    session, is_gm, may_allow = _action_without_roll_page(request, pk)
     potions = selectors.usable_items(session, request.user, is_gm=is_gm)
     posted = request.method == "POST"
-    may_allow = registry.system_for(session.system).refuses_extra_action_rolls and (
-        rolls_access.may_allow_extra_item_use(request.user, session)
-    )
-    if posted and (request.POST.get("extra_action_reason") or "").strip() and not may_allow:
-        # As on the roll panel: only the GM allows a further action (RULES 1.5).
-        raise PermissionDenied
     form = ItemUseForm(
         request.POST if posted else None,
         user=request.user,
@@ -705,5 +718,46 @@ def item_use(request, pk: int):
         request,
         "rolls/item_use.html",
         {"session": session, "form": form, "potions": potions},
+        status=400 if posted else 200,
+    )
+
+
+@login_required
+@require_http_methods(["GET", "POST"])
+def ability_use(request, pk: int):
+    """A character uses a spell or ability without a roll (the turn's action, seed 000
+    VII.1): its owner, or the GM for any character."""
+    session, is_gm, may_allow = _action_without_roll_page(request, pk)
+    characters = selectors.characters_acting_for(session, request.user, is_gm=is_gm)
+    posted = request.method == "POST"
+    form = AbilityUseForm(
+        request.POST if posted else None,
+        user=request.user,
+        session=session,
+        characters=characters,
+        may_allow_extra_action=may_allow,
+    )
+    if posted and form.is_valid():
+        data = form.cleaned_data
+        try:
+            made = entries.ability_use(
+                session=session,
+                by=request.user,
+                character_id=data["character"],
+                name=data["name"],
+                description=data["description"],
+                token=data["token"],
+                digest=form.digest(),
+                extra_action_reason=data.get("extra_action_reason", ""),
+            )
+        except (ValidationError, entries.TokenReused) as error:
+            _entry_refused(form, error, fallback="character")
+        else:
+            messages.success(request, _("Recorded: the entry is in your post."))
+            return redirect(made.entry.post.get_absolute_url(anchor=f"roll-{made.entry.seq}"))
+    return render(
+        request,
+        "rolls/ability_use.html",
+        {"session": session, "form": form},
         status=400 if posted else 200,
     )

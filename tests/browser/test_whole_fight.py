@@ -267,7 +267,7 @@ def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, tab
     # In combat the use is counted as an action of the turn, with no limit shown.
     usage = player.get_by_test_id("turn-usage").filter(has_text="Borys")
     expect(usage.get_by_test_id("item-actions")).to_have_text(
-        polish_plural("%(count)s item used", "%(count)s items used", 1)
+        polish_plural("%(count)s action without a roll", "%(count)s actions without a roll", 1)
     )
     expect(usage).to_contain_text(polish("actions: %(used)s", used=1))
     player.goto(f"/characters/{borys.pk}/")

@@ -27,9 +27,9 @@ stand_in_table = test_npc_stand_ins.wolves
 pytestmark = pytest.mark.django_db
 
 ITEM_USED = (
-    "%(name)s has already used a potion or item in this turn, which is its action. Outside "
-    "combat a turn is one action and one move, or two moves: another action only if the GM "
-    "allows it, with a reason."
+    "%(name)s has already used a potion, an item, or a spell or ability without a roll in "
+    "this turn, which is its action. Outside combat a turn is one action and one move, or "
+    "two moves: another action only if the GM allows it, with a reason."
 )
 
 
