@@ -98,7 +98,9 @@ def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_u
     kinds = list(Roll.objects.filter(session=session).values_list("test", flat=True))
     # Two characters' HP entries and the wolves' (a sheet-less NPC in the fight).
     assert kinds.count("hp") == 3
-    assert {"effect", "item_grant", "item_use"} <= set(kinds)
+    assert {"effect", "item_grant", "item_use", "ability_use"} <= set(kinds)
+    ability = Roll.objects.get(session=session, test="ability_use")
+    assert ability.character.name == "Mira" and ability.post.author.username == "gracz3"
     assert verify_session(session.pk).ok
     stun = NegativeEffect.objects.get(kind="stun", began_in_session=session.pk)
     assert stun.length_turns == 2 and stun.freed_at is None

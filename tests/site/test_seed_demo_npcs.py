@@ -104,3 +104,19 @@ def test_seed_demo_puts_npcs_in_the_gate_fight_one_wounded_one_hidden():
     assert npcs["Przewoźnik"].npc.visible_to_players is False
     damage = Roll.objects.get(session=event.session, test="hp", character__isnull=True)
     assert damage.record["characters"]["a"]["name"] == "Wilki znad brodu"
+
+
+def test_seed_demo_stuns_the_wolves_who_wait_at_the_end_of_the_order():
+    from diary.services import current_turn
+    from rolls.initiative_selectors import fight_view
+    from rolls.models import InitiativeEvent
+
+    call_command("seed_demo", stdout=io.StringIO())
+    event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")
+    stun = Roll.objects.get(session=event.session, test="effect", character__isnull=True)
+    assert stun.record["characters"]["a"]["name"] == "Wilki znad brodu"
+    rows = fight_view(event, current_turn(event.session).number, sees_hidden=False).rows
+    held = [row.name for row in rows if row.held]
+    assert "Wilki znad brodu" in held  # with Borys, stunned by the guard's shield
+    assert [row.name for row in rows[-len(held) :]] == held  # the held wait at the end
+    assert "Przewoźnik" not in [row.name for row in rows]

@@ -629,6 +629,18 @@ def seed_npcs_in_fight(session: GameSession, gm) -> None:
         token=uuid.uuid4(),
         digest="seed",
     )
+    # A sheet-less NPC takes effects as a character does: stunned, it waits at the order's end.
+    entries.effect_apply(
+        session=session,
+        by=gm,
+        character_id=-wolves.pk,
+        kind="stun",
+        description="Oszołomione blaskiem pochodni",
+        length_turns=1,
+        reason="Borys wymachuje płonącą pochodnią",
+        token=uuid.uuid4(),
+        digest="seed",
+    )
 
 
 # The other NPC mode, gm_character (seed lines 49, 182), in a second demo session:
@@ -840,6 +852,22 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
         nc_note="",
     )
     entries.item_use(session=session, by=users["gracz"], potion_id=potion_id, **token())
+    # A spell or ability used without a roll is the turn's action too (seed 000 VII.1).
+    diary_services.post_create(
+        session=session,
+        author=users["gracz3"],
+        character=characters["Mira"],
+        narration="Mira kreśli w powietrzu znak Matki i szepcze modlitwę nad rannym Borysem.",
+        nc_note="",
+    )
+    entries.ability_use(
+        session=session,
+        by=users["gracz3"],
+        character_id=characters["Mira"].pk,
+        name="Błogosławieństwo Matki",
+        description="Borys odzyskuje odwagę; MG oceni, co z tego wynika",
+        **token(),
+    )
 
 
 # The GM's free-form rolls in the demo, as (expression, label, character name).
