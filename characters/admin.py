@@ -88,7 +88,16 @@ class TraitAdmin(SystemFieldsMixin, CatalogAdmin):
     list_display = ["name", "kind", "system", "attribute", "modifier", "keep_modifier", "rerolls"]
     list_filter = ["system", "kind", "rerolls"]
     search_fields = ["name"]
-    rule_fields = ("system", "kind", "name", "attribute", "modifier", "keep_modifier", "rerolls")
+    rule_fields = (
+        "system",
+        "kind",
+        "name",
+        "attribute",
+        "modifier",
+        "keep_modifier",
+        "rerolls",
+        "botch_dice_reduction",
+    )
 
 
 @admin.register(Item)

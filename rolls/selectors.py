@@ -215,8 +215,10 @@ def reroll_offers(rolls, turn_number) -> list[RerollOffer]:
     (a reroll lands in its roll's post, so it is among them too)."""
     if turn_number is None:
         return []
+    # A mangled record (not an object) offers nothing; the ledger's check reports it.
+    rolls = [roll for roll in rolls if isinstance(roll.record, dict)]
     rerolled = {
-        (roll.record.get(REROLLS_KEY) or {}).get("seq")
+        roll.record[REROLLS_KEY].get("seq")
         for roll in rolls
         if isinstance(roll.record.get(REROLLS_KEY), dict)
     }

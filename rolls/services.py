@@ -277,14 +277,12 @@ def roll_make(
         action = _action_record(locked, case, turn, sheets, extra_action_reason, secret)
         ask = _open_ask(locked, by, answers) if answers is not None else None
         answer = _answer(ask, case, answer_note) if ask is not None else {}
-        named = next((p for e in case.effects if (p := e.post(context)) is not None), None)
-        if named is not None:
-            target = named
-        elif ask is not None and post is None:
-            # The answer gets its own post, after the request: the diary reads in order.
+        # An effect may name the post (a reroll: its roll's); an answer with none chosen gets
+        # a post of its own after the request, so the diary reads in order.
+        target = next((p for e in case.effects if (p := e.post(context)) is not None), None)
+        if target is None and ask is not None and post is None:
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
-        else:
-            target = target_post(locked, by, turn, post)
+        target = target if target is not None else target_post(locked, by, turn, post)
         body = _record_body(context, test, dice or SystemDice(), action | _answer_part(answer))
         roll = chain_append(
             locked,

@@ -415,7 +415,7 @@ def store_catalog(w: World, v):
         response = client.post(reverse("admin:characters_skill_add"), data)
         assert response.status_code == 302, response.content.decode()[:2000]
         data |= {"name": trait, "description": trait_description}
-        data |= {"kind": "ability", "modifier": "10"}
+        data |= {"kind": "ability", "modifier": "10", "botch_dice_reduction": "0"}
         response = client.post(reverse("admin:characters_trait_add"), data)
         assert response.status_code == 302, response.content.decode()[:2000]
     w.catalog_character = character_services.character_create(

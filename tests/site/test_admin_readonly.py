@@ -124,6 +124,7 @@ def change_data(trait, **changes):
         "attribute": trait.attribute_id,
         "modifier": trait.modifier,
         "keep_modifier": trait.keep_modifier,
+        "botch_dice_reduction": trait.botch_dice_reduction,
         "description": trait.description,
     }
     return {**data, **changes}
@@ -195,6 +196,7 @@ def test_a_new_trait_can_be_added(admin, table):
             "attribute": attribute.pk,
             "modifier": 50,
             "keep_modifier": 0,
+            "botch_dice_reduction": 0,
             "description": "",
         },
     )
