@@ -60,10 +60,10 @@ def _named(character) -> dict:
 NPC_ENTRY_KINDS = ("hp", "effect", "effect_free")
 
 
-def _npc_target(session: GameSession, key: int) -> InitiativeParticipant:
-    """A sheet-less NPC of the running fight, with HP and visible to players (the targets
-    `rolls.selectors.npc_hp_targets` offers), locked (its HP change is this entry's), else
-    refused next to the field."""
+def _npc_target(session: GameSession, key: int, *, needs_hp: bool) -> InitiativeParticipant:
+    """A sheet-less NPC of the running fight, visible to players, with HP for an HP entry
+    (the targets `rolls.selectors.npc_entry_targets` offers), locked (its HP change is this
+    entry's), else refused next to the field."""
     participant = (
         InitiativeParticipant.objects.select_for_update()
         .filter(
@@ -71,14 +71,15 @@ def _npc_target(session: GameSession, key: int) -> InitiativeParticipant:
             event__ended_at__isnull=True,
             npc_id=-key,
             npc__visible_to_players=True,
-            hp_max__isnull=False,
         )
         .first()
     )
     if participant is None:
         raise ValidationError(
-            {"character": _("This NPC has no HP in the running fight, or players do not see it.")}
+            {"character": _("This NPC is not in the running fight, or players do not see it.")}
         )
+    if needs_hp and participant.hp_max is None:
+        raise ValidationError({"character": _("This NPC has no HP in the running fight.")})
     return participant
 
 
@@ -143,7 +144,7 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
             return EntryMade(existing, created=False)
         cleaned = check()
         character = (
-            _npc_target(locked, character_id)
+            _npc_target(locked, character_id, needs_hp=kind == "hp")
             if character_id < 0 and kind in NPC_ENTRY_KINDS
             else _target(locked, character_id)
         )

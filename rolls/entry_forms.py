@@ -53,19 +53,26 @@ class _ForCharacter(EntryForm):
 
 
 class _ForCharacterOrNpc(_ForCharacter):
-    """Its targets include the running fight's sheet-less NPCs with HP, visible to players
-    (`npc_targets`, rolls.selectors.npc_hp_targets: their keys, an NPC's id negated, and
-    names): the HP and effect forms treat them as characters."""
+    """Its targets include the running fight's sheet-less NPCs visible to players
+    (`npc_targets`, rolls.selectors.npc_entry_targets: their keys, an NPC's id negated,
+    names, and whether the GM gave them HP): the HP and effect forms treat them as
+    characters; the HP form offers only those with HP."""
+
+    npcs_need_hp = False
 
     def __init__(self, *args, npc_targets=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].choices += [
-            (key, _("%(name)s (NPC)") % {"name": name}) for key, name in npc_targets
+            (key, _("%(name)s (NPC)") % {"name": name})
+            for key, name, has_hp in npc_targets
+            if has_hp or not self.npcs_need_hp
         ]
 
 
 class HpEntryForm(_ForCharacterOrNpc):
     """The GM deals damage (or restores HP, e.g. a free-text potion's effect), with a reason."""
+
+    npcs_need_hp = True
 
     direction = forms.ChoiceField(label=_("Change"), choices=HP_DIRECTIONS, initial="damage")
     amount = forms.IntegerField(label=_("HP"), min_value=1, max_value=AMOUNT_MAX)
@@ -120,7 +127,7 @@ class EffectFreeForm(_ForCharacterOrNpc):
     def __init__(self, *args, characters=(), npc_targets=(), **kwargs):
         super().__init__(*args, characters=characters, npc_targets=npc_targets, **kwargs)
         sheets = [c.pk for c in characters]
-        npcs = {-key: name for key, name in npc_targets}
+        npcs = {-key: name for key, name, _has_hp in npc_targets}
         self._owners: dict[str, int] = {}
 
         def choices():

@@ -80,17 +80,20 @@ def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[
     return rolls, uses
 
 
-def npc_hp_targets(session) -> list[tuple[int, str]]:
-    """The running fight's sheet-less NPCs the GM gave HP, as (key, name) (one query). A
-    hidden NPC is not offered: an entry is read by everyone in the diary."""
+def npc_entry_targets(session) -> list[tuple[int, str, bool]]:
+    """The running fight's sheet-less NPCs, as (key, name, has HP) (one query): every one
+    may take an effect, those the GM gave HP an HP entry too. A hidden NPC is not offered:
+    an entry is read by everyone in the diary."""
     rows = InitiativeParticipant.objects.filter(
         event__session=session,
         event__ended_at__isnull=True,
         npc__isnull=False,
         npc__visible_to_players=True,
-        hp_max__isnull=False,
     ).order_by("name")
-    return [(-npc_id, name) for npc_id, name in rows.values_list("npc_id", "name")]
+    return [
+        (-npc_id, name, hp_max is not None)
+        for npc_id, name, hp_max in rows.values_list("npc_id", "name", "hp_max")
+    ]
 
 
 def entry_targets(session) -> list[Character]:
@@ -341,7 +344,7 @@ def _entry_forms(access, entry_character=None) -> dict:
     link's `?entry_character=<pk>` (the sheet's) preselects that character."""
     targets = entry_targets(access.session)
     picked = preselected_character(entry_character, targets)
-    npc_targets = npc_hp_targets(access.session)
+    npc_targets = npc_entry_targets(access.session)
     return {
         name: form(
             prefix=name,

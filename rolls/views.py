@@ -632,7 +632,7 @@ def entries_page(request, pk: int):
     if not rolls_access.may_write_entries(request.user, session):
         raise PermissionDenied
     targets = selectors.entry_targets(session)
-    npc_targets = selectors.npc_hp_targets(session)
+    npc_targets = selectors.npc_entry_targets(session)
     posted = request.POST.get("entry") if request.method == "POST" else None
     picked = preselected_character(request.GET.get("entry_character"), targets)
     forms = {

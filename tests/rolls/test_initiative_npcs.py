@@ -316,3 +316,29 @@ def test_an_npc_stun_for_one_turn_ends_by_itself_and_the_history_says_so(fixed_f
         if r.kind in ("held", "freed")
     ]
     assert rows == [("held", "Strażnik", 1), ("freed", "Strażnik", 2)]
+
+
+def test_an_npc_without_hp_takes_an_effect_but_no_hp_entry(fixed_fight):
+    """HP are the GM's choice; a stun is not: an NPC given no HP is still stunned and held
+    at the end, and the HP form neither offers it nor takes it."""
+    join(fixed_fight, fixed_fight.guard, "600")
+    npc_stun(fixed_fight, fixed_fight.guard)
+    names, view = order(fixed_fight)
+    assert names == ["Lirael", "Borys", "Strażnik"] and view.rows[-1].held
+    page = body(fixed_fight.gm_client.get(reverse("diary:session", args=[fixed_fight.session.pk])))
+    hp_form = page[page.index('data-testid="entry-hp"') :]
+    hp_form = hp_form[: hp_form.index("</form>")]
+    assert f'value="-{fixed_fight.guard.pk}"' not in hp_form
+    count = Roll.objects.count()
+    with pytest.raises(ValidationError) as refused:
+        entries.damage_deal(
+            session=fixed_fight.session,
+            by=fixed_fight.gm,
+            character_id=-fixed_fight.guard.pk,
+            delta=-5,
+            reason="Cios",
+            token=uuid.uuid4(),
+            digest="t",
+        )
+    assert "character" in refused.value.message_dict
+    assert Roll.objects.count() == count
