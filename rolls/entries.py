@@ -20,7 +20,7 @@ from django.utils.translation import gettext as _
 
 from characters import services as character_services
 from characters.models import Character, HealingPotion, NegativeEffect
-from diary.models import GameSession
+from diary.models import GameSession, Post
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
@@ -83,6 +83,17 @@ def _npc_target(session: GameSession, key: int, *, needs_hp: bool) -> Initiative
     return participant
 
 
+def _chosen_post(session: GameSession, post_id: int | None) -> Post | None:
+    """The post chosen for an entry, if any (target_post checks it is the GM's own, of this
+    turn); an unknown one is refused next to the field."""
+    if post_id is None:
+        return None
+    post = Post.objects.filter(pk=post_id, session=session).first()
+    if post is None:
+        raise ValidationError({"post": _("Rolls land only in your own post of the current turn.")})
+    return post
+
+
 def _lock(session: GameSession, by, token: uuid.UUID, digest: str):
     """The session row locked, and the entry this token already made (or None)."""
     locked = lock_session(session)
@@ -132,10 +143,13 @@ def _checked(form_class, **values) -> dict:
     return cleaned
 
 
-def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> EntryMade:
+def _gm_entry(
+    session, by, token, digest, character_id, kind, check, apply, post_id=None
+) -> EntryMade:
     """The GM's entries: checks (`check()` cleans the input, or refuses it), the sheet change
     `apply(locked, character, turn, cleaned)` (returns the record's body) and the row, in one
-    transaction; every refusal before any write."""
+    transaction; every refusal before any write. Like the GM's roll, the entry lands at the
+    bottom of the diary, or in the GM's own post of this turn `post_id` (target_post)."""
     with transaction.atomic():
         locked, existing = _lock(session, by, token, digest)
         if not rolls_access.may_write_entries(by, locked):
@@ -151,7 +165,7 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
-        post = target_post(locked, by, turn, None)
+        post = target_post(locked, by, turn, _chosen_post(locked, post_id))
         body = apply(locked, character, turn, cleaned)
         entry = _append(
             locked,
@@ -168,7 +182,15 @@ def _gm_entry(session, by, token, digest, character_id, kind, check, apply) -> E
 
 
 def damage_deal(
-    *, session: GameSession, by, character_id: int, delta: int, reason: str, token, digest: str
+    *,
+    session: GameSession,
+    by,
+    character_id: int,
+    delta: int,
+    reason: str,
+    token,
+    digest: str,
+    post_id: int | None = None,
 ) -> EntryMade:
     """The GM's HP change (damage when delta < 0), kept within 0..max. At 0 HP the record
     says so (`down`); what happens then is the GM's call."""
@@ -198,7 +220,7 @@ def damage_deal(
             "down": after == 0,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "hp", check, apply)
+    return _gm_entry(session, by, token, digest, character_id, "hp", check, apply, post_id)
 
 
 def effect_apply(
@@ -212,6 +234,7 @@ def effect_apply(
     reason: str,
     token,
     digest: str,
+    post_id: int | None = None,
 ) -> EntryMade:
     """The GM applies an effect beginning in the current turn, for `length_turns` turns
     (active in turns t..t+N-1, gone when turn t+N opens) or until freed."""
@@ -255,7 +278,7 @@ def effect_apply(
             "reason": reason,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "effect", check, apply)
+    return _gm_entry(session, by, token, digest, character_id, "effect", check, apply, post_id)
 
 
 def effect_free(
@@ -267,6 +290,7 @@ def effect_free(
     reason: str,
     token,
     digest: str,
+    post_id: int | None = None,
 ) -> EntryMade:
     """The GM frees an active effect of the character early, with a reason (in play the sheet
     no longer frees effects: the sheet is the sum of the chain's entries)."""
@@ -293,7 +317,7 @@ def effect_free(
             "reason": reason,
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "effect_free", check, apply)
+    return _gm_entry(session, by, token, digest, character_id, "effect_free", check, apply, post_id)
 
 
 def _npc_effect_free(session, participant, turn, entry_id: int, reason: str) -> dict:
@@ -327,6 +351,7 @@ def item_grant(
     frees_kind: str,
     token,
     digest: str,
+    post_id: int | None = None,
 ) -> EntryMade:
     """The GM grants potions or healing items, described in the same post (seed line 153)."""
 
@@ -365,7 +390,7 @@ def item_grant(
             }
         }
 
-    return _gm_entry(session, by, token, digest, character_id, "item_grant", check, apply)
+    return _gm_entry(session, by, token, digest, character_id, "item_grant", check, apply, post_id)
 
 
 def _action_without_roll(locked, turn, character, extra_action_reason: str, *, field: str):

@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
 from diary.models import Turn
-from rolls.forms import SignedTokenForm, extra_action_field
+from rolls.forms import SignedTokenForm, extra_action_field, post_target_choices
 from rolls.initiative_selectors import npc_effects
 
 FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
@@ -45,11 +45,19 @@ def _reason_field() -> forms.CharField:
 
 
 class _ForCharacter(EntryForm):
-    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+    """A GM's entry about one character. Like the GM's roll, it lands at the bottom of the
+    diary by default, or into one of the GM's posts of this turn (`posts`) by choice."""
 
-    def __init__(self, *args, characters=(), npc_targets=(), **kwargs):
+    character = forms.TypedChoiceField(label=_("Character"), coerce=int)
+    post = forms.TypedChoiceField(
+        label=_("Into the post"), coerce=int, required=False, empty_value=None
+    )
+
+    def __init__(self, *args, characters=(), npc_targets=(), posts=(), **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].choices = [("", "—")] + [(c.pk, c.name) for c in characters]
+        self.fields["post"].choices = post_target_choices(posts, resolves=True)
+        self.fields["post"] = self.fields.pop("post")  # the last field, under what it records
 
 
 class _ForCharacterOrNpc(_ForCharacter):

@@ -326,7 +326,9 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
         item_counts=ledger.uses,
         entry_forms=(
-            _entry_forms(access, entry_character) if may_write_entries_in_diary(access) else None
+            _entry_forms(access, entry_character, _own_posts_on_page(access, posts, turn))
+            if may_write_entries_in_diary(access)
+            else None
         ),
         may_use_items=may_open_item_use(access),
         may_roll_free=may_roll_free_in_diary(access),
@@ -339,9 +341,25 @@ def _refuses_extra_action_rolls(session) -> bool:
     return bool(system and system.refuses_extra_action_rolls)
 
 
-def _entry_forms(access, entry_character=None) -> dict:
+def _own_posts_on_page(access, posts, turn) -> list:
+    """The GM's own visible posts of this turn among the page's, newest first: where an
+    entry may land by choice (no query; the turn's posts are on its last pages)."""
+    if turn is None:
+        return []
+    return sorted(
+        (
+            p
+            for p in posts
+            if p.author_id == access.user.pk and p.turn_id == turn.pk and not p.is_hidden
+        ),
+        key=lambda p: -p.pk,
+    )
+
+
+def _entry_forms(access, entry_character=None, posts=()) -> dict:
     """The GM's entry forms for the diary, each with its own one-time token; a
-    link's `?entry_character=<pk>` (the sheet's) preselects that character."""
+    link's `?entry_character=<pk>` (the sheet's) preselects that character; `posts`: the
+    GM's posts an entry may land in by choice."""
     targets = entry_targets(access.session)
     picked = preselected_character(entry_character, targets)
     npc_targets = npc_entry_targets(access.session)
@@ -352,6 +370,7 @@ def _entry_forms(access, entry_character=None) -> dict:
             session=access.session,
             characters=targets,
             npc_targets=npc_targets,
+            posts=posts,
             initial={"character": picked} if picked else None,
         )
         for name, form in GM_ENTRY_FORMS.items()

@@ -572,7 +572,8 @@ def _entry_refused(form, error, fallback=None) -> None:
 
 
 def _gm_entry_call(session, user, name: str, form):
-    data, common = form.cleaned_data, {"token": form.cleaned_data["token"], "digest": form.digest()}
+    data = form.cleaned_data
+    common = {"token": data["token"], "digest": form.digest(), "post_id": data["post"]}
     if name == "hp":
         return entries.damage_deal(
             session=session,
@@ -633,6 +634,7 @@ def entries_page(request, pk: int):
         raise PermissionDenied
     targets = selectors.entry_targets(session)
     npc_targets = selectors.npc_entry_targets(session)
+    own_posts = own_posts_in_turn(session, request.user, current_turn(session))
     posted = request.POST.get("entry") if request.method == "POST" else None
     picked = preselected_character(request.GET.get("entry_character"), targets)
     forms = {
@@ -643,6 +645,7 @@ def entries_page(request, pk: int):
             session=session,
             characters=targets,
             npc_targets=npc_targets,
+            posts=own_posts,
             initial={"character": picked} if picked else None,
         )
         for name, form in GM_ENTRY_FORMS.items()

@@ -9,8 +9,8 @@ players' free rolls in the session settings and opens the scene; Lirael answers 
 2k6 freely; Bartek and the GM talk out of character, the GM whispers to Alicja, who answers;
 the deadline cron, run as the deadline nears, tells Bartek (who has not posted) and not Alicja.
 Turn 2: Bartek asks for a roll; the GM answers it below Alicja's later post, in a resolution
-post that is the diary's last. Turn 3: the GM's roll about Borys lands in the GM's earlier post,
-above the players'; Bartek, who had read everything, is told, and the diary's "first unread"
+post that is the diary's last. Turn 3: the GM's HP entry about Borys lands in the GM's earlier
+post, above the players'; Bartek, who had read everything, is told, and the diary's "first unread"
 leads him up to it. Then a fight with initiative and NPCs in the order (one hidden from the
 players, one wounded); at last the month's final deadline passes.
 
@@ -45,7 +45,6 @@ from tests.browser.test_effects_and_potions import entry_form
 from tests.browser.test_initiative_npcs import add_npc
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
-    choose,
     open_panel,
     open_tab,
     roll_and_land_in_the_diary,
@@ -265,9 +264,10 @@ def _request_answered_at_the_bottom(gm, alicja, bartek, session) -> Roll:
     return roll
 
 
-def _roll_into_an_older_post(gm, alicja, bartek, session, borys) -> Roll:
+def _entry_into_an_older_post(gm, alicja, bartek, session, borys) -> Roll:
     """The GM's scene opens turn 3; both players answer; Bartek reads everything; then the
-    GM's roll about Borys lands in the GM's own earlier post, above the players' posts."""
+    GM records the damage a falling stone deals Borys into the GM's own earlier post, above
+    the players' posts (the entry form's explicit choice)."""
     scene = publish(gm, session, "Wąwóz się zwęża, a z góry sypią się kamienie.")
     publish(alicja, session, "Lirael przywiera do skały.")
     publish(bartek, session, "Borys skacze pod nawis.")
@@ -275,13 +275,16 @@ def _roll_into_an_older_post(gm, alicja, bartek, session, borys) -> Roll:
     expect(bartek.get_by_test_id(f"session-unread-{session.pk}")).to_have_count(0)
     read_before = bell(bartek)
 
-    open_panel(gm, SimpleNamespace(session=session))
-    choose(gm, "a-character", value=str(borys.pk))
-    choose(gm, "a-attribute", label="Zręczność")
-    gm.locator('[name="post"]').select_option(label=polish("into my post #%(id)s", id=scene))
-    gm.wait_for_load_state("networkidle")
-    roll = roll_and_land_in_the_diary(gm)
-    assert roll.post_id == scene
+    diary(gm, session)
+    form = entry_form(gm, "entry-hp", "Damage or HP")
+    form.locator('[name="hp-character"]').select_option(label="Borys")
+    form.locator('[name="hp-amount"]').fill("7")
+    form.get_by_label(polish("Reason")).fill("Kamień z góry trafia Borysa w ramię")
+    form.locator('[name="hp-post"]').select_option(label=polish("into my post #%(id)s", id=scene))
+    form.get_by_role("button", name=polish("Record the HP change")).click()
+    gm.wait_for_url(re.compile(r"#roll-\d+$"))
+    roll = Roll.objects.latest("seq")
+    assert (roll.test, roll.post_id) == ("hp", scene)
     newest = gm.locator("article.post").last.get_attribute("id")
     assert newest != f"post-{scene}"  # the players' posts stay below it
 
@@ -398,15 +401,15 @@ def test_a_month_of_play_from_the_application_to_the_last_deadline(
     set_deadline(gm, session, days=20)
     _request_answered_at_the_bottom(gm, alicja, bartek, session)
 
-    # -- Day 20: turn 3, a roll in an older post, and a fight. -------------------------------
+    # -- Day 20: turn 3, an entry in an older post, and a fight. --------------------------
     open_turn(gm, SimpleNamespace(session=session), 3)
     turn_3 = set_deadline(gm, session, days=30)
-    _roll_into_an_older_post(gm, alicja, bartek, session, borys)
+    _entry_into_an_older_post(gm, alicja, bartek, session, borys)
     _fight(gm, bartek, session)
 
     # -- Day 30: the month's last deadline passes; the diary says so. ------------------------
     Turn.objects.filter(pk=turn_3.pk).update(deadline=timezone.now() - timedelta(minutes=1))
     diary(alicja, session)
     expect(alicja.get_by_test_id("deadline")).to_contain_text(polish("deadline passed"))
-    # The free roll, the answer, the older post's roll, the initiative, the wolf's wound.
+    # The free roll, the answer, Borys's damage in the older post, the initiative, the wolf's wound.
     assert Roll.objects.filter(session=session).count() == 5

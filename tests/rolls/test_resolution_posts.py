@@ -69,6 +69,23 @@ def test_the_gms_entry_lands_in_a_new_post_after_the_players_posts(table, client
     assert entry.post.pk > last.pk and entry.post.author == table.gm
 
 
+def test_the_gm_may_put_an_entry_into_an_own_older_post_by_choice(table, client_for):
+    """As with the GM's roll: the bottom by default, an own post of this turn by choice;
+    another's post is refused next to the field and nothing is stored."""
+    opening = say(table, table.gm, "Tura się zaczyna.")
+    theirs = say(table, table.bob, "Borys otwiera zamek.")
+    gm = client_for(table.gm)
+    page = diary(gm, table)
+    hp_form = page[page.index('data-testid="entry-hp"') :]
+    assert f"do mojego wpisu #{opening.pk}" in hp_form[: hp_form.index("</form>")]
+    data = hp(table, table.borys, 5) | {"hp-post": str(opening.pk)}
+    assert gm.post(entries_url(table), data).status_code == 302
+    assert Roll.objects.get().post == opening
+    refused = gm.post(entries_url(table), hp(table, table.borys, 5) | {"hp-post": str(theirs.pk)})
+    assert refused.status_code == 400
+    assert Roll.objects.count() == 1
+
+
 def test_the_panel_offers_a_new_post_by_default_and_own_posts_by_choice(table, client_for):
     opening = say(table, table.gm, "Tura się zaczyna.")
     page = html.unescape(client_for(table.gm).get(panel_url(table), follow=True).content.decode())
