@@ -6,6 +6,7 @@ with the entry it already made."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass
@@ -138,8 +139,10 @@ class EffectFreeForm(_ForCharacterOrNpc):
         npcs = {-key: name for key, name, _has_hp in npc_targets}
         self._owners: dict[str, int] = {}
 
+        @functools.cache
         def choices():
-            # Read when the form is shown or checked, never on a page without it.
+            # Read when the form is shown or checked, never on a page without it, and once:
+            # rendering the select walks its choices more than once.
             rows = [("", "—")]
             effects = (
                 NegativeEffect.objects.filter(character__in=sheets, freed_at__isnull=True)
