@@ -34,6 +34,18 @@ from rolls.services import check_action_limit
 TYPED_INPUTS = frozenset({"text", "number", "textarea"})
 
 
+def preserve_typed_fields(forms, *, skip=frozenset()) -> None:
+    """Each text field of these forms stays the very element someone may be typing into
+    across an htmx redraw (hx-preserve: htmx puts the old element back in place of the new),
+    so no keystroke is ever replaced; `skip`: the (prefix, name) of fields whose own change
+    redraws the form. The panel and the request page alike."""
+    for form in forms:
+        for name, typed in form.fields.items():
+            kind = getattr(typed.widget, "input_type", "textarea")
+            if kind in TYPED_INPUTS and (form.prefix, name) not in skip:
+                typed.widget.attrs["hx-preserve"] = "true"
+
+
 @dataclass
 class PanelPreview:
     """The preview as the panel shows it: the system's own (`shown`, drawn by `template`),
@@ -195,11 +207,7 @@ class Panel:
                     "data-structural": "",
                 }
             )
-        for form in self.forms:
-            for name, typed in form.fields.items():
-                kind = getattr(typed.widget, "input_type", "textarea")
-                if kind in TYPED_INPUTS and (form.prefix, name) not in structural:
-                    typed.widget.attrs["hx-preserve"] = "true"
+        preserve_typed_fields(self.forms, skip=structural)
 
     def initial_query(self) -> QueryDict:
         """Every field's starting value, as the query string of a complete panel."""

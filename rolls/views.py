@@ -28,7 +28,7 @@ from rolls.entry_forms import (
 from rolls.forms import AskDeclineForm, AskTargetForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
-from rolls.panel import Panel
+from rolls.panel import Panel, preserve_typed_fields
 from rolls.plugins import FormContext, percent_text
 from rolls.presenters import hidden_view, roll_view
 from rolls.secret import SECRET_TEST
@@ -475,6 +475,8 @@ def ask_create(request, pk: int):
     # A request names only what is tested; the rest (a difficulty, a factor) is the GM's.
     form.keep_only_asked()
     target = AskTargetForm(data, posts=posts)
+    # Any change redraws the request form: what is being typed stays as typed.
+    preserve_typed_fields([*form.forms, target])
     form_valid = form.is_valid() if posted else False
     if posted and form_valid and target.is_valid():
         post_id = target.cleaned_data["post"]

@@ -318,16 +318,18 @@ def test_q10_a_request_proposes_a_circumstance_and_the_gm_keeps_it(page, player_
     reason.fill("Postać atakuje nieświadomy cel z zaskoczenia, od tyłu")
     reason.blur()
     player_page.wait_for_load_state("networkidle")
+    # The raise's change redraws the request form while the player is already typing what
+    # it is for, at a person's speed: the typed field stays the same element, every key kept.
     player_page.locator('[name="raises"]').fill("1")
-    player_page.locator('[name="raises"]').blur()
-    # The request page redraws after a change; type the purposes once it has.
-    player_page.wait_for_timeout(1000)
+    purposes = player_page.locator('[name="raise_purposes"]')
+    expect(purposes).to_have_attribute("hx-preserve", "true")
+    purposes.evaluate("el => { window.__typedInto = el; }")
+    purposes.click()
+    player_page.keyboard.type("cios w kark", delay=60)
+    purposes.blur()
     player_page.wait_for_load_state("networkidle")
-    player_page.locator('[name="raise_purposes"]').fill("cios w kark")
-    player_page.locator('[name="raise_purposes"]').blur()
-    player_page.wait_for_timeout(1000)
-    player_page.wait_for_load_state("networkidle")
-    expect(player_page.locator('[name="raise_purposes"]')).to_have_value("cios w kark")
+    expect(purposes).to_have_value("cios w kark")
+    assert purposes.evaluate("el => el === window.__typedInto"), "the field was replaced"
     ask = send_the_request(
         player_page, bad, shows="okoliczności: −10 (Postać atakuje nieświadomy cel"
     )
