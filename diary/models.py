@@ -141,7 +141,7 @@ class GameSession(models.Model):
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
     activity_at = models.DateTimeField(_("last activity"), default=timezone.now)
     # The session's head, kept on its row so an append is one lock, one insert,
-    # one update: the last roll's number and hash in the chain (rolls.services.chain_append
+    # one update: the last roll's number and hash in the chain (rolls.chain_writer.chain_append
     # is their one writer) and the turn being played (diary.services opens turns).
     chain_seq = models.PositiveIntegerField(_("rolls in the chain"), default=0, editable=False)
     chain_hash = models.CharField(

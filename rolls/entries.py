@@ -25,18 +25,13 @@ from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import entry_forms, registry
+from rolls.chain_writer import chain_append, lock_session
 from rolls.initiative_selectors import npc_effects
 from rolls.messages import refusal_message
 from rolls.models import InitiativeParticipant, Roll
 from rolls.plugins import RequestError
 from rolls.selectors import sheets_in_play, turn_actions
-from rolls.services import (
-    TokenReused,
-    chain_append,
-    check_turn_action,
-    lock_session,
-    target_post,
-)
+from rolls.services import TokenReused, check_turn_action, target_post
 
 __all__ = ["TokenReused"]
 

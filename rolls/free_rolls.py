@@ -4,7 +4,7 @@ encounters — rolled from dice notation (rolls.engine.notation) into the sessio
 One service, `roll_make_free`, with roll_make's guarantees: one transaction under the
 session's row lock, a one-time token (a replay answers with its roll, the same token with
 other inputs is refused), every refusal before any die, and the chain's one writer
-(rolls.services.chain_append). The session's GM rolls free-form dice ("what the rules leave
+(rolls.chain_writer.chain_append). The session's GM rolls free-form dice ("what the rules leave
 to the GM"); its players too where the GM allowed it in the session's settings
 (GameSession.players_free_rolls), each into their own post, marked as a player's roll."""
 
@@ -23,17 +23,13 @@ from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls.access import access_free_roll
 from rolls.chain import canonical_json
+from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import notation as free_notation
-from rolls.engine.dice import DiceSource, SystemDice
+from rolls.engine.dice import DiceSource
+from rolls.fair_dice import fair_roll
 from rolls.models import PLAYER_ROLLER
 from rolls.selectors import sheets_in_play
-from rolls.services import (
-    RollMade,
-    chain_append,
-    lock_session,
-    replayed_roll,
-    target_post,
-)
+from rolls.services import RollMade, replayed_roll, target_post
 
 LABEL_MAX_LENGTH = 80
 
@@ -73,6 +69,7 @@ def roll_make_free(
     token: uuid.UUID,
     post: Post | None = None,
     dice: DiceSource | None = None,
+    client_seed: str = "",
 ) -> RollMade:
     """One chain entry (system "free", test "notation"), not an action roll. RuleError for
     an expression the engine refuses, ValidationError for a label too long, a character
@@ -111,15 +108,23 @@ def roll_make_free(
         if turn is None:
             raise PermissionDenied
         target = target_post(locked, by, turn, post)
+        fair = (
+            None
+            if dice is not None
+            else fair_roll(locked, by, turn, client_seed, secret=free.secret)
+        )
 
-        def body(_seq: int) -> dict:
-            result = free_notation.roll_notation(parsed, dice or SystemDice())
+        def body(seq: int) -> dict:
+            source = fair.dice(seq) if fair is not None else dice
+            result = free_notation.roll_notation(parsed, source)
             record = {
                 "kind": free_notation.TEST,
                 "characters": people,
                 "label": label,
                 "result": result.to_dict(),
             }
+            if fair is not None:
+                record["fair"] = fair.record(source)
             if not access.is_gm:
                 record["roller"] = PLAYER_ROLLER
             return record

@@ -9,6 +9,7 @@ from rolls import recompute as recomputing
 from rolls import secret as secrets_
 from rolls import signing
 from rolls.chain import GENESIS_HASH, chain_hash
+from rolls.fair_check import FairDiceCheck
 from rolls.models import Roll, SecretRoll, is_entry_record
 from rolls.secret import commitment_matches
 
@@ -27,6 +28,10 @@ PROBLEMS = {
     # rolls.secret.
     "bad_reveal": _("a reveal that does not match the secret roll's commitment"),
     "hidden_changed": _("a secret roll's hidden record no longer gives its commitment"),
+    # rolls.fair_check: a turn's dice seeds and every die drawn from them.
+    "bad_dice_commit": _("a turn's dice commitment that is not one per turn"),
+    "bad_seed_reveal": _("a revealed dice seed that is not the committed one"),
+    "unfair_die": _("a die that does not follow from its turn's seed and the roller's seed"),
 }
 
 
@@ -37,6 +42,10 @@ class ChainReport:
     broken_seq: int | None = None
     problem: str | None = None
     detail: str = ""
+    # Fair dice (rolls.fair_check): rolls whose every die was recomputed from a revealed seed,
+    # and rolls whose turn's seed is not revealed yet.
+    dice_recomputed: int = 0
+    dice_awaiting: int = 0
 
     @property
     def ok(self) -> bool:
@@ -63,6 +72,7 @@ def verify_chain(
     again like any roll."""
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
     commitments: dict[int, str | None] = {}  # secret rolls seen: seq → commitment
+    dice = FairDiceCheck(session_id)
     for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
         if seq != expected_seq:
             return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
@@ -86,10 +96,16 @@ def verify_chain(
             return ChainReport(
                 count, prev_hash, broken_seq=seq, problem="wrong_result", detail=detail
             )
+        if fault := dice.see(seq, record):
+            return ChainReport(
+                count, prev_hash, broken_seq=fault.seq, problem=fault.problem, detail=fault.detail
+            )
         if secrets_.is_secret_record(record):
             commitments[seq] = record["secret"].get("commitment")
         expected_seq, prev_hash, count = seq + 1, row_hash, count + 1
-    return ChainReport(count, prev_hash)
+    return ChainReport(
+        count, prev_hash, dice_recomputed=dice.recomputed, dice_awaiting=dice.awaiting
+    )
 
 
 def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:

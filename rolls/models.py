@@ -35,7 +35,14 @@ def is_player_free_roll(record: dict) -> bool:
 def is_entry_record(record: dict) -> bool:
     """A diary entry's record (it holds "entry" and no die); a case roll's mode may share a
     kind's name (a system's "effect" test), so the kind alone does not tell."""
-    return record.get("kind") in ENTRY_KINDS and "entry" in record
+    return (record.get("kind") in ENTRY_KINDS and "entry" in record) or record.get(
+        "kind"
+    ) in TURN_ENTRY_KINDS
+
+
+# A turn's own chain entries (rolls.fair_dice): its dice seeds committed and revealed. No
+# post, no die, no character.
+TURN_ENTRY_KINDS = ("dice_commit", "dice_reveal")
 
 
 class LedgerError(Exception):
@@ -62,8 +69,15 @@ class Roll(models.Model):
         GameSession, on_delete=models.PROTECT, related_name="rolls", verbose_name=_("session")
     )
     seq = models.PositiveIntegerField(_("number in the session's chain"))
+    # None only for the chain's own entries that belong to a turn, not to a post: a turn's
+    # dice seed committed and revealed (rolls.fair_dice).
     post = models.ForeignKey(
-        Post, on_delete=models.PROTECT, related_name="rolls", verbose_name=_("post")
+        Post,
+        on_delete=models.PROTECT,
+        related_name="rolls",
+        null=True,
+        blank=True,
+        verbose_name=_("post"),
     )
     rolled_by = models.ForeignKey(
         settings.AUTH_USER_MODEL,
@@ -475,3 +489,40 @@ class StressBotchFloor(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}: {self.dice}"
+
+
+class TurnSeed(models.Model):
+    """A turn's dice seeds (rolls.fair_dice): drawn when the turn opens, chained only as
+    commitments (`commit`), revealed in the chain when the turn closes (`public_reveal`) and,
+    for the secret rolls' own stream, once none of the turn's secret rolls is still sealed
+    (`secret_reveal`). Seen by nobody until revealed: not the GM, not a moderator. The seeds
+    are never changed; a changed one would no longer give its chained commitment."""
+
+    session = models.ForeignKey(
+        GameSession, on_delete=models.PROTECT, related_name="dice_seeds", verbose_name=_("session")
+    )
+    turn_number = models.PositiveIntegerField(_("turn"))
+    seed = models.CharField(_("seed"), max_length=64)
+    secret_seed = models.CharField(_("secret rolls' seed"), max_length=64)
+    commit = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, related_name="+", verbose_name=_("commitment")
+    )
+    public_reveal = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    secret_reveal = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+
+    class Meta:
+        ordering = ["session", "turn_number"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["session", "turn_number"], name="turn_seed_one_per_turn"
+            ),
+        ]
+        verbose_name = _("turn's dice seed")
+        verbose_name_plural = _("turns' dice seeds")
+
+    def __str__(self) -> str:
+        return f"dice seed of turn {self.turn_number} ({self.session_id})"

@@ -43,7 +43,7 @@ def recompute_problem(record: dict, is_entry) -> str | None:
         return "no result"
     try:
         system, test, data, dice = (result[k] for k in ("system", "test", "input", "dice"))
-        scripted = ScriptedDice(dice)
+        scripted = _AskedDice(dice)
         again = systems.roll(system, systems.parse_test(system, test, data), scripted)
     except (KeyError, TypeError, RuleError, DiceError) as error:
         return f"the case does not roll again ({error})"
@@ -51,4 +51,22 @@ def recompute_problem(record: dict, is_entry) -> str | None:
         return f"{scripted.remaining} stored dice left over"
     if _plain(again.to_dict()) != _plain(result):
         return "the stored result differs from the engine's"
+    fair = record.get("fair")
+    if fair is not None and (not isinstance(fair, dict) or fair.get("draws") != scripted.asked):
+        # The verifiers recompute the draws from the seeds; these must be the very dice
+        # the engine asked for, in order, on the same dice.
+        return "its fair dice draws are not the dice its result was rolled with"
     return None
+
+
+class _AskedDice(ScriptedDice):
+    """The stored faces, noting each die the engine asks for as [low, high, face]."""
+
+    def __init__(self, faces) -> None:
+        super().__init__(faces)
+        self.asked: list[list[int]] = []
+
+    def roll(self, low: int, high: int) -> int:
+        face = super().roll(low, high)
+        self.asked.append([low, high, face])
+        return face

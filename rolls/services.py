@@ -31,26 +31,23 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from diary import permissions as diary_permissions
-from diary import webhooks
 from diary.models import GameSession, Post
-from diary.notifications import notify_ask_closed, notify_character_changed
+from diary.notifications import notify_ask_closed
 from diary.selectors import move_actions_in_turn, newest_visible_post, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
 from rolls import registry
 from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_ask
-from rolls.chain import chain_hash
+from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import systems as engine_systems
-from rolls.engine.dice import DiceSource, SystemDice
+from rolls.engine.dice import DiceSource
+from rolls.fair_dice import FairRoll, fair_roll, reveal_all, secret_stream_freed
 from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
 from rolls.plugins import Case, RequestError, RollContext
-from rolls.presenters import roll_announcement
 from rolls.secret import (
     HIDDEN_CHANGED,
     REVEAL_TEST,
-    SECRET_TEST,
     commitment_matches,
     reveal_token,
-    secret_split,
 )
 from rolls.selectors import action_rolls_in_turn, in_combat, sheets_in_play
 
@@ -65,21 +62,6 @@ class RollMade:
 
 class TokenReused(Exception):
     """The one-time token already made a different roll."""
-
-
-class ChainHeadMoved(Exception):
-    """The session's head was not the one this writer read: it did not hold the session's
-    lock. The transaction rolls back; nothing is stored."""
-
-
-def lock_session(session: GameSession) -> GameSession:
-    """The session row, locked (one chain at a time; other sessions never wait), fresh, with
-    its current turn. Only the session's row is locked, not the turn's."""
-    return (
-        GameSession.objects.select_for_update(of=("self",))
-        .select_related("current_turn")
-        .get(pk=session.pk)
-    )
 
 
 # ---------------------------------------------------------------------------
@@ -252,12 +234,15 @@ def roll_make(
     characters: dict | None = None,
     secret: bool = False,
     extra_action_reason: str = "",
+    client_seed: str = "",
 ) -> RollMade:
     """Roll a case (see the module's docstring). `answers`: the player's request this roll
     answers (the GM's), with `answer_note` saying why when the roll differs from it;
     `characters`: the sheets the panel read a moment ago (a character not among them is
     not playing); `secret`: rolls.secret; `extra_action_reason`: the GM allows a further
-    action roll in the turn."""
+    action roll in the turn; `client_seed`: the roller's page's share of the dice
+    (rolls.fair_dice; the server draws one when it is empty). `dice`: faces given in advance
+    (tests and the demo's scripted scenes), instead of the turn's fair dice."""
     with transaction.atomic():
         locked = lock_session(session)
         for effect in case.effects:
@@ -283,7 +268,8 @@ def roll_make(
         if target is None and ask is not None and post is None:
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
         target = target if target is not None else target_post(locked, by, turn, post)
-        body = _record_body(context, test, dice or SystemDice(), action | _answer_part(answer))
+        fair = None if dice is not None else fair_roll(locked, by, turn, client_seed, secret=secret)
+        body = _record_body(context, test, dice, fair, action | _answer_part(answer))
         roll = chain_append(
             locked,
             by,
@@ -309,14 +295,19 @@ def _answer_part(answer: dict) -> dict:
     return {"answers": answer} if answer else {}
 
 
-def _record_body(context: RollContext, test, dice: DiceSource, extra: dict) -> Callable:
-    """The roll's record, given its number: the dice rolled now, what the case's effects
-    wrote (a healed patient's HP, an opened event), the action count and the request it
-    answers."""
+def _record_body(
+    context: RollContext, test, dice: DiceSource | None, fair: FairRoll | None, extra: dict
+) -> Callable:
+    """The roll's record, given its number: the dice rolled now (the turn's fair dice, whose
+    every draw the record keeps, unless faces were given), what the case's effects wrote (a
+    healed patient's HP, an opened event), the action count and the request it answers."""
     case = context.case
 
     def body(seq: int) -> dict:
-        result = engine_systems.roll(case.system, test, dice)
+        source = fair.dice(seq) if fair is not None else dice
+        result = engine_systems.roll(case.system, test, source)
+        if fair is not None:
+            extra["fair"] = fair.record(source)
         parts = {}
         for effect in case.effects:
             written = effect.apply(context, result, seq)
@@ -356,107 +347,6 @@ def _people_record(case: Case, sheets: dict) -> dict:
         else _named(sheets[value])
         for role, value in case.people.items()
     }
-
-
-def chain_append(
-    session: GameSession,
-    by,
-    *,
-    post: Post,
-    turn_number: int,
-    character_id: int | None,
-    test: str,
-    is_action: bool,
-    token: uuid.UUID,
-    digest: str,
-    body: Callable[[int], dict],
-    secret: bool = False,
-) -> Roll:
-    """The chain's one writer: every row of a session's chain (rolls of every system,
-    free-form rolls, secret rolls and their reveals, diary entries) is appended here, under
-    the session's row lock the caller holds. `body(seq)` gives the record's own keys (kind,
-    characters, result…); it may roll and write in the same transaction (healing needs the
-    roll's number). The envelope — format, session, seq, turn, post, who and when — is the
-    same for every row.
-
-    The head comes from the locked session row (lock_session), not from a "last roll"
-    query; one UPDATE moves it and the activity marker, and only if it is still the head
-    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
-
-    `secret` (rolls.secret): the chain gets only the envelope, the test and a
-    commitment to the full record; the full record and its salt go to SecretRoll. The row
-    names no character and is no action roll: nothing in the diary may tell what it was."""
-    seq = session.chain_seq + 1
-    prev_hash = session.chain_hash
-    content = body(seq)
-    now = timezone.now()
-    record = {
-        "format": 1,
-        "session": session.pk,
-        "seq": seq,
-        "turn": turn_number,
-        "post": post.pk,
-        "rolled_by": {"id": by.pk, "username": by.get_username()},
-        "rolled_at": now.isoformat(),
-        **content,
-    }
-    hidden = None
-    if secret:
-        hidden, record = secret_split(record, system=session.system, test=test)
-        character_id, test, is_action = None, SECRET_TEST, False
-    roll = Roll.objects.create(
-        session=session,
-        seq=seq,
-        post=post,
-        rolled_by=by,
-        character_id=character_id,
-        system=session.system,
-        test=test,
-        turn_number=turn_number,
-        is_action=is_action,
-        record=record,
-        prev_hash=prev_hash,
-        hash=chain_hash(prev_hash, record),
-        token=token,
-        request_digest=digest,
-        created_at=now,
-    )
-    moved = GameSession.objects.filter(pk=session.pk, chain_seq=seq - 1).update(
-        chain_seq=seq, chain_hash=roll.hash, activity_at=now
-    )
-    if moved != 1:
-        raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
-    if hidden is not None:
-        SecretRoll.objects.create(roll=roll, **hidden)
-    session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
-    post_changed(
-        session, post, by, seq=seq, characters=None if secret else content.get("characters")
-    )
-    webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
-    return roll
-
-
-def post_changed(
-    session: GameSession, post: Post, by, *, seq: int, characters: dict | None
-) -> None:
-    """A row landed in the post: it reads as new to everyone whose mark saw an older chain
-    head (diary/reading.py), and, in a post that was already there, the owners of the
-    characters the row names hear of it (a secret row names none)."""
-    Post.objects.filter(pk=post.pk).update(changed_seq=seq)
-    post.changed_seq = seq
-    if getattr(post, "made_for_rolls", False) or not characters:
-        return
-    notify_character_changed(post, session=session, by=by, character_ids=_character_ids(characters))
-
-
-def _character_ids(characters: dict) -> set[int]:
-    """The ids a record's `characters` names, by part (one sheet or a list of them)."""
-    ids = set()
-    for value in characters.values():
-        for named in value if isinstance(value, list) else [value]:
-            if isinstance(named, dict) and named.get("id") is not None:
-                ids.add(named["id"])
-    return ids
 
 
 # ---------------------------------------------------------------------------
@@ -499,44 +389,68 @@ def secret_roll_reveal(*, session, by, seq: int):
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
-        secret_row = hidden.roll
-        # The hidden half is guarded (rolls.models, 0010_secret_roll_guard); should it still
-        # have been changed, revealing it would chain a lie: refuse, and say so.
-        if not commitment_matches(
-            secret_row.record["secret"]["commitment"], hidden.record, hidden.salt
-        ):
-            logger.error(
-                "secret roll #%s of session %s no longer gives its commitment", seq, locked.pk
-            )
-            raise ValidationError(HIDDEN_CHANGED)
-
-        def body(_seq: int) -> dict:
-            return {
-                "kind": REVEAL_TEST,
-                "reveals": {
-                    "seq": secret_row.seq,
-                    "commitment": secret_row.record["secret"]["commitment"],
-                    "salt": hidden.salt,
-                    "record": hidden.record,
-                },
-            }
-
-        token = reveal_token(secret_row)
-        roll = chain_append(
-            locked,
-            by,
-            post=secret_row.post,  # the result shows beside the commitment
-            turn_number=turn.number,
-            character_id=None,
-            test=REVEAL_TEST,
-            is_action=False,
-            token=token,
-            digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
-            body=body,
-        )
-        hidden.reveal = roll
-        hidden.save(update_fields=["reveal"])
+        roll = _reveal_secret(locked, by, hidden, turn.number)
+        # Its turn's secret seed may now be free to publish (rolls.fair_dice).
+        secret_stream_freed(locked, by, hidden.roll.turn_number)
     return RollMade(roll, created=True)
+
+
+def _reveal_secret(locked: GameSession, by, hidden: SecretRoll, turn_number: int) -> Roll:
+    secret_row = hidden.roll
+    # The hidden half is guarded (rolls.models, 0010_secret_roll_guard); should it still
+    # have been changed, revealing it would chain a lie: refuse, and say so.
+    if not commitment_matches(
+        secret_row.record["secret"]["commitment"], hidden.record, hidden.salt
+    ):
+        logger.error(
+            "secret roll #%s of session %s no longer gives its commitment",
+            secret_row.seq,
+            locked.pk,
+        )
+        raise ValidationError(HIDDEN_CHANGED)
+
+    def body(_seq: int) -> dict:
+        return {
+            "kind": REVEAL_TEST,
+            "reveals": {
+                "seq": secret_row.seq,
+                "commitment": secret_row.record["secret"]["commitment"],
+                "salt": hidden.salt,
+                "record": hidden.record,
+            },
+        }
+
+    roll = chain_append(
+        locked,
+        by,
+        post=secret_row.post,  # the result shows beside the commitment
+        turn_number=turn_number,
+        character_id=None,
+        test=REVEAL_TEST,
+        is_action=False,
+        token=reveal_token(secret_row),
+        digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
+        body=body,
+    )
+    hidden.reveal = roll
+    hidden.save(update_fields=["reveal"])
+    return roll
+
+
+def session_finishing(session: GameSession, by) -> None:
+    """The session ends (diary.services.session_transition, under its lock, by its GM): every
+    secret roll still sealed is revealed, so a GM who rolled several and showed the one they
+    liked is seen doing it; then every dice seed still held is published (rolls.fair_dice)."""
+    turn = current_turn(session)
+    sealed = (
+        SecretRoll.objects.select_for_update(of=("self",))
+        .select_related("roll__post")
+        .filter(roll__session=session, reveal__isnull=True)
+        .order_by("roll__seq")
+    )
+    for hidden in sealed:
+        _reveal_secret(session, by, hidden, turn.number if turn else hidden.roll.turn_number)
+    reveal_all(session, by)
 
 
 @transaction.atomic

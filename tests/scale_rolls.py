@@ -5,7 +5,7 @@ roll_make_case), so its record is one the site writes; the rest are copies of it
 own seq, post, time, hash and signature, written with bulk_create. The chain verifies
 (rolls.ledger.verify_session, with --recompute too: a copy keeps its case and dice) and the
 session's head (GameSession.chain_seq / chain_hash) is moved to the last row, as
-rolls.services.chain_append would have left it.
+rolls.chain_writer.chain_append would have left it.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from diary.services import turn_open_next
 from rolls import ledger
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.services import ChainHeadMoved, chain_append
+from rolls.chain_writer import ChainHeadMoved, chain_append
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.rolling import make_roll
 from tests.rolls.test_append_costs import forum1000_roll, pool, roll_post

@@ -1,0 +1,140 @@
+"""The chain's one writer: every row of a session's chain is appended by `chain_append`,
+under the session's row lock (`lock_session`) that its caller holds.
+
+Rolls of every system (rolls.services), free-form rolls, secret rolls and their reveals,
+diary entries and a turn's dice seeds all come through here, so the envelope, the hash, the
+signature and the head's move are written once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+from django.utils import timezone
+
+from diary import webhooks
+from diary.models import GameSession, Post
+from diary.notifications import notify_character_changed
+from rolls.chain import chain_hash
+from rolls.models import Roll, SecretRoll
+from rolls.presenters import roll_announcement
+from rolls.secret import SECRET_TEST, secret_split
+
+
+class ChainHeadMoved(Exception):
+    """The session's head was not the one this writer read: it did not hold the session's
+    lock. The transaction rolls back; nothing is stored."""
+
+
+def lock_session(session: GameSession) -> GameSession:
+    """The session row, locked (one chain at a time; other sessions never wait), fresh, with
+    its current turn. Only the session's row is locked, not the turn's."""
+    return (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn")
+        .get(pk=session.pk)
+    )
+
+
+def chain_append(
+    session: GameSession,
+    by,
+    *,
+    post: Post | None,
+    turn_number: int,
+    character_id: int | None,
+    test: str,
+    is_action: bool,
+    token: uuid.UUID,
+    digest: str,
+    body: Callable[[int], dict],
+    secret: bool = False,
+) -> Roll:
+    """The chain's one writer: every row of a session's chain (rolls of every system,
+    free-form rolls, secret rolls and their reveals, diary entries) is appended here, under
+    the session's row lock the caller holds. `body(seq)` gives the record's own keys (kind,
+    characters, result…); it may roll and write in the same transaction (healing needs the
+    roll's number). The envelope — format, session, seq, turn, post, who and when — is the
+    same for every row.
+
+    The head comes from the locked session row (lock_session), not from a "last roll"
+    query; one UPDATE moves it and the activity marker, and only if it is still the head
+    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
+
+    `secret` (rolls.secret): the chain gets only the envelope, the test and a
+    commitment to the full record; the full record and its salt go to SecretRoll. The row
+    names no character and is no action roll: nothing in the diary may tell what it was."""
+    seq = session.chain_seq + 1
+    prev_hash = session.chain_hash
+    content = body(seq)
+    now = timezone.now()
+    record = {
+        "format": 1,
+        "session": session.pk,
+        "seq": seq,
+        "turn": turn_number,
+        "post": post.pk if post is not None else None,
+        "rolled_by": {"id": by.pk, "username": by.get_username()},
+        "rolled_at": now.isoformat(),
+        **content,
+    }
+    hidden = None
+    if secret:
+        hidden, record = secret_split(record, system=session.system, test=test)
+        character_id, test, is_action = None, SECRET_TEST, False
+    roll = Roll.objects.create(
+        session=session,
+        seq=seq,
+        post=post,
+        rolled_by=by,
+        character_id=character_id,
+        system=session.system,
+        test=test,
+        turn_number=turn_number,
+        is_action=is_action,
+        record=record,
+        prev_hash=prev_hash,
+        hash=chain_hash(prev_hash, record),
+        token=token,
+        request_digest=digest,
+        created_at=now,
+    )
+    moved = GameSession.objects.filter(pk=session.pk, chain_seq=seq - 1).update(
+        chain_seq=seq, chain_hash=roll.hash, activity_at=now
+    )
+    if moved != 1:
+        raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
+    if hidden is not None:
+        SecretRoll.objects.create(roll=roll, **hidden)
+    session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
+    if post is None:
+        return roll  # a turn's own entry (its dice seed): no post changed, nothing to announce
+    post_changed(
+        session, post, by, seq=seq, characters=None if secret else content.get("characters")
+    )
+    webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
+    return roll
+
+
+def post_changed(
+    session: GameSession, post: Post, by, *, seq: int, characters: dict | None
+) -> None:
+    """A row landed in the post: it reads as new to everyone whose mark saw an older chain
+    head (diary/reading.py), and, in a post that was already there, the owners of the
+    characters the row names hear of it (a secret row names none)."""
+    Post.objects.filter(pk=post.pk).update(changed_seq=seq)
+    post.changed_seq = seq
+    if getattr(post, "made_for_rolls", False) or not characters:
+        return
+    notify_character_changed(post, session=session, by=by, character_ids=_character_ids(characters))
+
+
+def _character_ids(characters: dict) -> set[int]:
+    """The ids a record's `characters` names, by part (one sheet or a list of them)."""
+    ids = set()
+    for value in characters.values():
+        for named in value if isinstance(value, list) else [value]:
+            if isinstance(named, dict) and named.get("id") is not None:
+                ids.add(named["id"])
+    return ids

@@ -1,0 +1,127 @@
+"""Checking a chain's fair dice (rolls.fair_dice) as it is walked: each turn's commitment,
+each revealed seed against it, and every draw of every roll against the revealed seed.
+
+A roll comes before its turn's reveal, so its draws wait until the seed is seen; a seed not
+revealed yet (a running turn, a sealed secret stream) leaves its rolls awaiting, which is
+no fault. docs/verify_ledger.py does the same outside the site (docs/audit.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from rolls.engine.fair import draws_match, seed_commitment
+from rolls.models import TURN_ENTRY_KINDS
+from rolls.secret import is_reveal_record
+
+COMMIT_KIND, REVEAL_KIND = TURN_ENTRY_KINDS
+STREAMS = ("public", "secret")
+
+
+@dataclass(frozen=True)
+class DiceFault:
+    seq: int
+    problem: str  # a rolls.ledger PROBLEMS code
+    detail: str = ""
+
+
+@dataclass
+class FairDiceCheck:
+    session_id: int
+    commits: dict[int, dict] = field(default_factory=dict)  # commit seq → its record part
+    commit_of_turn: dict[int, int] = field(default_factory=dict)  # turn → commit seq
+    seeds: dict[tuple[int, str], str] = field(default_factory=dict)  # (commit, stream) → seed
+    waiting: dict[tuple[int, str], list] = field(default_factory=dict)  # → [(seq, fair)]
+    recomputed: int = 0
+
+    @property
+    def awaiting(self) -> int:
+        return sum(len(rolls) for rolls in self.waiting.values())
+
+    def see(self, seq: int, record: dict) -> DiceFault | None:
+        """Check one chain entry; the first fault found, if any."""
+        kind = record.get("kind")
+        if kind == COMMIT_KIND:
+            return self._commit(seq, record)
+        if kind == REVEAL_KIND:
+            return self._reveal(seq, record)
+        if is_reveal_record(record):  # a secret roll revealed: its full record's dice
+            revealed = record["reveals"].get("record")
+            if isinstance(revealed, dict) and "fair" in revealed:
+                return self._roll(revealed.get("seq"), revealed, report_at=seq)
+            return None
+        if "fair" in record:
+            return self._roll(seq, record, report_at=seq)
+        return None
+
+    def _commit(self, seq: int, record: dict) -> DiceFault | None:
+        part = record.get(COMMIT_KIND)
+        turn = part.get("turn") if isinstance(part, dict) else None
+        if type(turn) is not int or turn != record.get("turn") or turn in self.commit_of_turn:
+            return DiceFault(seq, "bad_dice_commit", "not one commitment for its own turn")
+        if not all(isinstance(part.get(stream), str) for stream in STREAMS):
+            return DiceFault(seq, "bad_dice_commit", "a stream's commitment is missing")
+        self.commits[seq] = part
+        self.commit_of_turn[turn] = seq
+        return None
+
+    def _reveal(self, seq: int, record: dict) -> DiceFault | None:
+        part = record.get(REVEAL_KIND)
+        if not isinstance(part, dict):
+            return DiceFault(seq, "bad_seed_reveal", "no revealed seeds")
+        commit_seq, seeds = part.get("commit"), part.get("seeds")
+        commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
+        if commit is None or commit["turn"] != part.get("turn") or not isinstance(seeds, dict):
+            return DiceFault(seq, "bad_seed_reveal", "it names no earlier commitment of its turn")
+        for stream, seed in seeds.items():
+            if stream not in STREAMS or (commit_seq, stream) in self.seeds:
+                return DiceFault(seq, "bad_seed_reveal", f"stream {stream!r} revealed twice")
+            if (
+                not isinstance(seed, str)
+                or seed_commitment(
+                    session=self.session_id, turn=commit["turn"], stream=stream, seed=seed
+                )
+                != commit[stream]
+            ):
+                return DiceFault(
+                    seq, "bad_seed_reveal", f"the {stream} seed is not the committed one"
+                )
+            self.seeds[commit_seq, stream] = seed
+            for roll_seq, fair in self.waiting.pop((commit_seq, stream), []):
+                if fault := self._draws(roll_seq, fair, seed, report_at=roll_seq):
+                    return fault
+        return None
+
+    def _roll(self, seq, record: dict, *, report_at: int) -> DiceFault | None:
+        fair = record["fair"]
+        commit_seq = fair.get("commit") if isinstance(fair, dict) else None
+        stream = fair.get("stream") if isinstance(fair, dict) else None
+        commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
+        if (
+            commit is None
+            or commit["turn"] != record.get("turn")
+            or stream not in STREAMS
+            or not isinstance(fair.get("client_seed"), str)
+            or not isinstance(fair.get("draws"), list)
+        ):
+            return DiceFault(report_at, "unfair_die", "its dice name no commitment of its turn")
+        seed = self.seeds.get((commit_seq, stream))
+        if seed is None:
+            self.waiting.setdefault((commit_seq, stream), []).append((seq, fair))
+            return None
+        return self._draws(seq, fair, seed, report_at=report_at)
+
+    def _draws(self, seq, fair: dict, seed: str, *, report_at: int) -> DiceFault | None:
+        wrong = draws_match(
+            seed=seed,
+            session=self.session_id,
+            seq=seq,
+            client_seed=fair["client_seed"],
+            draws=fair["draws"],
+        )
+        if wrong is not None:
+            return DiceFault(
+                report_at, "unfair_die", f"die {wrong + 1} does not follow from the revealed seed"
+            )
+        self.recomputed += 1
+        return None
