@@ -6,6 +6,7 @@ view) and raise PermissionDenied or ValidationError before writing anything.
 
 import uuid
 from collections.abc import Callable
+from contextlib import contextmanager
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -342,6 +343,18 @@ _session_finishing_listeners: list[Callable] = []
 def register_turn_listeners(*, turn_opened: Callable, session_finishing: Callable) -> None:
     _turn_opened_listeners[:] = [turn_opened]
     _session_finishing_listeners[:] = [session_finishing]
+
+
+@contextmanager
+def turns_open_without_listeners():
+    """Turns open as they did before the rolls app listened (the test suite's sessions
+    that play as older ones did)."""
+    saved = list(_turn_opened_listeners)
+    _turn_opened_listeners.clear()
+    try:
+        yield
+    finally:
+        _turn_opened_listeners[:] = saved
 
 
 def _turn_opened(session: GameSession, turn: Turn, by) -> None:

@@ -187,17 +187,20 @@ class FairRoll:
         }
 
 
-def fair_roll(session, by, turn, client_seed: str = "", *, secret: bool = False) -> FairRoll:
+def fair_roll(
+    session, by, turn, client_seed: str = "", *, secret: bool = False
+) -> FairRoll | None:
     """The dice of a roll about to be made in `turn` (the caller holds the session's lock).
-    A turn opened before the site committed seeds gets its commitment now, before the roll's
-    own entry (docs/audit.md says what that proves less)."""
+    None for a turn opened before the site committed seeds: committing now, with the
+    roller's seed already known, would prove nothing; its rolls take the server's dice, as
+    they did, and the next turn is fair."""
     turn_seed = (
         TurnSeed.objects.select_related("commit")
         .filter(session=session, turn_number=turn.number)
         .first()
     )
     if turn_seed is None:
-        turn_seed = dice_commit(session, by, turn.number)
+        return None
     by_browser = bool(client_seed) and valid_client_seed(client_seed)
     return FairRoll(
         seed=turn_seed.secret_seed if secret else turn_seed.seed,

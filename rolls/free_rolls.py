@@ -25,7 +25,7 @@ from rolls.access import access_free_roll
 from rolls.chain import canonical_json
 from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import notation as free_notation
-from rolls.engine.dice import DiceSource
+from rolls.engine.dice import DiceSource, SystemDice
 from rolls.fair_dice import fair_roll
 from rolls.models import PLAYER_ROLLER
 from rolls.selectors import sheets_in_play
@@ -115,7 +115,7 @@ def roll_make_free(
         )
 
         def body(seq: int) -> dict:
-            source = fair.dice(seq) if fair is not None else dice
+            source = fair.dice(seq) if fair is not None else (dice or SystemDice())
             result = free_notation.roll_notation(parsed, source)
             record = {
                 "kind": free_notation.TEST,

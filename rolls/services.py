@@ -39,7 +39,7 @@ from rolls import registry
 from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_ask
 from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import systems as engine_systems
-from rolls.engine.dice import DiceSource
+from rolls.engine.dice import DiceSource, SystemDice
 from rolls.fair_dice import FairRoll, fair_roll, reveal_all, secret_stream_freed
 from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
 from rolls.plugins import Case, RequestError, RollContext
@@ -304,7 +304,7 @@ def _record_body(
     case = context.case
 
     def body(seq: int) -> dict:
-        source = fair.dice(seq) if fair is not None else dice
+        source = fair.dice(seq) if fair is not None else (dice or SystemDice())
         result = engine_systems.roll(case.system, test, source)
         if fair is not None:
             extra["fair"] = fair.record(source)

@@ -1,0 +1,258 @@
+"""Provably fair dice played through: a turn's seeds committed as it opens, every roll's
+dice drawn from them and the roller's seed, the seed revealed as the turn closes, and the
+site's verifier recomputing every die (rolls.fair_dice, rolls.fair_check)."""
+
+import uuid
+
+import pytest
+from django.http import QueryDict
+
+from diary import services as diary_services
+from diary.models import SessionStatus
+from rolls import fair_dice
+from rolls.chain import GENESIS_HASH, chain_hash
+from rolls.engine.fair import derive_face, seed_commitment
+from rolls.free_rolls import FreeRoll, roll_make_free
+from rolls.ledger import verify_chain, verify_session
+from rolls.models import Roll, SecretRoll, TurnSeed
+from rolls.plugins import FormContext
+from rolls.selectors import sheets_in_play
+from rolls.services import roll_make, secret_roll_reveal
+from rolls.systems.ciernie import forms as ciernie_forms
+from rolls.systems.q10.forms import make_form as q10_form
+from tests.rolling import make_roll
+from tests.rolls.ars_table import build_saga
+from tests.rolls.ciernie_table import build_ciernie_table
+from tests.rolls.q10_table import build_q10_table
+from tests.rolls.test_ledger import percepcja_request
+from tests.rolls.test_panel_arsmagica import data_for, valid_case
+
+pytestmark = [pytest.mark.django_db, pytest.mark.fair_dice]
+
+CLIENT_SEED = "c0ffee" * 6
+
+
+def _case(form_maker, t, mode, fields):
+    query = QueryDict(mutable=True)
+    for key, value in fields.items():
+        query[key] = str(value)
+    everyone = list(sheets_in_play(t.session).values())
+    context = FormContext(characters=everyone, all_characters=everyone, gm=True, session=t.session)
+    form = form_maker(mode, query, context)
+    assert form.is_valid(), form.errors
+    return form.case()
+
+
+def roll_in(session, by, case, **kwargs):
+    return roll_make(session=session, by=by, case=case, token=uuid.uuid4(), **kwargs).roll
+
+
+def a_roll_of_each_system(table, make_user):
+    """(session, its GM, a roll made with the browser's seed) for the four systems."""
+    made = [
+        (
+            table.session,
+            table.gm,
+            make_roll(
+                table.session, table.gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED
+            ).roll,
+        )
+    ]
+    q10 = build_q10_table(make_user)
+    case = _case(
+        q10_form,
+        q10,
+        "pool",
+        {
+            "character": q10.eryk.pk,
+            "attribute": q10.sila.pk,
+            "skill": q10.atletyka.pk,
+            "difficulty": "15",
+            "difficulty_value": "",
+            "raises": "0",
+        },
+    )
+    made.append((q10.session, q10.gm, roll_in(q10.session, q10.gm, case, client_seed=CLIENT_SEED)))
+    ciernie = build_ciernie_table(make_user)
+    case = _case(
+        ciernie_forms.make_form,
+        ciernie,
+        "attribute",
+        {"character": ciernie.vera.pk, "attribute": ciernie.a["Zręczność"].pk},
+    )
+    made.append(
+        (
+            ciernie.session,
+            ciernie.gm,
+            roll_in(ciernie.session, ciernie.gm, case, client_seed=CLIENT_SEED),
+        )
+    )
+    saga = build_saga(make_user)
+    case = valid_case(saga, "stress", data_for(saga))
+    made.append(
+        (saga.session, saga.gm, roll_in(saga.session, saga.gm, case, client_seed=CLIENT_SEED))
+    )
+    return made
+
+
+def test_a_turn_of_every_system_closes_and_every_die_is_recomputed(table, make_user):
+    made = a_roll_of_each_system(table, make_user)
+    for session, gm, roll in made:
+        commit = Roll.objects.get(session=session, seq=1)
+        assert commit.record["kind"] == "dice_commit" and commit.post_id is None
+        fair = roll.record["fair"]
+        assert fair["commit"] == 1 and fair["stream"] == "public"
+        assert fair["client_seed"] == CLIENT_SEED and fair["client_seed_by"] == "browser"
+        assert [face for _low, _high, face in fair["draws"]] == roll.record["result"]["dice"]
+        # Before the turn closes the seed is nobody's: the dice await it.
+        report = verify_session(session.pk, recompute=True)
+        assert report.ok and (report.dice_recomputed, report.dice_awaiting) == (0, 1)
+
+        diary_services.turn_open_next(session=session, by=gm)
+
+        reveal = Roll.objects.filter(session=session, test="dice_reveal").get()
+        seed = reveal.record["dice_reveal"]["seeds"]["public"]
+        assert (
+            seed_commitment(session=session.pk, turn=1, stream="public", seed=seed)
+            == (commit.record["dice_commit"]["public"])
+        )
+        # Anyone with the record recomputes each die from the seed and the roller's seed.
+        for index, (low, high, face) in enumerate(fair["draws"]):
+            assert (
+                derive_face(
+                    seed=seed,
+                    session=session.pk,
+                    seq=roll.seq,
+                    client_seed=CLIENT_SEED,
+                    die=index,
+                    low=low,
+                    high=high,
+                )
+                == face
+            )
+        report = verify_session(session.pk, recompute=True)
+        assert report.ok, report.problem_label
+        assert (report.dice_recomputed, report.dice_awaiting) == (1, 0)
+        # The next turn's commitment follows its predecessor's reveal.
+        assert TurnSeed.objects.get(session=session, turn_number=2).commit.seq == reveal.seq + 1
+
+
+def test_without_the_browsers_seed_the_server_draws_one_and_says_so(table):
+    roll = make_roll(table.session, table.gm, percepcja_request(table.lirael)).roll
+    fair = roll.record["fair"]
+    assert fair["client_seed_by"] == "server" and len(fair["client_seed"]) == 32
+    # A seed that is not hex from a page is not taken as the roller's.
+    roll = make_roll(
+        table.session,
+        table.gm,
+        percepcja_request(table.lirael),
+        client_seed="<script>",
+        extra_action_reason="drugi",
+    ).roll
+    assert roll.record["fair"]["client_seed_by"] == "server"
+
+
+def _rows(session):
+    return [
+        [r.seq, r.prev_hash, r.hash, r.record, r.key_id, r.signature]
+        for r in Roll.objects.filter(session=session).order_by("seq")
+    ]
+
+
+def _rechained(rows):
+    """The rows with every hash recomputed: a forger who rewrote the chain (the signatures
+    are left out: the dice check must find it on its own)."""
+    prev = GENESIS_HASH
+    for row in rows:
+        row[1], row[2] = prev, chain_hash(prev, row[3])
+        prev = row[2]
+    return [tuple(row) for row in rows]
+
+
+@pytest.mark.parametrize("change", ["seed", "client_seed", "die"])
+def test_a_changed_seed_client_seed_or_die_is_named(table, change):
+    roll = make_roll(
+        table.session, table.gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED
+    ).roll
+    diary_services.turn_open_next(session=table.session, by=table.gm)
+    rows = _rows(table.session)
+    by_seq = {row[0]: row for row in rows}
+    if change == "seed":
+        reveal = next(row for row in rows if row[3]["kind"] == "dice_reveal")
+        reveal[3]["dice_reveal"]["seeds"]["public"] = "ab" * 32
+        expected = (reveal[0], "bad_seed_reveal")
+    elif change == "client_seed":
+        by_seq[roll.seq][3]["fair"]["client_seed"] = "ab" * 16
+        expected = (roll.seq, "unfair_die")
+    else:
+        draw = by_seq[roll.seq][3]["fair"]["draws"][0]
+        draw[2] = draw[2] % 1000 + 1
+        expected = (roll.seq, "unfair_die")
+    report = verify_chain(_rechained(rows), table.session.pk)
+    assert (report.broken_seq, report.problem) == expected
+
+
+def test_a_secret_roll_stays_sealed_when_its_turns_seed_is_revealed(table):
+    session, gm = table.session, table.gm
+    secret = make_roll(
+        session, gm, percepcja_request(table.lirael), secret=True, client_seed=CLIENT_SEED
+    ).roll
+    hidden = SecretRoll.objects.get(roll=secret)
+    assert hidden.record["fair"]["stream"] == "secret"
+    assert "fair" not in secret.record  # the chain shows a commitment only
+
+    diary_services.turn_open_next(session=session, by=gm)
+    reveal = Roll.objects.get(session=session, test="dice_reveal")
+    assert set(reveal.record["dice_reveal"]["seeds"]) == {"public"}  # the secret stream waits
+    report = verify_session(session.pk, recompute=True)
+    assert report.ok and report.dice_awaiting == 0  # its draws are not public yet
+
+    # The GM ends the session: the sealed roll is revealed, then the secret seed.
+    diary_services.session_transition(session=session, by=gm, to=SessionStatus.FINISHED)
+    hidden.refresh_from_db()
+    assert hidden.reveal is not None
+    seeds = [
+        row.record["dice_reveal"]
+        for row in Roll.objects.filter(session=session, test="dice_reveal").order_by("seq")
+    ]
+    assert any("secret" in part["seeds"] for part in seeds)
+    assert hidden.reveal.seq < max(
+        row.seq for row in Roll.objects.filter(session=session, test="dice_reveal")
+    )
+    report = verify_session(session.pk, recompute=True)
+    assert report.ok, report.problem_label
+    assert report.dice_recomputed == 1 and report.dice_awaiting == 0
+
+
+def test_a_secret_roll_revealed_by_the_gm_frees_its_closed_turns_seed(table):
+    session, gm = table.session, table.gm
+    secret = make_roll(session, gm, percepcja_request(table.lirael), secret=True).roll
+    diary_services.turn_open_next(session=session, by=gm)
+    secret_roll_reveal(session=session, by=gm, seq=secret.seq)
+    turn_seed = TurnSeed.objects.get(session=session, turn_number=1)
+    assert turn_seed.secret_reveal is not None
+    report = verify_session(session.pk, recompute=True)
+    assert report.ok and report.dice_recomputed == 1
+
+
+def test_free_rolls_take_the_fair_dice_too(table):
+    made = roll_make_free(
+        session=table.session,
+        by=table.gm,
+        free=FreeRoll(expression="3k6!", label="ogień", character_id=None, secret=False),
+        token=uuid.uuid4(),
+        client_seed=CLIENT_SEED,
+    ).roll
+    assert [d[2] for d in made.record["fair"]["draws"]] == made.record["result"]["dice"]
+    diary_services.turn_open_next(session=table.session, by=table.gm)
+    assert verify_session(table.session.pk, recompute=True).dice_recomputed == 1
+
+
+def test_a_turn_opened_before_seeds_were_committed_rolls_as_before(table):
+    with diary_services.turns_open_without_listeners():
+        diary_services.turn_open_next(session=table.session, by=table.gm)
+    roll = make_roll(table.session, table.gm, percepcja_request(table.lirael)).roll
+    assert "fair" not in roll.record
+    table.session.refresh_from_db()
+    assert table.session.current_turn.number == 2
+    assert fair_dice.fair_roll(table.session, table.gm, table.session.current_turn) is None
