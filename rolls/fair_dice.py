@@ -187,9 +187,7 @@ class FairRoll:
         }
 
 
-def fair_roll(
-    session, by, turn, client_seed: str = "", *, secret: bool = False
-) -> FairRoll | None:
+def fair_roll(session, by, turn, client_seed: str = "", *, secret: bool = False) -> FairRoll | None:
     """The dice of a roll about to be made in `turn` (the caller holds the session's lock).
     None for a turn opened before the site committed seeds: committing now, with the
     roller's seed already known, would prove nothing; its rolls take the server's dice, as

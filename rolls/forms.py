@@ -82,6 +82,14 @@ def extra_action_field() -> forms.CharField:
     )
 
 
+def client_seed_field() -> forms.CharField:
+    """The roller's share of the dice (rolls.fair_dice): random bytes the page draws
+    (static/js/fair_dice.js). Not typed by anyone: a page without JavaScript sends none,
+    and a value that is not lowercase hex is not taken; the server then draws it and the
+    roll's record says so."""
+    return forms.CharField(widget=forms.HiddenInput, required=False, max_length=128)
+
+
 class PanelTokenForm(SignedTokenForm):
     """Carried by every panel form: the one-time token, the mode, the target post, the
     request answered and, for the GM, the secret box, the reason to allow a further action
@@ -93,6 +101,7 @@ class PanelTokenForm(SignedTokenForm):
     )
     # The player's request this roll answers (the GM's one click from the diary).
     ask = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
+    client_seed = client_seed_field()
 
     def __init__(
         self,

@@ -10,7 +10,7 @@ from django.utils.translation import gettext_lazy as _
 
 from rolls.engine import notation as free_notation
 from rolls.engine.errors import RuleError
-from rolls.forms import SignedTokenForm, post_target_choices, secret_field
+from rolls.forms import SignedTokenForm, client_seed_field, post_target_choices, secret_field
 from rolls.free_rolls import LABEL_MAX_LENGTH, FreeRoll
 from rolls.messages import notation_error_message
 
@@ -24,6 +24,7 @@ def parsed_expression(text: str) -> tuple[free_notation.Notation | None, str]:
 
 
 class FreeRollForm(SignedTokenForm):
+    client_seed = client_seed_field()
     expression = forms.CharField(
         label=_("Dice expression"),
         strip=True,

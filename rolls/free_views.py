@@ -87,6 +87,7 @@ def free_roll(request, pk: int):
                 free=form.free_roll(),
                 token=form.cleaned_data["token"],
                 post=target,
+                client_seed=form.cleaned_data.get("client_seed", ""),
             )
         except RuleError as error:  # the form parsed it already; kept for a changed engine
             form.add_error("expression", notation_error_message(error))

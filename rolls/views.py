@@ -168,6 +168,7 @@ def _panel_roll(request, access, mode: str):
                 characters=panel.sheets,
                 secret=panel.secret,
                 extra_action_reason=panel.extra_action_reason,
+                client_seed=panel.token_form.cleaned_data.get("client_seed", ""),
             )
         except RuleError as error:
             panel.add_rule_error(error)

@@ -302,8 +302,8 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
     from django.db import transaction
 
     from diary.services import current_turn
-    from rolls.engine import notation
     from rolls.chain_writer import chain_append, lock_session
+    from rolls.engine import notation
     from rolls.services import target_post
 
     with transaction.atomic():

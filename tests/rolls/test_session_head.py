@@ -20,9 +20,9 @@ from diary import models as diary_models
 from diary.models import GameSession, Turn
 from diary.services import turn_open_next
 from rolls import ledger
+from rolls.chain_writer import ChainHeadMoved, chain_append
 from rolls.ledger import verify_session
 from rolls.models import Roll
-from rolls.chain_writer import ChainHeadMoved, chain_append
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.rolling import make_roll
 from tests.rolls.test_append_costs import forum1000_roll, pool, roll_post

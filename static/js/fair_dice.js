@@ -1,0 +1,20 @@
+// The roller's share of the dice (docs/audit.md, "Provably fair dice"): fresh random bytes
+// drawn here, in the roller's browser, for each roll form. The site's seed for the turn was
+// committed before this page knew it, and this seed is chosen without the site's, so neither
+// side alone decides a face. A form keeps its seed while it is retried (the one-time token's
+// roll is the same roll); a new form gets a new one.
+(function () {
+  "use strict";
+  function hex(bytes) {
+    return Array.from(bytes, function (b) { return b.toString(16).padStart(2, "0"); }).join("");
+  }
+  function fill(root) {
+    root.querySelectorAll('input[name="client_seed"]').forEach(function (input) {
+      if (!input.value && window.crypto && window.crypto.getRandomValues) {
+        input.value = hex(window.crypto.getRandomValues(new Uint8Array(16)));
+      }
+    });
+  }
+  document.addEventListener("DOMContentLoaded", function () { fill(document); });
+  document.addEventListener("htmx:load", function (event) { fill(event.target); });
+})();
