@@ -215,7 +215,7 @@ def test_rejection_sampling_redraws_above_the_limit():
 
 
 def test_a_die_without_faces_is_refused():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="at least one face"):
         derive_face(seed=SEED, session=1, seq=1, client_seed=CLIENT_SEED, die=0, low=5, high=4)
 
 
