@@ -157,7 +157,7 @@ def test_chi_square_bounds_are_the_tables():
     low, high = chi_square_bounds(9)
     assert abs(high - 27.877) < 0.3 and abs(low - 1.152) < 0.15  # W–H is close, not exact
     low, high = chi_square_bounds(999)
-    assert abs(high - 1143.9) < 1 and abs(low - 867.5) < 1
+    assert abs(high - 1143.9) < 2 and abs(low - 867.5) < 2
 
 
 def test_a_million_d10_and_a_million_d1000_faces_are_uniform():
