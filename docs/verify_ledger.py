@@ -370,6 +370,12 @@ def verify(ledger: dict, keys: dict | None = None, dice: FairDice | None = None)
             revealed = record["reveals"]["record"]
             if "fair" in revealed and (problem := dice.fair_problem(revealed, "secret")):
                 return revealed["seq"] - 1, head, (revealed["seq"], problem)
+        for kind, problem in (
+            ("dice_commit", "bad dice commit"),
+            ("dice_reveal", "bad seed reveal"),
+        ):
+            if record.get("kind") == kind and not isinstance(record.get(kind), dict):
+                return count, head, (seq, f"{problem}: no {kind} part")
         is_commit = _kind(record, "dice_commit", "dice_commit")
         if is_commit and (problem := dice.commit_problem(record, seq)):
             return count, head, (seq, problem)

@@ -216,6 +216,10 @@ def test_a_forged_but_untouched_export_passes(table, client_for, tmp_path):
             lambda r: r[5]["dice_reveal"].update(commit=6),
             "BROKEN at #5: bad seed reveal: #6 is not an earlier dice commit",
         ),
+        (
+            lambda r: r[5].update(dice_reveal=["ab" * 32]),
+            "BROKEN at #5: bad seed reveal: no dice_reveal part",
+        ),
     ],
     ids=[
         "seed",
@@ -227,6 +231,7 @@ def test_a_forged_but_untouched_export_passes(table, client_for, tmp_path):
         "stream",
         "commit-turn",
         "reveal-names-later",
+        "reveal-not-an-object",
     ],
 )
 def test_a_forged_dice_part_names_the_roll(table, client_for, tmp_path, change, expected):
