@@ -139,4 +139,4 @@ def test_the_python_snippet_prints_the_first_face(example):
     )
     first_face = table_of(example)[0][5]
     assert done.stdout.strip() == str(first_face)
-    assert f"print(1 + v % 10)   # {first_face}" in snippet
+    assert f"print(1 + v % 10)  # {first_face}" in snippet
