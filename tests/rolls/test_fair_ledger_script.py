@@ -4,7 +4,8 @@ every roll's draws from the revealed seed (a revealed secret roll's too), the re
 The session's rows are chained here through chain_append, shaped as the fair-dice spec says
 (docs/audit.md, "Provably fair dice"); the site's own turn opening will write them itself."""
 
-import secrets
+import hashlib
+import re
 import uuid
 
 import pytest
@@ -50,7 +51,10 @@ class Chain:
 
     def commit(self, turn_offset=0):
         def body(_seq, turn):
-            self.seeds[turn] = {s: secrets.token_hex(32) for s in ("public", "secret")}
+            # Fixed seeds: a tampered die must fail the same way on every run.
+            self.seeds[turn] = {
+                s: hashlib.sha256(f"{turn}/{s}".encode()).hexdigest() for s in ("public", "secret")
+            }
             part = {
                 stream: seed_commitment(
                     session=self.table.session.pk, turn=turn, stream=stream, seed=seed
@@ -77,7 +81,7 @@ class Chain:
         client_seed_by="browser",
     ):
         def body(seq, turn):
-            client_seed = secrets.token_hex(16)
+            client_seed = hashlib.sha256(f"client/{seq}".encode()).hexdigest()[:32]
             dice = SeededDice(
                 seed=self.seeds[turn][stream],
                 session=self.table.session.pk,
@@ -130,7 +134,7 @@ def full_session(table) -> Chain:
     #6 the next turn's commit, #7 a roll of it (awaiting its reveal)."""
     chain = Chain(table)
     chain.commit()
-    chain.roll("2d6+1")
+    chain.roll("10d6+1")  # ten dice: another client seed changes at least one of them
     chain.roll("1d20", stream="secret")
     chain.reveal_secret_roll(3)
     chain.reveal_seeds()
@@ -190,7 +194,7 @@ def test_a_forged_but_untouched_export_passes(table, client_for, tmp_path):
         ),
         (
             lambda r: r[2]["fair"].update(client_seed="0" * 32),
-            "BROKEN at #2: die 0 does not follow from the revealed seed",
+            r"BROKEN at #2: die \d+ does not follow from the revealed seed",
         ),
         (
             lambda r: r[2]["fair"]["draws"][1].__setitem__(2, r[2]["fair"]["draws"][1][2] % 6 + 1),
@@ -238,7 +242,7 @@ def test_a_forged_dice_part_names_the_roll(table, client_for, tmp_path, change, 
     full_session(table)
     done = run_script(tmp_path, forged(table, client_for, change))
     assert done.returncode == 1
-    assert expected in done.stdout, done.stdout
+    assert re.search(expected, done.stdout), done.stdout
 
 
 def test_a_second_commit_of_a_turn_and_a_second_reveal_are_refused(table, client_for, tmp_path):
