@@ -36,12 +36,36 @@ canonical_json(full_record)).hexdigest(); it is checked like any entry. A reveal
 earlier secret roll of this file not revealed before, repeat its commitment, give that
 commitment when recomputed from its record and salt, and its record must name that number
 and this session. Anything else is "bad reveal".
+
+Provably fair dice (docs/audit.md, "Provably fair dice"): when a turn opens the site chains a
+"dice_commit" entry, record["dice_commit"] = {"scheme": "hmac-sha256-v1", "turn": t,
+"public": c, "secret": c}, where for each stream ("public", "secret") the seed is 64 lowercase
+hex digits and
+    c = sha256(b"codziennik/dice-seed/v1\n" + canonical_json({"seed": seed, "session": s,
+                                                              "stream": stream, "turn": t}))
+When the turn closes a "dice_reveal" entry gives record["dice_reveal"] = {"turn": t,
+"commit": <the dice_commit's seq>, "seeds": {"public": seed[, "secret": seed]}}. A roll with
+dice carries record["fair"] = {"scheme", "commit", "stream", "client_seed", "client_seed_by",
+"draws": [[low, high, face], ...]} (a secret roll: in the record its reveal shows, stream
+"secret"). Draw number i (from 0) of roll number `seq` must be
+    v = int.from_bytes(HMAC-SHA256(key=bytes.fromhex(seed),
+            msg=b"codziennik/die/v1\n" + canonical_json({"attempt": a, "client_seed": cs,
+                "die": i, "high": high, "low": low, "seq": seq, "session": s})), "big")
+taking the first attempt a = 0, 1, ... with v < 2**256 - 2**256 % n, n = high - low + 1, and
+face = low + v % n. Checked: one dice_commit per turn, naming its own turn; a dice_reveal
+names an earlier dice_commit of its turn, reveals each stream once, and each seed gives the
+commitment ("bad seed reveal"); a fair part names an earlier dice_commit of the roll's turn
+("bad fair part"), and once that stream's seed is revealed every draw is recomputed ("die N
+does not follow from the revealed seed" at the roll's number). A roll whose seed is not yet
+revealed awaits its turn's reveal: counted, not an error.
 """
 
 import argparse
 import base64
 import hashlib
+import hmac
 import json
+import re
 import sys
 
 GENESIS_HASH = "0" * 64
@@ -185,15 +209,148 @@ def reveal_problem(record: dict, session, commitments: dict) -> str | None:
     return None
 
 
+# -- provably fair dice -----------------------------------------------------------------------
+
+FAIR_SCHEME = "hmac-sha256-v1"
+STREAMS = ("public", "secret")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_CLIENT_SEED = re.compile(r"^[0-9a-f]{32,128}$")
+_SPACE = 2**256
+
+
+def _whole(value) -> bool:
+    return type(value) is int
+
+
+def seed_commitment(session, turn, stream, seed) -> str:
+    payload = {"seed": seed, "session": session, "stream": stream, "turn": turn}
+    return hashlib.sha256(b"codziennik/dice-seed/v1\n" + canonical_json(payload)).hexdigest()
+
+
+def derive_face(seed, session, seq, client_seed, die, low, high) -> int:
+    faces, key, attempt = high - low + 1, bytes.fromhex(seed), 0
+    limit = _SPACE - _SPACE % faces
+    while True:
+        payload = {
+            "attempt": attempt,
+            "client_seed": client_seed,
+            "die": die,
+            "high": high,
+            "low": low,
+            "seq": seq,
+            "session": session,
+        }
+        message = b"codziennik/die/v1\n" + canonical_json(payload)
+        value = int.from_bytes(hmac.new(key, message, hashlib.sha256).digest(), "big")
+        if value < limit:
+            return low + value % faces
+        attempt += 1
+
+
+class FairDice:
+    """The dice entries and fair parts seen so far. A fair part waits for its seed; when the
+    seed is revealed its draws are recomputed."""
+
+    def __init__(self, session) -> None:
+        self.session = session
+        self.commits = {}  # dice_commit seq -> its dice_commit part
+        self.turns = set()  # turns with a dice_commit
+        self.seeds = {}  # (commit seq, stream) -> revealed seed
+        self.waiting = {}  # (commit seq, stream) -> [(roll seq, fair part), ...]
+        self.recomputed = 0
+
+    @property
+    def awaiting(self) -> int:
+        return sum(len(parts) for parts in self.waiting.values())
+
+    def commit_problem(self, record: dict, seq: int) -> str | None:
+        part, turn = record["dice_commit"], record.get("turn")
+        if part.get("scheme") != FAIR_SCHEME:
+            return f"bad dice commit: unknown scheme {part.get('scheme')!r}"
+        if not _whole(part.get("turn")) or part["turn"] != turn:
+            return "bad dice commit: names another turn than its own"
+        if turn in self.turns:
+            return f"bad dice commit: turn {turn} was committed before"
+        if not all(isinstance(part.get(s), str) and _HEX64.match(part[s]) for s in STREAMS):
+            return "bad dice commit: a stream's commitment is not 64 hex digits"
+        self.turns.add(turn)
+        self.commits[seq] = part
+        return None
+
+    def reveal_problem(self, record: dict) -> tuple[int, str] | None:
+        """(seq, problem) at the reveal itself or, once a seed is known, at the first roll
+        whose dice do not follow from it."""
+        part, seq = record["dice_reveal"], record["seq"]
+        commit, seeds = part.get("commit"), part.get("seeds")
+        if not _whole(commit) or commit not in self.commits:
+            return seq, f"bad seed reveal: #{commit} is not an earlier dice commit"
+        turn = self.commits[commit]["turn"]
+        if part.get("turn") != turn:
+            return seq, f"bad seed reveal: #{commit} committed turn {turn}, not this one"
+        if not isinstance(seeds, dict) or not seeds or not set(seeds) <= set(STREAMS):
+            return seq, "bad seed reveal: no seeds, or a stream other than public and secret"
+        for stream, seed in sorted(seeds.items()):
+            if (commit, stream) in self.seeds:
+                return seq, f"bad seed reveal: the {stream} seed was revealed before"
+            if not isinstance(seed, str) or not _HEX64.match(seed):
+                return seq, f"bad seed reveal: the {stream} seed is not 64 hex digits"
+            if seed_commitment(self.session, turn, stream, seed) != self.commits[commit][stream]:
+                return (
+                    seq,
+                    f"bad seed reveal: the {stream} seed does not give #{commit}'s commitment",
+                )
+            self.seeds[commit, stream] = seed
+            for roll_seq, fair in self.waiting.pop((commit, stream), []):
+                if problem := self.draws_problem(roll_seq, fair, seed):
+                    return roll_seq, problem
+        return None
+
+    def fair_problem(self, record: dict, stream: str) -> str | None:
+        """Check a roll's fair part (a plain roll's, or a revealed secret roll's record), and
+        recompute its draws now or when its seed is revealed."""
+        fair, seq, turn = record["fair"], record.get("seq"), record.get("turn")
+        if not isinstance(fair, dict) or fair.get("scheme") != FAIR_SCHEME:
+            return "bad fair part: not the hmac-sha256-v1 scheme"
+        commit = fair.get("commit")
+        if not _whole(commit) or commit not in self.commits or commit >= seq:
+            return f"bad fair part: #{commit} is not an earlier dice commit"
+        if self.commits[commit]["turn"] != turn:
+            return f"bad fair part: #{commit} committed another turn than the roll's"
+        if fair.get("stream") != stream:
+            return f"bad fair part: stream {fair.get('stream')!r}, not {stream!r}"
+        client_seed, draws = fair.get("client_seed"), fair.get("draws")
+        if not isinstance(client_seed, str) or not _CLIENT_SEED.match(client_seed):
+            return "bad fair part: the client seed is not 32 to 128 hex digits"
+        if not isinstance(draws, list):
+            return "bad fair part: no list of draws"
+        if (commit, stream) in self.seeds:
+            return self.draws_problem(seq, fair, self.seeds[commit, stream])
+        self.waiting.setdefault((commit, stream), []).append((seq, fair))
+        return None
+
+    def draws_problem(self, seq: int, fair: dict, seed: str) -> str | None:
+        for die, draw in enumerate(fair["draws"]):
+            well_formed = isinstance(draw, list) and len(draw) == 3 and all(map(_whole, draw))
+            if not well_formed or draw[1] < draw[0]:
+                return f"die {die} does not follow from the revealed seed (not [low, high, face])"
+            low, high, face = draw
+            if face != derive_face(seed, self.session, seq, fair["client_seed"], die, low, high):
+                return f"die {die} does not follow from the revealed seed"
+        self.recomputed += 1
+        return None
+
+
 def _kind(record: dict, kind: str, part: str) -> bool:
     return record.get("kind") == kind and isinstance(record.get(part), dict)
 
 
-def verify(ledger: dict, keys: dict | None = None):
+def verify(ledger: dict, keys: dict | None = None, dice: FairDice | None = None):
     """(count, head, None) if the chain holds, else (count, head, (seq, problem)) at its break.
-    `keys` (key_id → raw public key) checks every roll's signature."""
+    `keys` (key_id → raw public key) checks every roll's signature; `dice` collects the fair
+    dice's counts."""
     session, expected, head, count = ledger["session"], 1, GENESIS_HASH, 0
     commitments = {}  # secret rolls seen: seq -> commitment (None once revealed)
+    dice = FairDice(session) if dice is None else dice
     for roll in ledger["rolls"]:
         seq, record = roll["seq"], roll["record"]
         if seq != expected:
@@ -210,6 +367,23 @@ def verify(ledger: dict, keys: dict | None = None):
             if problem := reveal_problem(record, session, commitments):
                 return count, head, (seq, problem)
             commitments[record["reveals"]["seq"]] = None
+            revealed = record["reveals"]["record"]
+            if "fair" in revealed and (problem := dice.fair_problem(revealed, "secret")):
+                return revealed["seq"] - 1, head, (revealed["seq"], problem)
+        for kind, problem in (
+            ("dice_commit", "bad dice commit"),
+            ("dice_reveal", "bad seed reveal"),
+        ):
+            if record.get("kind") == kind and not isinstance(record.get(kind), dict):
+                return count, head, (seq, f"{problem}: no {kind} part")
+        is_commit = _kind(record, "dice_commit", "dice_commit")
+        if is_commit and (problem := dice.commit_problem(record, seq)):
+            return count, head, (seq, problem)
+        is_seed_reveal = _kind(record, "dice_reveal", "dice_reveal")
+        if is_seed_reveal and (broken := dice.reveal_problem(record)):
+            return broken[0] - 1, head, broken
+        if "fair" in record and (problem := dice.fair_problem(record, "public")):
+            return count, head, (seq, problem)
         if _kind(record, "secret", "secret"):
             commitments[seq] = record["secret"].get("commitment")
         expected, head, count = seq + 1, roll["hash"], count + 1
@@ -232,7 +406,8 @@ def main(argv=None) -> int:
             ledger = json.load(f)
         given = args.public_key or list(ledger.get("public_keys", {}).values())
         keys = {key_id_of(raw): raw for raw in (base64.b64decode(k) for k in given)}
-        count, head, broken = verify(ledger, keys)
+        dice = FairDice(ledger["session"])
+        count, head, broken = verify(ledger, keys, dice)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as error:
         print(f"ERROR: not a readable ledger export: {error!r}")
         return 2
@@ -240,7 +415,13 @@ def main(argv=None) -> int:
         seq, problem = broken
         print(f"BROKEN at #{seq}: {problem}; {count} rolls verified before it")
         return 1
-    print(f"OK: {count} rolls, head {head}")
+    fair = ""
+    if dice.recomputed or dice.awaiting:
+        fair = (
+            f"; dice recomputed from the revealed seeds: {dice.recomputed} rolls, "
+            f"awaiting their turn's reveal: {dice.awaiting}"
+        )
+    print(f"OK: {count} rolls, head {head}{fair}")
     secret = [r for r in ledger["rolls"] if _kind(r["record"], "secret", "secret")]
     revealed = sum(_kind(r["record"], "reveal", "reveals") for r in ledger["rolls"])
     if secret:
