@@ -8,14 +8,16 @@ no fault. docs/verify_ledger.py does the same outside the site (docs/audit.md).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
-from rolls.engine.fair import draws_match, seed_commitment
+from rolls.engine.fair import CLIENT_SEED_PATTERN, SCHEME, draws_match, seed_commitment
 from rolls.models import TURN_ENTRY_KINDS
 from rolls.secret import is_reveal_record
 
 COMMIT_KIND, REVEAL_KIND = TURN_ENTRY_KINDS
 STREAMS = ("public", "secret")
+SEED_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,12 @@ class FairDiceCheck:
         if is_reveal_record(record):  # a secret roll revealed: its full record's dice
             revealed = record["reveals"].get("record")
             if isinstance(revealed, dict) and "fair" in revealed:
-                return self._roll(revealed.get("seq"), revealed, report_at=seq)
+                if type(revealed.get("seq")) is not int:
+                    return DiceFault(seq, "unfair_die", "the revealed roll has no number")
+                return self._roll(revealed["seq"], revealed, stream="secret")
             return None
         if "fair" in record:
-            return self._roll(seq, record, report_at=seq)
+            return self._roll(seq, record, stream="public")
         return None
 
     def _commit(self, seq: int, record: dict) -> DiceFault | None:
@@ -76,42 +80,48 @@ class FairDiceCheck:
         for stream, seed in seeds.items():
             if stream not in STREAMS or (commit_seq, stream) in self.seeds:
                 return DiceFault(seq, "bad_seed_reveal", f"stream {stream!r} revealed twice")
-            if (
-                not isinstance(seed, str)
-                or seed_commitment(
-                    session=self.session_id, turn=commit["turn"], stream=stream, seed=seed
-                )
-                != commit[stream]
-            ):
+            if not self._committed(seed, commit, stream):
                 return DiceFault(
                     seq, "bad_seed_reveal", f"the {stream} seed is not the committed one"
                 )
             self.seeds[commit_seq, stream] = seed
             for roll_seq, fair in self.waiting.pop((commit_seq, stream), []):
-                if fault := self._draws(roll_seq, fair, seed, report_at=roll_seq):
+                if fault := self._draws(roll_seq, fair, seed):
                     return fault
         return None
 
-    def _roll(self, seq, record: dict, *, report_at: int) -> DiceFault | None:
+    def _committed(self, seed, commit: dict, stream: str) -> bool:
+        if not isinstance(seed, str) or not SEED_PATTERN.match(seed):
+            return False
+        again = seed_commitment(
+            session=self.session_id, turn=commit["turn"], stream=stream, seed=seed
+        )
+        return again == commit[stream]
+
+    def _roll(self, seq: int, record: dict, *, stream: str) -> DiceFault | None:
+        """A roll's fair part: a visible roll's draws come from the public stream, a revealed
+        secret roll's from the secret one. A fault is named at the roll's own number."""
         fair = record["fair"]
-        commit_seq = fair.get("commit") if isinstance(fair, dict) else None
-        stream = fair.get("stream") if isinstance(fair, dict) else None
+        if not isinstance(fair, dict) or fair.get("scheme") != SCHEME:
+            return DiceFault(seq, "unfair_die", "its dice are not of the hmac-sha256-v1 scheme")
+        commit_seq = fair.get("commit")
         commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
-        if (
-            commit is None
-            or commit["turn"] != record.get("turn")
-            or stream not in STREAMS
-            or not isinstance(fair.get("client_seed"), str)
-            or not isinstance(fair.get("draws"), list)
-        ):
-            return DiceFault(report_at, "unfair_die", "its dice name no commitment of its turn")
+        if commit is None or commit["turn"] != record.get("turn"):
+            return DiceFault(seq, "unfair_die", "its dice name no commitment of its turn")
+        if fair.get("stream") != stream:
+            return DiceFault(seq, "unfair_die", f"its dice are not of the {stream} stream")
+        client_seed = fair.get("client_seed")
+        if not isinstance(client_seed, str) or not CLIENT_SEED_PATTERN.match(client_seed):
+            return DiceFault(seq, "unfair_die", "the roller's seed is not 32 to 128 hex digits")
+        if not isinstance(fair.get("draws"), list):
+            return DiceFault(seq, "unfair_die", "no list of draws")
         seed = self.seeds.get((commit_seq, stream))
         if seed is None:
             self.waiting.setdefault((commit_seq, stream), []).append((seq, fair))
             return None
-        return self._draws(seq, fair, seed, report_at=report_at)
+        return self._draws(seq, fair, seed)
 
-    def _draws(self, seq, fair: dict, seed: str, *, report_at: int) -> DiceFault | None:
+    def _draws(self, seq: int, fair: dict, seed: str) -> DiceFault | None:
         wrong = draws_match(
             seed=seed,
             session=self.session_id,
@@ -121,7 +131,7 @@ class FairDiceCheck:
         )
         if wrong is not None:
             return DiceFault(
-                report_at, "unfair_die", f"die {wrong + 1} does not follow from the revealed seed"
+                seq, "unfair_die", f"die {wrong + 1} does not follow from the revealed seed"
             )
         self.recomputed += 1
         return None

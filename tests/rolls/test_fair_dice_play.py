@@ -2,14 +2,16 @@
 dice drawn from them and the roller's seed, the seed revealed as the turn closes, and the
 site's verifier recomputing every die (rolls.fair_dice, rolls.fair_check)."""
 
+import json
 import uuid
 
 import pytest
 from django.http import QueryDict
+from django.urls import reverse
 
 from diary import services as diary_services
 from diary.models import SessionStatus
-from rolls import fair_dice
+from rolls import fair_dice, signing
 from rolls.chain import GENESIS_HASH, chain_hash
 from rolls.engine.fair import derive_face, seed_commitment
 from rolls.free_rolls import FreeRoll, roll_make_free
@@ -26,6 +28,7 @@ from tests.rolls.ciernie_table import build_ciernie_table
 from tests.rolls.q10_table import build_q10_table
 from tests.rolls.test_ledger import percepcja_request
 from tests.rolls.test_panel_arsmagica import data_for, valid_case
+from tests.rolls.test_signing import load_script
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fair_dice]
 
@@ -256,3 +259,36 @@ def test_a_turn_opened_before_seeds_were_committed_rolls_as_before(table):
     table.session.refresh_from_db()
     assert table.session.current_turn.number == 2
     assert fair_dice.fair_roll(table.session, table.gm, table.session.current_turn) is None
+
+
+def test_the_standalone_script_recomputes_the_played_turn_from_the_export(
+    table, client_for, tmp_path, capsys
+):
+    make_roll(table.session, table.gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED)
+    secret = make_roll(
+        table.session,
+        table.gm,
+        percepcja_request(table.lirael),
+        secret=True,
+        extra_action_reason="drugi",
+    ).roll
+    diary_services.turn_open_next(session=table.session, by=table.gm)
+    secret_roll_reveal(session=table.session, by=table.gm, seq=secret.seq)
+    exported = client_for(table.gm).get(reverse("rolls:export", args=[table.session.pk]))
+    path = tmp_path / "ledger.json"
+    path.write_bytes(exported.content)
+    script = load_script()
+    capsys.readouterr()
+    assert script.main([str(path), "--public-key", signing.current_public_key()]) == 0
+    printed = capsys.readouterr().out
+    assert "dice recomputed from the revealed seeds: 2 rolls" in printed, printed
+    report = verify_session(table.session.pk, recompute=True)
+    assert (report.dice_recomputed, report.dice_awaiting) == (2, 0)
+
+    # One die changed in the export: the script names that roll.
+    ledger = json.loads(exported.content)
+    row = next(r for r in ledger["rolls"] if "fair" in r["record"])
+    row["record"]["fair"]["draws"][0][2] = row["record"]["fair"]["draws"][0][2] % 1000 + 1
+    path.write_text(json.dumps(ledger), encoding="utf-8")
+    assert script.main([str(path)]) == 1
+    assert f"#{row['seq']}" in capsys.readouterr().out
