@@ -350,5 +350,8 @@ DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
 # plain http and local addresses are allowed (only for tests and a developer's machine:
 # in production a GM's URL must not reach into the server's own network).
 WEBHOOK_RETRY_DELAYS = (60, 300, 1800, 7200)
+# Notification e-mails the mail server did not take for now (down, or a 4xx reply): seconds
+# before each new try (diary/tasks.py); after the last the notification stays in the bell.
+EMAIL_RETRY_DELAYS = (60, 300, 1800, 7200)
 WEBHOOK_TIMEOUT = 10
 WEBHOOK_ALLOW_LOCAL = env_flag("WEBHOOK_ALLOW_LOCAL")
