@@ -303,6 +303,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_WHITELIST_CALLABLE = "config.login_throttle.is_known_device"
+AXES_HANDLER = "config.login_throttle.LoginFailureHandler"
 AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
 AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
