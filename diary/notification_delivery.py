@@ -372,7 +372,18 @@ def send_digests(now: datetime | None = None) -> int:
                         [_("What happened since the last digest:"), "\n".join(lines), _footer()]
                     )
                 message = _Mail(subject=subject, body=body, to=[row.user.email])
-                connection.send_messages([message])
+                try:
+                    connection.send_messages([message])
+                except Exception as error:
+                    # One user's digest never holds up the others'. Failed for now: the next
+                    # run tries again; refused for good: tomorrow, the news still pending.
+                    if _may_pass_later(error):
+                        logger.warning("Digest for user %s not sent: %r", row.user_id, error)
+                    else:
+                        logger.exception("Digest for user %s refused", row.user_id)
+                        settings_row.digest_sent_at = now
+                        settings_row.save(update_fields=["digest_sent_at"])
+                    continue
                 Notification.objects.filter(pk__in=[n.pk for n in pending]).update(
                     email_pending=False, emailed_at=now
                 )

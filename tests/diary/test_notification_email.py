@@ -159,3 +159,31 @@ def test_a_message_refused_for_now_is_tried_again_later(
     assert [m["To"] for m in smtp_server.wait_for(3)][2:] == ["drugi@example.com"]
     waiting.refresh_from_db()
     assert not waiting.email_pending
+
+
+def test_one_refused_digest_does_not_hold_up_the_others(
+    make_user, make_character, make_session, smtp_server
+):
+    gm = make_user("prowadzacy")
+    players = [make_user(name) for name in ("pierwszy", "drugi", "trzeci")]
+    session = make_session(gm, [make_character(p, f"Postać {p.username}") for p in players])
+    for player in players:
+        wants(
+            player,
+            f"{player.username}@example.com",
+            NotificationKind.TURN_OPENED,
+            DigestChoice.DAILY,
+        )
+    smtp_server.refusals["drugi@example.com"] = "550 No such user here"
+    services.turn_open_next(session=session, by=gm)
+
+    call_command("notify_digest", verbosity=0)
+
+    delivered = smtp_server.wait_for(2)
+    assert sorted(m["To"] for m in delivered) == ["pierwszy@example.com", "trzeci@example.com"]
+    # Refused for good: tried again tomorrow, not every five minutes; the news stays pending.
+    refused = Delivery.objects.get(user=players[1])
+    assert refused.digest_sent_at is not None
+    assert players[1].notifications.filter(email_pending=True).exists()
+    call_command("notify_digest", verbosity=0)
+    assert len(smtp_server.messages) == 2
