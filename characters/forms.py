@@ -23,6 +23,7 @@ from characters.systems import (
     range_message,
     words_for,
 )
+from config.text import SingleLineCharField
 
 
 class CatalogRowsField(forms.ModelMultipleChoiceField):
@@ -54,7 +55,7 @@ class SystemChoiceForm(forms.Form):
 class CharacterForm(forms.Form):
     """The whole sheet in one form, its fields built from the system's catalog."""
 
-    name = forms.CharField(label=_("Name"), max_length=80)
+    name = SingleLineCharField(label=_("Name"), max_length=80)
     description = forms.CharField(
         label=_("Description"),
         required=False,

@@ -303,6 +303,7 @@ AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
 AXES_RESET_ON_SUCCESS = True
 AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_WHITELIST_CALLABLE = "config.login_throttle.is_known_device"
+AXES_HANDLER = "config.login_throttle.LoginFailureHandler"
 AXES_CLIENT_IP_CALLABLE = "config.login_throttle.client_address"
 AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
@@ -350,5 +351,8 @@ DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
 # plain http and local addresses are allowed (only for tests and a developer's machine:
 # in production a GM's URL must not reach into the server's own network).
 WEBHOOK_RETRY_DELAYS = (60, 300, 1800, 7200)
+# Notification e-mails the mail server did not take for now (down, or a 4xx reply): seconds
+# before each new try (diary/tasks.py); after the last the notification stays in the bell.
+EMAIL_RETRY_DELAYS = (60, 300, 1800, 7200)
 WEBHOOK_TIMEOUT = 10
 WEBHOOK_ALLOW_LOCAL = env_flag("WEBHOOK_ALLOW_LOCAL")

@@ -9,6 +9,7 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
+from config.text import SingleLineCharField
 from diary.capabilities import criticals_setting_systems, offers_criticals_setting
 from diary.models import (
     GONE_STATUSES,
@@ -49,6 +50,7 @@ class SessionForm(forms.ModelForm):
             "player_slots",
             "posting_habits",
         ]
+        field_classes = {"title": SingleLineCharField}
         widgets = {
             "npc_mode": forms.RadioSelect,
             "roll_policy": forms.RadioSelect,
@@ -124,7 +126,7 @@ class InviteForm(forms.Form):
     lists every character to choose from."""
 
     username = forms.CharField(label=_("Player's username"), max_length=NAME_MAX_LENGTH)
-    name = forms.CharField(label=_("Character's name"), max_length=NAME_MAX_LENGTH)
+    name = SingleLineCharField(label=_("Character's name"), max_length=NAME_MAX_LENGTH)
 
     def __init__(self, *args, session: GameSession, **kwargs):
         super().__init__(*args, **kwargs)

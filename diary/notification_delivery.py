@@ -8,6 +8,8 @@ The words are made when shown, in the reader's language: `notification_text`.
 from __future__ import annotations
 
 import email.policy
+import logging
+import smtplib
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -19,6 +21,7 @@ from django.utils import formats, timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from config.text import single_line
 from diary.models import (
     DigestChoice,
     Notification,
@@ -27,6 +30,8 @@ from diary.models import (
     NotificationSettings,
     SessionMute,
 )
+
+logger = logging.getLogger(__name__)
 
 # ---------------------------------------------------------------------------
 # Words and links
@@ -263,10 +268,17 @@ def _language_of(user) -> str:
     return settings.LANGUAGE_CODE
 
 
-def send_emails(ids: list[int]) -> int:
-    """One e-mail per pending notification of these ids; each is sent once."""
-    sent = 0
-    rows = Notification.objects.filter(pk__in=ids, email_pending=True).select_related("recipient")
+def send_emails(ids: list[int]) -> list[int]:
+    """One e-mail per pending notification of these ids; each is sent once, on its own: one
+    that cannot be sent never holds up the others. A message refused for good (a 5xx reply,
+    a message that cannot be built) is logged and dropped; one that failed for now (the
+    server down, a 4xx reply) stays pending. Returns the ids to try again later."""
+    later: list[int] = []
+    rows = (
+        Notification.objects.filter(pk__in=ids, email_pending=True)
+        .select_related("recipient")
+        .order_by("pk")
+    )
     with mailers.default as connection:
         for notification in rows:
             with transaction.atomic():
@@ -277,23 +289,45 @@ def send_emails(ids: list[int]) -> int:
                 )
                 if locked is None:
                     continue
-                with translation.override(_language_of(notification.recipient)):
-                    text = notification_text(notification)
-                    body = "\n\n".join(
-                        [
-                            text,
-                            _absolute(notification_url(notification)),
-                            _footer(),
-                        ]
-                    )
-                    subject = _("Codziennik: %(text)s") % {"text": text}
-                message = _Mail(subject=subject[:200], body=body, to=[notification.recipient.email])
-                connection.send_messages([message])
+                try:
+                    connection.send_messages([_notification_mail(notification)])
+                except Exception as error:
+                    if _may_pass_later(error):
+                        logger.warning(
+                            "Notification %s: e-mail not sent, trying later: %r",
+                            notification.pk,
+                            error,
+                        )
+                        later.append(notification.pk)
+                        continue
+                    logger.exception("Notification %s: e-mail dropped", notification.pk)
+                    locked.email_pending = False
+                    locked.save(update_fields=["email_pending"])
+                    continue
                 locked.email_pending = False
                 locked.emailed_at = timezone.now()
                 locked.save(update_fields=["email_pending", "emailed_at"])
-                sent += 1
-    return sent
+    return later
+
+
+def _notification_mail(notification: Notification) -> EmailMessage:
+    with translation.override(_language_of(notification.recipient)):
+        text = notification_text(notification)
+        body = "\n\n".join([text, _absolute(notification_url(notification)), _footer()])
+        # Names and notes are stored as people typed them (older titles may hold a line
+        # break); a header holds one line.
+        subject = single_line(_("Codziennik: %(text)s") % {"text": text})
+    return _Mail(subject=subject[:200], body=body, to=[notification.recipient.email])
+
+
+def _may_pass_later(error: Exception) -> bool:
+    """A failure that trying again may cure: the server unreachable or saying "not now"
+    (4xx). A 5xx reply, or a message that cannot be built, fails the same way every time."""
+    if isinstance(error, smtplib.SMTPRecipientsRefused):
+        return any(code < 500 for code, _reply in error.recipients.values())
+    if isinstance(error, smtplib.SMTPResponseException):
+        return error.smtp_code < 500
+    return isinstance(error, (smtplib.SMTPException, OSError))
 
 
 def _footer() -> str:
@@ -338,7 +372,18 @@ def send_digests(now: datetime | None = None) -> int:
                         [_("What happened since the last digest:"), "\n".join(lines), _footer()]
                     )
                 message = _Mail(subject=subject, body=body, to=[row.user.email])
-                connection.send_messages([message])
+                try:
+                    connection.send_messages([message])
+                except Exception as error:
+                    # One user's digest never holds up the others'. Failed for now: the next
+                    # run tries again; refused for good: tomorrow, the news still pending.
+                    if _may_pass_later(error):
+                        logger.warning("Digest for user %s not sent: %r", row.user_id, error)
+                    else:
+                        logger.exception("Digest for user %s refused", row.user_id)
+                        settings_row.digest_sent_at = now
+                        settings_row.save(update_fields=["digest_sent_at"])
+                    continue
                 Notification.objects.filter(pk__in=[n.pk for n in pending]).update(
                     email_pending=False, emailed_at=now
                 )

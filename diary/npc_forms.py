@@ -4,6 +4,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.systems import NPC_MODIFIER_LIMIT, NPC_MODIFIER_STEP
+from config.text import SingleLineCharField
 from diary.models import (
     NPC_DESCRIPTION_MAX,
     NPC_INTERACTION_MAX,
@@ -24,7 +25,7 @@ def npc_value_error() -> str:
 
 
 class NpcForm(forms.ModelForm):
-    name = forms.CharField(label=_("Name"), max_length=NPC_NAME_MAX)
+    name = SingleLineCharField(label=_("Name"), max_length=NPC_NAME_MAX)
     description = forms.CharField(
         label=_("Description"),
         required=False,

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from config.text import SingleLineCharField
 from diary.forms import STALE_FORM_MESSAGE
 from diary.models import TALK_MESSAGE_MAX, TALK_SUBJECT_MAX
 
@@ -44,7 +45,7 @@ class WhisperForm(TalkMessageForm):
             "invalid_list": _("Whisper only to players of this session."),
         },
     )
-    subject = forms.CharField(label=_("Subject"), max_length=TALK_SUBJECT_MAX, required=False)
+    subject = SingleLineCharField(label=_("Subject"), max_length=TALK_SUBJECT_MAX, required=False)
     field_order = ["players", "subject", "text", "token"]
 
     def __init__(self, *args, recipients: list | None, **kwargs):

@@ -6,6 +6,7 @@ it stays here even though the sending itself is diary/notification_delivery.py.
 
 from datetime import timedelta
 
+from django.conf import settings
 from django.tasks import task
 from django.utils import timezone
 
@@ -13,9 +14,18 @@ from diary import notification_delivery, webhook_delivery
 
 
 @task
-def send_notification_emails(notification_ids: list[int]) -> int:
-    """E-mail these notifications (queued by diary.notifications.notify on commit)."""
-    return notification_delivery.send_emails(notification_ids)
+def send_notification_emails(notification_ids: list[int], attempt: int = 1) -> str:
+    """E-mail these notifications (queued by diary.notifications.notify on commit); those
+    that failed for now are queued again after EMAIL_RETRY_DELAYS, then left pending."""
+    later = notification_delivery.send_emails(notification_ids)
+    delays = settings.EMAIL_RETRY_DELAYS
+    if not later:
+        return "done"
+    if attempt > len(delays):
+        return "gave up"
+    run_after = timezone.now() + timedelta(seconds=delays[attempt - 1])
+    send_notification_emails.using(run_after=run_after).enqueue(later, attempt + 1)
+    return "again"
 
 
 @task

@@ -15,6 +15,15 @@ from django.core.management import call_command
 class Inbox:
     def __init__(self):
         self.messages: list[email.message.EmailMessage] = []
+        # Addresses the server refuses, with the reply it gives ("550 ..." for good, "451 ..."
+        # for now).
+        self.refusals: dict[str, str] = {}
+
+    async def handle_RCPT(self, server, session, envelope, address, rcpt_options):
+        if address in self.refusals:
+            return self.refusals[address]
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
 
     async def handle_DATA(self, server, session, envelope):
         self.messages.append(

@@ -181,3 +181,43 @@ def test_password_changes_are_rate_limited_per_user(settings, monkeypatch, clien
     )
     user.refresh_from_db()
     assert user.check_password(PASSWORD)
+
+
+def test_a_password_change_ends_the_known_device_exemption(make_user):
+    """The cookie is bound to the password: a browser that knew the old one is a stranger."""
+    user = make_user("gracz")
+    browser = Client()
+    assert log_in(browser, "gracz", PASSWORD, address="10.0.11.1").status_code == 302
+    browser.post(reverse("logout"))
+    user.set_password("N0we-haslo-gracza!")
+    user.save()
+
+    fail(Client(), "gracz", LIMIT, address="10.0.11.2")
+    response = log_in(browser, "gracz", "N0we-haslo-gracza!", address="10.0.11.1")
+    assert response.status_code == 429
+    assert not logged_in(browser)
+    assert polish("Too many failed log-ins") in response.content.decode()
+
+
+def test_a_known_device_has_a_finite_allowance_of_failures(make_user):
+    """A known browser (or one that stole its cookie) may fail more often than a stranger,
+    not without end."""
+    make_user("gracz")
+    browser = Client()
+    assert log_in(browser, "gracz", PASSWORD, address="10.0.12.1").status_code == 302
+    browser.post(reverse("logout"))
+
+    allowance = login_throttle.KNOWN_DEVICE_FAILURE_LIMIT
+    assert LIMIT < allowance <= 4 * LIMIT
+    codes = [
+        log_in(browser, "gracz", "zle-haslo", address="10.0.12.1").status_code
+        for _ in range(allowance + LIMIT)
+    ]
+    assert codes[:allowance] == [200] * allowance
+    assert codes[-1] == 429
+    response = log_in(browser, "gracz", PASSWORD, address="10.0.12.1")
+    assert response.status_code == 429
+    assert not logged_in(browser)
+    body = response.content.decode()
+    assert polish("Too many failed log-ins") in body
+    assert 'data-testid="locked-out"' in body

@@ -64,6 +64,56 @@ def test_names_that_fold_to_an_existing_one_are_refused(client, make_user, exist
     assert not get_user_model().objects.filter(username=look_alike).exists()
 
 
+@pytest.mark.parametrize(
+    "look_alike",
+    [
+        "pIayerA",  # a capital I for the l
+        "p1ayerA",  # a one for the l
+        "player_A",  # separators do not tell names apart
+        "play.er-A",
+        "PLAYERA",
+    ],
+)
+def test_latin_look_alikes_of_an_existing_name_are_refused(client, make_user, look_alike):
+    make_user("playerA")
+    response = sign_up(client, look_alike)
+    assert response.status_code == 200
+    errors = response.context["form"].errors["username"]
+    assert polish(LOOK_ALIKE) in errors[0]
+    assert errors[0] in response.content.decode()
+    assert not get_user_model().objects.filter(username=look_alike).exists()
+
+
+@pytest.mark.parametrize(
+    ("existing", "look_alike"),
+    [("r0bert", "Robert"), ("modern", "modem"), ("ola_1", "OLAl")],
+)
+def test_digits_and_letter_pairs_that_pass_for_letters_are_refused(
+    client, make_user, existing, look_alike
+):
+    make_user(existing)
+    response = sign_up(client, look_alike)
+    assert polish(LOOK_ALIKE) in response.context["form"].errors["username"][0]
+    assert not get_user_model().objects.filter(username=look_alike).exists()
+
+
+@pytest.mark.parametrize("username", ["playerB", "player2", "payer", "layerA", "gracz_a"])
+def test_names_that_differ_to_the_eye_still_sign_up(client, make_user, username):
+    make_user("playerA")
+    make_user("gracz")
+    response = sign_up(client, username)
+    assert response.status_code == 302, response.context["form"].errors
+    assert get_user_model().objects.filter(username=username).exists()
+
+
+def test_the_demo_users_are_no_look_alikes_of_each_other():
+    from config.usernames import skeleton
+    from rolls.management.commands.seed_demo import DEMO_USERS
+
+    skeletons = [skeleton(name) for name in DEMO_USERS]
+    assert len(set(skeletons)) == len(skeletons), skeletons
+
+
 @pytest.mark.parametrize("username", ["Łucja", "żółw", "Gżegżółka_2", "Łucja.Nowak"])
 def test_polish_names_with_diacritics_sign_up(client, make_user, username):
     make_user("gm")
