@@ -21,6 +21,7 @@ from rolls.access import (
     may_write_entries_in_diary,
 )
 from rolls.engine import notation as free_notation
+from rolls.engine.fair import draws_match
 from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
 from rolls.models import (
     ACTIONS_WITHOUT_ROLL,
@@ -29,6 +30,7 @@ from rolls.models import (
     InitiativeParticipant,
     Roll,
     RollAsk,
+    TurnSeed,
     is_player_free_roll,
 )
 from rolls.presenters import rendered_roll
@@ -563,3 +565,65 @@ def free_roll_stats(session) -> list[FreeRollStats]:
         except (KeyError, TypeError, AttributeError):
             continue  # a damaged record; the chain report names it
     return sorted(stats.values(), key=lambda s: (not s.by_player, s.username))
+
+
+# ---------------------------------------------------------------------------
+# Fair dice (rolls.fair_dice) as a roll's page shows them
+
+
+@dataclass(frozen=True)
+class DiceCheck:
+    """What a roll's page says of its dice: drawn from turn `turn`'s seed (committed in
+    entry `commit_seq`) and the roller's seed; `reveal_seq` the entry that revealed the seed,
+    None while the turn runs (or the secret stream is sealed); `follows` whether every
+    draw is the face the seeds give, recomputed now."""
+
+    turn: int
+    stream: str
+    commit_seq: int
+    client_seed: str
+    by_browser: bool
+    draws: int
+    reveal_seq: int | None
+    follows: bool
+
+
+def dice_check(roll: Roll, record: dict | None = None) -> DiceCheck | None:
+    """The fair dice of a roll (of `record`, its revealed record for a secret roll), or None
+    for a roll without them (an entry, a turn opened before seeds were committed)."""
+    record = record if record is not None else roll.record
+    fair = record.get("fair")
+    if not isinstance(fair, dict):
+        return None
+    stream = fair.get("stream")
+    seeds = (
+        TurnSeed.objects.filter(session_id=roll.session_id, turn_number=record.get("turn"))
+        .select_related("public_reveal", "secret_reveal")
+        .first()
+    )
+    reveal = None
+    if seeds is not None:
+        reveal = seeds.secret_reveal if stream == "secret" else seeds.public_reveal
+    follows = False
+    if reveal is not None:
+        seed = reveal.record["dice_reveal"]["seeds"][stream]
+        follows = (
+            draws_match(
+                seed=seed,
+                session=roll.session_id,
+                seq=record["seq"],
+                client_seed=fair["client_seed"],
+                draws=fair["draws"],
+            )
+            is None
+        )
+    return DiceCheck(
+        turn=record.get("turn"),
+        stream=stream,
+        commit_seq=fair.get("commit"),
+        client_seed=fair.get("client_seed", ""),
+        by_browser=fair.get("client_seed_by") == "browser",
+        draws=len(fair.get("draws") or ()),
+        reveal_seq=reveal.seq if reveal is not None else None,
+        follows=follows,
+    )

@@ -31,7 +31,7 @@ from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel, preserve_typed_fields
 from rolls.plugins import FormContext, percent_text
 from rolls.presenters import hidden_view, roll_view
-from rolls.secret import SECRET_TEST
+from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
@@ -232,10 +232,19 @@ def roll_detail(request, pk: int, seq: int):
             "roll": roll,
             **_secret_context(request.user, session, roll),
             "view": roll_view(roll),
+            "dice": _dice_of(roll),
             "record_json": json.dumps(roll.record, indent=2, ensure_ascii=False, sort_keys=True),
             "recomputed": chain.chain_hash(roll.prev_hash, roll.record),
         },
     )
+
+
+def _dice_of(roll: Roll):
+    """The fair dice this entry shows: its own, or a revealed secret roll's."""
+    if roll.test == REVEAL_TEST:
+        revealed = roll.record["reveals"].get("record")
+        return selectors.dice_check(roll, revealed) if isinstance(revealed, dict) else None
+    return selectors.dice_check(roll)
 
 
 def _secret_context(user, session, roll) -> dict:

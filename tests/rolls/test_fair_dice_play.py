@@ -292,3 +292,37 @@ def test_the_standalone_script_recomputes_the_played_turn_from_the_export(
     path.write_text(json.dumps(ledger), encoding="utf-8")
     assert script.main([str(path)]) == 1
     assert f"#{row['seq']}" in capsys.readouterr().out
+
+
+def test_every_page_reads_a_session_whose_turns_commit_and_reveal(table, client_for):
+    roll = make_roll(table.session, table.gm, percepcja_request(table.lirael)).roll
+    diary_services.turn_open_next(session=table.session, by=table.gm)
+    pk = table.session.pk
+    entries = Roll.objects.filter(session=table.session, post__isnull=True).order_by("seq")
+    pages = [reverse("rolls:detail", args=[pk, entry.seq]) for entry in entries]
+    pages += [
+        reverse("rolls:detail", args=[pk, roll.seq]),
+        reverse("rolls:export", args=[pk]),
+        reverse("diary:session", args=[pk]),
+    ]
+    for user in (table.gm, table.alice, table.moderator):
+        client = client_for(user)
+        for page in pages:
+            assert client.get(page).status_code == 200, (user, page)
+    audit = client_for(table.moderator).get(reverse("rolls:audit", args=[pk]))
+    assert audit.status_code == 200
+    assert "Kości sprawdzalne" in audit.content.decode()
+    assert "1 rzut przeliczony" in audit.content.decode()
+    page = client_for(table.alice).get(reverse("rolls:detail", args=[pk, roll.seq]))
+    verifiable = page.content.decode()
+    assert 'data-testid="dice-verifiable"' in verifiable and "Kości sprawdzalne" in verifiable
+    reveal = entries.get(test="dice_reveal")
+    assert reverse("rolls:detail", args=[pk, reveal.seq]) in verifiable
+
+
+def test_a_rolls_page_says_its_dice_await_the_turns_close(table, client_for):
+    roll = make_roll(table.session, table.gm, percepcja_request(table.lirael)).roll
+    page = client_for(table.alice).get(reverse("rolls:detail", args=[table.session.pk, roll.seq]))
+    text = page.content.decode()
+    assert 'data-testid="dice-awaiting"' in text and "dice-verifiable" not in text
+    assert "wylosowane przez serwer" in text  # no page seed came with a service-made roll
