@@ -415,21 +415,7 @@ def audit(request, pk: int):
 def export(request, pk: int):
     """The session's whole ledger as JSON, to recompute the chain anywhere (docs/audit.md)."""
     session = _session_for_reader(request, pk)
-    rows = (
-        Roll.objects.filter(session=session)
-        .order_by("seq")
-        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
-    )
-    payload = {
-        "session": session.pk,
-        "title": session.title,
-        "genesis_hash": chain.GENESIS_HASH,
-        "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
-        "signature_rule": signing.SIGNATURE_RULE,
-        # key_id → base64 public key; compare them with the ones the site publishes.
-        "public_keys": signing.trusted_public_keys(),
-        "rolls": list(rows),
-    }
+    payload = selectors.ledger_export(session)
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
     return response
