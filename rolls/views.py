@@ -17,6 +17,7 @@ from diary.models import GameSession, Post
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
+from rolls import archive as session_archive
 from rolls import chain, entries, ledger, registry, selectors, services, signing
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import (
@@ -418,6 +419,19 @@ def export(request, pk: int):
     payload = selectors.ledger_export(session)
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
+    return response
+
+
+@login_required
+@require_GET
+def archive(request, pk: int):
+    """The session carried away (rolls/archive.py): one ZIP of its diary as static pages, its
+    ledger, the site's public keys and verify.html, for whoever reads the session."""
+    session = _session_for_reader(request, pk)
+    response = HttpResponse(
+        session_archive.session_archive(request.user, session), content_type="application/zip"
+    )
+    response["Content-Disposition"] = f'attachment; filename="codziennik-sesja-{session.pk}.zip"'
     return response
 
 
