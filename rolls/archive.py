@@ -64,9 +64,7 @@ def verifier_messages() -> dict[str, str]:
     script."""
     return {
         "checking": _("Checking the ledger…"),
-        "ok": _(
-            "OK: %(rows)s entries of the chain; every hash, link and signature checks out."
-        ),
+        "ok": _("OK: %(rows)s entries of the chain; every hash, link and signature checks out."),
         "secrets": _(
             "Secret rolls: %(secret)s, revealed: %(revealed)s (each reveal matches its "
             "commitment); the rest stay commitments."
@@ -98,9 +96,7 @@ def verifier_messages() -> dict[str, str]:
         ),
         "commit_turn": _("bad dice commitment: its turn is not the entry's turn"),
         "commit_twice": _("bad dice commitment: a second one for turn %(turn)s"),
-        "seed_no_commit": _(
-            "bad seed reveal: it names no earlier dice commitment of its turn"
-        ),
+        "seed_no_commit": _("bad seed reveal: it names no earlier dice commitment of its turn"),
         "seed_twice": _("bad seed reveal: the seed (stream: %(stream)s) is revealed again"),
         "seed_mismatch": _(
             "bad seed reveal: the seed (stream: %(stream)s) does not give the commitment of "
@@ -197,8 +193,11 @@ def session_archive(user, session) -> bytes:
     talk = list(thread.messages.select_related("author").order_by("id")) if thread else []
     payload = selectors.ledger_export(session)
     characters = sorted(
-        {p.character.pk: p.character for p in (access.roster or ()) if p.status == ParticipationStatus.ACCEPTED}
-        .values(),
+        {
+            p.character.pk: p.character
+            for p in (access.roster or ())
+            if p.status == ParticipationStatus.ACCEPTED
+        }.values(),
         key=lambda c: c.name,
     )
     portraits = {
@@ -238,9 +237,7 @@ def session_archive(user, session) -> bytes:
         if talk:
             archive.writestr(TALK_FILE, render_to_string("rolls/archive/talk.html", context))
         archive.writestr(VERIFY_FILE, verify_page(payload))
-        archive.writestr(
-            LEDGER_FILE, json.dumps(payload, ensure_ascii=False, indent=1)
-        )
+        archive.writestr(LEDGER_FILE, json.dumps(payload, ensure_ascii=False, indent=1))
         archive.writestr(KEYS_FILE, json.dumps(keys, indent=1))
         for name, portrait in portraits.items():
             try:

@@ -1,0 +1,148 @@
+"""A session worth archiving, for the archive's tests: posts with narration, a public roll, a
+secret roll and its reveal, a diary entry, table talk, and dice of the fair scheme (a turn's
+commitment, a roll whose every die follows from the turn's seed, the seed's reveal).
+
+The dice entries are appended here through the chain's one writer (rolls.services
+.chain_append) as docs/audit.md's scheme lays them out; where the roll path already adds a
+"fair" part to its records, the test keeps the roll path's own entries instead."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.db import transaction
+
+from diary import services as diary_services
+from diary import talk_services
+from diary.services import current_turn
+from rolls import entries
+from rolls.engine import fair
+from rolls.engine import notation as free_notation
+from rolls.engine.dice import ScriptedDice
+from rolls.services import chain_append, lock_session, secret_roll_reveal
+from tests.rolling import make_roll
+from tests.rolls.test_ledger import percepcja_request
+
+PUBLIC_SEED = "7f" * 32
+SECRET_SEED = "a5" * 32
+CLIENT_SEED = "0123456789abcdef" * 2
+NARRATION = "Mgła nad **Czarnym Brodem** gęstnieje; ktoś woła „Stój!” <script>alert(1)</script>"
+TALK = "Gramy dalej w czwartek?"
+
+
+def _append(session, by, post, turn, test, content_for):
+    with transaction.atomic():
+        locked = lock_session(session)
+        return chain_append(
+            locked,
+            by,
+            post=post,
+            turn_number=turn,
+            character_id=None,
+            test=test,
+            is_action=False,
+            token=uuid.uuid4(),
+            digest="0" * 64,
+            body=content_for,
+        )
+
+
+def _fair_dice(session, gm, post, turn: int):
+    """A commitment to the turn's seeds, a 3k6+1 whose faces follow from the public seed and
+    the roller's seed, and the public seed's reveal. Returns (commit, roll, reveal)."""
+    commitments = {
+        stream: fair.seed_commitment(session=session.pk, turn=turn, stream=stream, seed=seed)
+        for stream, seed in (("public", PUBLIC_SEED), ("secret", SECRET_SEED))
+    }
+    commit = _append(
+        session,
+        gm,
+        post,
+        turn,
+        "dice_commit",
+        lambda _seq: {
+            "kind": "dice_commit",
+            "dice_commit": {"scheme": fair.SCHEME, "turn": turn, **commitments},
+        },
+    )
+
+    def roll_body(seq: int) -> dict:
+        dice = fair.SeededDice(
+            seed=PUBLIC_SEED, session=session.pk, seq=seq, client_seed=CLIENT_SEED
+        )
+        result = free_notation.roll_notation(free_notation.parse_notation("3k6+1"), dice)
+        return {
+            "kind": free_notation.TEST,
+            "characters": {},
+            "label": "Uczciwe kości",
+            "result": result.to_dict(),
+            "fair": {
+                "scheme": fair.SCHEME,
+                "commit": commit.seq,
+                "stream": "public",
+                "client_seed": CLIENT_SEED,
+                "client_seed_by": "browser",
+                "draws": dice.draws,
+            },
+        }
+
+    roll = _append(session, gm, post, turn, free_notation.TEST, roll_body)
+    reveal = _append(
+        session,
+        gm,
+        post,
+        turn,
+        "dice_reveal",
+        lambda _seq: {
+            "kind": "dice_reveal",
+            "dice_reveal": {"turn": turn, "commit": commit.seq, "seeds": {"public": PUBLIC_SEED}},
+        },
+    )
+    return commit, roll, reveal
+
+
+def archived_session(table):
+    """Fills the table's session; returns what the tests look for by number."""
+    session, gm = table.session, table.gm
+    opening = diary_services.post_create(
+        session=session, author=gm, character=None, narration=NARRATION, nc_note=""
+    )
+    players_post = diary_services.post_create(
+        session=session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Lirael nasłuchuje.",
+        nc_note="",
+    )
+    public = make_roll(
+        session, gm, percepcja_request(table.lirael), dice=ScriptedDice([412])
+    ).roll
+    secret = make_roll(
+        session, gm, percepcja_request(table.lirael), dice=ScriptedDice([137]), secret=True
+    ).roll
+    revealed = secret_roll_reveal(session=session, by=gm, seq=secret.seq).roll
+    entry = entries.damage_deal(
+        session=session,
+        by=gm,
+        character_id=table.borys.pk,
+        delta=-3,
+        reason="Upadek",
+        token=uuid.uuid4(),
+        digest="1" * 64,
+    ).entry
+    talk_services.ooc_message_create(
+        session=session, author=table.bob, text=TALK, token=uuid.uuid4()
+    )
+    if "fair" in public.record:
+        dice_roll = public  # the roll path commits and reveals its turn's seeds itself
+    else:
+        _commit, dice_roll, _reveal = _fair_dice(session, gm, opening, current_turn(session).number)
+    return {
+        "opening": opening,
+        "players_post": players_post,
+        "public": public,
+        "secret": secret,
+        "revealed": revealed,
+        "entry": entry,
+        "dice_roll": dice_roll,
+    }
