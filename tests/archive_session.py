@@ -114,9 +114,7 @@ def archived_session(table):
         narration="Lirael nasłuchuje.",
         nc_note="",
     )
-    public = make_roll(
-        session, gm, percepcja_request(table.lirael), dice=ScriptedDice([412])
-    ).roll
+    public = make_roll(session, gm, percepcja_request(table.lirael), dice=ScriptedDice([412])).roll
     secret = make_roll(
         session, gm, percepcja_request(table.lirael), dice=ScriptedDice([137]), secret=True
     ).roll
