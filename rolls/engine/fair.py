@@ -47,9 +47,8 @@ def seed_commitment(*, session: int, turn: int, stream: str, seed: str) -> str:
     return hashlib.sha256(COMMIT_DOMAIN + canonical_json(payload)).hexdigest()
 
 
-def die_message(
-    *, session: int, seq: int, client_seed: str, die: int, low: int, high: int, attempt: int
-) -> bytes:
+def die_message(*, session: int, seq: int, client_seed: str, die: int, low: int, high: int,
+                attempt: int) -> bytes:
     payload = {
         "attempt": attempt,
         "client_seed": client_seed,
@@ -62,9 +61,8 @@ def die_message(
     return DIE_DOMAIN + canonical_json(payload)
 
 
-def derive_face(
-    *, seed: str, session: int, seq: int, client_seed: str, die: int, low: int, high: int
-) -> int:
+def derive_face(*, seed: str, session: int, seq: int, client_seed: str, die: int, low: int,
+                high: int) -> int:
     """The face of draw number `die` (0-based) on a `low..high` die."""
     faces = high - low + 1
     if faces < 1:
@@ -74,12 +72,7 @@ def derive_face(
     attempt = 0
     while True:
         message = die_message(
-            session=session,
-            seq=seq,
-            client_seed=client_seed,
-            die=die,
-            low=low,
-            high=high,
+            session=session, seq=seq, client_seed=client_seed, die=die, low=low, high=high,
             attempt=attempt,
         )
         value = int.from_bytes(hmac.new(key, message, hashlib.sha256).digest(), "big")
@@ -99,13 +92,8 @@ class SeededDice:
 
     def roll(self, low: int, high: int) -> int:
         face = derive_face(
-            seed=self._seed,
-            session=self._session,
-            seq=self._seq,
-            client_seed=self._client_seed,
-            die=len(self.draws),
-            low=low,
-            high=high,
+            seed=self._seed, session=self._session, seq=self._seq,
+            client_seed=self._client_seed, die=len(self.draws), low=low, high=high,
         )
         self.draws.append([low, high, face])
         return face
@@ -124,12 +112,7 @@ def draws_match(*, seed: str, session: int, seq: int, client_seed: str, draws) -
             return index
         low, high, face = draw
         expected = derive_face(
-            seed=seed,
-            session=session,
-            seq=seq,
-            client_seed=client_seed,
-            die=index,
-            low=low,
+            seed=seed, session=session, seq=seq, client_seed=client_seed, die=index, low=low,
             high=high,
         )
         if face != expected:
