@@ -30,7 +30,7 @@ NARRATION = "Mgła nad **Czarnym Brodem** gęstnieje; ktoś woła „Stój!” <
 TALK = "Gramy dalej w czwartek?"
 
 
-def _append(session, by, post, turn, test, content_for):
+def _append(session, by, post, turn, test, content_for, *, secret=False):
     with transaction.atomic():
         locked = lock_session(session)
         return chain_append(
@@ -44,12 +44,52 @@ def _append(session, by, post, turn, test, content_for):
             token=uuid.uuid4(),
             digest="0" * 64,
             body=content_for,
+            secret=secret,
         )
+
+
+# Values the canonical JSON must encode exactly as Python does: escapes, control and
+# non-ASCII characters, keys that sort by code point, floats that keep their form, an int
+# past 2**53, nesting.
+AWKWARD = {
+    "label": 'Zażółć "gęślą" \\ jaźń\n\t\u0001\u007f\u2028 😀 </script><!--',
+    "values": {
+        "ą": 1.0,
+        "z": 1e-07,
+        "Z": -0.5,
+        "é": 2**70,
+        "😀": [True, False, None],
+        "\uffff": {},
+    },
+}
+
+
+def _fair_roll(session, gm, post, turn, commit_seq, *, stream, seed, secret=False):
+    def body(seq: int) -> dict:
+        dice = fair.SeededDice(seed=seed, session=session.pk, seq=seq, client_seed=CLIENT_SEED)
+        result = free_notation.roll_notation(free_notation.parse_notation("3k6+1"), dice)
+        return {
+            "kind": free_notation.TEST,
+            "characters": {},
+            "label": "Uczciwe kości",
+            "result": result.to_dict(),
+            "fair": {
+                "scheme": fair.SCHEME,
+                "commit": commit_seq,
+                "stream": stream,
+                "client_seed": CLIENT_SEED,
+                "client_seed_by": "browser",
+                "draws": dice.draws,
+            },
+        }
+
+    return _append(session, gm, post, turn, free_notation.TEST, body, secret=secret)
 
 
 def _fair_dice(session, gm, post, turn: int):
     """A commitment to the turn's seeds, a 3k6+1 whose faces follow from the public seed and
-    the roller's seed, and the public seed's reveal. Returns (commit, roll, reveal)."""
+    the roller's seed, a secret one from the secret seed (revealed), and both seeds'
+    reveal. Returns (public roll, secret roll)."""
     commitments = {
         stream: fair.seed_commitment(session=session.pk, turn=turn, stream=stream, seed=seed)
         for stream, seed in (("public", PUBLIC_SEED), ("secret", SECRET_SEED))
@@ -65,29 +105,13 @@ def _fair_dice(session, gm, post, turn: int):
             "dice_commit": {"scheme": fair.SCHEME, "turn": turn, **commitments},
         },
     )
-
-    def roll_body(seq: int) -> dict:
-        dice = fair.SeededDice(
-            seed=PUBLIC_SEED, session=session.pk, seq=seq, client_seed=CLIENT_SEED
-        )
-        result = free_notation.roll_notation(free_notation.parse_notation("3k6+1"), dice)
-        return {
-            "kind": free_notation.TEST,
-            "characters": {},
-            "label": "Uczciwe kości",
-            "result": result.to_dict(),
-            "fair": {
-                "scheme": fair.SCHEME,
-                "commit": commit.seq,
-                "stream": "public",
-                "client_seed": CLIENT_SEED,
-                "client_seed_by": "browser",
-                "draws": dice.draws,
-            },
-        }
-
-    roll = _append(session, gm, post, turn, free_notation.TEST, roll_body)
-    reveal = _append(
+    public = _fair_roll(session, gm, post, turn, commit.seq, stream="public", seed=PUBLIC_SEED)
+    hidden = _fair_roll(
+        session, gm, post, turn, commit.seq, stream="secret", seed=SECRET_SEED, secret=True
+    )
+    secret_roll_reveal(session=session, by=gm, seq=hidden.seq)
+    seeds = {"public": PUBLIC_SEED, "secret": SECRET_SEED}
+    _append(
         session,
         gm,
         post,
@@ -95,10 +119,10 @@ def _fair_dice(session, gm, post, turn: int):
         "dice_reveal",
         lambda _seq: {
             "kind": "dice_reveal",
-            "dice_reveal": {"turn": turn, "commit": commit.seq, "seeds": {"public": PUBLIC_SEED}},
+            "dice_reveal": {"turn": turn, "commit": commit.seq, "seeds": seeds},
         },
     )
-    return commit, roll, reveal
+    return public, hidden
 
 
 def archived_session(table):
@@ -131,10 +155,20 @@ def archived_session(table):
     talk_services.ooc_message_create(
         session=session, author=table.bob, text=TALK, token=uuid.uuid4()
     )
+    turn = current_turn(session).number
+    awkward = _append(
+        session,
+        gm,
+        opening,
+        turn,
+        free_notation.TEST,
+        lambda _seq: {"kind": "note", "characters": {}, **AWKWARD},
+    )
     if "fair" in public.record:
-        dice_roll = public  # the roll path commits and reveals its turn's seeds itself
+        # The roll path commits and reveals its turn's seeds itself.
+        dice_roll, secret_dice_roll = public, None
     else:
-        _commit, dice_roll, _reveal = _fair_dice(session, gm, opening, current_turn(session).number)
+        dice_roll, secret_dice_roll = _fair_dice(session, gm, opening, turn)
     return {
         "opening": opening,
         "players_post": players_post,
@@ -142,5 +176,7 @@ def archived_session(table):
         "secret": secret,
         "revealed": revealed,
         "entry": entry,
+        "awkward": awkward,
         "dice_roll": dice_roll,
+        "secret_dice_roll": secret_dice_roll,
     }

@@ -39,7 +39,7 @@ def test_a_player_carries_away_the_diary_the_ledger_and_the_verifier(table, clie
     assert "<strong>Czarnym Brodem</strong>" in diary  # the narration as the site renders it
     assert "<script>alert(1)</script>" not in diary and "<script" not in diary
     assert "Lirael nasłuchuje." in diary
-    for roll in (made["public"], made["secret"], made["revealed"], made["entry"]):
+    for roll in (made["public"], made["secret"], made["revealed"], made["entry"], made["awkward"]):
         assert f'id="roll-{roll.seq}"' in diary
     assert f'href="#roll-{made["public"].seq}"' in diary  # a roll's number links its line
     # Nothing points back at the site: every address is inside the archive.
