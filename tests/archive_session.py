@@ -111,11 +111,12 @@ def _fair_dice(session, gm, post, turn: int):
     )
     secret_roll_reveal(session=session, by=gm, seq=hidden.seq)
     seeds = {"public": PUBLIC_SEED, "secret": SECRET_SEED}
+    # Appended as the next turn opens: the envelope's turn is the next one.
     _append(
         session,
         gm,
         post,
-        turn,
+        turn + 1,
         "dice_reveal",
         lambda _seq: {
             "kind": "dice_reveal",

@@ -8,6 +8,7 @@ import zipfile
 
 import pytest
 
+from diary import services as diary_services
 from rolls import archive
 from tests.archive_session import TALK, archived_session
 from tests.characters.test_portrait_pages import png, upload
@@ -61,6 +62,15 @@ def test_portraits_travel_inside_the_zip(
     assert files.read(portraits[0])[8:12] == b"WEBP"
     diary = files.read("index.html").decode()
     assert f'src="{portraits[0]}"' in diary and 'data-testid="post-portrait"' in diary
+
+
+def test_a_hidden_posts_text_stays_with_those_who_read_it_on_the_site(table, client_for):
+    made = archived_session(table)
+    diary_services.post_hide(post=made["players_post"], by=table.gm, reason="Spoiler")
+    for reader, shown in ((table.bob, False), (table.moderator, True)):
+        diary = download(client_for(reader), table.session).read("index.html").decode()
+        assert "Spoiler" in diary  # the hiding is said to everyone, as on the site
+        assert ("Lirael nasłuchuje." in diary) is shown
 
 
 def test_only_readers_download_it(table, client_for):
