@@ -2,9 +2,9 @@
 secret roll and its reveal, a diary entry, table talk, and dice of the fair scheme (a turn's
 commitment, a roll whose every die follows from the turn's seed, the seed's reveal).
 
-The dice entries are appended here through the chain's one writer (rolls.services
-.chain_append) as docs/audit.md's scheme lays them out; where the roll path already adds a
-"fair" part to its records, the test keeps the roll path's own entries instead."""
+Where the site has rolls.fair_dice, the dice are the roll path's own; until then they are
+appended here through the chain's one writer (chain_append) as the scheme lays them out
+(rolls/engine/fair.py derives every face)."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ from rolls.engine.dice import ScriptedDice
 from rolls.services import chain_append, lock_session, secret_roll_reveal
 from tests.rolling import make_roll
 from tests.rolls.test_ledger import percepcja_request
+
+try:  # the roll path's own fair dice, once the site has them
+    from rolls import fair_dice
+except ImportError:
+    fair_dice = None
 
 PUBLIC_SEED = "7f" * 32
 SECRET_SEED = "a5" * 32
@@ -126,6 +131,23 @@ def _fair_dice(session, gm, post, turn: int):
     return public, hidden
 
 
+def _roll_path_fair_dice(session, gm, table):
+    """The roll path's own fair dice (rolls.fair_dice), where the site has them: the turn's
+    seeds committed, a roll and a secret roll made with the browser's seed, the secret roll
+    revealed, then every seed (as the session's end does)."""
+    turn = current_turn(session).number
+    with transaction.atomic():
+        fair_dice.dice_commit(lock_session(session), gm, turn)
+    request = percepcja_request(table.lirael)
+    public = make_roll(session, gm, request, client_seed=CLIENT_SEED).roll
+    hidden = make_roll(session, gm, request, client_seed=CLIENT_SEED, secret=True).roll
+    secret_roll_reveal(session=session, by=gm, seq=hidden.seq)
+    with transaction.atomic():
+        fair_dice.reveal_all(lock_session(session), gm)
+    assert "fair" in public.record
+    return public, hidden
+
+
 def archived_session(table):
     """Fills the table's session; returns what the tests look for by number."""
     session, gm = table.session, table.gm
@@ -165,9 +187,8 @@ def archived_session(table):
         free_notation.TEST,
         lambda _seq: {"kind": "note", "characters": {}, **AWKWARD},
     )
-    if "fair" in public.record:
-        # The roll path commits and reveals its turn's seeds itself.
-        dice_roll, secret_dice_roll = public, None
+    if fair_dice is not None:
+        dice_roll, secret_dice_roll = _roll_path_fair_dice(session, gm, table)
     else:
         dice_roll, secret_dice_roll = _fair_dice(session, gm, opening, turn)
     return {
