@@ -138,9 +138,11 @@ def _roll_path_fair_dice(session, gm, table):
     turn = current_turn(session).number
     with transaction.atomic():
         fair_dice.dice_commit(lock_session(session), gm, turn)
-    request = percepcja_request(table.lirael)
-    public = make_roll(session, gm, request, client_seed=CLIENT_SEED).roll
-    hidden = make_roll(session, gm, request, client_seed=CLIENT_SEED, secret=True).roll
+    # Borys: Lirael has had her action roll of the turn (a secret roll is no action).
+    public = make_roll(session, gm, percepcja_request(table.borys), client_seed=CLIENT_SEED).roll
+    hidden = make_roll(
+        session, gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED, secret=True
+    ).roll
     secret_roll_reveal(session=session, by=gm, seq=hidden.seq)
     with transaction.atomic():
         fair_dice.reveal_all(lock_session(session), gm)
