@@ -96,6 +96,7 @@ def verifier_messages() -> dict[str, str]:
         ),
         "commit_turn": _("bad dice commitment: its turn is not the entry's turn"),
         "commit_twice": _("bad dice commitment: a second one for turn %(turn)s"),
+        "commit_streams": _("bad dice commitment: a stream's commitment is missing"),
         "seed_no_commit": _("bad seed reveal: it names no earlier dice commitment of its turn"),
         "seed_twice": _("bad seed reveal: the seed (stream: %(stream)s) is revealed again"),
         "seed_mismatch": _(

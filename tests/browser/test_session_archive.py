@@ -156,7 +156,7 @@ def test_the_archive_opens_from_disk_and_its_verifier_names_each_broken_roll(
             ("record", one_byte_of_a_record(copy.deepcopy(ledger)), public.seq, "zmieniony zapis"),
             ("signature", one_byte_of_a_signature(copy.deepcopy(ledger)), public.seq, "podpis"),
             ("die, hashes kept", a_die_unsigned(copy.deepcopy(ledger)), dice_roll.seq, "zapis"),
-            ("die", _resigned(ledger, dice_roll.seq, a_die), dice_roll.seq, "kość 0 nie wynika"),
+            ("die", _resigned(ledger, dice_roll.seq, a_die), dice_roll.seq, "kość 1 nie wynika"),
             ("seed", _resigned(ledger, reveal_seq, a_seed), reveal_seq, "ziarna"),
         ]
         for name, data, seq, problem in cases:
