@@ -87,3 +87,12 @@ def test_the_embedded_ledger_cannot_end_its_script_block():
     )
     block = page.split('<script type="application/json" id="ledger">')[1].split("</script>")[0]
     assert json.loads(block)["title"] == "</script><script>alert(1)</script>"
+
+
+def test_a_session_without_posts_or_rolls_still_carries_away(table, client_for, make_session):
+    draft = make_session(table.gm, status="draft")
+    files = download(client_for(table.gm), draft)
+    assert "Nie ma jeszcze wpisów." in files.read("index.html").decode()
+    assert "ooc.html" not in files.namelist()  # no talk, no page for it
+    assert json.loads(files.read("ledger.json"))["rolls"] == []
+    assert "verify.html" in files.namelist()
