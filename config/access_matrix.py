@@ -156,6 +156,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     # A roll that offers no reroll (the matrix's is a forum1000 roll): a page saying why.
     ("rolls:reroll", "GET", "login", "404", "404", "403", "403", "403", "403"),
     ("rolls:reroll", "POST", "login", "404", "404", "403", "403", "403", "403"),
+    ("rolls:archive", "GET", "login", "404", "404", "200", "200", "200", "200"),
+    ("rolls:archive", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:export", "GET", "login", "404", "404", "200", "200", "200", "200"),
     ("rolls:export", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:free", "GET", "login", "404", "404", "403", "200", "403", "403"),

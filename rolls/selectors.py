@@ -12,7 +12,7 @@ from characters.models import Character, HealingPotion
 from diary.models import NpcMode, ParticipationStatus, SessionStatus
 from diary.page_cache import memo
 from diary.selectors import DiaryRolls, TurnActions
-from rolls import initiative_selectors, registry
+from rolls import chain, initiative_selectors, registry, signing
 from rolls.access import (
     fight_access_in_diary,
     may_open_item_use,
@@ -627,3 +627,21 @@ def dice_check(roll: Roll, record: dict | None = None) -> DiceCheck | None:
         reveal_seq=reveal.seq if reveal is not None else None,
         follows=follows,
     )
+def ledger_export(session) -> dict:
+    """The session's whole ledger as the export and the archive give it (docs/audit.md): every
+    row with its hashes and signature, the chain's rules and the keys that verify it."""
+    rows = (
+        Roll.objects.filter(session=session)
+        .order_by("seq")
+        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
+    )
+    return {
+        "session": session.pk,
+        "title": session.title,
+        "genesis_hash": chain.GENESIS_HASH,
+        "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
+        "signature_rule": signing.SIGNATURE_RULE,
+        # key_id → base64 public key; compare them with the ones the site publishes.
+        "public_keys": signing.trusted_public_keys(),
+        "rolls": list(rows),
+    }

@@ -11,6 +11,7 @@ urlpatterns = [
     path("<int:pk>/rolls/<int:seq>/reroll/", views.reroll, name="reroll"),
     path("<int:pk>/rolls/audit/", views.audit, name="audit"),
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
+    path("<int:pk>/archive.zip", views.archive, name="archive"),
     path("ledger-keys.json", views.ledger_keys, name="ledger_keys"),
     path("<int:pk>/rolls/ask/", views.ask_create, name="ask"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/withdraw/", views.ask_withdraw, name="ask_withdraw"),

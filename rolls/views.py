@@ -17,6 +17,7 @@ from diary.models import GameSession, Post
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
+from rolls import archive as session_archive
 from rolls import chain, entries, ledger, registry, selectors, services, signing
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import (
@@ -425,23 +426,22 @@ def audit(request, pk: int):
 def export(request, pk: int):
     """The session's whole ledger as JSON, to recompute the chain anywhere (docs/audit.md)."""
     session = _session_for_reader(request, pk)
-    rows = (
-        Roll.objects.filter(session=session)
-        .order_by("seq")
-        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
-    )
-    payload = {
-        "session": session.pk,
-        "title": session.title,
-        "genesis_hash": chain.GENESIS_HASH,
-        "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
-        "signature_rule": signing.SIGNATURE_RULE,
-        # key_id → base64 public key; compare them with the ones the site publishes.
-        "public_keys": signing.trusted_public_keys(),
-        "rolls": list(rows),
-    }
+    payload = selectors.ledger_export(session)
     response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
     response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
+    return response
+
+
+@login_required
+@require_GET
+def archive(request, pk: int):
+    """The session carried away (rolls/archive.py): one ZIP of its diary as static pages, its
+    ledger, the site's public keys and verify.html, for whoever reads the session."""
+    session = _session_for_reader(request, pk)
+    response = HttpResponse(
+        session_archive.session_archive(request.user, session), content_type="application/zip"
+    )
+    response["Content-Disposition"] = f'attachment; filename="codziennik-sesja-{session.pk}.zip"'
     return response
 
 

@@ -1,0 +1,249 @@
+"""A session carried away: one ZIP with the whole diary as static HTML, the ledger, the site's
+public keys, and verify.html, a page that checks the ledger in the browser from disk.
+
+Every page in the ZIP works opened from disk (file://) with no network: inline CSS, no script
+but verify.html's own, portraits as files beside the pages, no link back to the site's own
+addresses (a roll's number links to its line in the diary). verify.html carries the ledger
+inside itself (file:// pages cannot fetch a file beside them); ledger.json is the export's
+payload for other tools (docs/verify_ledger.py). docs/audit.md says what verify.html checks.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import posixpath
+import re
+import zipfile
+from dataclasses import dataclass, field
+
+from django.contrib.staticfiles import finders
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.safestring import mark_safe
+from django.utils.translation import get_language
+from django.utils.translation import gettext as _
+
+from diary.access import session_access
+from diary.models import ParticipationStatus, Post, TalkKind, TalkThread
+from rolls import selectors, signing
+from rolls.engine import fair
+from rolls.models import Roll
+from rolls.presenters import rendered_roll
+
+DIARY_FILE = "index.html"
+TALK_FILE = "ooc.html"
+VERIFY_FILE = "verify.html"
+LEDGER_FILE = "ledger.json"
+KEYS_FILE = "ledger-keys.json"
+PORTRAITS_DIR = "portraits"
+
+# A roll's permalink on the site becomes its line in the archived diary; any other address
+# of the site is dropped (the archive must not need the site).
+_ROLL_LINK = re.compile(r'href="/sessions/\d+/rolls/(\d+)/"')
+_SITE_ADDRESS = re.compile(r'\s(?:href|src|action)="/[^"]*"')
+
+
+def offline_html(html: str) -> str:
+    """Site HTML made to work from disk: roll permalinks point at the roll's line, other
+    addresses of the site are removed (their text stays)."""
+    html = _ROLL_LINK.sub(r'href="#roll-\1"', html)
+    return _SITE_ADDRESS.sub("", html)
+
+
+def script_json(value) -> str:
+    """JSON to embed in a <script type="application/json"> block: no "<", ">" or "&" can
+    end the block or open a comment (each is escaped as JSON's \\u form, read back as
+    itself)."""
+    text = json.dumps(value, ensure_ascii=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def verifier_messages() -> dict[str, str]:
+    """What verify.html says, in the archive's language; %(name)s is filled in by its
+    script."""
+    return {
+        "checking": _("Checking the ledger…"),
+        "ok": _("OK: %(rows)s entries of the chain; every hash, link and signature checks out."),
+        "secrets": _(
+            "Secret rolls: %(secret)s, revealed: %(revealed)s (each reveal matches its "
+            "commitment); the rest stay commitments."
+        ),
+        "dice": _(
+            "Dice recomputed from the revealed seeds: %(recomputed)s rolls; awaiting their "
+            "seed's reveal: %(awaiting)s."
+        ),
+        "head": _("Head (the newest hash): %(head)s"),
+        "keys": _(
+            "Signatures checked against the keys listed in this archive: compare them with "
+            "the ones the site publishes (ledger-keys.json)."
+        ),
+        "broken": _("BROKEN at roll #%(seq)s: %(problem)s. Entries verified before it: %(rows)s."),
+        "missing": _("a number is missing (next found: #%(found)s)"),
+        "bad_link": _("bad link to the previous roll"),
+        "changed": _("changed record (its hash does not match)"),
+        "position": _("wrong position (the record's session or number differs)"),
+        "unsigned": _("not signed"),
+        "unknown_key": _("signed with a key not listed in the archive"),
+        "bad_signature": _("bad signature (not made by the site's key)"),
+        "reveal_not_secret": _("bad reveal: #%(target)s is not an earlier secret roll"),
+        "reveal_twice": _("bad reveal: #%(target)s is revealed a second time"),
+        "reveal_mismatch": _(
+            "bad reveal: the revealed record and salt do not give the commitment of #%(target)s"
+        ),
+        "reveal_elsewhere": _(
+            "bad reveal: the revealed record does not name #%(target)s of this session"
+        ),
+        "commit_turn": _("bad dice commitment: its turn is not the entry's turn"),
+        "commit_twice": _("bad dice commitment: a second one for turn %(turn)s"),
+        "commit_streams": _("bad dice commitment: a stream's commitment is missing"),
+        "seed_no_commit": _("bad seed reveal: it names no earlier dice commitment of its turn"),
+        "seed_twice": _("bad seed reveal: the seed (stream: %(stream)s) is revealed again"),
+        "seed_mismatch": _(
+            "bad seed reveal: the seed (stream: %(stream)s) does not give the commitment of "
+            "#%(commit)s"
+        ),
+        "stream_public": _("public"),
+        "stream_secret": _("secret"),
+        "bad_fair": _("the roll's fair dice name no commitment of its turn"),
+        "bad_die": _("die %(die)s does not follow from the revealed seed"),
+        "unreadable": _("The ledger embedded in this page cannot be read."),
+        "no_crypto": _(
+            "This browser cannot check the signatures (WebCrypto with Ed25519 is missing): "
+            "use docs/verify_ledger.py instead."
+        ),
+    }
+
+
+def verify_page(payload: dict) -> str:
+    """verify.html for a ledger export's payload (the test writes tampered copies with it)."""
+    return render_to_string(
+        "rolls/archive/verify.html",
+        {
+            "title": payload.get("title", ""),
+            "session_pk": payload.get("session"),
+            "ledger_json": mark_safe(script_json(payload)),
+            "messages_json": mark_safe(script_json(verifier_messages())),
+            "scheme": fair.SCHEME,
+            "language": get_language(),
+        },
+    )
+
+
+def _site_css() -> str:
+    # The site's own stylesheet, inline (it loads nothing else: no url(), no @import).
+    path = finders.find("css/site.css")
+    if not path:
+        return ""
+    with open(path, encoding="utf-8") as css:
+        return css.read().replace("</", "<\\/")
+
+
+@dataclass
+class _Turn:
+    number: int
+    posts: list = field(default_factory=list)
+    loose_rolls: str = ""  # chain entries of the turn in no post (the dice's seeds)
+
+
+def _portrait_name(character) -> str:
+    return f"{PORTRAITS_DIR}/{posixpath.basename(character.portrait.name)}"
+
+
+def _rolls_html(rolls: list) -> str:
+    if not rolls:
+        return ""
+    views = [rendered_roll(roll) for roll in rolls]
+    return offline_html(render_to_string("rolls/post_rolls_block.html", {"views": views}))
+
+
+def _diary_turns(access, posts: list, rolls: list) -> list[_Turn]:
+    by_post: dict[int, list] = {}
+    loose: dict[int, list] = {}
+    for roll in rolls:
+        if roll.post_id is None:
+            loose.setdefault(roll.turn_number, []).append(roll)
+        else:
+            by_post.setdefault(roll.post_id, []).append(roll)
+    turns: dict[int, _Turn] = {}
+    for post in posts:
+        turn = turns.setdefault(post.turn.number, _Turn(post.turn.number))
+        post.can_see_content = access.post(post).can_see_content
+        post.rolls_html = mark_safe(_rolls_html(by_post.get(post.pk, [])))
+        post.portrait_file = (
+            _portrait_name(post.character) if post.character_id and post.character.portrait else ""
+        )
+        turn.posts.append(post)
+    for number, turn_rolls in loose.items():
+        turn = turns.setdefault(number, _Turn(number))
+        turn.loose_rolls = mark_safe(_rolls_html(turn_rolls))
+    return [turns[number] for number in sorted(turns)]
+
+
+def session_archive(user, session) -> bytes:
+    """The ZIP of a session this user reads (the caller checked that): what the diary shows
+    them, the ledger as exported, the keys, and verify.html."""
+    access = session_access(user, session, roster=True)
+    posts = list(
+        Post.objects.filter(session=session)
+        .select_related("turn", "author", "character", "hidden_by")
+        .order_by("turn__number", "created_at", "pk")
+    )
+    rolls = list(Roll.objects.filter(session=session).order_by("seq"))
+    thread = TalkThread.objects.filter(session=session, kind=TalkKind.OOC).first()
+    talk = list(thread.messages.select_related("author").order_by("id")) if thread else []
+    payload = selectors.ledger_export(session)
+    characters = sorted(
+        {
+            p.character.pk: p.character
+            for p in (access.roster or ())
+            if p.status == ParticipationStatus.ACCEPTED
+        }.values(),
+        key=lambda c: c.name,
+    )
+    portraits = {
+        _portrait_name(c): c.portrait
+        for c in [*characters, *(p.character for p in posts if p.character_id)]
+        if c.portrait
+    }
+    for character in characters:
+        character.portrait_file = _portrait_name(character) if character.portrait else ""
+    context = {
+        "session": session,
+        "turns": _diary_turns(access, posts, rolls),
+        "characters": characters,
+        "talk": talk,
+        "talk_file": TALK_FILE if talk else "",
+        "files": {
+            "diary": DIARY_FILE,
+            "verify": VERIFY_FILE,
+            "ledger": LEDGER_FILE,
+            "keys": KEYS_FILE,
+        },
+        "head": payload["rolls"][-1]["hash"] if payload["rolls"] else "",
+        "roll_count": len(payload["rolls"]),
+        "made_at": timezone.now(),
+        "made_for": user,
+        "language": get_language(),
+        "site_css": mark_safe(_site_css()),
+    }
+    keys = {
+        "signature_rule": signing.SIGNATURE_RULE,
+        "current_key_id": signing.key_id_of(signing.current_public_key()),
+        "public_keys": signing.trusted_public_keys(),
+    }
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr(DIARY_FILE, render_to_string("rolls/archive/diary.html", context))
+        if talk:
+            archive.writestr(TALK_FILE, render_to_string("rolls/archive/talk.html", context))
+        archive.writestr(VERIFY_FILE, verify_page(payload))
+        archive.writestr(LEDGER_FILE, json.dumps(payload, ensure_ascii=False, indent=1))
+        archive.writestr(KEYS_FILE, json.dumps(keys, indent=1))
+        for name, portrait in portraits.items():
+            try:
+                with portrait.open("rb") as image:
+                    archive.writestr(name, image.read())
+            except OSError:
+                continue  # a portrait file gone from the disk: the page shows its name only
+    return buffer.getvalue()
