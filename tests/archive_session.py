@@ -2,9 +2,8 @@
 secret roll and its reveal, a diary entry, table talk, and dice of the fair scheme (a turn's
 commitment, a roll whose every die follows from the turn's seed, the seed's reveal).
 
-Where the site has rolls.fair_dice, the dice are the roll path's own; until then they are
-appended here through the chain's one writer (chain_append) as the scheme lays them out
-(rolls/engine/fair.py derives every face)."""
+The dice are the roll path's own (rolls.fair_dice): the turn's seeds committed, rolls made
+with the browser's seed, every seed revealed as the session's end does."""
 
 from __future__ import annotations
 
@@ -15,21 +14,15 @@ from django.db import transaction
 from diary import services as diary_services
 from diary import talk_services
 from diary.services import current_turn
-from rolls import entries
+from rolls import entries, fair_dice
+from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import fair
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import ScriptedDice
-from rolls.services import chain_append, lock_session, secret_roll_reveal
+from rolls.services import secret_roll_reveal
 from tests.rolling import make_roll
 from tests.rolls.test_ledger import percepcja_request
 
-try:  # the roll path's own fair dice, once the site has them
-    from rolls import fair_dice
-except ImportError:
-    fair_dice = None
-
-PUBLIC_SEED = "7f" * 32
-SECRET_SEED = "a5" * 32
 CLIENT_SEED = "0123456789abcdef" * 2
 NARRATION = "Mgła nad **Czarnym Brodem** gęstnieje; ktoś woła „Stój!” <script>alert(1)</script>"
 TALK = "Gramy dalej w czwartek?"
@@ -91,48 +84,8 @@ def _fair_roll(session, gm, post, turn, commit_seq, *, stream, seed, secret=Fals
     return _append(session, gm, post, turn, free_notation.TEST, body, secret=secret)
 
 
-def _fair_dice(session, gm, post, turn: int):
-    """A commitment to the turn's seeds, a 3k6+1 whose faces follow from the public seed and
-    the roller's seed, a secret one from the secret seed (revealed), and both seeds'
-    reveal. Returns (public roll, secret roll)."""
-    commitments = {
-        stream: fair.seed_commitment(session=session.pk, turn=turn, stream=stream, seed=seed)
-        for stream, seed in (("public", PUBLIC_SEED), ("secret", SECRET_SEED))
-    }
-    commit = _append(
-        session,
-        gm,
-        post,
-        turn,
-        "dice_commit",
-        lambda _seq: {
-            "kind": "dice_commit",
-            "dice_commit": {"scheme": fair.SCHEME, "turn": turn, **commitments},
-        },
-    )
-    public = _fair_roll(session, gm, post, turn, commit.seq, stream="public", seed=PUBLIC_SEED)
-    hidden = _fair_roll(
-        session, gm, post, turn, commit.seq, stream="secret", seed=SECRET_SEED, secret=True
-    )
-    secret_roll_reveal(session=session, by=gm, seq=hidden.seq)
-    seeds = {"public": PUBLIC_SEED, "secret": SECRET_SEED}
-    # Appended as the next turn opens: the envelope's turn is the next one.
-    _append(
-        session,
-        gm,
-        post,
-        turn + 1,
-        "dice_reveal",
-        lambda _seq: {
-            "kind": "dice_reveal",
-            "dice_reveal": {"turn": turn, "commit": commit.seq, "seeds": seeds},
-        },
-    )
-    return public, hidden
-
-
 def _roll_path_fair_dice(session, gm, table):
-    """The roll path's own fair dice (rolls.fair_dice), where the site has them: the turn's
+    """The roll path's own fair dice (rolls.fair_dice): the turn's
     seeds committed, a roll and a secret roll made with the browser's seed, the secret roll
     revealed, then every seed (as the session's end does)."""
     turn = current_turn(session).number
@@ -189,10 +142,7 @@ def archived_session(table):
         free_notation.TEST,
         lambda _seq: {"kind": "note", "characters": {}, **AWKWARD},
     )
-    if fair_dice is not None:
-        dice_roll, secret_dice_roll = _roll_path_fair_dice(session, gm, table)
-    else:
-        dice_roll, secret_dice_roll = _fair_dice(session, gm, opening, turn)
+    dice_roll, secret_dice_roll = _roll_path_fair_dice(session, gm, table)
     return {
         "opening": opening,
         "players_post": players_post,
