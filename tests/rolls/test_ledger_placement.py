@@ -28,10 +28,6 @@ def _refused(sql, params=()):
         cursor.execute(sql, params)
 
 
-class _Undo(Exception):
-    pass
-
-
 def _drop_post_guard():
     """What an attacker with DDL rights can do first."""
     with connection.cursor() as cursor:
@@ -47,7 +43,9 @@ def other_session(table, make_session, make_character):
 def test_the_database_refuses_moving_a_post_that_holds_rolls(table, other_session):
     _first, roll = make_rolls(table, [100, 200])
     later = Turn.objects.create(session=table.session, number=2, opened_by=table.gm)
-    _refused("UPDATE diary_post SET session_id = %s WHERE id = %s", [other_session.pk, roll.post_id])
+    _refused(
+        "UPDATE diary_post SET session_id = %s WHERE id = %s", [other_session.pk, roll.post_id]
+    )
     _refused("UPDATE diary_post SET turn_id = %s WHERE id = %s", [later.pk, roll.post_id])
     _refused(
         "UPDATE diary_post SET session_id = %s, turn_id = %s WHERE id = %s",
@@ -88,7 +86,7 @@ def test_verification_finds_a_post_moved_to_another_session(table, other_session
 
 
 def test_verification_finds_a_post_moved_to_another_turn(table):
-    first, second = make_rolls(table, [100, 200])
+    first, _second = make_rolls(table, [100, 200])
     later = Turn.objects.create(session=table.session, number=2, opened_by=table.gm)
     _drop_post_guard()
     _execute("UPDATE diary_post SET turn_id = %s WHERE id = %s", [later.pk, first.post_id])
@@ -107,7 +105,9 @@ def test_verification_finds_a_row_pointing_at_another_post(table):
     with connection.cursor() as cursor:
         for statement in ledger_sql.drop_sql(connection.vendor):
             cursor.execute(statement)
-        cursor.execute("UPDATE rolls_roll SET post_id = %s WHERE id = %s", [elsewhere.pk, second.pk])
+        cursor.execute(
+            "UPDATE rolls_roll SET post_id = %s WHERE id = %s", [elsewhere.pk, second.pk]
+        )
     report = verify_session(table.session.pk)
     assert (report.broken_seq, report.problem, report.count) == (2, "wrong_post", 1)
 
@@ -125,10 +125,10 @@ def test_verification_finds_a_row_with_another_turn_number(table):
 def test_verification_finds_a_named_character_that_is_gone(table):
     make_rolls(table, [100])
     # Foreign keys are checked at commit (and when the test ends): undone before then.
-    with pytest.raises(_Undo), transaction.atomic():
+    with transaction.atomic():
         _execute("DELETE FROM characters_character WHERE id = %s", [table.lirael.pk])
         report = verify_session(table.session.pk)
-        raise _Undo
+        transaction.set_rollback(True)
     assert (report.broken_seq, report.problem) == (1, "unknown_character")
     assert str(table.lirael.pk) in report.problem_label
 
