@@ -175,13 +175,15 @@ class _PlaceCheck:
         for value in characters.values():
             for named in value if isinstance(value, list) else [value]:
                 key = named.get("id") if isinstance(named, dict) else None
-                # A sheet-less NPC is named without an id.
-                if key is not None and key not in self.named:
-                    self.named[key] = where
+                if key is None:  # a sheet-less NPC is named without an id
+                    continue
+                if not _is_row_id(key):
+                    key = repr(key)  # no character has it: reported, never a crash
+                self.named.setdefault(key, where)
 
     def earliest(self, report: ChainReport) -> ChainReport:
         found = self.found
-        ids = [key for key in self.named if isinstance(key, int) and not isinstance(key, bool)]
+        ids = [key for key in self.named if _is_row_id(key)]
         existing = set(Character.objects.filter(pk__in=ids).values_list("pk", flat=True))
         for key, (seq, count, prev_hash) in self.named.items():
             if key not in existing and (found is None or seq < found.broken_seq):
@@ -195,6 +197,10 @@ class _PlaceCheck:
         if found is None or (not report.ok and report.broken_seq <= found.broken_seq):
             return report
         return found
+
+
+def _is_row_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
 
 
 def _hidden_records_checked(report: ChainReport, session_id: int) -> ChainReport:

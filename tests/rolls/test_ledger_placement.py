@@ -2,6 +2,8 @@
 trigger refuses moving it), and verification cross-checks every row's record against the
 post, turn and characters it names (found even when the trigger is dropped)."""
 
+import json
+
 import pytest
 from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
@@ -153,3 +155,19 @@ def test_verification_reads_a_fixed_number_of_queries(table, django_assert_max_n
     make_rolls(table, [400, 500, 600, 700])
     with django_assert_max_num_queries(len(few.captured_queries)):
         assert verify_session(table.session.pk).count == 7
+
+
+@pytest.mark.parametrize("forged_id", [[1], "1", 2**70, True])
+def test_a_forged_character_id_is_reported_not_a_server_error(table, client_for, forged_id):
+    (roll,) = make_rolls(table, [100])
+    record = json.loads(json.dumps(roll.record))
+    record["characters"]["a"]["id"] = forged_id
+    with connection.cursor() as cursor:
+        for statement in ledger_sql.drop_sql(connection.vendor):
+            cursor.execute(statement)
+        update = "UPDATE rolls_roll SET record = %s WHERE id = %s"
+        cursor.execute(update, [json.dumps(record), roll.pk])
+    report = verify_session(table.session.pk)
+    assert (report.broken_seq, report.problem) == (1, "changed_record")
+    audit = f"/sessions/{table.session.pk}/rolls/audit/"
+    assert client_for(table.moderator).get(audit).status_code == 200
