@@ -10,10 +10,14 @@ from django.middleware.locale import LocaleMiddleware
 from django.utils import translation
 
 
+def chosen_language(request) -> str:
+    """The language the user picked (the header's PL/EN cookie), else Polish."""
+    chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
+    supported = {code for code, _name in settings.LANGUAGES}
+    return chosen if chosen in supported else settings.LANGUAGE_CODE
+
+
 class ChosenLanguageMiddleware(LocaleMiddleware):
     def process_request(self, request):
-        chosen = request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME)
-        supported = {code for code, _name in settings.LANGUAGES}
-        language = chosen if chosen in supported else settings.LANGUAGE_CODE
-        translation.activate(language)
+        translation.activate(chosen_language(request))
         request.LANGUAGE_CODE = translation.get_language()

@@ -8,6 +8,9 @@ from config import admin as _user_admin  # noqa: F401  (registers the checked Us
 from config import login_throttle, views
 from config.rate_limits import rate_limited
 
+# The database being unreachable answers the 503 page; any other error the 500 page.
+handler500 = "config.views.server_error"
+
 urlpatterns = [
     path("", views.home, name="home"),
     path("health/", views.health, name="health"),

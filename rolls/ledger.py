@@ -1,10 +1,13 @@
 """Verification of a session's chain of rolls: every link (rolls.chain), every signature,
-every secret roll's commitment and, on request, every result recomputed from its record."""
+every secret roll's commitment, every row's place (its post, turn and characters as its record
+names them) and, on request, every result recomputed from its record."""
 
 from dataclasses import dataclass
 
 from django.utils.translation import gettext_lazy as _
 
+from characters.models import Character
+from diary.models import Post
 from rolls import recompute as recomputing
 from rolls import secret as secrets_
 from rolls import signing
@@ -32,6 +35,10 @@ PROBLEMS = {
     "bad_dice_commit": _("a turn's dice commitment that is not one per turn"),
     "bad_seed_reveal": _("a revealed dice seed that is not the committed one"),
     "unfair_die": _("a die that does not follow from its turn's seed and the roller's seed"),
+    # The row's place against its record (verify_session): a post or a row moved.
+    "wrong_post": _("record does not match its post (the post or the roll was moved)"),
+    "wrong_turn": _("record does not match its turn (the post or the roll was moved)"),
+    "unknown_character": _("names a character that does not exist"),
 }
 
 
@@ -109,16 +116,107 @@ def verify_chain(
 
 
 def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
-    """The session's chain, every signature against the site's trusted keys and, with
-    `recompute`, every roll against the engine."""
+    """The session's chain, every row's place, every signature against the site's trusted
+    keys and, with `recompute`, every roll against the engine. A fixed number of queries,
+    however long the chain."""
     rows = (
         Roll.objects.filter(session_id=session_id)
         .order_by("seq")
-        .values_list("seq", "prev_hash", "hash", "record", "key_id", "signature")
+        .values_list(
+            "seq", "prev_hash", "hash", "record", "key_id", "signature", "post_id", "turn_number"
+        )
         .iterator(chunk_size=2000)
     )
-    report = verify_chain(rows, session_id, signing.trusted_public_keys(), recompute=recompute)
+    places = _PlaceCheck(session_id)
+    report = verify_chain(
+        places.watch(rows), session_id, signing.trusted_public_keys(), recompute=recompute
+    )
+    report = places.earliest(report)
     return _hidden_records_checked(report, session_id) if report.ok else report
+
+
+class _PlaceCheck:
+    """Each row against what its record names, read as the chain is walked: the record's
+    post is the row's post and that post is in this session; the record's turn is the row's
+    turn and the post's turn; every character it names exists. The chain's own checks come
+    first for a row; the earliest problem of either walk is the one reported."""
+
+    def __init__(self, session_id: int):
+        self.session_id = session_id
+        # Every post the session's rows name, with its session and turn number: one query.
+        self.posts = {
+            pk: (post_session, turn)
+            for pk, post_session, turn in Post.objects.filter(
+                pk__in=Roll.objects.filter(session_id=session_id).values("post_id")
+            ).values_list("pk", "session_id", "turn__number")
+        }
+        self.found: ChainReport | None = None
+        # Character id → the first row naming it (seq, rows before it, the hash before it).
+        self.named: dict[int, tuple[int, int, str]] = {}
+
+    def watch(self, rows):
+        count, prev_hash = 0, GENESIS_HASH
+        for seq, row_prev, row_hash, record, key_id, signature, post_id, turn in rows:
+            if self.found is None and isinstance(record, dict):
+                if found := self._place_problem(record, post_id, turn):
+                    problem, detail = found
+                    self.found = ChainReport(
+                        count, prev_hash, broken_seq=seq, problem=problem, detail=detail
+                    )
+                else:
+                    self._note_characters(record, (seq, count, prev_hash))
+            yield seq, row_prev, row_hash, record, key_id, signature
+            count, prev_hash = count + 1, row_hash
+
+    def _place_problem(self, record: dict, post_id, turn) -> tuple[str, str] | None:
+        if record.get("post") != post_id:
+            return "wrong_post", f"the record names post {record.get('post')}, the row {post_id}"
+        if record.get("turn") != turn:
+            return "wrong_turn", f"the record names turn {record.get('turn')}, the row {turn}"
+        if post_id is None:  # a chain entry of no post (the turn's dice commitments)
+            return None
+        if post_id not in self.posts:
+            return "wrong_post", f"post {post_id} does not exist"
+        post_session, post_turn = self.posts[post_id]
+        if post_session != self.session_id:
+            return "wrong_post", f"post {post_id} is in session {post_session}"
+        if post_turn is not None and post_turn != turn:
+            return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
+        return None
+
+    def _note_characters(self, record: dict, where: tuple[int, int, str]) -> None:
+        characters = record.get("characters")
+        if not isinstance(characters, dict):
+            return
+        for value in characters.values():
+            for named in value if isinstance(value, list) else [value]:
+                key = named.get("id") if isinstance(named, dict) else None
+                if key is None:  # a sheet-less NPC is named without an id
+                    continue
+                if not _is_row_id(key):
+                    key = repr(key)  # no character has it: reported, never a crash
+                self.named.setdefault(key, where)
+
+    def earliest(self, report: ChainReport) -> ChainReport:
+        found = self.found
+        ids = [key for key in self.named if _is_row_id(key)]
+        existing = set(Character.objects.filter(pk__in=ids).values_list("pk", flat=True))
+        for key, (seq, count, prev_hash) in self.named.items():
+            if key not in existing and (found is None or seq < found.broken_seq):
+                found = ChainReport(
+                    count,
+                    prev_hash,
+                    broken_seq=seq,
+                    problem="unknown_character",
+                    detail=f"character {key!r} does not exist",
+                )
+        if found is None or (not report.ok and report.broken_seq <= found.broken_seq):
+            return report
+        return found
+
+
+def _is_row_id(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 < value < 2**63
 
 
 def _hidden_records_checked(report: ChainReport, session_id: int) -> ChainReport:

@@ -11,6 +11,7 @@ import importlib
 
 _migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
 _secret_migration = importlib.import_module("rolls.migrations.0010_secret_roll_guard")
+_post_migration = importlib.import_module("rolls.migrations.0015_roll_posts_stay_in_place")
 
 TABLE = _migration.TABLE
 PERMIT_TABLE = _migration.PERMIT_TABLE
@@ -39,6 +40,12 @@ def drop_secret_guard_sql(vendor: str) -> list[str]:
 
 def install_secret_guard_sql(vendor: str, hatch: bool) -> list[str]:
     return _secret_migration.install_sql(vendor, hatch)
+
+
+def drop_post_guard_sql(vendor: str) -> list[str]:
+    """The same for the guard that keeps a roll's post in its session and turn
+    (rolls/migrations/0015_roll_posts_stay_in_place)."""
+    return _post_migration.drop_sql(vendor)
 
 
 def permit_table_exists(connection) -> bool:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import http.client
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from http.cookies import SimpleCookie
 from urllib.parse import urlencode, urlsplit
@@ -21,6 +21,7 @@ class Answer:
     location: str
     body: str
     seconds: float
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 class FormFields(HTMLParser):
@@ -128,6 +129,7 @@ class Browser:
                 response.headers.get("Location", ""),
                 text,
                 time.monotonic() - started,
+                dict(response.headers.items()),
             )
         finally:
             connection.close()

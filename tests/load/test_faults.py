@@ -68,6 +68,7 @@ ROLL_DEADLINE = 45  # seconds one roll may take, retries included
 EXTRA_ACTION_REASON = "Test obciążenia: MG pozwala na kolejny rzut akcji"
 SECOND_ACTION_REFUSAL = "ma już rzut akcji w tej turze"  # RULES 1.5, the Polish message
 SERVER_ERROR_PAGE = "Błąd serwera"  # templates/500.html
+DATABASE_UNAVAILABLE_PAGE = "Baza danych jest chwilowo niedostępna"  # templates/503.html
 ROLL_ANCHOR = re.compile(r"#roll-(\d+)$")
 
 
@@ -196,8 +197,9 @@ class Player:
 
     def send(self, phase, method, path, fields=None, *, ok, retry=True) -> Answer:
         """The request until it gets one of the `ok` answers. A 5xx (which must be the
-        site's error page) is retried as it was; anything else, a dropped connection or no
-        answer within REQUEST_TIMEOUT fails the test (gunicorn itself never goes away)."""
+        site's error page, 500, or its database-unavailable page, 503) is retried as it
+        was; anything else, a dropped connection or no answer within REQUEST_TIMEOUT fails
+        the test (gunicorn itself never goes away)."""
         deadline = time.monotonic() + ROLL_DEADLINE
         while True:
             try:
@@ -213,7 +215,8 @@ class Player:
                 self.ledger.note(phase, method, answer)
                 return answer
             if answer.status >= 500:
-                clean = SERVER_ERROR_PAGE in answer.body and "Traceback" not in answer.body
+                page = SERVER_ERROR_PAGE if answer.status == 500 else DATABASE_UNAVAILABLE_PAGE
+                clean = page in answer.body and "Traceback" not in answer.body
                 self.ledger.note(phase, method, answer, "" if clean else "unclean 5xx page")
             else:
                 self.ledger.note(phase, method, answer, f"unexpected {answer.status} for {path}")
