@@ -180,7 +180,9 @@ class _PlaceCheck:
         post_session, post_turn = self.posts[post_id]
         if post_session != self.session_id:
             return "wrong_post", f"post {post_id} is in session {post_session}"
-        if post_turn is not None and post_turn != turn:
+        # A row lands in a post of its own turn or, for a secret roll's reveal, of an earlier
+        # one (the result beside its commitment); never in a post of a later turn.
+        if post_turn is not None and post_turn > turn:
             return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
         return None
 

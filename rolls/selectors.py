@@ -627,6 +627,8 @@ def dice_check(roll: Roll, record: dict | None = None) -> DiceCheck | None:
         reveal_seq=reveal.seq if reveal is not None else None,
         follows=follows,
     )
+
+
 def ledger_export(session) -> dict:
     """The session's whole ledger as the export and the archive give it (docs/audit.md): every
     row with its hashes and signature, the chain's rules and the keys that verify it."""
