@@ -684,3 +684,27 @@ def test_initiative_inputs_are_labelled_and_the_record_can_be_focused(gm, table)
     record.focus()  # only a focusable element (tabindex) takes the focus
     expect(record).to_be_focused()
     expect(record).to_have_attribute("aria-label", polish("Stored record (JSON)"))
+
+
+@pytest.mark.fair_dice
+def test_the_rollers_browser_draws_its_share_of_the_dice_and_the_page_says_when_they_verify(
+    gm, table
+):
+    """Chromium's page puts its own random seed into the roll; the roll's page shows it and,
+    once the turn closes, says the dice are verifiable."""
+    page = gm
+    lirael_perception(page, table)
+    seed_box = page.locator('input[name="client_seed"]')
+    expect(seed_box).to_have_value(re.compile(r"^[0-9a-f]{32}$"))
+    sent = seed_box.input_value()
+    roll = roll_and_land_in_the_diary(page)
+    fair = roll.record["fair"]
+    assert (fair["client_seed"], fair["client_seed_by"]) == (sent, "browser")
+
+    page.goto(f"/sessions/{table.session.pk}/rolls/{roll.seq}/")
+    expect(page.get_by_test_id("dice-awaiting")).to_be_visible()
+    expect(page.get_by_test_id("fair-dice")).to_contain_text(sent)
+    expect(page.get_by_test_id("fair-dice")).to_contain_text("przeglądarkę rzucającego")
+    turn_open_next(session=table.session, by=table.gm)
+    page.reload()
+    expect(page.get_by_test_id("dice-verifiable")).to_contain_text("Kości sprawdzalne")

@@ -5,11 +5,14 @@ import html
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.urls import reverse
 from django.utils import timezone
 
 from characters.models import Character
 from diary.models import GameSession, Post
+from rolls.ledger import verify_session
 from rolls.management.commands.seed_demo import SESSION_TITLE
+from rolls.models import Roll
 
 pytestmark = pytest.mark.django_db
 
@@ -112,6 +115,7 @@ def test_seed_demo_has_damage_an_effect_with_a_length_and_a_potion_granted_and_u
     assert use.character == lirael and lirael.hp_current == use.record["entry"]["hp_after"]
 
 
+@pytest.mark.fair_dice
 def test_every_demo_roll_verifies_signed_and_recomputed(capsys):
     """The demo has a roll of every kind; each is signed by the site's key and its
     stored case, rolled again through the engine, gives exactly the stored result."""
@@ -393,3 +397,33 @@ def test_seed_demo_gives_each_character_its_grammatical_gender():
         assert genders[name] == "feminine", name
     for name in ("Borys", "Zbyszko", "Jarogniew", "Basior", "Eragon", "Murtagh", "Wilhelm"):
         assert genders[name] == "masculine", name
+
+
+@pytest.mark.fair_dice
+def test_seed_demo_has_closed_turns_whose_dice_verify_and_a_running_turns_commitment(client):
+    """As `make run` builds it (turns commit their dice seeds as they open): the demo
+    session's closed turns have their seeds revealed and every die recomputed from them;
+    the running turn's commitment is published, its seed not."""
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    current = session.current_turn.number
+    report = verify_session(session.pk, recompute=True)
+    assert report.ok, report.problem_label
+    assert report.dice_recomputed >= 5
+    commits = {
+        r.record["dice_commit"]["turn"]: r
+        for r in Roll.objects.filter(session=session, test="dice_commit")
+    }
+    reveals = {
+        r.record["dice_reveal"]["turn"]
+        for r in Roll.objects.filter(session=session, test="dice_reveal")
+    }
+    assert set(commits) == set(range(1, current + 1))
+    assert set(range(1, current)) <= reveals and current not in reveals
+    # A roll of a closed turn says so on its page, to a player.
+    closed = next(
+        r for r in Roll.objects.filter(session=session, turn_number=1) if "fair" in r.record
+    )
+    client.force_login(get_user_model().objects.get(username="gracz"))
+    page = client.get(reverse("rolls:detail", args=[session.pk, closed.seq])).content.decode()
+    assert "Kości sprawdzalne" in page
