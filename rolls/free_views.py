@@ -20,7 +20,7 @@ from rolls.free_rolls import FREE_ROLLS_NOT_ALLOWED, roll_make_free
 from rolls.messages import notation_error_message
 from rolls.presenters import notation_summary
 from rolls.secret import SECRET_TEST
-from rolls.selectors import sheets_in_play
+from rolls.selectors import sheets_in_play, turn_commitment
 from rolls.views import _session_for_reader
 
 
@@ -119,6 +119,7 @@ def free_roll(request, pk: int):
             "hide_errors": not posted,
             "has_turn": turn is not None,
             "is_gm": access.is_gm,
+            "commitment": turn_commitment(session),
         },
         status=status,
     )

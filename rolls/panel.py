@@ -175,6 +175,12 @@ class Panel:
         return int(raw)
 
     @cached_property
+    def dice_commitment(self):
+        """The turn's committed dice seed the roll will draw from (read only where the whole
+        panel is drawn, never for a preview)."""
+        return selectors.turn_commitment(self.session)
+
+    @cached_property
     def answering(self) -> RollAsk | None:
         """The open request of this session the panel answers, if it was opened for one."""
         if self._ask_id is None:

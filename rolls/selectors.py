@@ -572,6 +572,31 @@ def free_roll_stats(session) -> list[FreeRollStats]:
 
 
 @dataclass(frozen=True)
+class TurnCommitment:
+    """The current turn's dice commitment, as the roll forms show it before a roll."""
+
+    turn: int
+    seq: int
+    public: str
+
+
+def turn_commitment(session) -> TurnCommitment | None:
+    """The commitment the current turn's dice come from; None for a turn without one."""
+    turn = session.current_turn
+    if turn is None:
+        return None
+    commit = (
+        TurnSeed.objects.filter(session=session, turn_number=turn.number)
+        .values_list("commit__seq", "commit__record")
+        .first()
+    )
+    if commit is None:
+        return None
+    seq, record = commit
+    return TurnCommitment(turn=turn.number, seq=seq, public=record["dice_commit"]["public"])
+
+
+@dataclass(frozen=True)
 class DiceCheck:
     """What a roll's page says of its dice: drawn from turn `turn`'s seed (committed in
     entry `commit_seq`) and the roller's seed; `reveal_seq` the entry that revealed the seed,

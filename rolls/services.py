@@ -21,7 +21,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import uuid
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from django.core.exceptions import PermissionDenied, ValidationError
@@ -236,13 +235,10 @@ def roll_make(
     extra_action_reason: str = "",
     client_seed: str = "",
 ) -> RollMade:
-    """Roll a case (see the module's docstring). `answers`: the player's request this roll
-    answers (the GM's), with `answer_note` saying why when the roll differs from it;
-    `characters`: the sheets the panel read a moment ago (a character not among them is
-    not playing); `secret`: rolls.secret; `extra_action_reason`: the GM allows a further
-    action roll in the turn; `client_seed`: the roller's page's share of the dice
-    (rolls.fair_dice; the server draws one when it is empty). `dice`: faces given in advance
-    (tests and the demo's scripted scenes), instead of the turn's fair dice."""
+    """Roll a case (the module's docstring). `answers`: the request answered, `answer_note` why
+    the roll differs; `characters`: the sheets the panel read (others are not playing);
+    `secret`: rolls.secret; `extra_action_reason`: the GM allows another action; `client_seed`:
+    the page's share of the turn's fair dice (rolls.fair_dice); `dice`: faces given instead."""
     with transaction.atomic():
         locked = lock_session(session)
         for effect in case.effects:
@@ -268,8 +264,8 @@ def roll_make(
         if target is None and ask is not None and post is None:
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
         target = target if target is not None else target_post(locked, by, turn, post)
-        fair = None if dice is not None else fair_roll(locked, by, turn, client_seed, secret=secret)
-        body = _record_body(context, test, dice, fair, action | _answer_part(answer))
+        dice = dice or fair_roll(locked, by, turn, client_seed, secret=secret)
+        body = _record_body(context, test, dice, action | _answer_part(answer))
         roll = chain_append(
             locked,
             by,
@@ -295,15 +291,15 @@ def _answer_part(answer: dict) -> dict:
     return {"answers": answer} if answer else {}
 
 
-def _record_body(
-    context: RollContext, test, dice: DiceSource | None, fair: FairRoll | None, extra: dict
-) -> Callable:
-    """The roll's record, given its number: the dice rolled now (the turn's fair dice, whose
-    every draw the record keeps, unless faces were given), what the case's effects wrote (a
-    healed patient's HP, an opened event), the action count and the request it answers."""
+def _record_body(context: RollContext, test, dice: DiceSource | FairRoll | None, extra: dict):
+    """The roll's record, given its number: the dice rolled now (faces given in advance, or
+    the turn's fair dice, whose every draw the record keeps, or for a turn opened before
+    seeds were committed the server's), what the case's effects wrote (a healed patient's
+    HP, an opened event), the action count and the request it answers."""
     case = context.case
 
     def body(seq: int) -> dict:
+        fair = dice if isinstance(dice, FairRoll) else None
         source = fair.dice(seq) if fair is not None else (dice or SystemDice())
         result = engine_systems.roll(case.system, test, source)
         if fair is not None:

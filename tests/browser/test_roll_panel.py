@@ -697,6 +697,12 @@ def test_the_rollers_browser_draws_its_share_of_the_dice_and_the_page_says_when_
     seed_box = page.locator('input[name="client_seed"]')
     expect(seed_box).to_have_value(re.compile(r"^[0-9a-f]{32}$"))
     sent = seed_box.input_value()
+    # The turn's commitment is on the panel before the roll (turn 1's, the chain's first entry).
+    commitment = page.get_by_test_id("dice-commitment")
+    expect(commitment).to_contain_text("tury 1")
+    expect(commitment.get_by_role("link")).to_have_attribute(
+        "href", f"/sessions/{table.session.pk}/rolls/1/"
+    )
     roll = roll_and_land_in_the_diary(page)
     fair = roll.record["fair"]
     assert (fair["client_seed"], fair["client_seed_by"]) == (sent, "browser")

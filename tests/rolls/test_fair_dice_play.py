@@ -6,6 +6,7 @@ import json
 import uuid
 
 import pytest
+from django.core.management import call_command
 from django.http import QueryDict
 from django.urls import reverse
 
@@ -284,6 +285,8 @@ def test_the_standalone_script_recomputes_the_played_turn_from_the_export(
     assert "dice recomputed from the revealed seeds: 2 rolls" in printed, printed
     report = verify_session(table.session.pk, recompute=True)
     assert (report.dice_recomputed, report.dice_awaiting) == (2, 0)
+    call_command("verify_rolls", "--session", str(table.session.pk))
+    assert "dice of 2 rolls recomputed from revealed seeds, 0 awaiting" in (capsys.readouterr().out)
 
     # One die changed in the export: the script names that roll.
     ledger = json.loads(exported.content)

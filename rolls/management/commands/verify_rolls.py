@@ -1,7 +1,8 @@
 """Verify the roll chains from the shell: `python manage.py verify_rolls [--session ID]
 [--recompute]`.
 
-Checks every session's chain and every row's signature against the site's trusted keys;
+Checks every session's chain, every row's place and signature against the site's trusted
+keys, and every fair die whose turn's seed is revealed (rolls.fair_check);
 `--recompute` also rolls every stored case again through the engine and compares the result.
 Exits 1 if any chain is broken, naming the first broken number and what is wrong.
 """
@@ -37,6 +38,7 @@ class Command(BaseCommand):
                     f"session {game_session.pk} ({game_session.title}): OK, "
                     f"{report.count} rolls, head {report.head_hash}"
                     + (", every result recomputed" if recompute else "")
+                    + _fair_dice(report)
                 )
             else:
                 broken += 1
@@ -47,3 +49,13 @@ class Command(BaseCommand):
                 )
         if broken:
             raise SystemExit(1)
+
+
+def _fair_dice(report) -> str:
+    """The fair dice's counts (rolls.fair_check), where the session has any."""
+    if not (report.dice_recomputed or report.dice_awaiting):
+        return ""
+    return (
+        f", dice of {report.dice_recomputed} rolls recomputed from revealed seeds, "
+        f"{report.dice_awaiting} awaiting their turn's close"
+    )
