@@ -273,6 +273,10 @@ class FairDice:
             return f"bad dice commit: turn {turn} was committed before"
         if not all(isinstance(part.get(s), str) and _HEX64.match(part[s]) for s in STREAMS):
             return "bad dice commit: a stream's commitment is not 64 hex digits"
+        # A turn opens after the one before it closed: every earlier public seed is out.
+        for earlier, committed in self.commits.items():
+            if (earlier, "public") not in self.seeds:
+                return f"bad dice commit: turn {committed['turn']}'s seed was never revealed"
         self.turns.add(turn)
         self.commits[seq] = part
         return None
@@ -321,21 +325,38 @@ class FairDice:
         client_seed, draws = fair.get("client_seed"), fair.get("draws")
         if not isinstance(client_seed, str) or not _CLIENT_SEED.match(client_seed):
             return "bad fair part: the client seed is not 32 to 128 hex digits"
-        if not isinstance(draws, list):
+        if not isinstance(draws, list) or not all(
+            isinstance(d, list) and len(d) == 3 for d in draws
+        ):
             return "bad fair part: no list of draws"
+        result = record.get("result")
+        if not isinstance(result, dict) or result.get("dice") != [d[2] for d in draws]:
+            return "bad fair part: its result's dice are not its draws"
         if (commit, stream) in self.seeds:
             return self.draws_problem(seq, fair, self.seeds[commit, stream])
         self.waiting.setdefault((commit, stream), []).append((seq, fair))
+        return None
+
+    def unfair_problem(self, record: dict, seq: int) -> str | None:
+        """A roll with dice but no fair part, in a turn committed before it: a site that
+        steered it cannot simply leave its fair part out."""
+        commit = next(
+            (c for c, part in self.commits.items() if part["turn"] == record.get("turn")), None
+        )
+        if isinstance(record.get("result"), dict) and commit is not None and commit < seq:
+            return "bad fair part: a roll of a committed turn without fair dice"
         return None
 
     def draws_problem(self, seq: int, fair: dict, seed: str) -> str | None:
         for die, draw in enumerate(fair["draws"]):
             well_formed = isinstance(draw, list) and len(draw) == 3 and all(map(_whole, draw))
             if not well_formed or draw[1] < draw[0]:
-                return f"die {die} does not follow from the revealed seed (not [low, high, face])"
+                return (
+                    f"die {die + 1} does not follow from the revealed seed (not [low, high, face])"
+                )
             low, high, face = draw
             if face != derive_face(seed, self.session, seq, fair["client_seed"], die, low, high):
-                return f"die {die} does not follow from the revealed seed"
+                return f"die {die + 1} does not follow from the revealed seed"
         self.recomputed += 1
         return None
 
@@ -370,6 +391,10 @@ def verify(ledger: dict, keys: dict | None = None, dice: FairDice | None = None)
             revealed = record["reveals"]["record"]
             if "fair" in revealed and (problem := dice.fair_problem(revealed, "secret")):
                 return revealed["seq"] - 1, head, (revealed["seq"], problem)
+            if "fair" not in revealed and (
+                problem := dice.unfair_problem(revealed, revealed["seq"])
+            ):
+                return revealed["seq"] - 1, head, (revealed["seq"], problem)
         for kind, problem in (
             ("dice_commit", "bad dice commit"),
             ("dice_reveal", "bad seed reveal"),
@@ -383,6 +408,8 @@ def verify(ledger: dict, keys: dict | None = None, dice: FairDice | None = None)
         if is_seed_reveal and (broken := dice.reveal_problem(record)):
             return broken[0] - 1, head, broken
         if "fair" in record and (problem := dice.fair_problem(record, "public")):
+            return count, head, (seq, problem)
+        if "fair" not in record and (problem := dice.unfair_problem(record, seq)):
             return count, head, (seq, problem)
         if _kind(record, "secret", "secret"):
             commitments[seq] = record["secret"].get("commitment")

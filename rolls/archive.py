@@ -106,6 +106,9 @@ def verifier_messages() -> dict[str, str]:
         "stream_public": _("public"),
         "stream_secret": _("secret"),
         "bad_fair": _("the roll's fair dice name no commitment of its turn"),
+        "no_fair": _("a roll of a committed turn without fair dice"),
+        "result_not_draws": _("the roll's result shows other dice than its draws"),
+        "seed_never": _("bad dice commitment: turn %(turn)s's seed was never revealed"),
         "bad_die": _("die %(die)s does not follow from the revealed seed"),
         "unreadable": _("The ledger embedded in this page cannot be read."),
         "no_crypto": _(

@@ -49,13 +49,22 @@ class FairDiceCheck:
             return self._reveal(seq, record)
         if is_reveal_record(record):  # a secret roll revealed: its full record's dice
             revealed = record["reveals"].get("record")
-            if isinstance(revealed, dict) and "fair" in revealed:
-                if type(revealed.get("seq")) is not int:
-                    return DiceFault(seq, "unfair_die", "the revealed roll has no number")
-                return self._roll(revealed["seq"], revealed, stream="secret")
-            return None
+            if not isinstance(revealed, dict):
+                return None
+            if type(revealed.get("seq")) is not int:
+                return DiceFault(seq, "unfair_die", "the revealed roll has no number")
+            return self._rolled(revealed["seq"], revealed, stream="secret")
+        return self._rolled(seq, record, stream="public")
+
+    def _rolled(self, seq: int, record: dict, *, stream: str) -> DiceFault | None:
+        """A roll's dice: fair ones are checked; a roll with dice but none of the fair kind is
+        a fault once its turn's seeds were committed before it (a site that steered a roll
+        cannot simply leave its fair part out)."""
         if "fair" in record:
-            return self._roll(seq, record, stream="public")
+            return self._roll(seq, record, stream=stream)
+        committed = self.commit_of_turn.get(record.get("turn"))
+        if isinstance(record.get("result"), dict) and committed is not None and committed < seq:
+            return DiceFault(seq, "unfair_die", "a roll of a committed turn without fair dice")
         return None
 
     def _commit(self, seq: int, record: dict) -> DiceFault | None:
@@ -63,8 +72,17 @@ class FairDiceCheck:
         turn = part.get("turn") if isinstance(part, dict) else None
         if type(turn) is not int or turn != record.get("turn") or turn in self.commit_of_turn:
             return DiceFault(seq, "bad_dice_commit", "not one commitment for its own turn")
-        if not all(isinstance(part.get(stream), str) for stream in STREAMS):
-            return DiceFault(seq, "bad_dice_commit", "a stream's commitment is missing")
+        if part.get("scheme") != SCHEME or not all(
+            isinstance(part.get(stream), str) and SEED_PATTERN.match(part[stream])
+            for stream in STREAMS
+        ):
+            return DiceFault(seq, "bad_dice_commit", "not two hmac-sha256-v1 commitments")
+        # A turn opens after the one before it closed: its public seed is out by now.
+        for earlier_seq, earlier in self.commits.items():
+            if (earlier_seq, "public") not in self.seeds:
+                return DiceFault(
+                    seq, "bad_dice_commit", f"turn {earlier['turn']}'s seed was never revealed"
+                )
         self.commits[seq] = part
         self.commit_of_turn[turn] = seq
         return None
@@ -77,6 +95,8 @@ class FairDiceCheck:
         commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
         if commit is None or commit["turn"] != part.get("turn") or not isinstance(seeds, dict):
             return DiceFault(seq, "bad_seed_reveal", "it names no earlier commitment of its turn")
+        if not seeds:
+            return DiceFault(seq, "bad_seed_reveal", "it reveals no seed")
         for stream, seed in seeds.items():
             if stream not in STREAMS or (commit_seq, stream) in self.seeds:
                 return DiceFault(seq, "bad_seed_reveal", f"stream {stream!r} revealed twice")
@@ -106,15 +126,23 @@ class FairDiceCheck:
             return DiceFault(seq, "unfair_die", "its dice are not of the hmac-sha256-v1 scheme")
         commit_seq = fair.get("commit")
         commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
-        if commit is None or commit["turn"] != record.get("turn"):
-            return DiceFault(seq, "unfair_die", "its dice name no commitment of its turn")
+        # Earlier than the roll itself: a revealed secret roll is read after later commits.
+        if commit is None or commit_seq >= seq or commit["turn"] != record.get("turn"):
+            return DiceFault(seq, "unfair_die", "its dice name no earlier commitment of its turn")
         if fair.get("stream") != stream:
             return DiceFault(seq, "unfair_die", f"its dice are not of the {stream} stream")
         client_seed = fair.get("client_seed")
         if not isinstance(client_seed, str) or not CLIENT_SEED_PATTERN.match(client_seed):
             return DiceFault(seq, "unfair_die", "the roller's seed is not 32 to 128 hex digits")
-        if not isinstance(fair.get("draws"), list):
+        draws = fair.get("draws")
+        if not isinstance(draws, list) or not all(
+            isinstance(d, list) and len(d) == 3 for d in draws
+        ):
             return DiceFault(seq, "unfair_die", "no list of draws")
+        result = record.get("result")
+        if not isinstance(result, dict) or result.get("dice") != [d[2] for d in draws]:
+            # The dice shown are the draws: else honest draws could stand beside any result.
+            return DiceFault(seq, "unfair_die", "its result's dice are not its draws")
         seed = self.seeds.get((commit_seq, stream))
         if seed is None:
             self.waiting.setdefault((commit_seq, stream), []).append((seq, fair))

@@ -90,6 +90,16 @@ def client_seed_field() -> forms.CharField:
     return forms.CharField(widget=forms.HiddenInput, required=False, max_length=128)
 
 
+class ClientSeedForm(forms.Form):
+    """The roller's share of the dice alone, beside a form that has no token form of the
+    roll path's (a system's reroll)."""
+
+    client_seed = client_seed_field()
+
+    def seed(self) -> str:
+        return self.cleaned_data.get("client_seed", "") if self.is_valid() else ""
+
+
 class PanelTokenForm(SignedTokenForm):
     """Carried by every panel form: the one-time token, the mode, the target post, the
     request answered and, for the GM, the secret box, the reason to allow a further action

@@ -26,7 +26,7 @@ from rolls.entry_forms import (
     ItemUseForm,
     preselected_character,
 )
-from rolls.forms import AskDeclineForm, AskTargetForm
+from rolls.forms import AskDeclineForm, AskTargetForm, ClientSeedForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import Panel, preserve_typed_fields
@@ -49,7 +49,8 @@ def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
     or where the one given was not issued to this user."""
     user, session = request.user, access.session
     query = fields.copy()
-    for key in ("csrfmiddlewaretoken", "preview", rolls_access.LINK_SIGNATURE):
+    # A link never carries the roller's seed: the page that opens it draws a fresh one.
+    for key in ("csrfmiddlewaretoken", "preview", "client_seed", rolls_access.LINK_SIGNATURE):
         query.pop(key, None)
     if fresh_token or rolls_access.read_token(user, session, query.get("token")) is None:
         query["token"] = rolls_access.issue_token(user, session)
@@ -331,6 +332,7 @@ def reroll(request, pk: int, seq: int):
     if done is not None:
         refusal = _("This roll was already rerolled: once only.")
     form = None
+    seed_form = ClientSeedForm(request.POST if request.method == "POST" else None)
     if refusal is None:
         form = system.reroll_form(first, request.POST if request.method == "POST" else None)
     if request.method == "POST" and form is not None and form.is_valid():
@@ -340,6 +342,7 @@ def reroll(request, pk: int, seq: int):
                 by=request.user,
                 case=form.case(),
                 token=form.token(),
+                client_seed=seed_form.seed(),
             )
         except services.TokenReused:
             refusal = _("This roll was already rerolled: once only.")
@@ -368,6 +371,7 @@ def reroll(request, pk: int, seq: int):
             "roll": first,
             "view": roll_view(first),
             "form": form,
+            "seed_form": seed_form,
             "refusal": refusal,
             "done": done,
             "chance": chance,

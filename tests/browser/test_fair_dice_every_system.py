@@ -20,8 +20,9 @@ pytestmark = [pytest.mark.django_db, pytest.mark.fair_dice]
 
 
 def _another_face(record):
+    """A forger's die: the draw and the result's dice changed alike."""
     low, high, face = record["fair"]["draws"][0]
-    record["fair"]["draws"][0][2] = low if face != low else high
+    record["fair"]["draws"][0][2] = record["result"]["dice"][0] = low if face != low else high
 
 
 def test_every_system_s_dice_recompute_outside_the_site(browser, table, make_user, tmp_path):
@@ -54,6 +55,35 @@ def test_every_system_s_dice_recompute_outside_the_site(browser, table, make_use
             status, text, named = _verdict(offline, page)
             assert (status, named) == ("broken", str(roll.seq)), (session.system, text)
             assert "kość 1 nie wynika" in text
+        # The three verifiers' other rules, on the first session's ledger (re-signed by a
+        # forger with the site's key, so only these rules can tell).
+        session, _gm, roll = made[0]
+        ledger = json.loads(json.dumps(selectors.ledger_export(session), default=str))
+        reveal = next(r for r in ledger["rolls"] if r["record"]["kind"] == "dice_reveal")
+
+        def result_dice_changed(record):
+            record["result"]["dice"][0] = record["result"]["dice"][0] % 1000 + 1
+
+        def fair_left_out(record):
+            del record["fair"]
+
+        def reveal_emptied(record):
+            record["dice_reveal"]["seeds"] = {}
+
+        cases = [
+            (roll.seq, result_dice_changed, "inne kości niż jego losowania"),
+            (roll.seq, fair_left_out, "bez uczciwych kości"),
+            (reveal["seq"], reveal_emptied, "błędne odsłonięcie ziarna"),
+        ]
+        for seq, change, words in cases:
+            forged = _resigned(copy.deepcopy(ledger), seq, change)
+            path.write_text(json.dumps(forged), encoding="utf-8")
+            assert script.main([str(path), "--public-key", public_key]) == 1, change.__name__
+            with translation.override("pl"):
+                page.write_text(archive.verify_page(forged), encoding="utf-8")
+            status, text, named = _verdict(offline, page)
+            assert (status, named) == ("broken", str(seq)), (change.__name__, text)
+            assert words in text, (change.__name__, text)
     finally:
         context.close()
     assert elsewhere == [] and failed == []

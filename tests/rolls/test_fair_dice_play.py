@@ -329,3 +329,61 @@ def test_a_rolls_page_says_its_dice_await_the_turns_close(table, client_for):
     text = page.content.decode()
     assert 'data-testid="dice-awaiting"' in text and "dice-verifiable" not in text
     assert "wylosowane przez serwer" in text  # no page seed came with a service-made roll
+
+
+def _drop_fair(rows, seq):
+    del next(row for row in rows if row[0] == seq)[3]["fair"]
+
+
+def _result_dice_changed(rows, seq):
+    dice = next(row for row in rows if row[0] == seq)[3]["result"]["dice"]
+    dice[0] = dice[0] % 1000 + 1
+
+
+def _reveal_dropped(rows, _seq):
+    """The closed turn's reveal taken out (and the chain renumbered): its seed never comes
+    out, yet the next turn is committed."""
+    kept = [row for row in rows if row[3]["kind"] != "dice_reveal"]
+    for number, row in enumerate(kept, start=1):
+        row[0] = row[3]["seq"] = number
+    rows[:] = kept
+
+
+@pytest.mark.parametrize(
+    ("change", "problem"),
+    [
+        (_drop_fair, "unfair_die"),
+        (_result_dice_changed, "unfair_die"),
+        (_reveal_dropped, "bad_dice_commit"),
+    ],
+    ids=["fair-part-left-out", "result-not-the-draws", "seed-never-revealed"],
+)
+def test_a_roll_without_its_fair_dice_or_a_seed_never_revealed_is_named(table, change, problem):
+    roll = make_roll(
+        table.session, table.gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED
+    ).roll
+    diary_services.turn_open_next(session=table.session, by=table.gm)
+    rows = _rows(table.session)
+    change(rows, roll.seq)
+    report = verify_chain(_rechained(rows), table.session.pk)
+    assert report.problem == problem, report.problem_label
+    if problem == "unfair_die":
+        assert report.broken_seq == roll.seq
+    else:  # named at the next turn's commitment
+        assert rows[report.broken_seq - 1][3]["kind"] == "dice_commit"
+
+
+def test_a_reroll_takes_the_rollers_seed_from_its_page(make_user, client):
+    from tests.rolls.ciernie_table import flag_reroll_sources
+    from tests.rolls.test_ciernie_reroll import vera_fails
+
+    ciernie = build_ciernie_table(make_user, roll_policy="players_own")
+    flag_reroll_sources()
+    first = vera_fails(ciernie)  # a failure given in advance, to be rerolled
+    client.force_login(ciernie.alice)
+    url = reverse("rolls:reroll", args=[ciernie.session.pk, first.seq])
+    assert 'name="client_seed"' in client.get(url).content.decode()
+    client.post(url, {"reroll_sources": [f"trait:{ciernie.lucky.pk}"], "client_seed": CLIENT_SEED})
+    second = Roll.objects.get(session=ciernie.session, seq=first.seq + 1)
+    fair = second.record["fair"]
+    assert (fair["client_seed"], fair["client_seed_by"]) == (CLIENT_SEED, "browser")

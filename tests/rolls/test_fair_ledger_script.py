@@ -13,6 +13,7 @@ from django.db import transaction
 
 from diary.services import current_turn
 from rolls.engine import notation
+from rolls.engine.dice import ScriptedDice
 from rolls.engine.fair import SCHEME, SeededDice, seed_commitment
 from rolls.services import chain_append, lock_session, secret_roll_reveal, target_post
 from tests.rolls.test_audit_script import export, run_script
@@ -91,8 +92,11 @@ class Chain:
             result = notation.roll_notation(notation.parse_notation(expression), dice)
             draws = [list(d) for d in dice.draws]
             if wrong_die is not None:
+                # Built so: the result rolled from the wrong faces, the draws list them.
                 low, high, face = draws[wrong_die]
                 draws[wrong_die] = [low, high, low + (face - low + 1) % (high - low + 1)]
+                scripted = ScriptedDice([draw[2] for draw in draws])
+                result = notation.roll_notation(notation.parse_notation(expression), scripted)
             return {
                 "kind": notation.TEST,
                 "characters": {},
@@ -167,6 +171,14 @@ def test_a_reveal_in_two_parts_and_rolls_before_it(table, client_for, tmp_path):
     )
 
 
+def _another_face(record: dict, index: int) -> None:
+    """A forger's die: the draw and the result's dice changed alike (else the result would
+    not be the draws, found before any seed is needed)."""
+    draw = record["fair"]["draws"][index]
+    draw[2] = draw[2] % 6 + 1
+    record["result"]["dice"][index] = draw[2]
+
+
 def forged(table, client_for, change) -> dict:
     """The export, changed and then rechained and re-signed: chain and signatures pass, only
     the dice check can tell."""
@@ -197,8 +209,12 @@ def test_a_forged_but_untouched_export_passes(table, client_for, tmp_path):
             r"BROKEN at #2: die \d+ does not follow from the revealed seed",
         ),
         (
-            lambda r: r[2]["fair"]["draws"][1].__setitem__(2, r[2]["fair"]["draws"][1][2] % 6 + 1),
-            "BROKEN at #2: die 1 does not follow from the revealed seed",
+            lambda r: _another_face(r[2], 1),
+            "BROKEN at #2: die 2 does not follow from the revealed seed",
+        ),
+        (
+            lambda r: r[2]["result"]["dice"].__setitem__(1, r[2]["result"]["dice"][1] % 6 + 1),
+            "BROKEN at #2: bad fair part: its result's dice are not its draws",
         ),
         (
             lambda r: r[2]["fair"].update(commit=6),
@@ -230,6 +246,7 @@ def test_a_forged_but_untouched_export_passes(table, client_for, tmp_path):
         "seed-not-hex",
         "client-seed",
         "face",
+        "result-dice",
         "later-commit",
         "other-turn",
         "stream",
@@ -277,7 +294,7 @@ def test_a_wrong_face_of_a_revealed_secret_roll_names_it(table, client_for, tmp_
     chain.reveal_seeds()
     done = run_script(tmp_path, export(table, client_for))
     assert done.returncode == 1
-    assert "BROKEN at #2: die 0 does not follow from the revealed seed" in done.stdout
+    assert "BROKEN at #2: die 1 does not follow from the revealed seed" in done.stdout
 
 
 def test_a_wrong_face_of_a_public_roll_built_so(table, client_for, tmp_path):
@@ -288,4 +305,4 @@ def test_a_wrong_face_of_a_public_roll_built_so(table, client_for, tmp_path):
     chain.reveal_seeds()
     done = run_script(tmp_path, export(table, client_for))
     assert done.returncode == 1
-    assert "BROKEN at #3: die 3 does not follow from the revealed seed" in done.stdout
+    assert "BROKEN at #3: die 4 does not follow from the revealed seed" in done.stdout

@@ -148,9 +148,14 @@ class Command(BaseCommand):
                 title=SYSTEM_SESSIONS[RuleSystem.Q10]["title"], gm=users["gm"]
             ).exists()
             if not systems_present:
-                for system, (session, characters) in seed_system_sessions(users).items():
-                    # A roll of every test, through the service the panel uses.
-                    DEMO_ROLLS[system](session, characters, users)
+                # Their scenes roll the faces their narration tells, so their turns are
+                # played as turns opened before dice seeds were committed (server dice, no
+                # fair part); the forum1000 session shows the fair dice, and the next turn
+                # a user opens in these is committed too.
+                with diary_services.turns_open_without_listeners():
+                    for system, (session, characters) in seed_system_sessions(users).items():
+                        # A roll of every test, through the service the panel uses.
+                        DEMO_ROLLS[system](session, characters, users)
             # Portraits for the forum1000 demo characters (added to an older demo too).
             portraits_added = seed_portraits(users)
             # Table talk beside the diary (added to an older demo too).
