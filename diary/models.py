@@ -333,7 +333,12 @@ class Post(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["session", "id"], name="post_session_keyset"),
-            models.Index(fields=["session", "changed_seq"], name="post_session_changed"),
+            # Only the posts something landed in (diary.reading.first_unread_subquery).
+            models.Index(
+                fields=["session", "changed_seq"],
+                condition=models.Q(changed_seq__gt=0),
+                name="post_session_changed",
+            ),
         ]
         constraints = [
             models.UniqueConstraint(fields=["author", "token"], name="post_unique_token"),

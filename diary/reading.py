@@ -14,18 +14,22 @@ it (a roll landing while the page renders is newer, so it stays unread).
 
 from django import forms
 from django.db.models import (
+    BooleanField,
     Case,
     Count,
     Exists,
+    F,
+    Func,
     IntegerField,
     Max,
+    Min,
     OuterRef,
     Q,
     Subquery,
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, Greatest
+from django.db.models.functions import Coalesce, Greatest, Least
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
@@ -107,7 +111,7 @@ def read_mark_advance(
 # Reads, as subqueries that ride in the query that loads the session(s)
 
 
-def read_mark_subquery(user, session_ref: str = "pk"):
+def read_mark_subquery(user, session_ref="pk"):
     """The user's mark in the outer row's session, None when there is none."""
     return Subquery(
         ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
@@ -117,7 +121,7 @@ def read_mark_subquery(user, session_ref: str = "pk"):
     )
 
 
-def read_seq_subquery(user, session_ref: str = "pk"):
+def read_seq_subquery(user, session_ref="pk"):
     """The chain head the user's mark in the outer row's session saw, None without a mark."""
     return Subquery(
         ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
@@ -127,23 +131,103 @@ def read_seq_subquery(user, session_ref: str = "pk"):
     )
 
 
-def _unread_posts_of_outer_session(user):
-    """The outer session's posts unread by the user (for a subquery on GameSession): after
-    the mark, or changed since it (a roll or an entry landed in it)."""
-    mark = Coalesce(read_mark_subquery(user, "session_id"), Value(0))
-    seen = Coalesce(read_seq_subquery(user, "session_id"), Value(0))
+def _mark_and_seen_of_outer_session(user):
+    """The user's mark (0 without one) and the chain head it saw, for a subquery on the posts of
+    the outer session. They name the session row, not each post: PostgreSQL reads the mark
+    once per session and can compare the posts' index with it (a range, not a filter)."""
+    session = OuterRef("pk")
+    return (
+        Coalesce(read_mark_subquery(user, session), Value(0)),
+        Coalesce(read_seq_subquery(user, session), Value(0)),
+    )
+
+
+def _visible_posts_of_outer_session(user):
+    """The outer session's posts the user may find unread: not hidden, not their own."""
     return (
         Post.objects.filter(session_id=OuterRef("pk"), hidden_at__isnull=True)
         .exclude(author=user.pk)
-        .filter(Q(pk__gt=mark) | Q(changed_seq__gt=seen))
         .order_by()
     )
 
 
+def _unread_posts_of_outer_session(user):
+    """The outer session's posts unread by the user (for a subquery on GameSession): after
+    the mark, or changed since it (a roll or an entry landed in it)."""
+    mark, seen = _mark_and_seen_of_outer_session(user)
+    return _visible_posts_of_outer_session(user).filter(Q(pk__gt=mark) | Q(changed_seq__gt=seen))
+
+
+class _LeastPresent(Least):
+    """The smallest of the values that are not NULL (NULL when none is): PostgreSQL's LEAST;
+    SQLite's MIN() is NULL as soon as one value is."""
+
+    def as_sqlite(self, compiler, connection, **extra_context):
+        first, second = self.get_source_expressions()
+        both = Least(Coalesce(first, second), Coalesce(second, first))
+        return both.as_sqlite(compiler, connection, **extra_context)
+
+
+class _RowAfter(Func):
+    """`(a, b) > (c, d)`, compared as rows: true when a > c, or a = c and b > d."""
+
+    output_field = BooleanField()
+    arity = 4
+
+    def as_sql(self, compiler, connection, **extra_context):
+        parts, params = [], []
+        for expression in self.get_source_expressions():
+            sql, more = compiler.compile(expression)
+            parts.append(sql)
+            params.extend(more)
+        return "({}, {}) > ({}, {})".format(*parts), params
+
+
 def first_unread_subquery(user):
-    """The id of the outer session's first post unread by the user, None when none is."""
-    first = _unread_posts_of_outer_session(user).order_by("pk").values("pk")[:1]
-    return Subquery(first, output_field=IntegerField())
+    """The id of the outer session's first post unread by the user, None when none is.
+
+    Two index ranges, each a few rows however long the session: the first post after the
+    mark, and the first of the posts changed since the chain head the mark saw. (As one
+    filter, "after the mark OR changed since", the planner walks the session's posts in id
+    order testing each: a reader who has read everything cost a scan of the whole session.)
+    """
+    mark, seen = _mark_and_seen_of_outer_session(user)
+    unread_by_user = Q(hidden_at__isnull=True) & ~Q(author=user.pk)
+    # The session's posts after the mark, as the one range of `post_session_keyset` that holds
+    # them: "(session, id) > (this session, mark)" up to the session's end. Written as
+    # "session = this one AND id > mark", the planner may take the primary key's range of
+    # ids instead, reading every later post of every session until one of this session's.
+    after_mark = (
+        Post.objects.filter(
+            _RowAfter(F("session_id"), F("pk"), OuterRef("pk"), mark),
+            unread_by_user,
+            session_id__lte=OuterRef("pk"),
+        )
+        .order_by("session_id", "pk")
+        .values("pk")[:1]
+    )
+    # The posts changed since the mark, from the partial index of changed posts
+    # (`post_session_changed`, changed_seq > 0, said here so the planner may use it): few
+    # rows, where an index of every post would send the planner through the whole session.
+    # MIN over a group, not ORDER BY id LIMIT 1: with a LIMIT the planner would rather walk
+    # the ids and test each post, guessing it finds a changed one soon.
+    changed = (
+        Post.objects.filter(
+            unread_by_user,
+            session_id=OuterRef("pk"),
+            changed_seq__gt=0,
+        )
+        .filter(changed_seq__gt=seen)
+        .order_by()
+        .values("session_id")
+        .annotate(first=Min("pk"))
+        .values("first")
+    )
+    return _LeastPresent(
+        Subquery(after_mark, output_field=IntegerField()),
+        Subquery(changed, output_field=IntegerField()),
+        output_field=IntegerField(),
+    )
 
 
 # Counted up to here, then "100+": a list view must not count a long session's every post

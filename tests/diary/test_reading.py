@@ -1,6 +1,8 @@
 """Reading: read marks, the first unread post, unread counts, pages by turn."""
 
 import html
+import json
+from types import SimpleNamespace
 
 import pytest
 from django.db import connection
@@ -8,9 +10,12 @@ from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from diary import reading
-from diary.models import DIARY_PAGE_SIZE, GameSession, ReadMark
+from diary.models import DIARY_PAGE_SIZE, GameSession, Post, ReadMark
 from diary.services import post_create, post_hide, turn_open_next
+from rolls.systems.forum1000.requests import RollRequest, SideRequest
+from tests import scale
 from tests.conftest import polish
+from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db
 
@@ -202,6 +207,105 @@ def test_the_live_poll_shows_the_newest_posts(table, client_for):
     live = reverse("diary:session_live", args=[table.session.pk])
     response = bob.get(live, {"seen": "0"})
     assert response.context["page"].posts[-1].pk == posts[-1].pk
+
+
+# --- The first unread post in a long session: an index range, never a scan ------------
+
+
+def expected_first_unread(user, table) -> int | None:
+    """The first unread post by the definition (diary/reading.py), read post by post."""
+    mark = ReadMark.objects.filter(user=user, session=table.session).first()
+    seen_post, seen_seq = (mark.last_seen_post_id, mark.last_seen_seq) if mark else (0, 0)
+    unread = [
+        post.pk
+        for post in Post.objects.filter(session=table.session).order_by("pk")
+        if post.hidden_at is None
+        and post.author_id != user.pk
+        and (post.pk > seen_post or post.changed_seq > seen_seq)
+    ]
+    return unread[0] if unread else None
+
+
+def session_query(client, table) -> str:
+    """The SQL of the diary page's session query (the one that finds the first unread post)."""
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(diary_url(table)).status_code == 200
+    [sql] = [q["sql"] for q in queries.captured_queries if "viewer_first_unread" in q["sql"]]
+    return sql
+
+
+def posts_examined(sql) -> tuple[int, list[str]]:
+    """EXPLAIN ANALYZE of `sql` after ANALYZE: how many of diary_post's rows its plan read
+    (returned or filtered out, over every loop) and how it read them."""
+    table = Post._meta.db_table
+    with connection.cursor() as cursor:
+        cursor.execute(f"ANALYZE {table}")
+        cursor.execute(f"EXPLAIN (ANALYZE, FORMAT JSON) {sql}")
+        [(plan,)] = cursor.fetchall()
+    if isinstance(plan, str):
+        plan = json.loads(plan)
+    nodes, stack = [], [plan[0]["Plan"]]
+    while stack:
+        node = stack.pop()
+        nodes.append(node)
+        stack.extend(node.get("Plans", []))
+    scans = [node for node in nodes if node.get("Relation Name") == table]
+    examined = sum(
+        (
+            node.get("Actual Rows", 0)
+            + node.get("Rows Removed by Filter", 0)
+            + node.get("Rows Removed by Index Recheck", 0)
+        )
+        * node.get("Actual Loops", 1)
+        for node in scans
+    )
+    return examined, [f"{node['Node Type']} {node.get('Index Name', '')}" for node in scans]
+
+
+@pytest.mark.postgres_only
+def test_the_first_unread_post_of_a_long_session_is_found_by_an_index_range(
+    table, client_for, make_user, make_session
+):
+    """5 000 posts, and another session's 5 000 written after them: whether the reader is
+    caught up, a roll landed in a post they read, or they are a few posts behind, the page's
+    query reads a handful of posts, by an index range from the mark (PostgreSQL's plan, after
+    ANALYZE), never the session's posts nor the later ones of another session."""
+    scale.build(table, 5_000)
+    other = make_session(make_user("mg-druga"))
+    scale.fill_bulk(SimpleNamespace(**{**vars(table), "session": other, "gm": other.gm}), 5_000)
+    bob, alice = client_for(table.bob), client_for(table.alice)
+    bobs_query, alices_query = session_query(bob, table), session_query(alice, table)
+
+    def check(user, client, sql):
+        examined, scans = posts_examined(sql)
+        assert not any(scan.startswith("Seq Scan") for scan in scans), scans
+        assert examined <= 20, (examined, scans)
+        expected = expected_first_unread(user, table)
+        assert client.get(diary_url(table)).context["first_unread_id"] == expected
+        return expected
+
+    # Caught up (the page above moved the mark to the newest post and the chain head).
+    assert check(table.bob, bob, bobs_query) is None
+    # A roll lands in a post Bartek has read: that post is the first unread one.
+    newest = Post.objects.filter(session=table.session).latest("pk")
+    charm = SideRequest(table.lirael.pk, "skill", skill_id=scale._skill("Uwodzenie"))
+    make_roll(
+        table.session,
+        table.gm,
+        RollRequest(kind="skill", a=charm),
+        post=newest,
+        extra_action_reason="Drugi urok.",
+    )
+    assert check(table.bob, bob, bobs_query) == newest.pk
+    # A few posts behind: the first unread is the first post after the mark not her own.
+    ids = list(
+        Post.objects.filter(session=table.session).order_by("pk").values_list("pk", flat=True)
+    )
+    head = GameSession.objects.get(pk=table.session.pk).chain_seq
+    ReadMark.objects.filter(user=table.alice, session=table.session).update(
+        last_seen_post_id=ids[-12], last_seen_seq=head
+    )
+    assert check(table.alice, alice, alices_query) is not None
 
 
 # --- Counts on the session list and the home page ---------------------------------------
