@@ -209,6 +209,28 @@ def test_the_live_poll_shows_the_newest_posts(table, client_for):
     assert response.context["page"].posts[-1].pk == posts[-1].pk
 
 
+def test_the_first_unread_is_the_earlier_of_a_changed_post_and_a_new_one(table, client_for):
+    opening = say(table, table.gm, "Tura się zaczyna.")
+    bob = client_for(table.bob)
+    bob.get(diary_url(table))
+    listed = GameSession.objects.filter(pk=table.session.pk)
+
+    def first_unread():
+        found = reading.sessions_with_unread(listed, table.bob).get().first_unread_id
+        assert bob.get(diary_url(table)).context["first_unread_id"] == found
+        return found
+
+    assert first_unread() is None
+    hidden = say(table, table.gm, "Ukryty.")
+    post_hide(post=hidden, by=table.gm, reason="")
+    say(table, table.bob, "Własny.", table.borys)
+    new = say(table, table.gm, "Dalej.")
+    assert first_unread() == new.pk  # new posts only: hidden and own ones skipped
+    charm = SideRequest(table.lirael.pk, "skill", skill_id=scale._skill("Uwodzenie"))
+    make_roll(table.session, table.gm, RollRequest(kind="skill", a=charm), post=opening)
+    assert first_unread() == opening.pk  # a change to a read post comes first
+
+
 # --- The first unread post in a long session: an index range, never a scan ------------
 
 
