@@ -112,7 +112,8 @@ def read_mark_advance(
 
 
 def read_mark_subquery(user, session_ref="pk"):
-    """The user's mark in the outer row's session, None when there is none."""
+    """The user's mark in the outer row's session, None when there is none. `session_ref`: the
+    outer row's field that holds the session, or an OuterRef to a row further out."""
     return Subquery(
         ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values(
             "last_seen_post_id"
@@ -209,8 +210,8 @@ def first_unread_subquery(user):
     # The posts changed since the mark, from the partial index of changed posts
     # (`post_session_changed`, changed_seq > 0, said here so the planner may use it): few
     # rows, where an index of every post would send the planner through the whole session.
-    # MIN over a group, not ORDER BY id LIMIT 1: with a LIMIT the planner would rather walk
-    # the ids and test each post, guessing it finds a changed one soon.
+    # MIN over a group, not ORDER BY id LIMIT 1: a LIMIT invites the planner to walk the ids
+    # and test each post, betting on finding a changed one soon.
     changed = (
         Post.objects.filter(
             unread_by_user,
