@@ -143,13 +143,13 @@ class _PlaceCheck:
 
     def __init__(self, session_id: int):
         self.session_id = session_id
-        # Every post the session's rows name, with its session and turn number: one query.
-        self.posts = {
-            pk: (post_session, turn)
-            for pk, post_session, turn in Post.objects.filter(
-                pk__in=Roll.objects.filter(session_id=session_id).values("post_id")
-            ).values_list("pk", "session_id", "turn__number")
-        }
+        # The session's posts with their turn numbers: one query by the session's index (a
+        # subquery over the rows' posts let PostgreSQL pick a nested loop over both tables).
+        self.posts = dict(
+            Post.objects.filter(session_id=session_id).values_list("pk", "turn__number")
+        )
+        # A post a row names outside the session: the first row naming it (read after the walk).
+        self.elsewhere: dict[int, tuple[int, int, str]] = {}
         self.found: ChainReport | None = None
         # Character id → the first row naming it (seq, rows before it, the hash before it).
         self.named: dict[int, tuple[int, int, str]] = {}
@@ -158,7 +158,7 @@ class _PlaceCheck:
         count, prev_hash = 0, GENESIS_HASH
         for seq, row_prev, row_hash, record, key_id, signature, post_id, turn in rows:
             if self.found is None and isinstance(record, dict):
-                if found := self._place_problem(record, post_id, turn):
+                if found := self._place_problem(record, post_id, turn, (seq, count, prev_hash)):
                     problem, detail = found
                     self.found = ChainReport(
                         count, prev_hash, broken_seq=seq, problem=problem, detail=detail
@@ -168,7 +168,7 @@ class _PlaceCheck:
             yield seq, row_prev, row_hash, record, key_id, signature
             count, prev_hash = count + 1, row_hash
 
-    def _place_problem(self, record: dict, post_id, turn) -> tuple[str, str] | None:
+    def _place_problem(self, record: dict, post_id, turn, where) -> tuple[str, str] | None:
         if record.get("post") != post_id:
             return "wrong_post", f"the record names post {record.get('post')}, the row {post_id}"
         if record.get("turn") != turn:
@@ -176,10 +176,9 @@ class _PlaceCheck:
         if post_id is None:  # a chain entry of no post (the turn's dice commitments)
             return None
         if post_id not in self.posts:
-            return "wrong_post", f"post {post_id} does not exist"
-        post_session, post_turn = self.posts[post_id]
-        if post_session != self.session_id:
-            return "wrong_post", f"post {post_id} is in session {post_session}"
+            self.elsewhere.setdefault(post_id, where)
+            return None
+        post_turn = self.posts[post_id]
         # A row lands in a post of its own turn or, for a secret roll's reveal, of an earlier
         # one (the result beside its commitment); never in a post of a later turn.
         if post_turn is not None and post_turn > turn:
@@ -201,6 +200,19 @@ class _PlaceCheck:
 
     def earliest(self, report: ChainReport) -> ChainReport:
         found = self.found
+        sessions = dict(
+            Post.objects.filter(pk__in=list(self.elsewhere)).values_list("pk", "session_id")
+        )
+        for post_id, (seq, count, prev_hash) in self.elsewhere.items():
+            if found is None or seq < found.broken_seq:
+                detail = (
+                    f"post {post_id} is in session {sessions[post_id]}"
+                    if post_id in sessions
+                    else f"post {post_id} does not exist"
+                )
+                found = ChainReport(
+                    count, prev_hash, broken_seq=seq, problem="wrong_post", detail=detail
+                )
         ids = [key for key in self.named if _is_row_id(key)]
         existing = set(Character.objects.filter(pk__in=ids).values_list("pk", flat=True))
         for key, (seq, count, prev_hash) in self.named.items():
