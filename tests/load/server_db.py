@@ -69,11 +69,15 @@ def check(session_id: int) -> dict:
     from rolls.ledger import verify_session
     from rolls.models import Roll
 
+    # The rolls the browsers made, and the turn's own entries (its dice seed committed or
+    # revealed: no post, made by the site as turns open).
+    rows = Roll.objects.filter(session_id=session_id).order_by("seq")
     rolls = list(
-        Roll.objects.filter(session_id=session_id)
-        .order_by("seq")
-        .values_list("token", "seq", "post_id", "post__session_id", "rolled_by__username")
+        rows.filter(post__isnull=False).values_list(
+            "token", "seq", "post_id", "post__session_id", "rolled_by__username"
+        )
     )
+    turn_entries = list(rows.filter(post__isnull=True).values_list("seq", "test"))
     report = verify_session(session_id)
     # The panel's posts that hold only rolls: one left without a roll is half a roll.
     empty_posts = (
@@ -82,9 +86,11 @@ def check(session_id: int) -> dict:
         .distinct()
     )
     per_character: dict[str, int] = {}
-    for record in Roll.objects.filter(session_id=session_id).values_list("record", flat=True):
+    fair = 0
+    for record in rows.filter(post__isnull=False).values_list("record", flat=True):
         key = str(record["characters"]["a"]["id"])
         per_character[key] = per_character.get(key, 0) + 1
+        fair += "fair" in record
     return {
         "rolls": [
             {
@@ -102,6 +108,8 @@ def check(session_id: int) -> dict:
             "head": report.head_hash,
             "problem": report.problem,
         },
+        "turn_entries": [{"seq": seq, "kind": kind} for seq, kind in turn_entries],
+        "fair": fair,
         "empty_posts": list(empty_posts),
         "per_character": per_character,
     }
