@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from django.db.models import Prefetch, Q
+from django.db.models import Exists, F, OuterRef, Prefetch, Q, prefetch_related_objects
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import pgettext
 
@@ -39,13 +40,52 @@ from rolls.models import (
 )
 
 
-def running_event(session, pk: int | None = None) -> InitiativeEvent | None:
+def running_event(
+    session, pk: int | None = None, *, turn_number: int | None = None
+) -> InitiativeEvent | None:
     """The session's running event (this one, if `pk` is given) with its participants and
-    history (three queries)."""
-    events = InitiativeEvent.objects.running().filter(session=session)
+    history: two queries, the event read with its participants (three for an event with
+    none). Given the turn the order is drawn for, the participants come with whether a
+    stun or an immobilisation holds their sheet then, so the order needs no query more."""
+    participants = (
+        InitiativeParticipant.objects.filter(event__session=session, event__ended_at__isnull=True)
+        .select_related("event__opened_by_roll", "npc", "character__npc_role")
+        .order_by("rolled_position")
+    )
     if pk is not None:
-        events = events.filter(pk=pk)
-    return events.select_related("opened_by_roll").prefetch_related(*_prefetches()).first()
+        participants = participants.filter(event_id=pk)
+    if turn_number is not None:
+        participants = participants.annotate(sheet_held=_sheet_held(turn_number))
+    rows = list(participants)
+    if not rows or len({p.event_id for p in rows}) != 1:
+        # No participant to read it through (or, against the one-running-event rule, two
+        # events): the event on its own.
+        events = InitiativeEvent.objects.running().filter(session=session)
+        if pk is not None:
+            events = events.filter(pk=pk)
+        return events.select_related("opened_by_roll").prefetch_related(*_prefetches()).first()
+    event = rows[0].event
+    for p in rows:
+        p.event = event
+    event._prefetched_objects_cache = {"participants": rows}
+    prefetch_related_objects([event], _prefetches()[1])
+    if turn_number is not None:
+        event.held_sheets = (
+            turn_number,
+            {p.key for p in rows if p.sheet_held and (p.character_id or p.npc.stand_in_id)},
+        )
+    return event
+
+
+def _sheet_held(turn_number: int):
+    """Whether a stun or an immobilisation holds the participant's sheet (a character's, or
+    an NPC's stand-in) in this turn: characters.selectors.held_character_ids, per row."""
+    effects = NegativeEffect.objects.filter(
+        character_id=Coalesce(OuterRef("character_id"), OuterRef("npc__stand_in_id")),
+        kind__in=HOLDING_EFFECT_KINDS,
+        freed_at__isnull=True,
+    ).exclude(length_turns__isnull=False, began_turn__lte=turn_number - F("length_turns"))
+    return Exists(effects)
 
 
 def session_events(session) -> list[InitiativeEvent]:
@@ -208,6 +248,7 @@ def held_keys(event: InitiativeEvent, turn_number: int | None = None) -> set[int
     or an NPC's stand-in sheet), in one query; a sheet-less NPC by its effect entries in the
     session's chain (two queries more, only when the order holds one)."""
     sheet_of, sheetless = {}, {}
+    precomputed = getattr(event, "held_sheets", None)  # read with the event (running_event)
     for p in event.participants.all():
         if p.character_id is not None:
             sheet_of[p.character_id] = p.key
@@ -216,7 +257,9 @@ def held_keys(event: InitiativeEvent, turn_number: int | None = None) -> set[int
         else:
             sheetless[p.npc_id] = p.key
     held = set()
-    if sheet_of:
+    if sheet_of and precomputed is not None and precomputed[0] == turn_number:
+        held = set(precomputed[1])
+    elif sheet_of:
         held = {sheet_of[i] for i in held_character_ids(list(sheet_of), turn_number)}
     if sheetless:
         turn = turn_number if turn_number is not None else _current_turn_number(event)

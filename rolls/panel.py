@@ -106,7 +106,7 @@ class Panel:
         )
         self._mark_structural_fields()
         self._case: Case | None = None
-        self._action_rolls: dict[int, selectors.TurnActionRolls] = {}
+        self._action_rolls: dict[int, selectors.TurnActionState] = {}
 
     # -- what the template needs -------------------------------------------
 
@@ -158,7 +158,9 @@ class Panel:
     @property
     def fight(self):
         """The running initiative event beside the panel, or None."""
-        event = initiative_selectors.running_event(self.session)
+        event = initiative_selectors.running_event(
+            self.session, turn_number=self.turn.number if self.turn else None
+        )
         if event is None:
             return None
         return initiative_selectors.fight_view(
@@ -299,10 +301,11 @@ class Panel:
             shown=shown, template=self.system.preview_template, action_warning=warning
         )
 
-    def action_rolls(self, character_id: int) -> selectors.TurnActionRolls:
+    def action_rolls(self, character_id: int) -> selectors.TurnActionState:
+        """The character's actions this turn, a running fight and its moves (one query)."""
         if character_id not in self._action_rolls:
-            self._action_rolls[character_id] = selectors.action_rolls_in_turn(
-                self.session, character_id, self.turn.number
+            self._action_rolls[character_id] = selectors.turn_action_state(
+                self.session, character_id, self.turn
             )
         return self._action_rolls[character_id]
 
@@ -320,7 +323,7 @@ class Panel:
                 self.session, case, self.turn, name, self.extra_action_reason, counted=earlier
             )
             # In combat nothing is limited, and the GM's permission answers the warning.
-            if not earlier or allowed or selectors.in_combat(self.session):
+            if not earlier or allowed or earlier.in_combat:
                 return ""
             return _(
                 "%(name)s already has an action roll in this turn (#%(seq)s): one action per "

@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from django.db import models
-from django.db.models import Count
+from django.db.models import Count, Exists, OuterRef, Subquery
+from django.db.models.functions import Coalesce
 from django.utils.translation import get_language
 
 from characters.models import Character, HealingPotion
-from diary.models import NpcMode, ParticipationStatus, SessionStatus
+from diary.models import GameSession, NpcMode, ParticipationStatus, Post, SessionStatus
 from diary.page_cache import memo
 from diary.selectors import DiaryRolls, TurnActions
 from rolls import chain, initiative_selectors, registry, signing
@@ -302,7 +303,13 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
     # An event is opened by a roll (the marker moves) but ended without one, so a
     # cached event id is checked live; no id means no event, without a query.
     event_id = ledger.running_event_id
-    event = initiative_selectors.running_event(access.session, pk=event_id) if event_id else None
+    event = (
+        initiative_selectors.running_event(
+            access.session, pk=event_id, turn_number=turn.number if turn else None
+        )
+        if event_id
+        else None
+    )
     fight = (
         initiative_selectors.fight_view(
             event,
@@ -464,6 +471,71 @@ def action_rolls_in_turn(session, character_id: int, turn_number: int) -> TurnAc
         item_uses=Count("id", filter=use),
     )
     return TurnActionRolls(row["count"], row["first_seq"], row["item_uses"])
+
+
+@dataclass(frozen=True)
+class TurnActionState(TurnActionRolls):
+    """TurnActionRolls with the rest of what the turn's action limit reads (RULES 1.5):
+    whether a fight runs and the move actions the character's visible posts of the turn
+    declare."""
+
+    in_combat: bool = False
+    moves: int = 0
+
+
+def turn_action_state(session, character_id: int, turn) -> TurnActionState:
+    """What the turn's action limit reads of a character, in one query: its action rolls
+    and item uses this turn (counted over the index on (character, turn), never loaded),
+    whether an initiative event runs (in_combat) and its posts' move actions
+    (diary.selectors.move_actions_in_turn). Each part is a subquery of the one statement,
+    so under the session's lock they are read together, after it."""
+    action, use = models.Q(is_action=True), models.Q(test__in=ACTIONS_WITHOUT_ROLL)
+    rolls = (
+        Roll.objects.filter(
+            session_id=OuterRef("pk"), character_id=character_id, turn_number=turn.number
+        )
+        .order_by()
+        .values("session_id")
+    )
+    moves = (
+        Post.objects.filter(turn_id=turn.pk, character_id=character_id, hidden_at__isnull=True)
+        .order_by()
+        .values("turn_id")
+        .annotate(total=models.Sum("move_actions"))
+        .values("total")[:1]
+    )
+
+    def over_rolls(aggregate):
+        return Subquery(rolls.annotate(value=aggregate).values("value")[:1])
+
+    number = models.IntegerField()
+    row = (
+        GameSession.objects.filter(pk=session.pk)
+        .annotate(
+            action_count=Coalesce(over_rolls(Count("id", filter=action)), 0, output_field=number),
+            action_first_seq=over_rolls(models.Min("seq", filter=action)),
+            action_item_uses=Coalesce(over_rolls(Count("id", filter=use)), 0, output_field=number),
+            action_in_combat=Exists(
+                InitiativeEvent.objects.running().filter(session_id=OuterRef("pk"))
+            ),
+            action_moves=Coalesce(Subquery(moves), 0, output_field=number),
+        )
+        .values(
+            "action_count",
+            "action_first_seq",
+            "action_item_uses",
+            "action_in_combat",
+            "action_moves",
+        )
+        .get()
+    )
+    return TurnActionState(
+        count=row["action_count"],
+        first_seq=row["action_first_seq"],
+        item_uses=row["action_item_uses"],
+        in_combat=bool(row["action_in_combat"]),
+        moves=row["action_moves"],
+    )
 
 
 def in_combat(session) -> bool:

@@ -48,7 +48,13 @@ from rolls.secret import (
     commitment_matches,
     reveal_token,
 )
-from rolls.selectors import action_rolls_in_turn, in_combat, sheets_in_play
+from rolls.selectors import (
+    TurnActionState,
+    action_rolls_in_turn,
+    in_combat,
+    sheets_in_play,
+    turn_action_state,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -82,12 +88,14 @@ def check_turn_action(
     this returns what the record keeps of it (`number`: which action of the turn it is).
     Rolls and item uses share this one check and its one permission. Nothing is refused in
     combat. `counted`: the character's actions this turn if the caller already counted them."""
-    if turn is None or in_combat(session):
+    # What the panel or the roll already read in one query (turn_action_state), else each.
+    state = counted if isinstance(counted, TurnActionState) else None
+    if turn is None or (state.in_combat if state is not None else in_combat(session)):
         return None
     earlier = (
         counted if counted is not None else action_rolls_in_turn(session, character_id, turn.number)
     )
-    moves = move_actions_in_turn(turn, character_id)
+    moves = state.moves if state is not None else move_actions_in_turn(turn, character_id)
     deeds = earlier.count + earlier.item_uses
     system = registry.system_for(session.system)
     if not deeds and moves < system.actions_per_turn:
@@ -129,7 +137,13 @@ def _action_record(session, case: Case, turn, characters, extra_action_reason, s
     if system.refuses_extra_action_rolls:
         acting = characters.get(case.character_id)
         allowed = check_action_limit(
-            session, case, turn, acting.name if acting else "", extra_action_reason
+            session,
+            case,
+            turn,
+            acting.name if acting else "",
+            extra_action_reason,
+            # Read under the session's lock, in one statement.
+            counted=turn_action_state(session, case.character_id, turn),
         )
         return {"extra_action": allowed} if allowed else {}
     earlier = action_rolls_in_turn(session, case.character_id, turn.number)

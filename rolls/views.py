@@ -39,6 +39,10 @@ def _session_for_reader(request, pk: int) -> GameSession:
     # The current turn rides along: the panel and the roll read it off the row.
     sessions = GameSession.objects.select_related("gm", "current_turn")
     session = get_object_or_404(sessions, pk=pk)
+    # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
+    # already says: the participations and the moderator check are read for others only.
+    if diary_permissions.is_gm(request.user, session):
+        return session
     if not diary_permissions.can_read_session(request.user, session):
         raise Http404
     return session
@@ -135,14 +139,17 @@ def _refuse_mode(request, access):
     return _render_panel(request, panel, refusal=refusal, status=400)
 
 
-def _post_and_answered_ask(token_form, session):
+def _post_and_answered_ask(panel, session):
     """The post a roll lands in (None: the service picks) and the request it answers, from
-    the panel's token form; a request that is gone is refused like a closed one."""
+    the panel's token form; a request that is gone is refused like a closed one. The post
+    is one the panel offered (the field's choices), so it is the one the panel read."""
     target = None
-    if post_id := token_form.cleaned_data.get("post"):
-        target = Post.objects.filter(pk=post_id, session=session).first()
+    if post_id := panel.token_form.cleaned_data.get("post"):
+        target = next((p for p in panel.posts if p.pk == post_id), None)
+        if target is None:
+            target = Post.objects.filter(pk=post_id, session=session).first()
     answers = None
-    if ask_id := token_form.cleaned_data.get("ask"):
+    if ask_id := panel.token_form.cleaned_data.get("ask"):
         answers = RollAsk.objects.filter(pk=ask_id, session=session).first()
         if answers is None:
             raise ValidationError({"ask": _("This request is no longer open.")})
@@ -157,7 +164,7 @@ def _panel_roll(request, access, mode: str):
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
         try:
-            target, answers = _post_and_answered_ask(panel.token_form, session)
+            target, answers = _post_and_answered_ask(panel, session)
             made = services.roll_make(
                 session=session,
                 by=request.user,
