@@ -10,6 +10,7 @@ from django.db.models.functions import Coalesce
 from django.utils.translation import get_language
 
 from characters.models import Character, HealingPotion
+from characters.sheet_rows import sheets_with_values
 from diary.models import GameSession, NpcMode, ParticipationStatus, Post, SessionStatus
 from diary.page_cache import memo
 from diary.selectors import DiaryRolls, TurnActions
@@ -56,10 +57,11 @@ def sheets_in_play(session, ids=None) -> dict[int, Character]:
         npc_role__session=session,
         npc_role__session__npc_mode=NpcMode.GM_CHARACTER,
     )
-    characters = Character.objects.with_values().filter(playing | stand_ins)
+    characters = Character.objects.filter(playing | stand_ins)
     if ids is not None:
         characters = characters.filter(pk__in=ids)
-    return {c.pk: c for c in characters}
+    # The values on them in the same statement (characters.sheet_rows), not five.
+    return {c.pk: c for c in sheets_with_values(characters)}
 
 
 def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[int, int]]:
