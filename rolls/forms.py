@@ -138,7 +138,10 @@ class PanelTokenForm(SignedTokenForm):
                 max_length=ASK_NOTE_MAX_LENGTH,
                 help_text=ANSWER_NOTE_HELP,
             )
-        self.fields["post"].choices = post_target_choices(posts, resolves=resolves)
+        if callable(posts):  # read lazily: only when the field is drawn or a post is sent
+            self.fields["post"].choices = lambda: post_target_choices(posts(), resolves=resolves)
+        else:
+            self.fields["post"].choices = post_target_choices(posts, resolves=resolves)
 
     def clean(self):
         cleaned = super().clean()

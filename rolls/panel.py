@@ -76,7 +76,6 @@ class Panel:
         self.all_characters = list(self.sheets.values())
         self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
-        self.posts = own_posts_in_turn(session, user, self.turn)
         self.bound = data is not None
         self._ask_id = self._asked_id(data)
         self.token_form = PanelTokenForm(
@@ -84,7 +83,9 @@ class Panel:
             user=user,
             session=session,
             modes=self.modes,
-            posts=self.posts,
+            # Read when the field is drawn or a post was chosen: a preview of the
+            # #preview part that names no post never reads them.
+            posts=lambda: self.posts,
             initial={"mode": self.mode},
             may_allow_extra_action=(
                 self.access.may_allow_extra_action and self.system.refuses_extra_action_rolls
@@ -109,6 +110,11 @@ class Panel:
         self._action_rolls: dict[int, selectors.TurnActionState] = {}
 
     # -- what the template needs -------------------------------------------
+
+    @cached_property
+    def posts(self) -> list:
+        """The user's visible posts of this turn, where the roll may land (newest first)."""
+        return own_posts_in_turn(self.session, self.user, self.turn)
 
     @property
     def url(self) -> str:
