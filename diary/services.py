@@ -19,7 +19,7 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
-from diary import notifications, selectors
+from diary import notifications, permissions, selectors
 from diary.access import access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
@@ -545,7 +545,11 @@ def post_create(
 @transaction.atomic
 def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     """An empty post to hold rolls (the roll panel's target when the roller has none)."""
-    if not session_access(author, session).can_post:
+    # SessionAccess.can_post, without the moderator check it does not need: the GM writes
+    # with no query, a player with one.
+    if not session.is_running or not (
+        permissions.is_gm(author, session) or permissions.is_player(author, session)
+    ):
         raise PermissionDenied
     post = Post.objects.create(session=session, turn=turn, author=author)
     PostRevision.objects.create(post=post, version=1, written_by=author)

@@ -28,14 +28,15 @@ from tests.rolls.test_initiative_event import fight  # noqa: F401 (a fixture)
 pytestmark = pytest.mark.django_db
 
 # The GM's roll for a character through the panel (forum1000), into the GM's resolution post
-# or the GM's own narrated post: 31 before the budgets. What is left (docs/performance.md):
+# or the GM's own narrated post: 32 before the budgets. What is left (docs/performance.md):
 # the log-in session and user, the session, the sheets (one statement), the NPC modifiers,
 # the two catalogs; under the lock the replayed-token check, the turn's action state, the
 # post, the turn's seed; the insert, the head's and the post's updates; the notification
-# of the character's owner (six statements of diary.notifications); the redirect's page.
+# of the character's owner (six statements of diary.notifications); on commit, the table
+# chat's webhook; the redirect's page.
 # The aim is 10 with the rate limiter's one statement.
-ROLL_POST_MAX = 22
-ROLL_INTO_NARRATED_POST_MAX = 22
+ROLL_POST_MAX = 23
+ROLL_INTO_NARRATED_POST_MAX = 23
 # The preview the panel's form asks for as its fields change (htmx, #preview only): 17
 # before.
 PREVIEW_MAX = 8
@@ -76,11 +77,12 @@ def preview_get(client, user, session, data):
     )
 
 
-def _measured_roll(table, client, data) -> list[str]:
-    """The GM's roll for Lirael through the panel: checked, and its statements."""
+def _measured_roll(table, client, data, on_commit) -> list[str]:
+    """The GM's roll for Lirael through the panel: checked, and its statements, those run
+    when its transaction commits included (the table chat's webhook is looked up then)."""
     session, gm = table.session, table.gm
     before = Roll.objects.filter(session=session).count()
-    with CaptureQueriesContext(connection) as queries:
+    with CaptureQueriesContext(connection) as queries, on_commit(execute=True):
         made = roll_post(client, gm, session, data)
     assert made.status_code == 302, made.content.decode()[-2000:]
     roll = Roll.objects.filter(session=session).latest("seq")
@@ -91,7 +93,9 @@ def _measured_roll(table, client, data) -> list[str]:
     return counted(queries)
 
 
-def test_the_gms_roll_through_the_panel_is_within_its_budget(table, client_for):
+def test_the_gms_roll_through_the_panel_is_within_its_budget(
+    table, client_for, django_capture_on_commit_callbacks
+):
     """The GM resolves the players' posts: the turn's first roll opens the GM's resolution
     post at the bottom of the diary, the next lands in it (rolls.services.resolution_post)."""
     session, gm = table.session, table.gm
@@ -108,13 +112,17 @@ def test_the_gms_roll_through_the_panel_is_within_its_budget(table, client_for):
     resolution = Post.objects.filter(session=session).latest("pk")
     assert resolution.author == gm and resolution.narration == ""
     client.get(panel_url(session))  # warm up (content types, translations)
-    sqls = _measured_roll(table, client, forum1000_roll(table, table.lirael))
+    sqls = _measured_roll(
+        table, client, forum1000_roll(table, table.lirael), django_capture_on_commit_callbacks
+    )
     assert Roll.objects.filter(session=session).latest("seq").post == resolution
     print(f"roll POST: {len(sqls)}\n{shown(sqls)}")
     assert len(sqls) <= ROLL_POST_MAX, shown(sqls)
 
 
-def test_the_gms_roll_into_a_narrated_post_is_within_its_budget(table, client_for):
+def test_the_gms_roll_into_a_narrated_post_is_within_its_budget(
+    table, client_for, django_capture_on_commit_callbacks
+):
     """The same roll landing in the GM's own narrated post, already read: the post reads as
     changed and the character's owner is told (diary.notifications)."""
     session, gm = table.session, table.gm
@@ -122,7 +130,9 @@ def test_the_gms_roll_into_a_narrated_post_is_within_its_budget(table, client_fo
     assert roll_post(client, gm, session, forum1000_roll(table, table.borys)).status_code == 302
     client.get(panel_url(session))  # warm up
     before = Notification.objects.filter(recipient=table.alice).count()
-    sqls = _measured_roll(table, client, forum1000_roll(table, table.lirael))
+    sqls = _measured_roll(
+        table, client, forum1000_roll(table, table.lirael), django_capture_on_commit_callbacks
+    )
     assert Notification.objects.filter(recipient=table.alice).count() == before + 1
     print(f"roll POST into a narrated post: {len(sqls)}\n{shown(sqls)}")
     assert len(sqls) <= ROLL_INTO_NARRATED_POST_MAX, shown(sqls)
