@@ -67,7 +67,10 @@ def running_event(
     event = rows[0].event
     for p in rows:
         p.event = event
-    event._prefetched_objects_cache = {"participants": rows}
+    # As prefetch_related leaves it: a queryset holding the rows (count() and the rest work).
+    read = event.participants.all()
+    read._result_cache, read._prefetch_done = rows, True
+    event._prefetched_objects_cache = {"participants": read}
     prefetch_related_objects([event], _prefetches()[1])
     if turn_number is not None:
         event.held_sheets = (
