@@ -159,6 +159,7 @@ def _diary_context(
         access,
         turn=current_turn,
         entry_character=request.GET.get("entry_character"),
+        roll=_cursor(request.GET.get("roll")),
     )
     if rolls is not None:
         for post in page.posts:
