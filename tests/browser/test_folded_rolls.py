@@ -1,6 +1,7 @@
 """In Chromium: a post with a long run of rolls shows its newest 20; "Pokaż N wcześniejszych
 rzutów" loads the earlier ones a hundred at a time in place; the live update that follows a
-new roll keeps what the reader unfolded and loses no roll between; a link to a folded roll
+new roll keeps what the reader unfolded (and the reason they were typing to hide a post) and
+loses no roll between; a link to a folded roll
 (the site's, or an old one with only #roll-N) opens the run at that roll."""
 
 import re
@@ -33,7 +34,7 @@ def shown_seqs(page, post) -> list[int]:
 def test_show_earlier_rolls_and_keep_them_through_a_live_update(page, table, client_for):
     post = grow(table, client_for, 250)
     seqs = seqs_in(post)
-    log_in(page, table.alice.username, PASSWORD)
+    log_in(page, table.gm.username, PASSWORD)
     page.goto(f"/sessions/{table.session.pk}/")
     more = page.get_by_test_id("roll-more")
     expect(more).to_have_text("Pokaż 230 wcześniejszych rzutów")
@@ -44,6 +45,11 @@ def test_show_earlier_rolls_and_keep_them_through_a_live_update(page, table, cli
     expect(page.locator(f"#roll-{seqs[-21]}")).to_be_visible()
     assert shown_seqs(page, post) == seqs[-120:]
 
+    # The GM starts hiding the post, and types the reason.
+    page.locator(f"#post-{post.pk} .hide-post summary").click()
+    reason = page.locator(f"#hide-reason-{post.pk}")
+    reason.fill("Za dużo rzutów")
+
     # Three more rolls land in the post: the live update shows them, keeps the hundred
     # unfolded, and the three rolls the new ones pushed into the fold stay in their place.
     add_rolls(table.session, 3)
@@ -53,6 +59,9 @@ def test_show_earlier_rolls_and_keep_them_through_a_live_update(page, table, cli
     expect(page.locator(f"#post-{post.pk} .roll")).to_have_count(123)
     assert shown_seqs(page, post) == seqs[-123:]
     expect(page.get_by_test_id("roll-more")).to_have_text("Pokaż 130 wcześniejszych rzutów")
+    # What the GM was typing is still there.
+    expect(reason).to_be_visible()
+    expect(reason).to_have_value("Za dużo rzutów")
 
 
 def test_a_link_to_a_folded_roll_opens_the_run_at_it(page, table, client_for):
