@@ -1,5 +1,7 @@
-"""The live poll's short path (diary.views.session_live): "anything new?" answered from one
-cheap query, without loading the login session, the user or the page.
+"""The live poll's short path (diary.views.session_live): "anything new?" answered without
+loading the login session, the user or the page, and on PostgreSQL without any query once
+this process holds the session's marker (diary/live_listener.py: kept fresh by NOTIFY);
+otherwise from one primary-key query.
 
 A full check (access_session) grants the browser's login cookie the right to hear "nothing
 new" about one session for ACCESS_TTL seconds, in this process's cache. Only that answer
@@ -13,8 +15,10 @@ import time
 
 from django.conf import settings
 from django.core.cache import caches
+from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import get_language
 
+from diary.live_listener import markers
 from diary.models import GameSession
 from diary.page_cache import ALIAS, cache_key
 
@@ -50,9 +54,23 @@ def granted_user(request, session_pk: int) -> int | None:
 
 
 def current_marker(session_pk: int) -> str | None:
-    """The session's activity marker, read alone (one query on the primary key)."""
-    at = GameSession.objects.filter(pk=session_pk).values_list("activity_at", flat=True).first()
-    return None if at is None else GameSession(activity_at=at).activity_marker
+    """The session's activity marker: this process's copy while the listener vouches for it
+    (no query), else read alone (one query on the primary key) and kept when it may be."""
+    cached = markers.get(session_pk)
+    if cached is not None:
+        return cached
+    ticket = markers.ticket(session_pk)
+    sessions = GameSession.objects.filter(pk=session_pk)
+    if ticket is not None:
+        # What is kept must be the primary's: a replica's may be older than the notice.
+        sessions = sessions.using(DEFAULT_DB_ALIAS)
+    at = sessions.values_list("activity_at", flat=True).first()
+    if at is None:
+        return None
+    marker = GameSession(activity_at=at).activity_marker
+    if ticket is not None:
+        markers.store(ticket, marker)
+    return marker
 
 
 def etag(marker: str, user_id: int) -> str:
