@@ -13,7 +13,7 @@ that session's marker. A marker is cached only:
   than the counter it is compared with; inside a transaction it could be older).
 
 A cached marker is trusted only while no notice is waiting unread on the listener's socket
-(one select() with no timeout): a notice that reached the process but not yet the thread
+(one poll() of it with no timeout): a notice that reached the process but not yet the thread
 (busy, or waiting for the interpreter lock) still sends the poll to the database. Anything
 else (the listener starting, down, reconnecting, silent too long; SQLite; a session not yet
 cached) is the one-query path, never a delayed answer.
@@ -30,6 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connections
 
 log = logging.getLogger(__name__)
@@ -97,16 +98,19 @@ class MarkerCache:
     def get(self, session_pk: int) -> str | None:
         """The cached marker, if the listener vouches for it right now."""
         self.start()
-        with self._lock:
-            marker = self._markers.get(session_pk)
-            fd, alive_at = self._fd, self._alive_at
-        if marker is None or fd is None or time.monotonic() - alive_at > 2 * HEARTBEAT:
-            return None
-        try:
-            waiting, _w, _x = select.select([fd], [], [], 0)
-        except (OSError, ValueError):
-            return None
-        return None if waiting else marker
+        with self._lock:  # held while polling: the listener closes its socket only under it
+            marker, fd = self._markers.get(session_pk), self._fd
+            if marker is None or fd is None:
+                return None
+            if time.monotonic() - self._alive_at > 2 * HEARTBEAT:
+                return None
+            waiting = select.poll()
+            waiting.register(fd, select.POLLIN)
+            try:
+                pending = waiting.poll(0)
+            except OSError:
+                return None
+        return None if pending else marker
 
     def ticket(self, session_pk: int) -> Ticket | None:
         """Before a read that may fill the cache; None when it may not."""
@@ -136,7 +140,9 @@ class MarkerCache:
         """Start this process's listener once (again after a fork: threads do not follow)."""
         if self._pid == os.getpid() and self._thread is not None:
             return
-        if self._stopping or connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
+        if self._stopping or not settings.LIVE_POLL_LISTEN:
+            return
+        if connections[DEFAULT_DB_ALIAS].vendor != "postgresql":
             return
         with self._lock:
             if self._pid == os.getpid() and self._thread is not None:
@@ -182,16 +188,23 @@ class MarkerCache:
     def _listen(self, conninfo: dict) -> None:
         import psycopg
 
-        with psycopg.connect(**conninfo, autocommit=True) as conn:
+        params = dict(conninfo)
+        url = params.pop("url", "")
+        with psycopg.connect(url, **params, autocommit=True) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
             with self._lock:
                 self._reset(fd=conn.pgconn.socket)
-            while True:
-                for notice in conn.notifies(timeout=HEARTBEAT):
-                    self._received(notice.payload)
-                conn.execute("SELECT 1")
+            try:
+                while not self._stopping:
+                    for notice in conn.notifies(timeout=HEARTBEAT):
+                        self._received(notice.payload)
+                    conn.execute("SELECT 1")
+                    with self._lock:
+                        self._alive_at = time.monotonic()
+            finally:
+                # Before the socket closes and its number can be another's.
                 with self._lock:
-                    self._alive_at = time.monotonic()
+                    self._reset(fd=None)
 
     def _received(self, payload: str) -> None:
         if payload == "*":  # the table was emptied (TRUNCATE): forget every session
@@ -236,8 +249,11 @@ class MarkerCache:
 def _conninfo() -> dict:
     """The primary's libpq parameters, from Django's connection (the test database's under
     the test runner), read on the thread that starts the listener."""
-    params = connections[DEFAULT_DB_ALIAS].get_connection_params()
-    conninfo = {key: value for key, value in params.items() if key in _LIBPQ_PARAMS}
+    if settings.LIVE_POLL_LISTEN_URL:
+        conninfo = {"url": settings.LIVE_POLL_LISTEN_URL}
+    else:
+        params = connections[DEFAULT_DB_ALIAS].get_connection_params()
+        conninfo = {key: value for key, value in params.items() if key in _LIBPQ_PARAMS}
     conninfo.setdefault("connect_timeout", 5)
     conninfo["application_name"] = APPLICATION_NAME
     # A peer gone without a word is noticed by TCP within ~20 s (the heartbeat's query then
