@@ -12,9 +12,11 @@ that session's marker. A marker is cached only:
 - from a read outside any transaction (a read-committed statement: its snapshot is newer
   than the counter it is compared with; inside a transaction it could be older).
 
-A cached marker is trusted only while no notice is waiting unread on the listener's socket
-(one poll() of it with no timeout): a notice that reached the process but not yet the thread
-(busy, or waiting for the interpreter lock) still sends the poll to the database. Anything
+A cached marker is trusted only while nothing is waiting unread on the listener's socket
+(one poll() of it with no timeout, under the lock). The listener waits on the socket without
+reading it and reads (and applies) what arrived only under that lock, so a notice that has
+reached the process is either still on the socket (the poll goes to the database) or already
+applied (the copy is gone): never read and not yet applied. Anything
 else (the listener starting, down, reconnecting, silent too long; SQLite; a session not yet
 cached) is the one-query path, never a delayed answer.
 """
@@ -164,12 +166,12 @@ class MarkerCache:
         self._alive_at = time.monotonic()
 
     def _forget(self, session_pk: int) -> None:
-        with self._lock:
-            if len(self._notices) >= MAX_SESSIONS:
-                self._reset(self._fd)  # outstanding tickets lapse with the epoch
-            self._counter += 1
-            self._notices[session_pk] = self._counter
-            self._markers.pop(session_pk, None)
+        """A notice for this session (under the lock)."""
+        if len(self._notices) >= MAX_SESSIONS:
+            self._reset(self._fd)  # outstanding tickets lapse with the epoch
+        self._counter += 1
+        self._notices[session_pk] = self._counter
+        self._markers.pop(session_pk, None)
 
     def _run(self, conninfo: dict) -> None:
         while not self._stopping:
@@ -192,32 +194,38 @@ class MarkerCache:
         url = params.pop("url", "")
         with psycopg.connect(url, **params, autocommit=True) as conn:
             conn.execute(f"LISTEN {CHANNEL}")
+            fd = conn.pgconn.socket
             with self._lock:
-                self._reset(fd=conn.pgconn.socket)
+                self._reset(fd=fd)
+            incoming = select.poll()
+            incoming.register(fd, select.POLLIN)
+            beat = time.monotonic()
             try:
                 while not self._stopping:
-                    for notice in conn.notifies(timeout=HEARTBEAT):
-                        self._received(notice.payload)
-                    conn.execute("SELECT 1")
+                    # Wait for the socket without reading it: what arrives stays on it (and
+                    # keeps the copy untrusted, MarkerCache.get) until read under the lock.
+                    left = max(0.0, beat + HEARTBEAT - time.monotonic())
+                    incoming.poll(left * 1000)
                     with self._lock:
-                        self._alive_at = time.monotonic()
+                        if time.monotonic() - beat >= HEARTBEAT:
+                            conn.execute("SELECT 1")
+                            beat = self._alive_at = time.monotonic()
+                        for notice in conn.notifies(timeout=0):
+                            self._received(notice.payload)
             finally:
                 # Before the socket closes and its number can be another's.
                 with self._lock:
                     self._reset(fd=None)
 
     def _received(self, payload: str) -> None:
+        """A notice (under the lock)."""
         if payload == "*":  # the table was emptied (TRUNCATE): forget every session
-            with self._lock:
-                self._reset(self._fd)
+            self._reset(self._fd)
             return
         try:
-            session_pk = int(payload)
+            self._forget(int(payload))
         except ValueError:
             return
-        self._forget(session_pk)
-        with self._lock:
-            self._alive_at = time.monotonic()
 
     def stop(self, timeout: float = 5.0) -> None:
         """End the listener for good (the test suite, before it drops its database): shut its
