@@ -414,6 +414,7 @@ def profiles(seed: dict, directory: Path) -> dict:
             response = make_request()
         assert response.status_code == expected, (name, response.status_code)
         written[f"{name}_queries"] = len(queries)
+    markers.stop()
     close_db()
     return written
 

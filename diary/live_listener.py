@@ -177,11 +177,10 @@ class MarkerCache:
         while not self._stopping:
             try:
                 self._listen(conninfo)
-            except Exception:
+            except Exception as error:
                 if not self._stopping:
-                    log.warning(
-                        "live poll listener lost its connection; polls query", exc_info=True
-                    )
+                    # One line each time: a database that is down says so elsewhere too.
+                    log.warning("live poll listener: no connection (polls query): %s", error)
             with self._lock:
                 self._reset(fd=None)
             if not self._stopping:

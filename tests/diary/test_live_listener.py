@@ -3,6 +3,7 @@ forgotten by a real NOTIFY from a real transaction (diary/live_listener.py and t
 diary migration 0023). PostgreSQL only: SQLite has no LISTEN, and its poll stays one query."""
 
 import threading
+import time
 from contextlib import contextmanager
 
 import pytest
@@ -127,16 +128,7 @@ def test_a_raw_update_of_the_marker_is_heard_too(table, client_for, listening):
     seen = _marker(table)
     _poll(bob, table, seen)
     assert _poll(bob, table, seen).status_code == 204
-
-    def bump():
-        with connection.cursor() as cursor:
-            cursor.execute(
-                "UPDATE diary_gamesession SET activity_at = activity_at + interval '1 second'"
-                " WHERE id = %s",
-                [table.session.pk],
-            )
-
-    _in_another_connection(bump)
+    _bump_elsewhere(table)
     assert _poll(bob, table, seen).status_code == 200
 
 
@@ -191,3 +183,35 @@ def test_a_reader_without_access_is_refused_with_the_sites_page(
     later = live._now() + live.ACCESS_TTL
     monkeypatch.setattr(live, "_now", lambda: later)
     assert _poll(bob, table, _marker(table)).status_code == 403
+
+
+def _bump_elsewhere(table):
+    def bump():
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "UPDATE diary_gamesession SET activity_at = activity_at + interval '1 second'"
+                " WHERE id = %s",
+                [table.session.pk],
+            )
+
+    _in_another_connection(bump)
+
+
+def test_a_read_overtaken_by_a_notice_is_not_kept(table, listening):
+    """A poll reads the marker, a change commits before the poll keeps what it read: the
+    stale read must not become the copy."""
+    pk = table.session.pk
+    ticket = markers.ticket(pk)
+    assert ticket is not None
+    read = _marker(table)  # the poll's read...
+    _bump_elsewhere(table)  # ...overtaken by a commit
+    deadline = time.monotonic() + 10
+    while markers.ticket(pk) == ticket and time.monotonic() < deadline:
+        time.sleep(0.01)  # the notice reaching this process
+    assert markers.ticket(pk) != ticket
+    markers.store(ticket, read)
+    assert markers.get(pk) is None
+    # A read after the notice is kept.
+    fresh = markers.ticket(pk)
+    markers.store(fresh, _marker(table))
+    assert markers.get(pk) == _marker(table) != read
