@@ -94,6 +94,7 @@ class MarkerCache:
         self._thread: threading.Thread | None = None
         self._pid = 0
         self._stopping = False
+        self._beating = False  # the listener's heartbeat query is out
 
     # --- the poll's side --------------------------------------------------------------
 
@@ -104,7 +105,7 @@ class MarkerCache:
             marker, fd = self._markers.get(session_pk), self._fd
             if marker is None or fd is None:
                 return None
-            if time.monotonic() - self._alive_at > 2 * HEARTBEAT:
+            if self._beating or time.monotonic() - self._alive_at > 2 * HEARTBEAT:
                 return None
             waiting = select.poll()
             waiting.register(fd, select.POLLIN)
@@ -164,6 +165,7 @@ class MarkerCache:
         self._epoch += 1
         self._fd = fd
         self._alive_at = time.monotonic()
+        self._beating = False
 
     def _forget(self, session_pk: int) -> None:
         """A notice for this session (under the lock)."""
@@ -205,12 +207,18 @@ class MarkerCache:
                     # keeps the copy untrusted, MarkerCache.get) until read under the lock.
                     left = max(0.0, beat + HEARTBEAT - time.monotonic())
                     incoming.poll(left * 1000)
+                    if time.monotonic() - beat >= HEARTBEAT:
+                        # Not under the lock (a hung server must not hold the polls up): the
+                        # copy is untrusted meanwhile, as the query may read notices too.
+                        with self._lock:
+                            self._beating = True
+                        conn.execute("SELECT 1")
+                        beat = time.monotonic()
                     with self._lock:
-                        if time.monotonic() - beat >= HEARTBEAT:
-                            conn.execute("SELECT 1")
-                            beat = self._alive_at = time.monotonic()
                         for notice in conn.notifies(timeout=0):
                             self._received(notice.payload)
+                        if self._beating:
+                            self._beating, self._alive_at = False, beat
             finally:
                 # Before the socket closes and its number can be another's.
                 with self._lock:
