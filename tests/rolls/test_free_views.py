@@ -65,7 +65,7 @@ def test_the_htmx_preview_says_what_it_means(table):
 
 
 def test_the_htmx_preview_shows_the_polish_refusal(table):
-    response = logged_in(table.gm).get(url(table), {"expression": "2d6*3"}, HTTP_HX_REQUEST="true")
+    response = logged_in(table.gm).get(url(table), {"expression": "2d6x3"}, HTTP_HX_REQUEST="true")
     text = response.content.decode()
     assert 'data-testid="free-preview-error"' in text and "mnożenie" in text.lower()
 
