@@ -57,8 +57,10 @@ REROLL_CAP = 10  # times one die may be rerolled by `r` (`ro`: once)
 PERCENT_FACES = 100  # d% is a d100 (1..100)
 MAX_LABEL = 40  # characters of one [label]
 # The exact odds stop past this many elementary steps (additions of one weight into a
-# distribution): about 5 ms on the benchmark machine (docs/performance.md).
-ODDS_WORK_LIMIT = 60_000
+# distribution; a step of keep/drop over exploding dice, on larger numbers, counts
+# KEEP_STEP_COST): within the 5 ms budget on the benchmark machine (docs/performance.md).
+ODDS_WORK_LIMIT = 40_000
+KEEP_STEP_COST = 5
 
 SELECTIONS = {
     "kh": "keep the highest",
@@ -1170,20 +1172,62 @@ class _Budget:
             )
 
 
-def _convolve(a: Dist, b: Dist, budget: _Budget, op=lambda x, y: x + y) -> Dist:
+def _convolve(a: Dist, b: Dist, budget: _Budget, op=None) -> Dist:
+    """The distribution of `op(x, y)` (default: the sum) of independent `x` from `a`, `y`
+    from `b`."""
+    if op is None and _dense(a[0]) and _dense(b[0]):
+        return _convolve_packed(a, b, budget)
     budget.spend(len(a[0]) * len(b[0]))
     out: dict[int, int] = {}
     for x, wx in a[0].items():
         for y, wy in b[0].items():
-            v = op(x, y)
+            v = x + y if op is None else op(x, y)
             out[v] = out.get(v, 0) + wx * wy
     return out, a[1] * b[1]
 
 
+def _dense(weights: dict[int, int]) -> bool:
+    return len(weights) >= 8 and max(weights) - min(weights) < 4 * len(weights)
+
+
+def _convolve_packed(a: Dist, b: Dist, budget: _Budget) -> Dist:
+    """A sum's distribution by one big-integer product (Kronecker substitution): each
+    weight in a slot wide enough for any weight of the result (at most the product of the
+    totals), so the slots never carry into each other."""
+    low_a, low_b = min(a[0]), min(b[0])
+    span_a = max(a[0]) - low_a + 1
+    span_b = max(b[0]) - low_b + 1
+    span = span_a + span_b - 1
+    width = (a[1] * b[1]).bit_length() // 8 + 1  # bytes per slot
+    budget.spend((span_a + span_b + span) * (3 + width // 8))
+
+    def packed(weights: dict[int, int], low: int, size: int) -> int:
+        buffer = bytearray(size * width)
+        for v, w in weights.items():
+            at = (v - low) * width
+            buffer[at : at + width] = w.to_bytes(width, "little")
+        return int.from_bytes(buffer, "little")
+
+    product = packed(a[0], low_a, span_a) * packed(b[0], low_b, span_b)
+    raw = product.to_bytes(span * width, "little")
+    out: dict[int, int] = {}
+    for index in range(span):
+        w = int.from_bytes(raw[index * width : (index + 1) * width], "little")
+        if w:
+            out[low_a + low_b + index] = w
+    return out, a[1] * b[1]
+
+
 def _power(d: Dist, n: int, budget: _Budget) -> Dist:
+    """The sum of `n` independent values from `d`, by repeated squaring."""
     result: Dist = ({0: 1}, 1)
-    for _ in range(n):
-        result = _convolve(result, d, budget)
+    base = d
+    while n:
+        if n & 1:
+            result = _convolve(result, base, budget)
+        n >>= 1
+        if n:
+            base = _convolve(base, base, budget)
     return result
 
 
@@ -1241,7 +1285,7 @@ def _keep_extreme(d: Dist, count: int, keep: int, highest: bool, budget: _Budget
         nxt: dict[tuple[int, int], int] = {}
         for (placed, kept_sum), weight in states.items():
             left = count - placed
-            budget.spend(left + 1)
+            budget.spend((left + 1) * KEEP_STEP_COST)
             for c in range(left + 1):
                 new_placed = placed + c
                 add = (min(new_placed, keep) - min(placed, keep)) * v
@@ -1303,7 +1347,7 @@ def _dice_dist(term: DiceTerm, budget: _Budget) -> Dist:
     per_die[(EXPLOSION_CAP + 1, 0)] = q ** (EXPLOSION_CAP + 1)
     joint: dict[tuple[int, int], int] = {(0, 0): 1}
     for _ in range(term.count):
-        budget.spend(len(joint) * len(per_die))
+        budget.spend(len(joint) * len(per_die) * KEEP_STEP_COST)
         nxt: dict[tuple[int, int], int] = {}
         for (t, kk), w in joint.items():
             for (dt, dk), dw in per_die.items():

@@ -115,6 +115,8 @@ def rolled(text, faces):
         "2d3!r1",
         "2d4r1k1",
         "d%",
+        "2d8+1d10",  # dense: the big-integer convolution
+        "3d6-2d4",
     ],
 )
 def test_exact_odds_equal_brute_force(small_caps, text):
@@ -151,6 +153,15 @@ def test_reference_numbers(text, mean, at_least):
     assert odds.mean == mean
     target, chance = at_least
     assert odds.at_least(target) == chance
+
+
+def test_the_packed_convolution_is_the_plain_one():
+    budget = notation._Budget(10**9)
+    a = notation._power((dict.fromkeys(range(1, 21), 1), 20), 3, budget)
+    b = ({v: v * v for v in range(-5, 30)}, sum(v * v for v in range(-5, 30)))
+    packed = notation._convolve_packed(a, b, budget)
+    plain = notation._convolve(a, b, budget, op=lambda x, y: x + y)
+    assert packed == plain
 
 
 def test_too_large_is_said_not_guessed():
