@@ -1428,6 +1428,11 @@ def _term_dist(term: Term, budget: _Budget) -> Dist:
     return d
 
 
+def distribution(test: Notation) -> dict[str, str]:
+    """The conformance runner's entry point: each total's exact chance, as fraction text."""
+    return exact_odds(test).to_dict()
+
+
 def exact_odds(notation: Notation, limit: int = ODDS_WORK_LIMIT) -> Odds:
     """The exact distribution of the total (explosions and rerolls up to their caps), or
     `OddsTooLarge` past `limit` steps."""

@@ -358,3 +358,20 @@ def test_new_limits(text, code):
 def test_the_range_is_the_odds_span(small_caps, text):
     odds = exact_odds(parse_notation(text))
     assert notation.value_range(parse_notation(text)) == (odds.low, odds.high)
+
+
+def test_conformance_compares_the_exact_distribution():
+    from rolls.conformance import run_case
+
+    case = {
+        "id": "d4",
+        "system": "free",
+        "test": "notation",
+        "input": {"expression": "1d4"},
+        "distribution": {"1": "1/4", "2": "1/4", "3": "1/4", "4": "1/4"},
+    }
+    assert run_case(case) == []
+    case["distribution"] = {"1": "1/4", "2": "1/4", "3": "1/4", "4": "1/5"}
+    assert run_case(case) != []
+    case["dice"], case["expect"] = [3], {"total": 3}
+    assert run_case(case) != []  # the roll passes, the distribution still fails
