@@ -7,10 +7,13 @@ rolled, forever.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.formats import number_format
 from django.utils.html import strip_tags
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
@@ -623,3 +626,51 @@ def roll_announcement(roll, session_title: str) -> dict:
         "url": settings.SITE_URL + reverse("diary:post_link", args=[roll.post_id]),
         "text": text[:1000],
     }
+
+
+@dataclass(frozen=True)
+class OddsView:
+    """The exact odds of a free-form roll, before it is rolled (rolls.engine.notation)."""
+
+    mean: str = ""
+    rows: tuple[tuple[str, str, str], ...] = ()  # total, percent, exact fraction
+    target: int | None = None
+    at_least: str = ""  # the chance of a total ≥ target, in percent
+    at_least_exact: str = ""
+    too_large: str = ""
+
+
+def _percent(chance) -> str:
+    # Rounded here, to the nearest hundredth of a percent (number_format cuts digits off).
+    if 0 < chance < Fraction(1, 20000):
+        return "< " + number_format(Decimal("0.01"), decimal_pos=2) + " %"
+    return number_format(Decimal(round(chance * 10000)) / 100, decimal_pos=2) + " %"
+
+
+def notation_odds(notation: free_notation.Notation, target: int | None) -> OddsView:
+    """Mean, each total's chance and P(total ≥ target), exact; or why not."""
+    from rolls.messages import odds_too_large_message
+
+    try:
+        odds = free_notation.exact_odds(notation)
+    except free_notation.OddsTooLarge:
+        return OddsView(too_large=odds_too_large_message())
+    rows = tuple(
+        (with_minus(str(total)), _percent(chance), f"{chance.numerator}/{chance.denominator}")
+        for total, chance in odds.distribution.items()
+    )
+    view = OddsView(
+        mean=with_minus(number_format(Decimal(round(odds.mean * 100)) / 100, decimal_pos=2)),
+        rows=rows,
+        target=target,
+    )
+    if target is not None:
+        chance = odds.at_least(target)
+        view = OddsView(
+            mean=view.mean,
+            rows=rows,
+            target=target,
+            at_least=_percent(chance),
+            at_least_exact=f"{chance.numerator}/{chance.denominator}",
+        )
+    return view
