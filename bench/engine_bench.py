@@ -276,7 +276,7 @@ def notation_odds_table(repeat: int = 30) -> list[str]:
         except OddsTooLarge:
             return
 
-    too_large = ["100d6", "20d20", "2d1000", "10d6!kh3"]
+    too_large = ["100d1000", "50d100", "10d6!kh3", "8d10!kh4"]
     refusals = [lambda t=t: refused(t) for t in too_large] * repeat
     rows.append(summary("past the limit (refused: " + ", ".join(too_large) + ")", timed(refusals)))
     return rows

@@ -59,7 +59,7 @@ MAX_LABEL = 40  # characters of one [label]
 # The exact odds stop past this many elementary steps (additions of one weight into a
 # distribution; a step of keep/drop over exploding dice, on larger numbers, counts
 # KEEP_STEP_COST): within the 5 ms budget on the benchmark machine (docs/performance.md).
-ODDS_WORK_LIMIT = 40_000
+ODDS_WORK_LIMIT = 20_000
 KEEP_STEP_COST = 5
 
 SELECTIONS = {
@@ -1220,6 +1220,9 @@ def _convolve_packed(a: Dist, b: Dist, budget: _Budget) -> Dist:
 
 def _power(d: Dist, n: int, budget: _Budget) -> Dist:
     """The sum of `n` independent values from `d`, by repeated squaring."""
+    # Said before any work: the last squaring alone handles the whole span of the sum.
+    if n > 1:
+        budget.spend((max(d[0]) - min(d[0])) * n * 3)
     result: Dist = ({0: 1}, 1)
     base = d
     while n:
