@@ -250,11 +250,49 @@ def rolls_per_second(seconds: float = 0.4) -> list[str]:
     return rows
 
 
+# Free-form expressions with every feature, and the largest ones still computed exactly
+# (the next size up is refused as "too large to compute exactly").
+NOTATION_ODDS = [
+    "4d6k3", "10d10>=8", "3d6!", "3d6!!", "{1d20, 1d20}kh1", "4dF", "2d6r1", "(1d6+2)*2",
+    "1d6/2", "4d6!kh3", "10d10>=8f1", "1d8[cut] + 2d6[fire]", "2d20kh1+5", "8d6", "6d10kh3",
+    "20d6", "10d12", "1d100+1d100", "10d10!>=8", "1d1000*1d10",
+]  # fmt: skip
+
+
+def notation_odds_table(repeat: int = 30) -> list[str]:
+    from rolls.engine.notation import OddsTooLarge, exact_odds, parse_notation
+
+    parsed = [parse_notation(text) for text in NOTATION_ODDS]
+    calls = [lambda n=n: exact_odds(n) for n in parsed] * repeat
+    rows = [
+        "| free-form exact odds | calls | p50 ms | p99 ms | max ms |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    rows.append(summary(f"{len(NOTATION_ODDS)} expressions × {repeat}", timed(calls)))
+
+    def refused(text: str) -> None:
+        try:
+            exact_odds(parse_notation(text))
+        except OddsTooLarge:
+            return
+
+    too_large = ["100d1000", "50d100", "10d6!kh3", "8d10!kh4"]
+    refusals = [lambda t=t: refused(t) for t in too_large] * repeat
+    rows.append(summary("past the limit (refused: " + ", ".join(too_large) + ")", timed(refusals)))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="skip the fully cold Q10 pass")
-    quick = parser.parse_args().quick
+    parser.add_argument("--notation", action="store_true", help="only the free-form odds")
+    arguments = parser.parse_args()
+    quick = arguments.quick
     print(f"Python {platform.python_version()} on {platform.machine()}, {platform.system()}")
+    print()
+    print("\n".join(notation_odds_table()))
+    if arguments.notation:
+        return
     print()
     print("\n".join(probability_tables(quick)))
     print()

@@ -151,6 +151,9 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("rolls:entries", "POST", "login", "404", "404", "403", "400", "403", "403"),
     ("rolls:detail", "GET", "login", "404", "404", "200", "200", "200", "200"),
     ("rolls:detail", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    # A post's folded rolls: whoever reads the diary (the matrix's post holds one roll).
+    ("rolls:post_rolls", "GET", "login", "404", "404", "200", "200", "200", "200"),
+    ("rolls:post_rolls", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:reveal", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("rolls:reveal", "POST", "login", "404", "404", "403", "200", "403", "403"),
     # A roll that offers no reroll (the matrix's is a forum1000 roll): a page saying why.

@@ -128,6 +128,15 @@ for number, url in enumerate(DATABASE_REPLICA_URLS, start=1):
 if env_flag("PGBOUNCER_TRANSACTION_MODE"):
     for database in DATABASES.values():
         database["DISABLE_SERVER_SIDE_CURSORS"] = True
+# The live poll's listener (diary/live_listener.py) holds one connection per worker that must
+# stay on one server session: LISTEN through pgbouncer in transaction mode hears nothing, so
+# there it is off (every poll then reads the marker) unless LIVE_POLL_LISTEN_URL names the
+# primary directly (docs/deploy.md).
+LIVE_POLL_LISTEN_URL = os.environ.get("LIVE_POLL_LISTEN_URL", "")
+LIVE_POLL_LISTEN = env_flag(
+    "LIVE_POLL_LISTEN",
+    bool(LIVE_POLL_LISTEN_URL) or not env_flag("PGBOUNCER_TRANSACTION_MODE"),
+)
 # Well above a healthy replica's lag (milliseconds; seconds under a burst of writes), and
 # short enough that an author's reads return to the replicas soon after they stop writing.
 READ_YOUR_WRITES_SECONDS = int(os.environ.get("READ_YOUR_WRITES_SECONDS", "15"))
@@ -262,10 +271,9 @@ CACHES = {
         # Culling would drop live counters; rate-limit keys expire within the hour anyway.
         "OPTIONS": {"MAX_ENTRIES": 100_000},
     },
-    # The diary page's reads and rendered HTML (diary/page_cache.py) and the live poll's
-    # short-lived answers (diary/live.py), per process: every key changes with what it
-    # caches, so workers need not share it (docs/decisions.md, "The diary page and the live
-    # poll").
+    # The diary page's reads and rendered HTML (diary/page_cache.py), per process: every
+    # key changes with what it caches, so workers need not share it (docs/decisions.md,
+    # "The diary page and the live poll").
     "diary": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "codziennik-diary",

@@ -1,58 +1,108 @@
-"""The live poll's short path (diary.views.session_live): "anything new?" answered from one
-cheap query, without loading the login session, the user or the page.
+"""The live poll's short path (diary.views.session_live): "anything new?" answered without
+loading the login session, the user or the page, and on PostgreSQL without any query once
+this process holds the session's marker (diary/live_listener.py: kept fresh by NOTIFY);
+otherwise from one primary-key query.
 
-A full check (access_session) grants the browser's login cookie the right to hear "nothing
-new" about one session for ACCESS_TTL seconds, in this process's cache. Only that answer
-(204, or 304 for a matching ETag) is ever given on the grant: anything with content goes
-through the full check again. So a logout, a removed participant or a session closed to
+A full check (access_session) grants the browser the right to hear "nothing new" about one
+session for ACCESS_TTL seconds: a cookie signed with the site's key (GRANT_COOKIE, scoped to
+the poll's path) that names the session, the user, the login cookie's digest and when the
+check was made. Any worker verifies it without the database or a shared cache. Only that
+answer (204, or 304 for a matching ETag) is ever given on the grant: anything with content
+goes through the full check again. So a logout, a removed participant or a session closed to
 readers stops hearing even "nothing new" within ACCESS_TTL seconds, and never gets content.
 """
 
 import hashlib
+import hmac
 import time
 
 from django.conf import settings
-from django.core.cache import caches
+from django.core import signing
+from django.db import DEFAULT_DB_ALIAS
 from django.utils.translation import get_language
 
+from diary.live_listener import markers
 from diary.models import GameSession
-from diary.page_cache import ALIAS, cache_key
 
-ACCESS_TTL = 30  # seconds; docs/decisions.md, "Diary page and poll"
+ACCESS_TTL = 30  # seconds; docs/decisions.md, "The diary page and the live poll"
+
+
+GRANT_COOKIE = "live_grant"
+_GRANT_SALT = "diary.live.grant"
+# A grant dated this far in the future (another server's clock) is still taken.
+_CLOCK_SKEW = 5
 
 
 def _now() -> float:
-    return time.monotonic()
+    # Wall-clock time: a grant made by one worker (or machine) is checked by another.
+    return time.time()
 
 
-def _grant_key(request, session_pk: int) -> str | None:
+def _login_digest(request) -> str | None:
     cookie = request.COOKIES.get(settings.SESSION_COOKIE_NAME)
-    if not cookie:
-        return None
-    # The cookie is a bearer secret: only its digest goes into the key.
-    return cache_key("live", session_pk, hashlib.sha256(cookie.encode()).hexdigest())
+    # The login cookie is a bearer secret: only its digest goes into the grant.
+    return hashlib.sha256(cookie.encode()).hexdigest() if cookie else None
 
 
-def grant(request, access) -> None:
-    """After a full check: this cookie's user may hear "nothing new" for ACCESS_TTL."""
-    key = _grant_key(request, access.session.pk)
-    if key is not None:
-        caches[ALIAS].set(key, (access.user.pk, _now()), ACCESS_TTL)
+def grant(request, access, response) -> None:
+    """After a full check: this login cookie's user may hear "nothing new" for ACCESS_TTL."""
+    digest = _login_digest(request)
+    if digest is None:
+        return
+    value = signing.dumps(
+        {"s": access.session.pk, "u": access.user.pk, "c": digest, "t": _now()},
+        salt=_GRANT_SALT,
+    )
+    response.set_cookie(
+        GRANT_COOKIE,
+        value,
+        max_age=ACCESS_TTL,
+        path=request.path,
+        secure=settings.SESSION_COOKIE_SECURE,
+        httponly=True,
+        samesite="Lax",
+    )
 
 
 def granted_user(request, session_pk: int) -> int | None:
-    """The user id of a grant still fresh for this cookie and session, else None."""
-    key = _grant_key(request, session_pk)
-    found = caches[ALIAS].get(key) if key is not None else None
-    if found is None or _now() - found[1] >= ACCESS_TTL:
+    """The user id of a grant still fresh for this login cookie and session, else None."""
+    raw, digest = request.COOKIES.get(GRANT_COOKIE), _login_digest(request)
+    if not raw or digest is None:
         return None
-    return found[0]
+    try:
+        found = signing.loads(raw, salt=_GRANT_SALT)
+    except signing.BadSignature:
+        return None
+    if not isinstance(found, dict) or found.get("s") != session_pk:
+        return None
+    user_id, made, bound = found.get("u"), found.get("t"), found.get("c")
+    if not isinstance(user_id, int) or not isinstance(made, (int, float)):
+        return None
+    if not isinstance(bound, str) or not hmac.compare_digest(bound, digest):
+        return None
+    if not -_CLOCK_SKEW <= _now() - made < ACCESS_TTL:
+        return None
+    return user_id
 
 
 def current_marker(session_pk: int) -> str | None:
-    """The session's activity marker, read alone (one query on the primary key)."""
-    at = GameSession.objects.filter(pk=session_pk).values_list("activity_at", flat=True).first()
-    return None if at is None else GameSession(activity_at=at).activity_marker
+    """The session's activity marker: this process's copy while the listener vouches for it
+    (no query), else read alone (one query on the primary key) and kept when it may be."""
+    cached = markers.get(session_pk)
+    if cached is not None:
+        return cached
+    ticket = markers.ticket(session_pk)
+    sessions = GameSession.objects.filter(pk=session_pk)
+    if ticket is not None:
+        # What is kept must be the primary's: a replica's may be older than the notice.
+        sessions = sessions.using(DEFAULT_DB_ALIAS)
+    at = sessions.values_list("activity_at", flat=True).first()
+    if at is None:
+        return None
+    marker = GameSession(activity_at=at).activity_marker
+    if ticket is not None:
+        markers.store(ticket, marker)
+    return marker
 
 
 def etag(marker: str, user_id: int) -> str:

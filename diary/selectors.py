@@ -73,13 +73,18 @@ def register_diary_rolls(provider: Callable) -> None:
 
 
 def diary_rolls(
-    posts: list[Post], access, turn: Turn | None = None, entry_character: str | None = None
+    posts: list[Post],
+    access,
+    turn: Turn | None = None,
+    entry_character: str | None = None,
+    roll: int | None = None,
 ) -> DiaryRolls | None:
     """`entry_character`: a link's preselected character for the GM's entry forms (as the
-    query string gave it; the rolls app's form reads it)."""
+    query string gave it; the rolls app's form reads it). `roll`: the seq a roll's link
+    names (`?roll=`), shown even where its post's run of rolls is folded."""
     if not _rolls_provider:
         return None
-    return _rolls_provider[0](posts, access, turn=turn, entry_character=entry_character)
+    return _rolls_provider[0](posts, access, turn=turn, entry_character=entry_character, roll=roll)
 
 
 @dataclass(frozen=True)

@@ -159,6 +159,7 @@ def _diary_context(
         access,
         turn=current_turn,
         entry_character=request.GET.get("entry_character"),
+        roll=_cursor(request.GET.get("roll")),
     )
     if rolls is not None:
         for post in page.posts:
@@ -265,9 +266,10 @@ def session_detail(request, pk: int):
 
 def session_live(request, pk: int):
     """Polled by an open diary: nothing (204, or 304 for its ETag) until something changes,
-    then the fresh posts. "Nothing new" comes from one query while this browser's access
-    is freshly checked (diary/live.py); everything else takes the full path (log-in first,
-    then GET only, as every diary view)."""
+    then the fresh posts. "Nothing new" comes from this process's copy of the session's
+    marker (no query) or one query, while this browser's access is freshly checked
+    (diary/live.py); everything else takes the full path (log-in first, then GET only, as
+    every diary view)."""
     if request.method == "GET":
         status = live.nothing_new(request, pk)
         if status is not None:
@@ -279,19 +281,20 @@ def session_live(request, pk: int):
 @require_GET
 def _session_live_checked(request, pk: int):
     access = access_session(request.user, pk, roster=True, reading=True)
-    live.grant(request, access)
     marker = access.session.activity_marker
     tag = live.etag(marker, request.user.pk)
     if request.headers.get("If-None-Match") == tag:
-        return HttpResponse(status=304)
-    if request.GET.get("seen") == marker:
-        return HttpResponse(status=204)
-    response = render(
-        request, "diary/session_detail.html#diary_posts", _diary_context(request, access)
-    )
-    response["ETag"] = tag
-    # The browser may keep it, but asks again every time (it is this viewer's only).
-    response["Cache-Control"] = "private, no-cache"
+        response = HttpResponse(status=304)
+    elif request.GET.get("seen") == marker:
+        response = HttpResponse(status=204)
+    else:
+        response = render(
+            request, "diary/session_detail.html#diary_posts", _diary_context(request, access)
+        )
+        response["ETag"] = tag
+        # The browser may keep it, but asks again every time (it is this viewer's only).
+        response["Cache-Control"] = "private, no-cache"
+    live.grant(request, access, response)
     return response
 
 

@@ -8,6 +8,9 @@ Exits 0 iff nothing failed. A malformed case fails; it never stops the run.
 
 Besides the documented `{"error": true}`, an error expectation may name the
 engine's code, `{"error": true, "code": "gm_modifier_step"}` (our own vectors do).
+Our own free-form cases may also carry `"distribution"`: every total's exact chance as a
+fraction string (`{"3": "1/216", ...}`), compared for equality with the engine's
+`distribution` (the exact odds, by convolution).
 
 This module imports the engine only: no Django.
 """
@@ -106,6 +109,21 @@ def _run_probability(module: Any, kind: str, data: dict[str, Any], expected: Any
     return []
 
 
+def _run_distribution(module: Any, kind: str, data: dict[str, Any], expected: Any) -> list[str]:
+    if not isinstance(expected, dict) or not hasattr(module, "distribution"):
+        raise MalformedCase("malformed case: a distribution is an object, of the free system")
+    try:
+        actual = module.distribution(module.parse_test(kind, data))
+    except RuleError as error:
+        return [f"distribution: engine refused the input ({error.code}: {error})"]
+    wanted = {str(k): str(Fraction(v)) for k, v in expected.items()}
+    got = {k: str(Fraction(v)) for k, v in actual.items()}
+    if wanted != got:
+        differing = sorted(set(wanted) ^ set(got) | {k for k in wanted if got.get(k) != wanted[k]})
+        return [f"distribution differs at totals {differing[:5]}"]
+    return []
+
+
 def _run_error(
     module: Any, kind: str, data: dict[str, Any], faces: list[Any], expect: dict[str, Any]
 ) -> list[str]:
@@ -152,11 +170,16 @@ def run_case(case: Any) -> list[str]:
         data = _field(case, "input", dict)
         if "probability" in case:
             return _run_probability(module, kind, data, case["probability"])
+        problems = []
+        if "distribution" in case:
+            problems = _run_distribution(module, kind, data, case["distribution"])
+            if "dice" not in case:
+                return problems
         faces = _field(case, "dice", list)
         expect = _field(case, "expect", dict)
         if expect.get("error") is True:
-            return _run_error(module, kind, data, faces, expect)
-        return _run_roll(module, kind, data, faces, expect)
+            return problems + _run_error(module, kind, data, faces, expect)
+        return problems + _run_roll(module, kind, data, faces, expect)
     except MalformedCase as problem:
         return [str(problem)]
     except RuleError as error:  # e.g. an unknown system

@@ -27,11 +27,13 @@ class FreeRollForm(SignedTokenForm):
     client_seed = client_seed_field()
     expression = forms.CharField(
         label=_("Dice expression"),
-        strip=True,
+        # Not stripped: a refusal counts the character position in the text as typed.
+        strip=False,
         # No max_length: the engine's limit answers with its own sentence (and the count).
         help_text=_(
-            "E.g. 2k6+3, 4k6kh3 (keep the 3 highest), 1k6! (exploding), 2k20dl1, k%. "
-            "At most 100 characters and 100 dice."
+            "E.g. 2k6+3, 4k6k3 (keep the 3 highest), 1k6! (exploding), 10k10>=8 (count the "
+            "dice of 8 or more), {1k20, 1k20}kh1, 1k8[cięcie]+2, (1k6+2)*2, 4kF. "
+            "At most 100 characters and 100 dice; docs: the notation."
         ),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )
@@ -63,6 +65,10 @@ class FreeRollForm(SignedTokenForm):
 
     def clean_expression(self) -> str:
         text = self.cleaned_data["expression"]
+        if not text.strip():
+            raise forms.ValidationError(
+                self.fields["expression"].error_messages["required"], code="required"
+            )
         self.notation, error = parsed_expression(text)
         if error:
             raise forms.ValidationError(error, code="notation")

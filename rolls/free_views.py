@@ -18,18 +18,33 @@ from rolls.engine.errors import RuleError
 from rolls.free_forms import FreeRollForm, parsed_expression
 from rolls.free_rolls import FREE_ROLLS_NOT_ALLOWED, roll_make_free
 from rolls.messages import notation_error_message
-from rolls.presenters import notation_summary
+from rolls.presenters import notation_odds, notation_summary
 from rolls.secret import SECRET_TEST
 from rolls.selectors import sheets_in_play, turn_commitment
 from rolls.views import _session_for_reader
 
 
-def _preview(text: str) -> tuple[str, str]:
-    """(what the expression means, the refusal): one of them is empty; both for no text."""
+def _target(value) -> int | None:
+    """The total the roller asks the chance of (≥ it), or None."""
+    try:
+        number = int(str(value).strip().replace("−", "-"))
+    except (TypeError, ValueError):
+        return None
+    return number if abs(number) <= 1_000_000 else None
+
+
+def _preview(text: str, target=None) -> dict:
+    """What the expression means and its exact odds, or the refusal; nothing for no text."""
     if not (text or "").strip():
-        return "", ""
+        return {"summary": "", "preview_error": "", "odds": None}
     notation, error = parsed_expression(text)
-    return (notation_summary(notation), "") if notation else ("", error)
+    if notation is None:
+        return {"summary": "", "preview_error": error, "odds": None}
+    return {
+        "summary": notation_summary(notation),
+        "preview_error": "",
+        "odds": notation_odds(notation, _target(target)),
+    }
 
 
 @login_required
@@ -45,11 +60,10 @@ def free_roll(request, pk: int):
     if not access.may_roll:
         raise PermissionDenied
     if request.method == "GET" and request.htmx:
-        summary, error = _preview(request.GET.get("expression", ""))
         return render(
             request,
             "rolls/panel_free.html#preview",
-            {"summary": summary, "preview_error": error},
+            _preview(request.GET.get("expression", ""), request.GET.get("target")),
         )
     turn = current_turn(session)
     posts = own_posts_in_turn(session, request.user, turn)
@@ -73,9 +87,16 @@ def free_roll(request, pk: int):
             "hx-trigger": "input changed delay:300ms",
             "hx-target": "#free-preview",
             "hx-swap": "outerHTML",
+            "hx-include": "#free-target",
         }
     )
-    summary, preview_error = ("", "") if posted else _preview(request.GET.get("expression", ""))
+    source = request.POST if posted else request.GET
+    # Posted: the form's own error stands next to the field; the meaning only if it reads.
+    preview = (
+        {"summary": "", "preview_error": "", "odds": None}
+        if posted
+        else _preview(source.get("expression", ""), source.get("target"))
+    )
     if posted and form.is_valid() and "preview" not in request.POST and turn is None:
         form.add_error(None, _("Open a turn first: a roll lands in a post of the current turn."))
     elif posted and form.is_valid() and "preview" not in request.POST:
@@ -105,7 +126,11 @@ def free_roll(request, pk: int):
                 return redirect("rolls:detail", session.pk, made.roll.seq)
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
     elif posted and form.notation is not None:
-        summary = notation_summary(form.notation)
+        preview = {
+            **preview,
+            "summary": notation_summary(form.notation),
+            "odds": notation_odds(form.notation, _target(request.POST.get("target"))),
+        }
     status = 200 if not posted or ("preview" in request.POST and form.is_valid()) else 400
     return render(
         request,
@@ -113,8 +138,8 @@ def free_roll(request, pk: int):
         {
             "session": session,
             "form": form,
-            "summary": summary,
-            "preview_error": preview_error,
+            **preview,
+            "target": source.get("target", ""),
             "show_errors": posted,
             "hide_errors": not posted,
             "has_turn": turn is not None,

@@ -5,21 +5,61 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from rolls.engine.errors import RuleError
+from rolls.engine.notation import ODDS_WORK_LIMIT, character_name
 from rolls.plugins import RequestError
 
 NOTATION_HINTS = {
-    "multiplication": gettext_lazy("Multiplication is not supported."),
-    "division": gettext_lazy("Division is not supported."),
+    "multiplication": gettext_lazy("Multiply with * (2d6*2)."),
+    "division": gettext_lazy("Divide by a whole number (1d6/2)."),
     "decimal": gettext_lazy("Only whole numbers."),
-    "reroll": gettext_lazy("Rerolls are not supported."),
     "explode": gettext_lazy("Mark exploding dice with ! after the dice (1d6!)."),
-    "keep": gettext_lazy("Keep dice with kh or kl and a count (4d6kh3)."),
-    "drop": gettext_lazy("Drop dice with dh or dl and a count (4d6dl1)."),
-    "comparison": gettext_lazy("Comparisons are not supported."),
-    "annotation": gettext_lazy("Notes in square brackets are not supported."),
-    "percent": gettext_lazy("Write d100 for a percentile die."),
-    "order": gettext_lazy("After the dice: at most one !, then at most one of kh, kl, dh, dl."),
+    "explode_dice": gettext_lazy("Only dice explode: write ! after the dice (2d6!)."),
+    "keep": gettext_lazy("Keep dice with k, kh or kl and a count (4d6k3, 2d20kl1)."),
+    "drop": gettext_lazy("Drop dice with d, dl or dh and a count (4d6d1, 4d6dh1)."),
+    "not_equal": gettext_lazy("There is no “not equal”: compare with =, <, <=, > or >=."),
+    "compare_total": gettext_lazy(
+        "Only single dice are compared (10d10>=8 counts the dice of 8 or more); for the "
+        "chance of a total of at least N, type N in the field below."
+    ),
+    "compare": gettext_lazy("A comparison is one of =, <, <=, >, >= and a number (10d10>=8)."),
+    "modulo": gettext_lazy("% only stands for the percentile die (d%); there is no modulo."),
+    "comma": gettext_lazy(
+        "A comma separates the parts of a group in braces: {1d20, 1d20}kh1 keeps the better one."
+    ),
+    "word": gettext_lazy(
+        "Words are not dice notation: a label goes in square brackets after the dice "
+        "(1d20[atak]), or in “What it is for”."
+    ),
+    "operator": gettext_lazy("An operator (+, -, *, /) is missing between two terms."),
+    "whitespace": gettext_lazy("Only ordinary spaces may separate the parts of a roll."),
+    "twice": gettext_lazy("Each modifier at most once per dice."),
+    "failure": gettext_lazy("Failures (f) follow a success count: 10d10>=8f1."),
+    "unopened": gettext_lazy("This bracket closes nothing."),
+    "faces": gettext_lazy("The die's faces are missing: 1d6, d%, 4dF."),
 }
+
+# Characters one cannot see, by name (rolls.engine.notation.CHARACTER_NAMES).
+CHARACTER_NAMES = {
+    "tab": gettext_lazy("a tab"),
+    "newline": gettext_lazy("a new line"),
+    "carriage return": gettext_lazy("a carriage return"),
+    "no-break space": gettext_lazy("a no-break space"),
+    "thin space": gettext_lazy("a thin space"),
+    "narrow no-break space": gettext_lazy("a narrow no-break space"),
+    "zero-width space": gettext_lazy("a zero-width space"),
+    "NUL": gettext_lazy("a NUL character"),
+}
+
+
+def _shown(found: str) -> str:
+    name = character_name(found) if len(found) == 1 else found
+    return str(CHARACTER_NAMES.get(name, name))
+
+
+def _with_suggestion(message: str, suggestion: str) -> str:
+    if not suggestion:
+        return message
+    return f"{message} " + _("Perhaps: %(suggestion)s") % {"suggestion": suggestion}
 
 
 def notation_error_message(error: RuleError) -> str:
@@ -45,17 +85,64 @@ def notation_error_message(error: RuleError) -> str:
             return _("Keep (kh, kl) 1 to %(most)s of the %(count)s dice rolled.") % p
         return _("Drop (dh, dl) 1 to %(most)s of the %(count)s dice rolled.") % p
     if code == "notation_incomplete":
-        return _("The roll ends too early: something is missing at the end.")
+        return _("The roll ends too early (character %(position)s): something is missing.") % p
+    if code == "notation_unclosed":
+        message = (
+            _(
+                "The %(bracket)s at character %(opened)s is never closed: add %(closing)s at "
+                "character %(position)s."
+            )
+            % p
+        )
+        return _with_suggestion(message, p.get("suggestion", ""))
+    if code == "notation_division":
+        return (
+            _(
+                "Divide only by a whole number above 0, not by dice (character %(position)s): "
+                "1d6/2 halves and rounds down."
+            )
+            % p
+        )
+    if code == "notation_reroll_all":
+        return (
+            _(
+                "%(reroll)s (character %(position)s) would reroll every face of the die: nothing "
+                "would stay."
+            )
+            % p
+        )
+    if code == "notation_fate_explode":
+        return _("Fate dice (dF) do not explode (character %(position)s).") % p
+    if code == "notation_label":
+        return (
+            _("A label in square brackets has 1 to %(max)s characters (character %(position)s).")
+            % p
+        )
+    if code == "notation_selection_success":
+        return (
+            _(
+                "Keeping or dropping dice and counting successes cannot be combined on the same "
+                "dice (character %(position)s)."
+            )
+            % p
+        )
     if code == "notation_syntax":
-        found = p["found"]
-        shown = found if found.isprintable() else f"U+{ord(found):04X}" if found else ""
         message = _("The roll cannot be read at character %(position)s (%(found)s).") % {
             "position": p["position"],
-            "found": shown,
+            "found": _shown(p["found"]),
         }
         hint = NOTATION_HINTS.get(p.get("hint", ""))
-        return f"{message} {hint}" if hint else message
+        message = f"{message} {hint}" if hint else message
+        return _with_suggestion(message, p.get("suggestion", ""))
+    if code == "odds_too_large":
+        return odds_too_large_message()
     return _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
+
+
+def odds_too_large_message() -> str:
+    return _(
+        "Too large to compute exactly here (more than %(limit)s steps); the range above holds."
+    ) % {"limit": ODDS_WORK_LIMIT}
 
 
 # What the shared roll path refuses itself, whatever the system.

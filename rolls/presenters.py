@@ -7,10 +7,13 @@ rolled, forever.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
+from fractions import Fraction
 from typing import Any
 
 from django.conf import settings
 from django.urls import reverse
+from django.utils.formats import number_format
 from django.utils.html import strip_tags
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
@@ -52,6 +55,10 @@ class FreeTerm:
     text: str  # "4k6kh3" in the language's die letter, or the constant
     dice: tuple[FreeDie, ...] = ()
     subtotal: int = 0
+    label: str = ""  # the term's [label], shown in the roll line
+    depth: int = 0  # 1 for the dice inside a product or a group
+    note: str = ""  # "part dropped": a group's part that did not count
+    composite: bool = False  # a product or a group: its dice follow on their own rows
 
 
 @dataclass(frozen=True)
@@ -71,17 +78,56 @@ def _die_letter() -> str:
     return pgettext("die in dice notation, as in 2d6", "d")
 
 
+def _compare_text(compare: dict, bare_equal: bool) -> str:
+    if compare["compare"] == "=" and bare_equal:
+        return str(compare["value"])
+    return f"{compare['compare']}{compare['value']}"
+
+
+def _sum_text(terms: list[dict]) -> str:
+    parts = []
+    for index, term in enumerate(terms):
+        sign = "−" if term["sign"] < 0 else ("+" if index else "")
+        parts.append(f"{sign} {_term_text(term)}".strip() if index else f"{sign}{_term_text(term)}")
+    return " ".join(parts)
+
+
 def _term_text(term: dict) -> str:
+    """A stored term as written, in the language's die letter (labels apart)."""
     if term["kind"] == "constant":
         return str(term["value"])
+    if term["kind"] == "product":
+        out = ""
+        for index, factor in enumerate(term["factors"]):
+            terms = factor["terms"]
+            text = _sum_text(terms)
+            if len(terms) > 1 or terms[0]["sign"] < 0 or terms[0]["kind"] == "product":
+                text = f"({text})"
+            out += (
+                text if index == 0 else f" {'×' if term['ops'][index - 1] == '*' else '÷'} {text}"
+            )
+        return out
+    if term["kind"] == "group":
+        selection = f"{term['selection']}{term['selection_count']}" if term["selection"] else ""
+        return "{" + ", ".join(_sum_text(item["terms"]) for item in term["items"]) + "}" + selection
     selection = f"{term['selection']}{term['selection_count']}" if term["selection"] else ""
-    explode = "!" if term["explode"] else ""
-    return f"{term['count']}{_die_letter()}{term['faces']}{explode}{selection}"
+    explode = ("!!" if term.get("compound") else "!") if term["explode"] else ""
+    reroll = ""
+    if term.get("reroll"):
+        reroll = ("ro" if term["reroll"]["once"] else "r") + _compare_text(term["reroll"], True)
+    success = _compare_text(term["success"], False) if term.get("success") else ""
+    failure = "f" + _compare_text(term["failure"], True) if term.get("failure") else ""
+    return (
+        f"{term['count']}{_die_letter()}{term['faces']}{explode}{reroll}{selection}"
+        f"{success}{failure}"
+    )
 
 
 def _die_note(die: dict) -> str:
     notes = []
-    if not die["kept"]:
+    if die.get("rerolled"):
+        notes.append(_("rerolled"))
+    elif not die["kept"]:
         notes.append(_("dropped"))
     if die["exploded"]:
         notes.append(_("exploded: one more die"))
@@ -89,91 +135,157 @@ def _die_note(die: dict) -> str:
         notes.append(_("from an explosion"))
     if die["capped"]:
         notes.append(_("explosion limit reached"))
+    if die.get("success"):
+        notes.append(_("a success"))
+    if die.get("failure"):
+        notes.append(_("a failure"))
     return ", ".join(notes)
+
+
+def _free_rows(terms: list[dict], depth: int, note: str = "") -> list[FreeTerm]:
+    rows = []
+    for index, term in enumerate(terms):
+        operator = "−" if term["sign"] < 0 else ("+" if index else "")
+        dice = tuple(
+            FreeDie(face=die["face"], kept=die["kept"], note=_die_note(die))
+            for die in term.get("dice", ())
+        )
+        rows.append(
+            FreeTerm(
+                operator,
+                _term_text(term),
+                dice,
+                abs(term["subtotal"]),
+                label=term.get("label", ""),
+                depth=depth,
+                note=note,
+                composite=term["kind"] in ("product", "group"),
+            )
+        )
+        if term["kind"] == "product":
+            for factor in term["factors"]:
+                rows.extend(r for r in _free_rows(factor["terms"], depth + 1) if r.dice)
+        elif term["kind"] == "group":
+            for item in term["items"]:
+                dropped = "" if item["kept"] else str(_("part dropped"))
+                rows.extend(
+                    r for r in _free_rows(item["terms"], depth + 1, dropped) if r.dice or r.note
+                )
+    return rows
 
 
 def free_view(record: dict) -> FreeView:
     """A stored free-form roll, from its record alone: every die with what became of it."""
     result = record["result"]
-    terms = []
-    for index, term in enumerate(result["terms"]):
-        negative = term["sign"] < 0
-        operator = "−" if negative else ("+" if index else "")
-        dice = tuple(
-            FreeDie(face=die["face"], kept=die["kept"], note=_die_note(die))
-            for die in term.get("dice", ())
-        )
-        terms.append(FreeTerm(operator, _term_text(term), dice, abs(term["subtotal"])))
     character = record["characters"].get("a")
     return FreeView(
         label=record["label"],
         expression=result["input"]["expression"],
         who=character["name"] if character else "",
-        terms=tuple(terms),
+        terms=tuple(_free_rows(result["terms"], 0)),
         total=with_minus(str(result["total"])),
     )
 
 
-def _kept_count(term: free_notation.DiceTerm, pool: int) -> int:
-    if term.selection is None:
-        return pool
-    if term.selection.startswith("k"):
-        return min(term.selection_count, pool)
-    return pool - term.selection_count
-
-
 def notation_range(notation: free_notation.Notation) -> tuple[int, int]:
     """The lowest and highest total (exploding dice counted up to the engine's cap)."""
-    low = high = 0
-    for term in notation.terms:
-        if isinstance(term, free_notation.ConstantTerm):
-            low, high = low + term.sign * term.value, high + term.sign * term.value
-            continue
-        most = term.count * (free_notation.EXPLOSION_CAP + 1) if term.explode else term.count
-        least, greatest = _kept_count(term, term.count), _kept_count(term, most) * term.faces
-        if term.sign < 0:
-            least, greatest = -greatest, -least
-        low, high = low + least, high + greatest
-    return low, high
+    return free_notation.value_range(notation)
 
 
-def _selection_words(term: free_notation.DiceTerm) -> str:
-    n = term.selection_count
+def _selection_words(selection: str, n: int) -> str:
     words = {
         "kh": ngettext("keep the highest %(n)s", "keep the highest %(n)s", n),
         "kl": ngettext("keep the lowest %(n)s", "keep the lowest %(n)s", n),
         "dh": ngettext("drop the highest %(n)s", "drop the highest %(n)s", n),
         "dl": ngettext("drop the lowest %(n)s", "drop the lowest %(n)s", n),
     }
-    return words[term.selection] % {"n": n}
+    return words[selection] % {"n": n}
 
 
-def notation_summary(notation: free_notation.Notation) -> str:
-    """The preview's words: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
+_COMPARE_SIGNS = {"=": "=", "<": "<", "<=": "≤", ">": ">", ">=": "≥"}
+
+
+def _compare_words(compare: free_notation.Compare) -> str:
+    return f"{_COMPARE_SIGNS[compare.op]} {compare.value}"
+
+
+def _dice_words(term: free_notation.DiceTerm) -> str:
+    if term.fate:
+        words = ngettext("%(count)s Fate die", "%(count)s Fate dice", term.count) % {
+            "count": term.count
+        }
+    else:
+        words = ngettext(
+            "%(count)s die with %(faces)s faces", "%(count)s dice with %(faces)s faces", term.count
+        ) % {"count": term.count, "faces": term.faces}
+    if term.compound:
+        words += ", " + ngettext("compounding", "compounding", term.count)
+    elif term.explode:
+        words += ", " + ngettext("exploding", "exploding", term.count)
+    if term.reroll is not None:
+        shown = {"compare": _compare_words(term.reroll)}
+        words += ", " + (
+            _("rerolled once on %(compare)s") % shown
+            if term.reroll_once
+            else _("rerolled on %(compare)s") % shown
+        )
+    if term.selection:
+        words += ", " + _selection_words(term.selection, term.selection_count)
+    if term.success is not None:
+        words += ", " + _("counting the dice %(compare)s") % {
+            "compare": _compare_words(term.success)
+        }
+    if term.failure is not None:
+        words += ", " + _("minus the dice %(compare)s") % {"compare": _compare_words(term.failure)}
+    if term.label:
+        words += f" „{term.label}”"
+    return words
+
+
+def _sum_words(terms) -> str:
     parts = []
-    for index, term in enumerate(notation.terms):
+    for index, term in enumerate(terms):
         sign = "−" if term.sign < 0 else ("+" if index else "")
         if isinstance(term, free_notation.ConstantTerm):
             parts.append(f"{sign}{term.value}")  # "+2", as people write a modifier
             continue
-        words = ngettext(
-            "%(count)s die with %(faces)s faces", "%(count)s dice with %(faces)s faces", term.count
-        ) % {"count": term.count, "faces": term.faces}
-        if term.explode:
-            words += ", " + ngettext("exploding", "exploding", term.count)
+        parts.append(f"{sign} {_term_words(term)}".strip())
+    return ", ".join(parts)
+
+
+def _term_words(term) -> str:
+    if isinstance(term, free_notation.DiceTerm):
+        return _dice_words(term)
+    if isinstance(term, free_notation.GroupTerm):
+        inner = "; ".join(_sum_words(item) for item in term.items)
+        words = _("the group {%(parts)s}") % {"parts": inner}
         if term.selection:
-            words += ", " + _selection_words(term)
-        parts.append(f"{sign} {words}".strip())
+            words += ", " + _selection_words(term.selection, term.selection_count)
+        return words
+    words = f"({_sum_words(term.factors[0])})"
+    for op, factor in zip(term.ops, term.factors[1:], strict=True):
+        words += f" {'×' if op == '*' else '÷'} ({_sum_words(factor)})"
+    if "/" in term.ops:
+        words += " " + _("rounded down")
+    return words
+
+
+def notation_summary(notation: free_notation.Notation) -> str:
+    """The preview's words: "3 kości k6, zachowaj 2 najwyższe, +2; wynik 4–20"."""
     low, high = notation_range(notation)
     span = _("result %(low)s to %(high)s") % {
         "low": with_minus(str(low)),
         "high": with_minus(str(high)),
     }
-    if any(isinstance(t, free_notation.DiceTerm) and t.explode for t in notation.terms):
+    if any(t.explode for t in notation.dice_terms):
         span += " " + _("(at most %(cap)s extra dice per exploding die)") % {
             "cap": free_notation.EXPLOSION_CAP
         }
-    return "; ".join([", ".join(parts), span])
+    if any(t.reroll is not None and not t.reroll_once for t in notation.dice_terms):
+        span += " " + _("(a die is rerolled at most %(cap)s times)") % {
+            "cap": free_notation.REROLL_CAP
+        }
+    return "; ".join([_sum_words(notation.terms), span])
 
 
 @dataclass
@@ -514,3 +626,51 @@ def roll_announcement(roll, session_title: str) -> dict:
         "url": settings.SITE_URL + reverse("diary:post_link", args=[roll.post_id]),
         "text": text[:1000],
     }
+
+
+@dataclass(frozen=True)
+class OddsView:
+    """The exact odds of a free-form roll, before it is rolled (rolls.engine.notation)."""
+
+    mean: str = ""
+    rows: tuple[tuple[str, str, str], ...] = ()  # total, percent, exact fraction
+    target: int | None = None
+    at_least: str = ""  # the chance of a total ≥ target, in percent
+    at_least_exact: str = ""
+    too_large: str = ""
+
+
+def _percent(chance) -> str:
+    # Rounded here, to the nearest hundredth of a percent (number_format cuts digits off).
+    if 0 < chance < Fraction(1, 20000):
+        return "< " + number_format(Decimal("0.01"), decimal_pos=2) + " %"
+    return number_format(Decimal(round(chance * 10000)) / 100, decimal_pos=2) + " %"
+
+
+def notation_odds(notation: free_notation.Notation, target: int | None) -> OddsView:
+    """Mean, each total's chance and P(total ≥ target), exact; or why not."""
+    from rolls.messages import odds_too_large_message
+
+    try:
+        odds = free_notation.exact_odds(notation)
+    except free_notation.OddsTooLarge:
+        return OddsView(too_large=odds_too_large_message())
+    rows = tuple(
+        (with_minus(str(total)), _percent(chance), f"{chance.numerator}/{chance.denominator}")
+        for total, chance in odds.distribution.items()
+    )
+    view = OddsView(
+        mean=with_minus(number_format(Decimal(round(odds.mean * 100)) / 100, decimal_pos=2)),
+        rows=rows,
+        target=target,
+    )
+    if target is not None:
+        chance = odds.at_least(target)
+        view = OddsView(
+            mean=view.mean,
+            rows=rows,
+            target=target,
+            at_least=_percent(chance),
+            at_least_exact=f"{chance.numerator}/{chance.denominator}",
+        )
+    return view

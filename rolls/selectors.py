@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce
+from django.db.models.functions import Coalesce, RowNumber
+from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
 from characters.models import Character, HealingPotion
@@ -145,9 +146,11 @@ class _PageLedger:
     """What the diary page reads of the ledger, all of it fixed until the session's
     activity marker moves (every roll, request and turn moves it): cached by the marker."""
 
-    # Each post's rolls as HTML, joined once (a post may hold thousands: a cached page
-    # neither unpickles nor loops over them).
+    # Each post's shown rolls as HTML, joined once (a post may hold thousands: a cached
+    # page neither unpickles nor loops over them), and the fold above a longer run.
     rolls_html: dict
+    folds: dict  # post id -> Fold
+    folds_html: dict  # post id -> the fold's HTML
     asks: list  # the requests on the page's posts, with their answering roll
     open_asks: list  # the session's open requests (the GM's list), or []
     head: ChainHead
@@ -172,9 +175,13 @@ def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: boo
             .order_by("id")
         )
         on_page = set(post_ids)
-        page_rolls = list(Roll.objects.filter(post__in=post_ids).order_by("seq"))
+        page_rolls = _page_rolls(post_ids, turn_number)
+        shown = [roll for roll in page_rolls if roll.newest <= FOLD_SHOWN]
+        folds = _folds(page_rolls)
         return _PageLedger(
-            rolls_html=_rolls_html_by_post(page_rolls),
+            rolls_html=_rolls_html_by_post(shown),
+            folds=folds,
+            folds_html={post_id: _fold_html(fold) for post_id, fold in folds.items()},
             reroll_offers=reroll_offers(page_rolls, turn_number),
             asks=[a for a in asks if a.post_id in on_page],
             open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
@@ -205,6 +212,170 @@ def _rolls_html_by_post(rolls) -> dict[int, str]:
 # names the roll it repeats under `rerolls` (rolls/systems/ciernie/rerolls.py).
 REROLL_OFFER_KEY = "reroll_offer"
 REROLLS_KEY = "rerolls"
+
+# A post shows its newest FOLD_SHOWN rolls; the earlier ones of a longer run are folded
+# behind one control and come FOLD_PAGE at a time (rolls:post_rolls), so neither the page
+# nor a fragment grows with the run (docs/decisions.md, "Long runs of rolls").
+FOLD_SHOWN = 20
+FOLD_PAGE = 100
+# A permalink to a folded roll unfolds this many around it (FOLD_AROUND before it, the
+# rest from it on).
+FOLD_AROUND = 50
+
+
+def _page_rolls(post_ids: list[int], turn_number) -> list[Roll]:
+    """The page's rolls a page shows or reads, in one query: each post's newest FOLD_SHOWN
+    (`newest` ranks them, newest first; `in_post` counts the post's rolls, the folded too),
+    and the current turn's rolls that offer or take a reroll (the offers under a post name
+    folded rolls too). The folded rolls are counted, never loaded."""
+    ranked = Roll.objects.filter(post__in=post_ids).annotate(
+        newest=models.Window(
+            RowNumber(), partition_by=[models.F("post_id")], order_by=models.F("seq").desc()
+        ),
+        in_post=models.Window(Count("id"), partition_by=[models.F("post_id")]),
+    )
+    wanted = models.Q(newest__lte=FOLD_SHOWN)
+    if turn_number is not None:
+        rerolls = models.Q(record__has_key=REROLL_OFFER_KEY) | models.Q(record__has_key=REROLLS_KEY)
+        wanted |= models.Q(turn_number=turn_number) & rerolls
+    return list(ranked.filter(wanted).order_by("seq"))
+
+
+@dataclass(frozen=True)
+class RollsMore:
+    """A control that loads the newest FOLD_PAGE of a post's rolls between two seqs (both
+    left out; `after` 0: from the first); `count` of them in all, `later` when they follow
+    rolls already shown (the gap after a permalink's roll) rather than precede them."""
+
+    session_id: int
+    post_id: int
+    before: int
+    after: int
+    count: int
+    later: bool = False
+
+    @property
+    def url(self) -> str:
+        from django.urls import reverse
+
+        url = reverse("rolls:post_rolls", args=[self.session_id, self.post_id])
+        return f"{url}?before={self.before}" + (f"&after={self.after}" if self.after else "")
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The folded start of a post's run of rolls: what comes before its first shown roll
+    (`before`), behind `more`; a permalink's window of rolls unfolded in it (their views),
+    with the rest behind `more` above them and `gap` below them."""
+
+    session_id: int
+    post_id: int
+    before: int
+    more: RollsMore | None
+    window: tuple = ()
+    gap: RollsMore | None = None
+
+    @property
+    def url(self) -> str:
+        from django.urls import reverse
+
+        return reverse("rolls:post_rolls", args=[self.session_id, self.post_id])
+
+
+def _folds(page_rolls) -> dict[int, Fold]:
+    """The fold of each post on the page that has more rolls than it shows."""
+    folds = {}
+    for roll in page_rolls:
+        if roll.newest == FOLD_SHOWN and roll.in_post > FOLD_SHOWN:
+            more = RollsMore(roll.session_id, roll.post_id, roll.seq, 0, roll.in_post - FOLD_SHOWN)
+            folds[roll.post_id] = Fold(roll.session_id, roll.post_id, roll.seq, more)
+    return folds
+
+
+def _ranked(rolls, *, newest_first: bool, limit: int):
+    """(up to `limit` of these rolls, the newest or the oldest, in seq order; how many there
+    are in all), in one query."""
+    order = models.F("seq").desc() if newest_first else models.F("seq").asc()
+    rows = list(
+        rolls.annotate(
+            rank=models.Window(RowNumber(), order_by=order),
+            in_range=models.Window(Count("id")),
+        )
+        .filter(rank__lte=limit)
+        .order_by("seq")
+    )
+    return rows, rows[0].in_range if rows else 0
+
+
+@dataclass(frozen=True)
+class RollsBatch:
+    views: list  # the rolls' views (rolls.presenters.rendered_roll), oldest first
+    more: RollsMore | None  # the rest of the range, above them
+
+
+def post_rolls_batch(post, *, before: int | None, after: int | None) -> RollsBatch:
+    """A post's newest FOLD_PAGE rolls between two seqs (each left out; None: no bound),
+    with the control for the rest (one query). Each roll is rendered as the diary renders
+    it, for everyone who may read the diary."""
+    rolls = Roll.objects.filter(post=post)
+    if before is not None:
+        rolls = rolls.filter(seq__lt=before)
+    if after is not None:
+        rolls = rolls.filter(seq__gt=after)
+    rows, total = _ranked(rolls, newest_first=True, limit=FOLD_PAGE)
+    more = None
+    if total > len(rows):
+        more = RollsMore(
+            post.session_id, post.pk, rows[0].seq, after or 0, total - len(rows), bool(after)
+        )
+    return RollsBatch([rendered_roll(roll) for roll in rows], more)
+
+
+def _fold_around(fold: Fold, session_id: int, seq: int) -> Fold:
+    """The fold with the window of rolls around the folded roll `seq` unfolded (two
+    queries): FOLD_AROUND before it, it and up to FOLD_AROUND - 1 after it."""
+    rolls = Roll.objects.filter(post_id=fold.post_id)
+    older, older_total = _ranked(rolls.filter(seq__lt=seq), newest_first=True, limit=FOLD_AROUND)
+    newer, newer_total = _ranked(
+        rolls.filter(seq__gte=seq, seq__lt=fold.before), newest_first=False, limit=FOLD_AROUND
+    )
+    window = older + newer
+    more = gap = None
+    if older_total > len(older):
+        more = RollsMore(session_id, fold.post_id, window[0].seq, 0, older_total - len(older))
+    if newer_total > len(newer):
+        gap = RollsMore(
+            session_id,
+            fold.post_id,
+            fold.before,
+            window[-1].seq,
+            newer_total - len(newer),
+            later=True,
+        )
+    views = tuple(rendered_roll(roll) for roll in window)
+    return Fold(session_id, fold.post_id, fold.before, more, views, gap)
+
+
+def _fold_html(fold: Fold) -> str:
+    from django.template.loader import render_to_string
+
+    return render_to_string("rolls/roll_fold.html", {"fold": fold})
+
+
+def _unfolded_at(session, folds: dict[int, Fold], seq: int | None) -> Fold | None:
+    """The fold of the page's post that holds roll `seq` among its folded rolls, unfolded
+    around it; None when there is no such roll on the page (one query, then two)."""
+    if seq is None or not folds:
+        return None
+    post_id = (
+        Roll.objects.filter(session=session, seq=seq, post_id__in=list(folds))
+        .values_list("post_id", flat=True)
+        .first()
+    )
+    fold = folds.get(post_id)
+    if fold is None or seq >= fold.before:
+        return None
+    return _fold_around(fold, session.pk, seq)
 
 
 @dataclass(frozen=True)
@@ -282,7 +453,7 @@ def reroll_offers_for(access, offers) -> dict[int, list[RerollOffer]]:
     return by_post
 
 
-def diary_rolls(posts, access, turn=None, entry_character=None):
+def diary_rolls(posts, access, turn=None, entry_character=None, roll=None):
     """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
     views, the chain head, whether the user gets the panel, and the running initiative event.
 
@@ -290,7 +461,8 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
     something happens in the session; rolls.presenters caches each roll's HTML); what stays
     per request is the running event (four queries while one runs, since ending it moves no
     marker) and the GM's entry forms (two). The user's role comes from the page's
-    SessionAccess."""
+    SessionAccess. `roll`: a roll's seq from its permalink; when it is folded, its post's
+    fold opens around it (three queries, only then)."""
     running = access.session.is_running
     shows_open_asks = access.is_gm and running
     ledger = _page_ledger(
@@ -321,8 +493,16 @@ def diary_rolls(posts, access, turn=None, entry_character=None):
         if event
         else None
     )
+    folds_html = ledger.folds_html
+    unfolded = _unfolded_at(access.session, ledger.folds, roll)
+    if unfolded is not None:
+        folds_html = folds_html | {unfolded.post_id: _fold_html(unfolded)}
     return DiaryRolls(
-        by_post=ledger.rolls_html,
+        # Both parts are rendered templates' output (a plain "" + SafeString is not safe).
+        by_post={
+            post_id: mark_safe(folds_html.get(post_id, "") + block)
+            for post_id, block in ledger.rolls_html.items()
+        },
         head=ledger.head,
         may_roll=may_roll_in_diary(access),
         asks_by_post=asks_by_post,

@@ -9,6 +9,7 @@ urlpatterns = [
     path("<int:pk>/rolls/<int:seq>/", views.roll_detail, name="detail"),
     path("<int:pk>/rolls/<int:seq>/reveal/", views.reveal, name="reveal"),
     path("<int:pk>/rolls/<int:seq>/reroll/", views.reroll, name="reroll"),
+    path("<int:pk>/posts/<int:post_pk>/rolls/", views.post_rolls, name="post_rolls"),
     path("<int:pk>/rolls/audit/", views.audit, name="audit"),
     path("<int:pk>/rolls/ledger.json", views.export, name="export"),
     path("<int:pk>/archive.zip", views.archive, name="archive"),

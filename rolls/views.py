@@ -1,4 +1,5 @@
 import json
+import re
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -241,10 +242,38 @@ def roll_detail(request, pk: int, seq: int):
             "roll": roll,
             **_secret_context(request.user, session, roll),
             "view": roll_view(roll),
+            "diary_url": roll.post.get_absolute_url(roll=roll.seq) if roll.post else "",
             "dice": _dice_of(roll),
             "record_json": json.dumps(roll.record, indent=2, ensure_ascii=False, sort_keys=True),
             "recomputed": chain.chain_hash(roll.prev_hash, roll.record),
         },
+    )
+
+
+def _seq_bound(value: str | None) -> int | None:
+    """A seq bound from the query string; anything but plain ASCII digits is no bound."""
+    return int(value) if value and re.fullmatch(r"[0-9]{1,18}", value) else None
+
+
+@login_required
+@require_GET
+def post_rolls(request, pk: int, post_pk: int):
+    """A post's folded rolls, FOLD_PAGE at a time, newest first (`before`, `after`: the
+    seqs they lie between): the fragment an htmx click puts in place of its control, or
+    without JS a page of them. Whoever reads the diary reads them, rendered as the diary
+    renders them (a secret roll's commitment, never its record)."""
+    session = _session_for_reader(request, pk)
+    post = get_object_or_404(Post.objects.only("pk", "session_id"), pk=post_pk, session=session)
+    batch = selectors.post_rolls_batch(
+        post,
+        before=_seq_bound(request.GET.get("before")),
+        after=_seq_bound(request.GET.get("after")),
+    )
+    template = "rolls/post_rolls_page.html"
+    return render(
+        request,
+        f"{template}#batch" if request.htmx else template,
+        {"session": session, "post": post, "batch": batch},
     )
 
 
@@ -381,6 +410,9 @@ def reroll(request, pk: int, seq: int):
             "seed_form": seed_form,
             "refusal": refusal,
             "done": done,
+            # In the diary, where the post's run of rolls may be folded: unfolded at the roll.
+            "diary_url": first.post.get_absolute_url(roll=first.seq) if first.post else "",
+            "done_url": done.post.get_absolute_url(roll=done.seq) if done and done.post else "",
             "chance": chance,
         },
         status=status,

@@ -275,3 +275,13 @@ def pytest_collection_modifyitems(config, items):
     if left_out:
         config.hook.pytest_deselected(items=left_out)
         items[:] = kept
+
+
+@pytest.fixture(scope="session")
+def django_db_setup(django_db_setup):
+    """The test database, and before it is dropped, the live poll's listener (its connection
+    would hold the database open; diary/live_listener.py)."""
+    yield
+    from diary.live_listener import markers
+
+    markers.stop()

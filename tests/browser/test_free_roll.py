@@ -20,8 +20,9 @@ def test_the_gm_rolls_4k6kh3_and_the_post_shows_four_dice(page, table):
     page.get_by_test_id("free-roll-link").click()
     expression = page.get_by_label(polish("Dice expression"))
     # A refused expression: the Polish reason under the field, live.
-    expression.fill("4k6*2")
-    expect(page.get_by_test_id("free-preview-error")).to_contain_text("Mnożenie")
+    expression.fill("4k6x2")
+    expect(page.get_by_test_id("free-preview-error")).to_contain_text("Mnożenie zapisz gwiazdką")
+    expect(page.get_by_test_id("free-preview-error")).to_contain_text("Może chodziło o: 4k6*2")
     expression.fill("4k6kh3+1")
     summary = page.get_by_test_id("free-summary")
     expect(summary).to_contain_text("4 kości k6, zachowaj 3 najwyższe, +1; wynik 4–19")

@@ -219,12 +219,52 @@ def test_a_logged_out_cookie_loses_the_poll_within_the_grant(
     bob = client_for(table.bob)
     _poll(bob, table, "0")
     cookie = bob.cookies[settings.SESSION_COOKIE_NAME].value
+    grant = bob.cookies[live.GRANT_COOKIE].value
     bob.logout()
-    bob.cookies[settings.SESSION_COOKIE_NAME] = cookie  # the old cookie, kept by someone
+    # The old cookies, kept by someone.
+    bob.cookies[settings.SESSION_COOKIE_NAME] = cookie
+    bob.cookies[live.GRANT_COOKIE] = grant
     assert _poll(bob, table, _marker(table)).status_code == 204
     later = live._now() + live.ACCESS_TTL
     monkeypatch.setattr(live, "_now", lambda: later)
     assert _poll(bob, table, _marker(table)).status_code == 302  # to the log-in page
+
+
+def test_the_grant_holds_in_another_worker(table, client_for):
+    """The grant is a signed cookie, not this process's memory: a worker that never saw the
+    browser (an empty cache) answers "nothing new" with the one marker read, or none."""
+    bob = client_for(table.bob)
+    _poll(bob, table, "0")
+    page_cache.clear()  # what another worker holds of this browser: nothing
+    seen = _marker(table)
+    with CaptureQueriesContext(connection) as queries:
+        assert _poll(bob, table, seen).status_code == 204
+    assert len(queries.captured_queries) <= POLL_MAX
+
+
+def test_a_grant_is_this_login_cookies_and_this_sessions_only(
+    table, client_for, make_session, settings
+):
+    bob = client_for(table.bob)
+    _poll(bob, table, "0")
+    grant = bob.cookies[live.GRANT_COOKIE].value
+    seen = _marker(table)
+    # Tampered with: the full check (bob may read, so the page, never a bare 204).
+    bob.cookies[live.GRANT_COOKIE] = grant[:-2] + ("AA" if not grant.endswith("AA") else "BB")
+    with CaptureQueriesContext(connection) as queries:
+        assert _poll(bob, table, seen).status_code == 204
+    assert len(queries.captured_queries) > POLL_MAX  # it took the full path
+    # Carried to another browser (another login cookie), even the same user's: the full path.
+    other = client_for(table.bob)
+    other.cookies[live.GRANT_COOKIE] = grant
+    with CaptureQueriesContext(connection) as queries:
+        assert _poll(other, table, seen).status_code == 204
+    assert len(queries.captured_queries) > POLL_MAX
+    # Shown for another session: the full check, which refuses an outsider to it.
+    elsewhere = make_session(table.gm, [])
+    bob.cookies[live.GRANT_COOKIE] = grant
+    url = reverse("diary:session_live", args=[elsewhere.pk])
+    assert bob.get(url, {"seen": elsewhere.activity_marker}).status_code == 403
 
 
 def test_no_grant_without_a_full_check(table, client_for):

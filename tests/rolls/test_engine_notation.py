@@ -264,8 +264,8 @@ def test_conformance_cases():
         ("", "notation_empty", None),
         ("   ", "notation_empty", None),
         ("1d6+", "notation_incomplete", None),
-        ("(1d6", "notation_incomplete", None),
-        ("4d6kh", "notation_incomplete", None),
+        ("(1d6", "notation_unclosed", {"opened": 1, "closing": ")", "suggestion": "(1d6)"}),
+        ("4d6kh", "notation_syntax", {"hint": "keep"}),
     ],
 )
 def test_limits(text, code, params):
@@ -289,22 +289,16 @@ def test_the_longest_expression_is_accepted():
 @pytest.mark.parametrize(
     ("text", "hint", "words"),
     [
-        ("2d6*2", "multiplication", "multiplication"),
-        ("2d6/2", "division", "division"),
-        ("2d6x2", "multiplication", "multiplication"),
+        ("2d6x2", "multiplication", "multiply with *"),
         ("1.5d6", "decimal", "whole numbers"),
         ("1d20e20", "explode", "explode with !"),
-        ("4d6k3", "keep", "kh or kl"),
         ("4d6h3", "keep", "kh or kl"),
-        ("4d6pl1", "drop", "dh or dl"),
-        ("4d6r1", "reroll", "rerolls"),
-        ("1d20>10", "comparison", "comparisons"),
-        ("1d20[fire]", "annotation", "annotations"),
-        ("6%", "percent", "d%"),
+        ("4d6pl1", "drop", "dl or dh"),
+        ("1d20+1>10", "compare_total", "only dice are compared"),
+        ("6%", "modulo", "no modulo"),
         ("2d6^2", "", "character 4"),
-        ("4d6kh1kh1", "order", "at most one of kh"),
-        ("4d6kh3!", "order", "at most one !"),
-        ("1d6!!", "order", "at most one !"),
+        ("4d6kh1kh1", "twice", "at most once"),
+        ("1d6!!!", "twice", "at most once"),
     ],
 )
 def test_unsupported_operators_say_what_to_write(text, hint, words):
@@ -319,10 +313,8 @@ def test_unsupported_operators_say_what_to_write(text, hint, words):
     [
         "abc",
         "1d6 1d6",
-        "2d6d6",
-        "4d6kh3!",  # ! comes before keep/drop
         "4d6kh1kh1",
-        "1d6!!",
+        "1d6!!!",
         "d",
         "1d",
         "()",
@@ -345,15 +337,22 @@ def test_unsupported_operators_say_what_to_write(text, hint, words):
 )
 def test_garbage_is_refused_with_a_position(text):
     error = refused(text)
-    assert error.code in ("notation_syntax", "notation_incomplete")
+    assert error.code in (
+        "notation_syntax",
+        "notation_incomplete",
+        "notation_unclosed",
+        "notation_no_dice",
+    )
     if error.code == "notation_syntax":
-        assert 1 <= error.params["position"] <= len(text.strip())
-        assert error.params["found"] == text.strip()[error.params["position"] - 1]
+        # Counted in the text as typed; a word is named whole.
+        position, found = error.params["position"], error.params["found"]
+        assert 1 <= position <= len(text)
+        assert text[position - 1 : position - 1 + len(found)] == found
     assert json.loads(json.dumps(error.to_dict())) == error.to_dict()
 
 
 def test_refusals_carry_plain_json_params():
-    for text in ["101d6", "1d1", "1d6+5000", "4d6kh9", "2d6*2", "x" * 200, ""]:
+    for text in ["101d6", "1d1", "1d6+5000", "4d6kh9", "2d6x2", "x" * 200, ""]:
         error = refused(text)
         assert json.loads(json.dumps(error.params)) == error.params
 

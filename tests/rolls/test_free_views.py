@@ -65,7 +65,7 @@ def test_the_htmx_preview_says_what_it_means(table):
 
 
 def test_the_htmx_preview_shows_the_polish_refusal(table):
-    response = logged_in(table.gm).get(url(table), {"expression": "2d6*3"}, HTTP_HX_REQUEST="true")
+    response = logged_in(table.gm).get(url(table), {"expression": "2d6x3"}, HTTP_HX_REQUEST="true")
     text = response.content.decode()
     assert 'data-testid="free-preview-error"' in text and "mnożenie" in text.lower()
 
@@ -187,3 +187,23 @@ def test_a_secret_free_roll_shows_only_its_commitment_until_the_gm_reveals_it(ta
     assert diary.count('data-testid="free-die"') == 3
     assert diary.count(f"({polish('dropped')})") == 1
     assert ledger.verify_session(table.session.pk, recompute=True).ok
+
+
+def test_the_preview_shows_the_exact_odds_and_the_chance_of_a_target(table):
+    response = logged_in(table.gm).get(
+        url(table), {"expression": "4d6k3", "target": "15"}, HTTP_HX_REQUEST="true"
+    )
+    text = response.content.decode()
+    assert 'data-testid="free-odds"' in text
+    assert "12,24" in text  # the mean, 15869/1296
+    assert "23,15 %" in text and 'title="25/108"' in text  # P(≥ 15) = 300/1296
+    too_large = logged_in(table.gm).get(
+        url(table), {"expression": "100d1000"}, HTTP_HX_REQUEST="true"
+    )
+    assert 'data-testid="free-odds-too-large"' in too_large.content.decode()
+
+
+def test_a_refusal_counts_the_position_in_the_text_as_typed(table):
+    response = logged_in(table.gm).post(url(table), form(table, expression="   1d6*2x"))
+    assert response.status_code == 400
+    assert "na znaku 9" in response.content.decode()

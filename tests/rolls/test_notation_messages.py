@@ -27,13 +27,30 @@ def refusal(text) -> RuleError:
         ("4k6kh5", "Zachować (kh, kl) można od 1 do 4 z 4 rzuconych kości."),
         ("4k6dl4", "Odrzucić (dh, dl) można od 1 do 3 z 4 rzuconych kości."),
         ("1k6dl1", "Z jednej kości nie ma czego odrzucić."),
-        ("2k6+", "Rzut urywa się za wcześnie: czegoś brakuje na końcu."),
-        ("2k6*2", "Nie da się odczytać rzutu na znaku 4 (*). Mnożenie nie jest obsługiwane."),
+        ("2k6+", "Rzut urywa się za wcześnie (znak 5): czegoś brakuje."),
+        ("2k6x2", "na znaku 4 (x). Mnożenie zapisz gwiazdką * (2k6*2). Może chodziło o: 2k6*2"),
         ("1k20e20", "Nie da się odczytać rzutu na znaku 5 (e). Kości wybuchające oznacz"),
-        ("4k6k3", "Zachowaj kości przez kh albo kl z liczbą (4k6kh3)."),
-        ("<b>", "Nie da się odczytać rzutu na znaku 1 (<)."),
-        ("4k6kh3!", "na znaku 7 (!). Po kościach najwyżej jeden !, a po nim najwyżej jedno z"),
-        ("1k6\x00", "na znaku 4 (U+0000)."),
+        ("4k6h3", "Zachowaj kości przez k, kh albo kl z liczbą (4k6k3, 2k20kl1)."),
+        ("<b>", "Nie da się odczytać rzutu na znaku 1 (<). Porównuje się pojedyncze kości"),
+        ("4k6kh3kh1", "na znaku 7 (k). Każdy modyfikator najwyżej raz"),
+        ("1k6\x00", "na znaku 4 (znak NUL)."),
+        ("1k6\t+1", "na znaku 4 (tabulator). Części rzutu mogą rozdzielać tylko zwykłe spacje."),
+        ("1k6\n+1", "na znaku 4 (nowa linia)."),
+        ("1k6\xa0+1", "na znaku 4 (twarda spacja)."),
+        ("   1k6*2x", "na znaku 9 (x)."),
+        (
+            "((1k6)",
+            "Nawias ( na znaku 1 nie jest zamknięty: dopisz ) na znaku 7. Może chodziło o: ((1k6))",
+        ),
+        ("1k6 1k6", "Może chodziło o: 1k6 + 1k6"),
+        ("(1k6, 1k6)kh1", "Może chodziło o: {1k6, 1k6}kh1"),
+        ("1k20%3", "% oznacza tylko kość procentową (k%); reszty z dzielenia (modulo) nie ma."),
+        ("2!", "Wybuchają tylko kości"),
+        ("1 != 1", "Nie ma „różne od”"),
+        ("hello", "na znaku 1 (hello). Słowa nie są notacją kości"),
+        ("hit 1k20", "Może chodziło o: 1k20[hit]"),
+        ("1k6/1k4", "Dzielić można tylko przez liczbę całkowitą"),
+        ("1k6r<7", "przerzucałoby każdą ściankę"),
     ],
 )
 def test_refusals_in_polish(text, polish):
@@ -47,6 +64,6 @@ def test_refusals_in_polish(text, polish):
 
 def test_refusals_in_english():
     with translation.override("en"):
-        assert notation_error_message(refusal("1d6/2")) == (
-            "The roll cannot be read at character 4 (/). Division is not supported."
+        assert notation_error_message(refusal("1d6x2")) == (
+            "The roll cannot be read at character 4 (x). Multiply with * (2d6*2). Perhaps: 1d6*2"
         )

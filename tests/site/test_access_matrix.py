@@ -196,6 +196,7 @@ class World:
                 "pk": self.player.notifications.filter(kind="invitation").first().pk
             },
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
+            "rolls:post_rolls": {"pk": session, "post_pk": self.roll.post_id},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
             "rolls:reroll": {"pk": session, "seq": self.roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},

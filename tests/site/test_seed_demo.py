@@ -249,7 +249,16 @@ def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
     free = list(
         Roll.objects.filter(session=session, test="notation", rolled_by=session.gm).order_by("seq")
     )
-    assert [r.record["result"]["input"]["expression"] for r in free] == ["2k6+3", "4k6kh3"]
+    assert [r.record["result"]["input"]["expression"] for r in free] == [
+        "2k6+3",
+        "4k6kh3",
+        "1k8[cięcie] + 2k6[ogień]",
+        "10k10>=8",
+    ]
+    labelled, successes = free[2].record["result"], free[3].record["result"]
+    assert [t.get("label") for t in labelled["terms"]] == ["cięcie", "ogień"]
+    assert successes["total"] == sum(d["success"] for d in successes["terms"][0]["dice"])
+    assert len(successes["dice"]) == 10
     assert all(r.post.author == session.gm and not r.is_action for r in free)
     assert len(free[0].record["result"]["dice"]) == 2 and free[0].character.name == "Borys"
     assert [d["kept"] for d in free[1].record["result"]["terms"][0]["dice"]].count(False) == 1
@@ -258,6 +267,7 @@ def test_seed_demo_has_the_gms_free_form_rolls_in_the_diary(client):
     page = client.get(free[1].post.get_absolute_url()).content.decode()
     assert page.count('data-testid="free-roll"') >= 2
     assert "Tabela spotkań na szlaku: kto nadjeżdża" in page
+    assert "[cięcie]" in page and "[ogień]" in page
 
 
 def test_seed_demo_has_a_revealed_and_a_still_secret_roll():

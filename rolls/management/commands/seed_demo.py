@@ -879,12 +879,17 @@ def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
 DEMO_FREE_ROLLS = (
     ("2k6+3", "Obrażenia od topora strażnika", "Borys"),
     ("4k6kh3", "Tabela spotkań na szlaku: kto nadjeżdża", None),
+    # Labelled terms: the post shows each term's dice under its label.
+    ("1k8[cięcie] + 2k6[ogień]", "Płonący miecz strażnika", "Borys"),
+    # A success count: how many of the ten guards notice the party (8 or more on a k10).
+    ("10k10>=8", "Ilu strażników zauważa drużynę", None),
 )
 
 
 def seed_free_rolls(session: GameSession, gm, characters: dict) -> None:
-    """The GM rolls damage and a keep-highest table roll in dice notation, through
-    the service the free-form roll page uses; both land in the GM's post of the turn."""
+    """The GM rolls damage, a keep-highest table roll, a labelled damage roll and a success
+    count in dice notation, through the service the free-form roll page uses; all land in
+    the GM's post of the turn."""
 
     for expression, label, name in DEMO_FREE_ROLLS:
         roll_make_free(
