@@ -349,13 +349,13 @@ class Post(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} ({self.session_id})"
 
-    def get_absolute_url(self, anchor: str = "") -> str:
+    def get_absolute_url(self, anchor: str = "", *, newest: bool = False) -> str:
         """The live newest page at this post when it is there (a new post always is), else
-        the page that starts at it; scrolled to the post (or to an anchor in it). A post
-        just written (diary.services.post_create marks it) is on the newest page: no count."""
+        the page that starts at it; scrolled to the post (or to an anchor in it). `newest`:
+        the caller knows it is there (the post was written a moment ago), so no count."""
         diary = reverse("diary:session", args=[self.session_id])
         newer = Post.objects.filter(session_id=self.session_id, id__gt=self.pk)[:DIARY_PAGE_SIZE]
-        if not getattr(self, "on_newest_page", False) and newer.count() >= DIARY_PAGE_SIZE:
+        if not newest and newer.count() >= DIARY_PAGE_SIZE:
             diary = f"{diary}?after={self.pk - 1}"
         return f"{diary}#{anchor or f'post-{self.pk}'}"
 

@@ -553,8 +553,8 @@ def _post_write(
         move_mounted=bool(move_metres) and move_mounted,
         move_actions=move_actions,
     )
-    # Just written, so on the diary's newest page (Post.get_absolute_url needs no count).
-    post.on_newest_page = True
+    # What the view redirects to: the newest page, where a post just written is.
+    post.just_written = True
     PostRevision.objects.create(
         post=post,
         version=1,
