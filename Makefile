@@ -5,7 +5,6 @@
 run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
 	DEBUG=1 .venv/bin/python manage.py migrate --no-input
-	DEBUG=1 .venv/bin/python manage.py createcachetable
 	DEBUG=1 .venv/bin/python manage.py seed_demo
 	@# The task worker beside the server sends the e-mails, to the console here.
 	export DEBUG=1 EMAIL_BACKEND=$${EMAIL_BACKEND:-django.core.mail.backends.console.EmailBackend}; \

@@ -13,7 +13,7 @@ nothing here runs. Then:
   so a kept or forged cookie buys nothing more.
 - `PrimaryReplicaRouter`: every write, every `select_for_update` (Django asks for the
   write database), and every read inside `transaction.atomic` go to the primary; the
-  cache table (rate-limit counters) always lives on the primary; outside a request
+  rate-limit counters (config/rate_limits.py) always live on the primary; outside a request
   (management commands, shells, cron) everything is on the primary.
 """
 
@@ -30,8 +30,8 @@ from django.db.backends.base.creation import TEST_DATABASE_PREFIX
 COOKIE = "primary_reads"
 COOKIE_SALT = "config.db_router.read-your-writes"
 SAFE_METHODS = frozenset({"GET", "HEAD"})
-# DatabaseCache's stand-in model: the rate-limit counters are read to be updated.
-PRIMARY_ONLY_APPS = frozenset({"django_cache"})
+# The rate-limit counters are read to be updated (config/rate_limits.py).
+PRIMARY_ONLY_APPS = frozenset({"counters"})
 
 
 @dataclass

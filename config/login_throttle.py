@@ -23,9 +23,10 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth import views as auth_views
 from django.core import signing
-from django.core.cache import cache
 from django.shortcuts import render
 from django.utils.crypto import constant_time_compare, salted_hmac
+
+from config import rate_limits
 
 KNOWN_DEVICE_COOKIE = "codziennik_known_device"
 KNOWN_DEVICE_SALT = "codziennik.login.known-device"
@@ -85,10 +86,7 @@ def _known_user(request, username: str):
 
 
 def _failures_key(username: str) -> str:
-    return (
-        "codziennik.login.known-device-failures."
-        + hashlib.sha256(_normalise(username).encode()).hexdigest()
-    )
+    return "login.known-device:" + hashlib.sha256(_normalise(username).encode()).hexdigest()
 
 
 def _typed_username(request, credentials) -> str:
@@ -101,7 +99,7 @@ def is_known_device(request, credentials=None) -> bool:
     username = _typed_username(request, credentials)
     if not username or _known_user(request, username) is None:
         return False
-    return (cache.get(_failures_key(username)) or 0) < KNOWN_DEVICE_FAILURE_LIMIT
+    return rate_limits.hits(_failures_key(username)) < KNOWN_DEVICE_FAILURE_LIMIT
 
 
 class LoginFailureHandler(AxesDatabaseHandler):
@@ -110,9 +108,9 @@ class LoginFailureHandler(AxesDatabaseHandler):
 
     def user_login_failed(self, sender, credentials: dict, request=None, **kwargs):
         if request is not None and is_known_device(request, credentials):
+            # Counted like the rate limits, in a window of one cool-off from the first failure.
             key = _failures_key(_typed_username(request, credentials))
-            cache.add(key, 0, timeout=int(settings.AXES_COOLOFF_TIME.total_seconds()))
-            cache.incr(key)
+            rate_limits.hit({key: int(settings.AXES_COOLOFF_TIME.total_seconds())})
         super().user_login_failed(sender, credentials, request, **kwargs)
 
 
@@ -130,7 +128,7 @@ def remember_device(request, response, user) -> None:
         samesite="Lax",
     )
     # The player got in: their browsers' allowance starts afresh, as axes' count does.
-    cache.delete(_failures_key(entry[0]))
+    rate_limits.forget(_failures_key(entry[0]))
 
 
 class LoginView(auth_views.LoginView):

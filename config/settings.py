@@ -54,6 +54,8 @@ INSTALLED_APPS = [
     "axes",
     # The tasks framework's database backend and its worker (`db_worker`).
     "django_tasks_db",
+    # The rate-limit counters' table (config/rate_limits.py).
+    "config.counters",
 ]
 
 MIDDLEWARE = [
@@ -251,9 +253,9 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", True
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
-# address, sign-ups per address. Refusals answer 429. The counters live in the
-# database (config/rate_limits.py) so every worker shares them; `make run`, `make
-# serve` and the test database create its table with `createcachetable`.
+# address, sign-ups per address, password changes per user. Refusals answer 429. The
+# counters live in a table of the database (config/rate_limits.py, one statement a hit)
+# so every worker shares them.
 DEFAULT_RATE_LIMITS = {
     "post_user": "10/m",
     "post_ip": "30/m",
@@ -265,11 +267,11 @@ RATE_LIMITS = {
     for name, rate in DEFAULT_RATE_LIMITS.items()
 }
 CACHES = {
+    # Nothing the workers must share lives in a cache: the rate-limit counters have their
+    # own table (above). This is Django's default, named so it is not mistaken for one.
     "default": {
-        "BACKEND": "config.rate_limits.AtomicDatabaseCache",
-        "LOCATION": "codziennik_cache",
-        # Culling would drop live counters; rate-limit keys expire within the hour anyway.
-        "OPTIONS": {"MAX_ENTRIES": 100_000},
+        "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+        "LOCATION": "codziennik-default",
     },
     # The diary page's reads and rendered HTML (diary/page_cache.py), per process: every
     # key changes with what it caches, so workers need not share it (docs/decisions.md,
@@ -281,7 +283,6 @@ CACHES = {
         "OPTIONS": {"MAX_ENTRIES": 20_000, "CULL_FREQUENCY": 4},
     },
 }
-RATELIMIT_USE_CACHE = "default"
 # Behind a proxy every request comes from the proxy's address: name the META key
 # that holds the client's (e.g. HTTP_X_REAL_IP, set by the proxy, never by clients).
 RATELIMIT_IP_META_KEY = os.environ.get("RATELIMIT_IP_META_KEY") or None

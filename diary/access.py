@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from django.contrib.auth.models import Group
 from django.core.exceptions import PermissionDenied
-from django.db.models import Exists
+from django.db.models import Exists, OuterRef, Q
 from django.http import Http404
 from django.utils.translation import gettext_lazy as _
 
@@ -224,6 +224,27 @@ class SessionAccess:
             or (self.is_gm and status in SHEET_OPENING_STATUSES)
             or (self.is_player and status == ParticipationStatus.ACCEPTED),
         )
+
+
+def may_know_session(session: GameSession, *, card: bool = False) -> Q:
+    """SessionAccess.can_read (`card`: .can_see_card) as a filter on users, for asking it of
+    many users in one query (the recipients of a notification). The same rules: the GM and
+    moderators read every session, a player one they are invited to or play in; the card of
+    any session past its draft is for everyone."""
+    if card and session.status != SessionStatus.DRAFT:
+        return Q()
+    rule = Q(pk=session.gm_id) | Q(
+        Exists(Group.objects.filter(name=MODERATOR_GROUP, user=OuterRef("pk")))
+    )
+    if card:
+        return rule
+    return rule | Q(
+        Exists(
+            Participation.objects.filter(
+                session=session, character__owner=OuterRef("pk"), status__in=READING_STATUSES
+            )
+        )
+    )
 
 
 def session_roster(session: GameSession) -> tuple[Participation, ...]:

@@ -210,8 +210,28 @@ class DecisionNoteForm(forms.Form):
 MOVE_METRES_MAX = 10_000  # far past any turn's reach; the service says how far is allowed
 
 
+class CharacterChoiceField(forms.ModelChoiceField):
+    """A choice among characters already in hand (`characters`): the chosen one is found
+    among them, not read again (the queryset only lists them when the form is drawn)."""
+
+    characters: list[Character] = []
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        wanted = str(value.pk if isinstance(value, Character) else value)
+        for character in self.characters:
+            if str(character.pk) == wanted:
+                return character
+        raise forms.ValidationError(
+            self.error_messages["invalid_choice"],
+            code="invalid_choice",
+            params={"value": value},
+        )
+
+
 class PostForm(forms.Form):
-    character = forms.ModelChoiceField(
+    character = CharacterChoiceField(
         label=_("Narrating character"),
         queryset=Character.objects.none(),
         required=False,
@@ -250,6 +270,7 @@ class PostForm(forms.Form):
         self.fields["character"].queryset = Character.objects.filter(
             pk__in=[c.pk for c in characters]
         )
+        self.fields["character"].characters = list(characters)
         if len(characters) == 1 and not self.is_bound and "character" not in self.initial:
             self.initial["character"] = characters[0].pk
 

@@ -349,15 +349,18 @@ class Post(models.Model):
     def __str__(self) -> str:
         return f"#{self.pk} ({self.session_id})"
 
-    def get_absolute_url(self, anchor: str = "", *, roll: int | None = None) -> str:
+    def get_absolute_url(
+        self, anchor: str = "", *, roll: int | None = None, newest: bool = False
+    ) -> str:
         """The live newest page at this post when it is there (a new post always is), else
         the page that starts at it; scrolled to the post (or to an anchor in it). `roll`: a
         roll's seq in this post, shown even where the post's run of rolls is folded (the
-        page unfolds the run around it) and scrolled to."""
+        page unfolds the run around it) and scrolled to. `newest`: the caller knows it is
+        there (the post was written a moment ago), so no count."""
         diary = reverse("diary:session", args=[self.session_id])
         query = []
         newer = Post.objects.filter(session_id=self.session_id, id__gt=self.pk)[:DIARY_PAGE_SIZE]
-        if newer.count() >= DIARY_PAGE_SIZE:
+        if not newest and newer.count() >= DIARY_PAGE_SIZE:
             query.append(f"after={self.pk - 1}")
         if roll is not None:
             query.append(f"roll={roll}")

@@ -20,12 +20,12 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.utils import timezone
 
 from config.roles import MODERATOR_GROUP
 from diary import selectors, webhooks
-from diary.access import session_access
+from diary.access import may_know_session
 from diary.models import (
     DigestChoice,
     GameSession,
@@ -64,28 +64,44 @@ MUTED_KINDS = {
 }
 
 
-def _muted(user_ids: Iterable[int], session: GameSession, kind: str) -> set[int]:
-    if kind not in MUTED_KINDS:
-        return set()
-    return set(
-        SessionMute.objects.filter(session=session, user_id__in=user_ids).values_list(
-            "user_id", flat=True
-        )
+def _allowed(recipients: Iterable, session: GameSession, kind: str, actor) -> list:
+    """The recipients who hear of it, each with `wants_email` (this kind, at once) and
+    `wants_digest` (in the daily digest instead), in one query (the recipients' own, when
+    they come as a query): active users who may know of the session (diary.access) and
+    did not mute it, never the actor."""
+    User = get_user_model()
+    if (
+        isinstance(recipients, QuerySet)
+        and recipients.model is User
+        and not recipients.query.is_sliced
+    ):
+        candidates = recipients
+    else:
+        ids = {user.pk for user in recipients if user is not None}
+        if actor is not None:
+            ids.discard(actor.pk)
+        if not ids:
+            return []
+        candidates = User.objects.filter(pk__in=ids)
+    if actor is not None:
+        candidates = candidates.exclude(pk=actor.pk)
+    candidates = candidates.filter(
+        may_know_session(session, card=kind in CARD_KINDS), is_active=True
     )
-
-
-def _may_know(user, session: GameSession, kind: str) -> bool:
-    if not user.is_active:
-        return False
-    access = session_access(user, session)
-    return access.can_see_card if kind in CARD_KINDS else access.can_read
-
-
-def _email_kinds(user_ids: Iterable[int], kind: str) -> set[int]:
-    return set(
-        NotificationPreference.objects.filter(user_id__in=user_ids, kind=kind, email=True)
-        .exclude(user__email="")
-        .values_list("user_id", flat=True)
+    if kind in MUTED_KINDS:
+        candidates = candidates.exclude(
+            Exists(SessionMute.objects.filter(session=session, user=OuterRef("pk")))
+        )
+    preference = NotificationPreference.objects.filter(
+        user=OuterRef("pk"), kind=kind, email=True
+    ).exclude(user__email="")
+    return list(
+        candidates.annotate(
+            wants_email=Exists(preference),
+            wants_digest=Exists(
+                NotificationSettings.objects.filter(user=OuterRef("pk"), digest=DigestChoice.DAILY)
+            ),
+        ).order_by("pk")
     )
 
 
@@ -102,18 +118,10 @@ def notify(
 ) -> list[Notification]:
     """One notification of `kind` for each recipient who may know of it (not the actor);
     the e-mails of those who want them at once are queued when the transaction commits."""
-    unique = {}
-    for user in recipients:
-        if user is None or (actor is not None and user.pk == actor.pk):
-            continue
-        unique.setdefault(user.pk, user)
-    muted = _muted(unique, session, kind) if unique else set()
-    allowed = [
-        user for user in unique.values() if user.pk not in muted and _may_know(user, session, kind)
-    ]
+    allowed = _allowed(recipients, session, kind, actor)
     if not allowed:
         return []
-    emailed = _email_kinds([u.pk for u in allowed], kind)
+    emailed = {user.pk for user in allowed if user.wants_email}
     words = {"session": session.title, **(args or {})}
     if actor is not None:
         words.setdefault("actor", actor.get_username())
@@ -132,12 +140,7 @@ def notify(
         for user in allowed
     )
     if emailed:
-        digesting = set(
-            NotificationSettings.objects.filter(
-                user_id__in=emailed, digest=DigestChoice.DAILY
-            ).values_list("user_id", flat=True)
-        )
-        at_once = emailed - digesting
+        at_once = {user.pk for user in allowed if user.wants_email and not user.wants_digest}
         now_ids = [row.pk for row in rows if row.recipient_id in at_once]
         if now_ids:
             transaction.on_commit(lambda: _enqueue_emails(now_ids))

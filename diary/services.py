@@ -20,7 +20,7 @@ from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
 from diary import notifications, permissions, selectors
-from diary.access import access_participation, session_access
+from diary.access import SessionAccess, access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
     GameSession,
@@ -392,14 +392,12 @@ def current_turn(session: GameSession) -> Turn | None:
 # ---------------------------------------------------------------------------
 
 
-def _check_narrator(session: GameSession, author, character: Character | None) -> None:
-    """A post may speak as one of the author's own characters playing in the session."""
+def _check_narrator(access: SessionAccess, character: Character | None) -> None:
+    """A post may speak as one of the author's own characters playing in the session (read
+    from the access's participations: no query)."""
     if character is None:
         return
-    playing = Participation.objects.filter(
-        session=session, character=character, status=ParticipationStatus.ACCEPTED
-    ).exists()
-    if not playing or character.owner_id != author.pk:
+    if character.pk not in {c.pk for c in access.my_characters}:
         raise ValidationError(
             {"character": _("You can narrate only as your own character playing in this session.")}
         )
@@ -475,7 +473,6 @@ def _check_movement(
     return actions
 
 
-@transaction.atomic
 def post_create(
     *,
     session: GameSession,
@@ -489,43 +486,75 @@ def post_create(
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
     is stored: the same form sent twice publishes once)."""
+    try:
+        return _post_write(
+            session=session,
+            author=author,
+            character=character,
+            narration=narration,
+            nc_note=nc_note,
+            token=token,
+            move_metres=move_metres,
+            move_mounted=move_mounted,
+        )
+    except (IntegrityError, PermissionDenied, ValidationError):
+        # The token is looked up only when the write fails: a form sent again (the second
+        # send waited for the first's lock, then hit the token's unique constraint), or one
+        # sent again after the session changed under it, answers with the post it made.
+        existing = (
+            Post.objects.filter(author=author, token=token).first() if token is not None else None
+        )
+        if existing is None:
+            raise
+        return existing
+
+
+@transaction.atomic
+def _post_write(
+    *,
+    session: GameSession,
+    author,
+    character: Character | None,
+    narration: str,
+    nc_note: str,
+    token: uuid.UUID | None,
+    move_metres: int | None,
+    move_mounted: bool,
+) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
-    # also serialises two sends of the same form.
-    session = GameSession.objects.select_for_update().get(pk=session.pk)
-    if token is not None:
-        existing = Post.objects.filter(author=author, token=token).first()
-        if existing is not None:
-            return existing
-    if not session_access(author, session).can_post:
+    # also serialises two sends of the same form. The current turn comes in the same query.
+    session = (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn")
+        .get(pk=session.pk)
+    )
+    access = session_access(author, session)
+    if not access.can_post:
         raise PermissionDenied
-    _check_narrator(session, author, character)
+    _check_narrator(access, character)
     _check_not_empty(narration, nc_note)
     turn = current_turn(session)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
-    try:
-        # A savepoint: the same token sent to two sessions at once hits the constraint.
-        with transaction.atomic():
-            post = Post.objects.create(
-                session=session,
-                turn=turn,
-                author=author,
-                character=character,
-                narration=narration,
-                narration_html=render_narration(narration),
-                nc_note=nc_note,
-                token=token,
-                move_metres=move_metres or None,
-                move_mounted=bool(move_metres) and move_mounted,
-                move_actions=move_actions,
-            )
-    except IntegrityError:
-        existing = Post.objects.filter(author=author, token=token).first()
-        if existing is None:
-            raise
-        return existing
+    # A repeated token (the same form sent twice, or to two sessions at once) fails on the
+    # unique constraint; this transaction rolls back and post_create finds the first post.
+    post = Post.objects.create(
+        session=session,
+        turn=turn,
+        author=author,
+        character=character,
+        narration=narration,
+        narration_html=render_narration(narration),
+        nc_note=nc_note,
+        token=token,
+        move_metres=move_metres or None,
+        move_mounted=bool(move_metres) and move_mounted,
+        move_actions=move_actions,
+    )
+    # What the view redirects to: the newest page, where a post just written is.
+    post.just_written = True
     PostRevision.objects.create(
         post=post,
         version=1,
@@ -576,10 +605,11 @@ def post_edit(
     # closed a moment ago.
     GameSession.objects.select_for_update().get(pk=post.session_id)
     post = Post.objects.select_for_update().select_related("session", "turn").get(pk=post.pk)
-    flags = session_access(by, post.session).post(post)
+    access = session_access(by, post.session)
+    flags = access.post(post)
     if not flags.can_edit:
         raise PermissionDenied(flags.refusal())
-    _check_narrator(post.session, by, character)
+    _check_narrator(access, character)
     _check_not_empty(narration, nc_note)
     post.move_actions = _check_movement(
         session=post.session,

@@ -569,8 +569,8 @@ def post_create(request, pk: int):
         except ValidationError as error:
             apply_service_errors(form, error)
         else:
-            # The live newest page, at the new post.
-            return redirect(post.get_absolute_url())
+            # The live newest page, at the new post (a repeated send: at its first post).
+            return redirect(post.get_absolute_url(newest=getattr(post, "just_written", False)))
     return render(
         request,
         "diary/session_detail.html",

@@ -6,11 +6,11 @@ read), unread marks and badges, and that none of it reaches the diary."""
 import html
 import uuid
 
-import django_ratelimit.core
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
+from config import rate_limits
 from config import settings as project_settings
 from diary import services, talk_services
 from diary.models import (
@@ -159,7 +159,7 @@ def test_ooc_posting_is_rate_limited_like_posts(table, client_for, settings, mon
         def time():
             return 1_800_000_000.0
 
-    monkeypatch.setattr(django_ratelimit.core, "time", Frozen)
+    monkeypatch.setattr(rate_limits, "time", Frozen)
     alice = client_for(table.alice)
     statuses = [say(alice, ooc_url(table), f"Wiadomość {n}").status_code for n in range(11)]
     assert statuses == [302] * 10 + [429]

@@ -42,7 +42,8 @@ DECISIONS = Path(settings.BASE_DIR) / "docs" / "decisions.md"
 ROLES = list(access_matrix.ROLES)
 # Tables a request may touch without changing anything anyone reads: the log-in session
 # and the rate limiter's counters.
-NOT_COMPARED = {"sessions", "admin"}
+# The rate limits count every POST, refused or not (docs/decisions.md, "Rate limits").
+NOT_COMPARED = {"sessions", "admin", "counters"}
 REFUSED = {"login", "403", "404", "405", "429"}
 
 

@@ -30,9 +30,7 @@ from django.test import RequestFactory
 from config.db_router import COOKIE, COOKIE_SALT, ReplicaMiddleware
 from diary.models import Post
 
-class CacheEntry:  # what DatabaseCache hands the router
-    class _meta:
-        app_label = "django_cache"
+from config.counters.models import RateCounter
 
 out = {
     "aliases": list(settings.DATABASES),
@@ -55,7 +53,7 @@ if out["routers"]:
         seen = {}
         def view(request):
             seen["read"] = router.db_for_read(Post)
-            seen["cache"] = router.db_for_read(CacheEntry)
+            seen["counter"] = router.db_for_read(RateCounter)
             with transaction.atomic():
                 seen["atomic"] = router.db_for_read(Post)
             seen["after"] = work()
@@ -70,7 +68,7 @@ if out["routers"]:
         old = run("post")["stamp"]
     out.update({
         "get": get,
-        "get_cache_write": run("get", work=lambda: router.db_for_write(CacheEntry)),
+        "get_counter_write": run("get", work=lambda: router.db_for_write(RateCounter)),
         "get_write": run("get", work=lambda: router.db_for_write(Post)),
         "post": run("post"),
         "head": run("head"),
@@ -129,18 +127,18 @@ def test_with_replicas_safe_requests_read_a_replica_and_writers_the_primary(tmp_
 
     get = seen["get"]
     assert get["read"] in {"replica1", "replica2"}
-    assert get["cache"] == "default"  # rate-limit counters are read to be written
+    assert get["counter"] == "default"  # rate-limit counters are read to be written
     assert get["atomic"] == "default"
     assert get["stamp"] is None  # a read-only GET leaves the browser on the replicas
     assert seen["head"]["read"] in {"replica1", "replica2"}
     assert seen["reads"] == ["replica1", "replica2"]  # both replicas share the reads
 
-    # A write, even on a GET (a session save), stamps the browser; the cache does not.
+    # A write, even on a GET (a session save), stamps the browser; a rate-limit counter does not.
     assert seen["get_write"]["after"] == "default"
     assert seen["get_write"]["stamp"]
-    assert seen["get_cache_write"]["stamp"] is None
+    assert seen["get_counter_write"]["stamp"] is None
     post = seen["post"]
-    assert post["read"] == post["cache"] == post["atomic"] == "default"
+    assert post["read"] == post["counter"] == post["atomic"] == "default"
     assert post["stamp"]
 
     # With a fresh stamp the primary; a forged or an expired one counts for nothing.

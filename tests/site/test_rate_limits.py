@@ -1,18 +1,20 @@
 """Posting and signing up are rate-limited per user and per address.
 
 The suite raises the limits (tests/conftest.py); these tests put the real ones
-back and pin django-ratelimit's clock so that no window boundary falls inside a test.
+back and pin the limiter's clock so that no window boundary falls inside a test.
 """
 
 import uuid
 
-import django_ratelimit.core
 import pytest
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
+from django.test import RequestFactory
 from django.urls import reverse
 
+from config import rate_limits
 from config import settings as project_settings
+from config.counters.models import RateCounter
 from diary.models import Post
 from tests.conftest import polish
 
@@ -31,7 +33,7 @@ class FrozenClock:
 @pytest.fixture
 def real_limits(settings, monkeypatch):
     settings.RATE_LIMITS = dict(project_settings.DEFAULT_RATE_LIMITS)
-    monkeypatch.setattr(django_ratelimit.core, "time", FrozenClock)
+    monkeypatch.setattr(rate_limits, "time", FrozenClock)
     return settings.RATE_LIMITS
 
 
@@ -148,27 +150,90 @@ def test_a_new_minute_starts_afresh(real_limits, table, client_for, monkeypatch)
         def time():
             return FrozenClock.time() + 61
 
-    monkeypatch.setattr(django_ratelimit.core, "time", MinuteLater)
+    monkeypatch.setattr(rate_limits, "time", MinuteLater)
     assert post(gm, table).status_code == 302
+
+
+def test_a_hit_is_one_statement_for_every_key(real_limits, table, client_for):
+    """The limiter's whole cost is one INSERT … ON CONFLICT a request, for both keys."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    request = RequestFactory().post("/", REMOTE_ADDR="10.0.0.9")
+    request.user = table.alice
+    for expected in (1, 2):
+        with CaptureQueriesContext(connection) as queries:
+            assert not rate_limits.is_limited(request, "post")
+        assert len(queries.captured_queries) == 1, queries.captured_queries
+        assert "ON CONFLICT" in queries.captured_queries[0]["sql"]
+        assert rate_limits.hits(f"post.user:{table.alice.pk}") == expected
+        assert rate_limits.hits("post.ip:10.0.0.9") == expected
+
+
+def test_an_ended_window_starts_afresh_in_the_same_statement(real_limits, monkeypatch):
+    assert rate_limits.hit({"k": 60}) == {"k": 1}
+    assert rate_limits.hit({"k": 60}) == {"k": 2}
+
+    class Later:
+        @staticmethod
+        def time():
+            return FrozenClock.time() + 60
+
+    monkeypatch.setattr(rate_limits, "time", Later)
+    assert rate_limits.hits("k") == 0
+    assert rate_limits.hit({"k": 60}) == {"k": 1}
+    assert RateCounter.objects.get(key="k").window_end == Later.time() + 60
+
+
+def test_rows_of_long_ended_windows_are_pruned(real_limits, monkeypatch):
+    rate_limits.hit({"old": 60, "recent": 60})
+
+    class NextDay:
+        @staticmethod
+        def time():
+            return FrozenClock.time() + 60 + rate_limits.PRUNE_AFTER + 1
+
+    monkeypatch.setattr(rate_limits, "time", NextDay)
+    rate_limits.hit({"recent": 86400})
+    assert set(RateCounter.objects.values_list("key", flat=True)) == {"old", "recent"}
+    # The next window started after PRUNE_EVERY of them deletes what ended a day ago.
+    monkeypatch.setattr(rate_limits, "_windows_started", rate_limits.PRUNE_EVERY - 1)
+    rate_limits.hit({"new": 60})
+    assert set(RateCounter.objects.values_list("key", flat=True)) == {"recent", "new"}
+
+
+def test_an_ipv6_client_counts_by_its_64_block(real_limits, table, client_for):
+    """Hopping addresses inside one's own /64 buys no fresh allowance."""
+    gm = client_for(table.gm)
+    for n in range(10):
+        assert post(gm, table, address=f"2001:db8:1:2::{n + 1:x}").status_code == 302
+    alice = client_for(table.alice)
+    for n in range(10):
+        assert post(alice, table, address=f"2001:db8:1:2:ffff::{n + 1:x}").status_code == 302
+    bob = client_for(table.bob)
+    for n in range(10):
+        assert post(bob, table, address=f"2001:db8:1:2:aaaa::{n + 1:x}").status_code == 302
+    moderator = client_for(table.moderator)
+    assert post(moderator, table, address="2001:db8:1:2::99").status_code == 429
+    # Another /64 is another address: past the limiter (and refused as a non-player).
+    assert post(moderator, table, address="2001:db8:1:3::1").status_code == 403
 
 
 @pytest.mark.postgres_only
 @pytest.mark.django_db(transaction=True)
-def test_concurrent_increments_are_not_lost():
-    """Workers share the counters; Django's plain DatabaseCache.incr would lose counts here."""
+def test_concurrent_hits_are_not_lost():
+    """Workers share the counters: hits at once from many connections all count."""
     import threading
 
-    from django.core.cache import cache
     from django.db import connection
 
-    cache.set("rl:race", 0, 60)
     start = threading.Barrier(8)
 
     def hammer():
         try:
             start.wait()
             for _ in range(25):
-                cache.incr("rl:race")
+                rate_limits.hit({"rl:race": 3600})
         finally:
             connection.close()
 
@@ -177,4 +242,4 @@ def test_concurrent_increments_are_not_lost():
         thread.start()
     for thread in threads:
         thread.join()
-    assert cache.get("rl:race") == 200
+    assert rate_limits.hits("rl:race") == 200

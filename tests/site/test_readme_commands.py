@@ -34,7 +34,7 @@ def demo_database(tmp_path_factory):
     database = tmp_path_factory.mktemp("readme") / "db.sqlite3"
     env = {**os.environ, "DEBUG": "1", "DATABASE_URL": f"sqlite:///{database}"}
     env.pop("SECRET_KEY", None)
-    for command in (["migrate", "--no-input"], ["createcachetable"], ["seed_demo"]):
+    for command in (["migrate", "--no-input"], ["seed_demo"]):
         subprocess.run(
             [sys.executable, "manage.py", *command],
             cwd=ROOT,
