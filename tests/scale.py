@@ -54,13 +54,13 @@ FROM {post} WHERE session_id = %s AND id > %s
 
 @contextmanager
 def foreign_keys_unchecked():
-    """On PostgreSQL (as a superuser, as scripts/with-postgres connects), rows written inside
-    queue no foreign-key checks: the bulk rows name rows that exist by construction (the
-    joins above), and the test's end would otherwise check each of them again (Django's
-    test case sets every deferred constraint IMMEDIATE before its rollback), which took
-    minutes at 100 k posts for no test's benefit. The rows the services write afterwards are
-    checked as ever. Only the foreign keys' triggers are off: the ledger's own triggers
-    guard updates and deletes, which these inserts are not."""
+    """On PostgreSQL (as a superuser, as scripts/with-postgres connects), the rows written
+    inside queue no foreign-key checks. The bulk rows of these helpers name rows that exist
+    by construction, and the test's end would otherwise check each of them again (Django's
+    test case sets every deferred constraint IMMEDIATE before its rollback): at 100 k posts
+    that check ran for more than 20 minutes, for no test's benefit. The rows the services
+    write afterwards are checked as ever. Only the foreign keys' triggers are off: the
+    ledger's own triggers guard updates and deletes, which these inserts are not."""
     if connection.vendor != "postgresql":
         yield
         return
