@@ -258,22 +258,61 @@ def polish(msgid: str, **params) -> str:
 # the load test (tests/load), which brings its own PostgreSQL and needs running only once.
 POSTGRES_RUN_ONLY = ("postgres_only", "load")
 
+# A test without any of these (and without the django_db marker) cannot reach the test
+# database: pytest-django refuses it any query.
+DATABASE_FIXTURES = frozenset(
+    {
+        "db",
+        "transactional_db",
+        "django_db_reset_sequences",
+        "django_db_serialized_rollback",
+        "live_server",
+    }
+)
+# Folders whose tests meet the database in other ways even without those: settings read per
+# backend, subprocesses and servers given DATABASE_URL, the browser's live server.
+EVERY_DATABASE_FOLDERS = ("tests/site/", "tests/browser/", "tests/load/")
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--without-database-free",
+        action="store_true",
+        help="leave out (deselect) the tests that touch no database (the rules engine, the "
+        "conformance vectors, ...): scripts/test gives it to its PostgreSQL pass, since the "
+        "SQLite pass runs them and their outcome does not depend on the database",
+    )
+
+
+def touches_no_database(item) -> bool:
+    """True for a test that has no way to the database: no django_db marker, no database
+    fixture, and not in a folder whose tests reach it otherwise (EVERY_DATABASE_FOLDERS)."""
+    if item.get_closest_marker("django_db"):
+        return False
+    if DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+        return False
+    path = item.path.relative_to(item.config.rootpath).as_posix()
+    return not path.startswith(EVERY_DATABASE_FOLDERS)
+
 
 def pytest_collection_modifyitems(config, items):
-    """On SQLite, leave out the tests marked POSTGRES_RUN_ONLY.
+    """On SQLite, leave out the tests marked POSTGRES_RUN_ONLY; with --without-database-free,
+    leave out the tests that touch no database.
 
-    They are deselected (not skipped): the same suite's PostgreSQL run always has them.
+    They are deselected (not skipped): the same suite's other run always has them.
     """
     from django.db import connection
 
-    if connection.vendor == "postgresql":
-        return
-    kept, left_out = [], []
-    for item in items:
-        postgres_run = any(item.get_closest_marker(name) for name in POSTGRES_RUN_ONLY)
-        (left_out if postgres_run else kept).append(item)
-    if left_out:
-        config.hook.pytest_deselected(items=left_out)
+    def left_out(item) -> bool:
+        if connection.vendor != "postgresql" and any(
+            item.get_closest_marker(name) for name in POSTGRES_RUN_ONLY
+        ):
+            return True
+        return config.getoption("without_database_free") and touches_no_database(item)
+
+    kept = [item for item in items if not left_out(item)]
+    if len(kept) < len(items):
+        config.hook.pytest_deselected(items=[item for item in items if left_out(item)])
         items[:] = kept
 
 

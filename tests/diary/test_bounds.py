@@ -91,6 +91,9 @@ def test_hide_reason_and_invite_names_are_bounded(table, client_for):
 # The worst cases found by fuzzing the renderer, each at the longest narration allowed.
 PATHOLOGICAL = ["![", "[", "[](", "![a](", "[a", "_*", "*a ", "**a", "~~a", "&#", "\\", "<"]
 # Before the fix the longest allowed text took 2.4 s; 1 s leaves room for a loaded machine.
+# Timed in this thread's CPU time: rendering is pure computation, and on a shared machine
+# (make test runs its two passes side by side, beside whatever else runs) the wall clock
+# also counts the time other processes held the core.
 RENDER_BOUND_SECONDS = 1.0
 
 
@@ -99,17 +102,17 @@ def test_pathological_markdown_of_the_maximum_length_renders_quickly(unit):
     text = (unit * (NARRATION_MAX_LENGTH // len(unit) + 1))[:NARRATION_MAX_LENGTH]
     timings = []
     for _ in range(2):  # the better of two: the machine is shared
-        start = time.perf_counter()
+        start = time.thread_time()
         render_narration(text)
-        timings.append(time.perf_counter() - start)
+        timings.append(time.thread_time() - start)
     assert min(timings) < RENDER_BOUND_SECONDS
 
 
 def test_nested_brackets_with_a_closing_one_render_quickly():
     text = "[" * (NARRATION_MAX_LENGTH - 1) + "]"
-    start = time.perf_counter()
+    start = time.thread_time()
     render_narration(text)
-    assert time.perf_counter() - start < RENDER_BOUND_SECONDS
+    assert time.thread_time() - start < RENDER_BOUND_SECONDS
 
 
 def test_real_links_still_render_past_many_brackets():
