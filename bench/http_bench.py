@@ -733,7 +733,7 @@ def ratios(table: dict, variant: str, c: int) -> list[tuple[str, str, str]]:
     bare, pg_one = rps("bare"), rps("pgbench_one", "-")
     rows = []
     if bare and (trivial := rps("trivial")):
-        rows.append((f"{NAMES['trivial']}, c={c}", f"{trivial / bare:.3f} × bare", "—"))
+        rows.append((f"{NAMES['trivial']}, c={c} | {trivial / bare:.3f} × bare", "—", ""))
     for cell, floor in (("page", 0.08), ("poll", 0.7)):
         if bare and (value := rps(cell)):
             ratio = value / bare
