@@ -359,6 +359,8 @@ class Post(models.Model):
         there (the post was written a moment ago), so no count."""
         diary = reverse("diary:session", args=[self.session_id])
         query = []
+        # Read with the post a moment ago (diary.selectors.newest_visible_post): nothing after it.
+        newest = newest or getattr(self, "newest_in_session", False)
         newer = Post.objects.filter(session_id=self.session_id, id__gt=self.pk)[:DIARY_PAGE_SIZE]
         if not newest and newer.count() >= DIARY_PAGE_SIZE:
             query.append(f"after={self.pk - 1}")

@@ -5,7 +5,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from django.db.models import F, Max, OuterRef, Q, Subquery
+from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 
@@ -202,8 +202,16 @@ def own_posts_in_turn(session: GameSession, user, turn, *, newest: int | None = 
 
 
 def newest_visible_post(session: GameSession) -> Post | None:
-    """The session's newest post that is not hidden (one query on the keyset index)."""
-    return Post.objects.filter(session=session, hidden_at__isnull=True).order_by("-id").first()
+    """The session's newest post that is not hidden (one query on the keyset index), with
+    `newest_in_session`: no post at all, hidden or not, follows it, so a link to it needs no
+    count of the posts after it (Post.get_absolute_url)."""
+    later = Post.objects.filter(session_id=session.pk, id__gt=OuterRef("id"))
+    return (
+        Post.objects.filter(session=session, hidden_at__isnull=True)
+        .annotate(newest_in_session=~Exists(later))
+        .order_by("-id")
+        .first()
+    )
 
 
 def user_characters_in_session(session: GameSession, user) -> list[Character]:

@@ -585,6 +585,8 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     session.touch()
     # What lands in it is the post's first content, not a change to a post already read.
     post.made_for_rolls = True
+    # Written a moment ago: its link is the newest page, with no count (Post.get_absolute_url).
+    post.newest_in_session = True
     return post
 
 

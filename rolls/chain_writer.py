@@ -11,10 +11,11 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from diary import webhooks
-from diary.models import GameSession, Post
+from diary.models import GameSession, Post, SessionWebhook
 from diary.notifications import notify_character_changed
 from rolls.chain import chain_hash
 from rolls.models import Roll, SecretRoll
@@ -29,10 +30,14 @@ class ChainHeadMoved(Exception):
 
 def lock_session(session: GameSession) -> GameSession:
     """The session row, locked (one chain at a time; other sessions never wait), fresh, with
-    its current turn. Only the session's row is locked, not the turn's."""
+    its current turn. Only the session's row is locked, not the turn's. `wants_roll_webhook`:
+    the table chat hears of rolls, so a roll queues its message when it commits (read here, in
+    the same statement, rather than looked up again at each commit)."""
+    webhook = SessionWebhook.objects.filter(session_id=OuterRef("pk"), on_roll=True)
     return (
         GameSession.objects.select_for_update(of=("self",))
         .select_related("current_turn")
+        .annotate(wants_roll_webhook=Exists(webhook))
         .get(pk=session.pk)
     )
 
@@ -113,7 +118,9 @@ def chain_append(
     post_changed(
         session, post, by, seq=seq, characters=None if secret else content.get("characters")
     )
-    webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
+    # A session not read by lock_session says nothing of its webhook: ask at commit.
+    if getattr(session, "wants_roll_webhook", True):
+        webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
     return roll
 
 

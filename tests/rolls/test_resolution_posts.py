@@ -7,9 +7,9 @@ import html
 import pytest
 from django.urls import reverse
 
-from diary.models import GameSession, Notification, NotificationKind
+from diary.models import DIARY_PAGE_SIZE, GameSession, Notification, NotificationKind
 from diary.reading import sessions_with_unread
-from diary.services import post_create
+from diary.services import post_create, post_hide
 from rolls.models import Roll
 from tests.rolls.test_entries import entries_url, granted, hp, token, use_url
 from tests.rolls.test_panel import panel_url, single
@@ -154,3 +154,23 @@ def test_a_roll_in_a_new_post_makes_no_change_notification(table, client_for):
     assert client_for(table.gm).post(panel_url(table), single(table.borys)).status_code == 302
     assert not Notification.objects.filter(kind=NotificationKind.CHARACTER_CHANGED).exists()
     assert unread(table.bob, table)[0] >= 1
+
+
+def test_the_redirect_after_a_roll_finds_the_resolution_post_under_a_page_of_hidden_posts(
+    table, client_for
+):
+    """The resolution post is the newest post not hidden; a page of hidden posts after it
+    pushes it off the newest page, so the link after the roll opens the page at it (the
+    link skips counting the posts after it only when there are none)."""
+    gm = client_for(table.gm)
+    first = gm.post(panel_url(table), single(table.borys))
+    assert first.status_code == 302
+    resolution = Roll.objects.get().post
+    assert "?" not in first["Location"]  # a new post: the newest page
+    for n in range(DIARY_PAGE_SIZE):
+        post_hide(post=say(table, table.bob, f"Spam {n}"), by=table.gm, reason="spam")
+    made = gm.post(panel_url(table), single(table.lirael))
+    assert made.status_code == 302
+    roll = Roll.objects.latest("seq")
+    assert roll.post == resolution
+    assert made["Location"].endswith(f"?after={resolution.pk - 1}#roll-{roll.seq}")
