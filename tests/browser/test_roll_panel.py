@@ -78,6 +78,8 @@ def redraw(page, act) -> None:
     before = redraws(page)
     act()
     wait_for_redraws(page, before)
+    # A redraw counted may be an earlier one landing late: wait until none is on its way.
+    expect(page.locator(".htmx-request")).to_have_count(0)
 
 
 def choose(page, name: str, **option) -> None:
