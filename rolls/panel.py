@@ -218,6 +218,9 @@ class Panel:
                     "hx-select": "#panel",
                     "hx-swap": "outerHTML",
                     "hx-include": "closest form",
+                    # Its redraw holds the preview too: it replaces a preview on its way,
+                    # and a preview asked for meanwhile waits for it (the form's queue).
+                    "hx-sync": "closest form:replace",
                     "data-structural": "",
                 }
             )

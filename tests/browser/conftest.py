@@ -59,9 +59,23 @@ class _SerialLiveServerThread(LiveServerThread):
     server_class = _OneRequestAtATime
 
 
+def _probe_sqlite_features_now(django_db_blocker) -> None:
+    """SQLite's JSON support is probed once, on first use, and the answer kept: probed while
+    the live server's thread and the test share the one connection, an error from their
+    overlap reads as "no JSON", and every later query using JSON functions fails for the
+    rest of the run. Probed here, before any browser is served."""
+    from django.db import connections
+
+    with django_db_blocker.unblock():
+        for connection in connections.all():
+            if connection.vendor == "sqlite":
+                connection.features.supports_json_field  # noqa: B018 (cached on first read)
+
+
 @pytest.fixture(scope="session")
-def live_server(request):
+def live_server(request, django_db_setup, django_db_blocker):
     """pytest-django's live server; on an in-memory SQLite it serves one request at a time."""
+    _probe_sqlite_features_now(django_db_blocker)
     addr = request.config.getvalue("liveserver") or os.getenv(
         "DJANGO_LIVE_TEST_SERVER_ADDRESS", "localhost"
     )

@@ -78,6 +78,8 @@ def redraw(page, act) -> None:
     before = redraws(page)
     act()
     wait_for_redraws(page, before)
+    # A redraw counted may be an earlier one landing late: wait until none is on its way.
+    expect(page.locator(".htmx-request")).to_have_count(0)
 
 
 def choose(page, name: str, **option) -> None:
@@ -238,6 +240,45 @@ def test_single_attribute_chance_is_the_engines_and_the_roll_lands_in_the_diary(
             "dobry plan",
         ],
     )
+
+
+def test_a_choice_made_while_the_panel_redraws_neither_cuts_the_redraw_short_nor_is_undone(
+    gm, table
+):
+    """The GM picks a character and, before the panel's redraw for that character arrives,
+    a difficulty (a field that redraws only the preview). The redraw must still come (the
+    character's own abilities offered), and, drawn from the form as it was, must not put
+    the old difficulty back. The redraw is held here until the second choice has been
+    made, so the race runs the same way every time."""
+    page, borys = gm, table.borys
+    open_panel(page, table)
+    open_tab(page, "Attributes")  # "Cechy"
+    choose(page, "a-character", value=str(table.lirael.pk))
+    choose(page, "a-attribute", label="Zręczność")
+    held = []
+
+    def hold_the_first_panel_redraw(route):
+        if route.request.headers.get("hx-target") == "panel" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/rolls/panel/**", hold_the_first_panel_redraw)
+    difficulty = page.locator('[name="a-gm_difficulty"]')
+    with page.expect_request(lambda request: request.headers.get("hx-target") == "panel"):
+        page.locator('[name="a-character"]').select_option(value=str(borys.pk))
+    difficulty.select_option(value="-150")
+    while not held:  # the route's handler runs as Playwright's loop turns
+        page.wait_for_timeout(20)
+
+    held[0].continue_()
+    page.wait_for_load_state("networkidle")
+    precise = page.locator(f'[name="a-sources"][value="{source_key("Precyzyjny")}"]')
+    expect(precise).to_be_enabled()
+    expect(difficulty).to_have_value("-150")
+    expect(page.locator('[name="a-character"]')).to_have_value(str(borys.pk))
+    # The preview is drawn from the difficulty too: it now asks for the difficulty's reason.
+    expect(page.get_by_test_id("preview-problems")).to_be_visible()
 
 
 def test_combined_roll_averages_two_attributes(gm, table):

@@ -1,0 +1,47 @@
+// A form that htmx redraws as its choices change (the roll panel, the request for a roll)
+// is drawn from the choices it held when the request left. If the person has changed a
+// choice since (picked another attribute while the redraw for a new character was on its
+// way), that answer is stale: swapped in, it would put the old choice back, or show the
+// chance of a test nobody has chosen. It is dropped, and the request is sent again with the
+// choices the form holds now. Text fields are left out: a redraw keeps them as they are
+// (hx-preserve), and their own delayed preview follows the typing.
+(function () {
+  "use strict";
+  // The element whose request it is (htmx:beforeSwap is fired on the target, not on it).
+  function requester(event) {
+    return event.detail.requestConfig ? event.detail.requestConfig.elt : null;
+  }
+  function formOf(elt) {
+    return elt && elt.closest ? elt.closest("form[data-keep-choices]") : null;
+  }
+  function choices(form) {
+    var state = [];
+    Array.prototype.forEach.call(form.elements, function (field) {
+      if (!field.name) { return; }
+      if (field.tagName === "SELECT") {
+        state.push([field.name, Array.from(field.selectedOptions, function (o) { return o.value; })]);
+      } else if (field.type === "checkbox" || field.type === "radio") {
+        state.push([field.name, field.value, field.checked]);
+      }
+    });
+    return JSON.stringify(state);
+  }
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var form = formOf(requester(event));
+    if (form) { event.detail.xhr.keptChoices = choices(form); }
+  });
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var elt = requester(event);
+    var form = formOf(elt);
+    var sent = event.detail.xhr && event.detail.xhr.keptChoices;
+    if (!form || sent === undefined || !event.detail.shouldSwap) { return; }
+    if (choices(form) !== sent) {
+      event.detail.shouldSwap = false;
+      // Once this request is over: htmx drops a new request of an element while its last
+      // one is still being answered.
+      setTimeout(function () {
+        if (document.contains(elt)) { htmx.trigger(elt, "change"); }
+      }, 0);
+    }
+  });
+})();
