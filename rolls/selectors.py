@@ -220,7 +220,7 @@ FOLD_SHOWN = 20
 FOLD_PAGE = 100
 # A permalink to a folded roll unfolds this many around it (FOLD_AROUND before it, the
 # rest from it on).
-FOLD_AROUND = 50
+FOLD_AROUND = FOLD_PAGE // 2
 
 
 def _page_rolls(post_ids: list[int], turn_number) -> list[Roll]:

@@ -122,10 +122,11 @@ def test_initiative_and_defence_do_not_count(table, client_for):
     }
 
 
-def test_in_combat_a_second_action_roll_is_counted_not_refused(table, client_for, monkeypatch):
-    monkeypatch.setattr("rolls.services.in_combat", lambda session: True)
+def test_in_combat_a_second_action_roll_is_counted_not_refused(table, client_for):
     gm = client_for(table.gm)
-    gm.post(panel_url(table), single(table.lirael))
+    initiative = {"token": single(table.lirael)["token"], "mode": "initiative"}
+    assert gm.post(panel_url(table), initiative).status_code == 302  # the fight begins
+    assert gm.post(panel_url(table), single(table.lirael)).status_code == 302
     assert gm.post(panel_url(table), single(table.lirael)).status_code == 302
     assert selectors.action_roll_counts(table.session, 1) == {table.lirael.pk: 2}
 
