@@ -439,12 +439,25 @@ def store_catalog(w: World, v):
 
 
 def diary_pages(w: World) -> list[str]:
-    """Every page of S's diary, oldest first (20 posts a page)."""
+    """Every page of S's diary, oldest first (20 posts a page), then the pages of each
+    post's folded rolls (a post shows its newest FOLD_SHOWN; the rest come FOLD_PAGE at a
+    time from rolls:post_rolls, as the diary's "earlier rolls" link opens them)."""
     from diary.models import DIARY_PAGE_SIZE
+    from rolls.selectors import FOLD_PAGE, FOLD_SHOWN
 
     url = reverse("diary:session", args=[w.session.pk])
     ids = list(Post.objects.filter(session=w.session).order_by("id").values_list("id", flat=True))
-    return [f"{url}?after={ids[i] - 1}" for i in range(0, len(ids), DIARY_PAGE_SIZE)]
+    pages = [f"{url}?after={ids[i] - 1}" for i in range(0, len(ids), DIARY_PAGE_SIZE)]
+    for post_id in ids:
+        seqs = list(
+            Roll.objects.filter(post_id=post_id).order_by("seq").values_list("seq", flat=True)
+        )
+        folded = seqs[:-FOLD_SHOWN]
+        for start in range(0, len(folded), FOLD_PAGE):
+            chunk = folded[start : start + FOLD_PAGE]
+            rolls_url = reverse("rolls:post_rolls", args=[w.session.pk, post_id])
+            pages.append(f"{rolls_url}?before={chunk[-1] + 1}&after={chunk[0] - 1}")
+    return pages
 
 
 def session_url(name: str, **kwargs) -> Callable[[World], list[str]]:
