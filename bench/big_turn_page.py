@@ -26,19 +26,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Count
 from django.test import Client
-from django.test.utils import (
-    override_settings,
-    setup_test_environment,
-    teardown_test_environment,
-)
 from django.urls import reverse
 
-from bench.roll_queries import make_table, make_user
+from bench.roll_queries import bench_database, make_table, make_user
 from characters.models import Attribute
 from diary import page_cache
 from diary import services as diary_services
@@ -121,15 +115,7 @@ def main() -> int:
     parser.add_argument("--rolls", type=int, default=2_000)
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args()
-    setup_test_environment()
-    override_settings(
-        STORAGES=settings.STORAGES
-        | {"staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
-    ).enable()
-    if connection.vendor != "sqlite":
-        connection.settings_dict["TEST"]["NAME"] = f"bench_big_turn_{uuid.uuid4().hex[:8]}"
-    database = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with bench_database("big_turn"):
         moderator = make_user("moderator", moderator=True)
         ordinary = build(moderator, "ordinary", 5)
         big = build(moderator, "big", args.rolls)
@@ -152,9 +138,6 @@ def main() -> int:
             f"| big / ordinary | {size_b / size_o:.2f} × | {ms_b / ms_o:.2f} × "
             f"| {cold_b / cold_o:.2f} × |"
         )
-    finally:
-        connection.creation.destroy_test_db(database, verbosity=0)
-        teardown_test_environment()
     return 0
 
 

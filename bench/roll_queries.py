@@ -41,6 +41,7 @@ import sys
 import tempfile
 import uuid
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -570,6 +571,27 @@ def report(counter: Counter, repeats: int) -> tuple[str, bool]:
     return "\n".join(lines), steady
 
 
+@contextmanager
+def bench_database(name: str):
+    """Run the body in a test database of its own, migrated and dropped at the end, so no
+    real database is ever written: in memory on SQLite; on PostgreSQL named for this
+    process, so a test suite's test database on the same server is never clobbered. Pages
+    name their static files without `collectstatic`'s manifest (as in the tests)."""
+    setup_test_environment()
+    override_settings(
+        STORAGES=settings.STORAGES
+        | {"staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
+    ).enable()
+    if connection.vendor != "sqlite":
+        connection.settings_dict["TEST"]["NAME"] = f"bench_{name}_{os.getpid()}"
+    database = connection.creation.create_test_db(verbosity=0, autoclobber=True)
+    try:
+        yield
+    finally:
+        connection.creation.destroy_test_db(database, verbosity=0)
+        teardown_test_environment()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeats", type=int, default=REPEATS)
@@ -577,19 +599,7 @@ def main() -> int:
     parser.add_argument("--rolls", type=int, default=HISTORY_ROLLS)
     args = parser.parse_args()
 
-    setup_test_environment()
-    # Pages name their static files without `collectstatic`'s manifest (as in the tests).
-    override_settings(
-        STORAGES=settings.STORAGES
-        | {"staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"}}
-    ).enable()
-    # A test database of its own, migrated and dropped at the end, so no real database is
-    # ever written: in memory on SQLite; on PostgreSQL named for this process, so a test
-    # suite's test database on the same server is never clobbered.
-    if connection.vendor != "sqlite":
-        connection.settings_dict["TEST"]["NAME"] = f"bench_roll_queries_{os.getpid()}"
-    database = connection.creation.create_test_db(verbosity=0, autoclobber=True)
-    try:
+    with bench_database("roll_queries"):
         moderator = make_user("moderator", moderator=True)
         tables = [make_table(system, moderator) for system in SYSTEMS]
         for table in tables:
@@ -613,9 +623,6 @@ def main() -> int:
         )
         if not steady:
             print("note: some counts varied between the repetitions [each run in brackets]")
-    finally:
-        connection.creation.destroy_test_db(database, verbosity=0)
-        teardown_test_environment()
     return 0
 
 
