@@ -17,7 +17,7 @@ from diary.services import participation_withdraw, post_create
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="LISTEN/NOTIFY is PostgreSQL's"),
+    pytest.mark.postgres_only,  # LISTEN/NOTIFY is PostgreSQL's
 ]
 
 # "Anything new?" with nothing new: no query once this process holds the marker, one before.
