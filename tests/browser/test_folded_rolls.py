@@ -4,12 +4,19 @@ new roll keeps what the reader unfolded (and the reason they were typing to hide
 loses no roll between; a link to a folded roll
 (the site's, or an old one with only #roll-N) opens the run at that roll."""
 
+import io
 import re
 
 import pytest
+from django.core.management import call_command
 from playwright.sync_api import expect
 
 from diary.models import GameSession
+from rolls.management.commands.seed_demo import (
+    DEMO_PACK_SIZE,
+    DEMO_USERS,
+    STAND_IN_SESSION_TITLE,
+)
 from rolls.models import Roll
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD
@@ -78,3 +85,22 @@ def test_a_link_to_a_folded_roll_opens_the_run_at_it(page, table, client_for):
     page.goto(f"/sessions/{table.session.pk}/#roll-{old - 1}")
     page.wait_for_url(re.compile(rf"roll={old - 1}#roll-{old - 1}$"))
     expect(page.locator(f"#roll-{old - 1}")).to_be_in_viewport()
+
+
+def test_the_demo_pack_charge_is_folded_and_unfolds(page):
+    """seed_demo's wolf pack: thirty attack rolls in one GM post, the newest twenty shown."""
+    call_command("seed_demo", stdout=io.StringIO())
+    session = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
+    post = Roll.objects.filter(session=session, test="notation").latest("seq").post
+    seqs = seqs_in(post)
+    assert len(seqs) == DEMO_PACK_SIZE
+    log_in(page, "gracz2", DEMO_USERS["gracz2"])
+    page.goto(f"/sessions/{session.pk}/")
+    more = page.locator(f"#post-{post.pk}").get_by_test_id("roll-more")
+    expect(more).to_have_text("Pokaż 10 wcześniejszych rzutów")
+    assert shown_seqs(page, post) == seqs[-20:]
+    expect(page.locator(f"#roll-{seqs[-1]}")).to_contain_text("Wilk 30: atak")
+    more.click()
+    expect(page.locator(f"#roll-{seqs[0]}")).to_contain_text("Wilk 1: atak")
+    expect(page.locator(f"#post-{post.pk}").get_by_test_id("roll-more")).to_have_count(0)
+    assert shown_seqs(page, post) == seqs

@@ -25,7 +25,7 @@ def test_seed_demo_has_npcs_and_a_roll_against_the_merchant():
 
 def test_seed_demo_shows_the_other_mode_in_a_second_session():
     from diary.models import GameSession
-    from rolls.management.commands.seed_demo import STAND_IN_SESSION_TITLE
+    from rolls.management.commands.seed_demo import DEMO_PACK_SIZE, STAND_IN_SESSION_TITLE
 
     call_command("seed_demo", stdout=io.StringIO())
     call_command("seed_demo", stdout=io.StringIO())  # still once
@@ -35,7 +35,8 @@ def test_seed_demo_shows_the_other_mode_in_a_second_session():
     assert npc.stand_in.is_stand_in and npc.stand_in.owner == session.gm
     assert not npc.stand_in.participations.exists()
     kinds = [r.record["kind"] for r in Roll.objects.filter(session=session).order_by("seq")]
-    assert kinds == ["initiative", "opposed"]
+    # Then the pack's charge: a free-form attack roll for each wolf, all in one post.
+    assert kinds == ["initiative", "opposed"] + ["notation"] * DEMO_PACK_SIZE
 
 
 def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):

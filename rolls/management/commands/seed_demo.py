@@ -791,7 +791,36 @@ def seed_stand_in_session(users: dict) -> GameSession:
         b=SideRequest(hero.pk, "attribute", (strength,)),
     )
     roll_make(session=session, by=gm, case=case_for(session, opposed), token=uuid.uuid4())
+    seed_wolf_pack(session, gm)
     return session
+
+
+# The pack's charge: more rolls in one post than a post shows (rolls.selectors.FOLD_SHOWN),
+# so the demo has a long run folded behind "Pokaż … wcześniejszych rzutów".
+DEMO_PACK_SIZE = 30
+
+
+def seed_wolf_pack(session: GameSession, gm) -> Post:
+    """The GM's post of the pack's charge, with a free-form attack roll for every wolf."""
+    post = diary_services.post_create(
+        session=session,
+        author=gm,
+        character=None,
+        narration=(
+            "Basior wyje i cała wataha rusza przez bród. Rzucam atak każdego wilka po kolei; "
+            "te, które trafią, dopadną Jarogniewa w następnej turze."
+        ),
+        nc_note=f"{DEMO_PACK_SIZE} rzutów w jednym poście: starsze są zwinięte.",
+    )
+    for number in range(1, DEMO_PACK_SIZE + 1):
+        roll_make_free(
+            session=session,
+            by=gm,
+            free=FreeRoll(expression="1k100", label=f"Wilk {number}: atak"),
+            token=uuid.uuid4(),
+            post=post,
+        )
+    return post
 
 
 def seed_entries(session: GameSession, users: dict, characters: dict) -> None:
