@@ -8,16 +8,13 @@ recompute it outside the site.
 """
 
 import hashlib
-import json
-from typing import Any
+
+# One encoding for the chain and the fair dice: the engine's, since the engine imports nothing.
+from rolls.engine.fair import canonical_json
+
+__all__ = ["GENESIS_HASH", "canonical_json", "chain_hash"]
 
 GENESIS_HASH = "0" * 64
-
-
-def canonical_json(value: Any) -> bytes:
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
-    ).encode("utf-8")
 
 
 def chain_hash(prev_hash: str, record: dict) -> str:

@@ -34,7 +34,8 @@ _SPACE = 2**256
 
 
 def canonical_json(value) -> bytes:
-    # The chain's own encoding (rolls/chain.py), repeated so that the engine imports nothing.
+    """Keys sorted, no insignificant whitespace, UTF-8, no ASCII escaping: the encoding the
+    chain hashes (rolls/chain.py) and the seeds' commitments use."""
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")
