@@ -11,6 +11,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Callable
 
+from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
@@ -28,18 +29,37 @@ class ChainHeadMoved(Exception):
     lock. The transaction rolls back; nothing is stored."""
 
 
-def lock_session(session: GameSession) -> GameSession:
+def lock_session(session: GameSession | int, *, related: tuple[str, ...] = ()) -> GameSession:
     """The session row, locked (one chain at a time; other sessions never wait), fresh, with
-    its current turn. Only the session's row is locked, not the turn's. `wants_roll_webhook`:
-    the table chat hears of rolls, so a roll queues its message when it commits (read here, in
-    the same statement, rather than looked up again at each commit)."""
+    its current turn (and the `related` rows a caller asks for). Only the session's row is
+    locked, not the turn's. `wants_roll_webhook`: the table chat hears of rolls, so a roll
+    queues its message when it commits (read here, in the same statement, rather than looked
+    up again at each commit). GameSession.DoesNotExist for a session id that is not there.
+
+    A session this same transaction already locked comes back as it is: the roll panel's
+    POST reads its session locked once (rolls.views.panel), and roll_make asks again."""
+    if isinstance(session, GameSession) and _locked_here(session):
+        return session
     webhook = SessionWebhook.objects.filter(session_id=OuterRef("pk"), on_roll=True)
-    return (
+    locked = (
         GameSession.objects.select_for_update(of=("self",))
-        .select_related("current_turn")
+        .select_related("current_turn", *related)
         .annotate(wants_roll_webhook=Exists(webhook))
-        .get(pk=session.pk)
+        .get(pk=session.pk if isinstance(session, GameSession) else session)
     )
+    locked._locked_in = _transaction()
+    return locked
+
+
+def _transaction():
+    """The open transaction, as its outermost atomic block: a row lock lasts until it ends."""
+    connection = transaction.get_connection()
+    return connection.atomic_blocks[0] if connection.atomic_blocks else None
+
+
+def _locked_here(session: GameSession) -> bool:
+    held_in = getattr(session, "_locked_in", None)
+    return held_in is not None and held_in is _transaction()
 
 
 def chain_append(

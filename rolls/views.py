@@ -4,6 +4,7 @@ import re
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
+from django.db import transaction
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -20,6 +21,7 @@ from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import archive as session_archive
 from rolls import chain, entries, ledger, registry, selectors, services, signing
+from rolls.chain_writer import lock_session
 from rolls.engine.errors import RuleError
 from rolls.entry_forms import (
     GM_ENTRY_FORMS,
@@ -36,10 +38,16 @@ from rolls.presenters import hidden_view, roll_view
 from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
-def _session_for_reader(request, pk: int) -> GameSession:
-    # The current turn rides along: the panel and the roll read it off the row.
-    sessions = GameSession.objects.select_related("gm", "current_turn")
-    session = get_object_or_404(sessions, pk=pk)
+def _session_for_reader(request, pk: int, *, lock: bool = False) -> GameSession:
+    # The current turn rides along: the panel and the roll read it off the row. `lock`: the
+    # row locked for the rest of the transaction (rolls.chain_writer.lock_session).
+    if lock:
+        try:
+            session = lock_session(pk, related=("gm",))
+        except GameSession.DoesNotExist:
+            raise Http404 from None
+    else:
+        session = get_object_or_404(GameSession.objects.select_related("gm", "current_turn"), pk=pk)
     # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
     # already says: the participations and the moderator check are read for others only.
     if diary_permissions.is_gm(request.user, session):
@@ -85,12 +93,24 @@ def _is_own_panel(request, access) -> bool:
 @require_http_methods(["GET", "POST"])
 def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
-    session = _session_for_reader(request, pk)
+    if request.method == "GET":
+        return _panel_get(request, _panel_access(request, _session_for_reader(request, pk)))
+    # A roll reads its session once, locked from the start: the roll service would lock it
+    # anyway, so the session's rolls queue a few milliseconds of form checks earlier and
+    # every roll saves a statement.
+    with transaction.atomic():
+        session = _session_for_reader(request, pk, lock=True)
+        return _panel_post(request, _panel_access(request, session))
+
+
+def _panel_access(request, session):
     access = rolls_access.access_roll_panel(request.user, session)
     if not access.may_roll or not access.may_roll_modes:
         raise PermissionDenied
-    if request.method == "GET":
-        return _panel_get(request, access)
+    return access
+
+
+def _panel_post(request, access):
     mode = request.POST.get("mode") or ""
     if not access.may_roll_mode(mode):
         return _refuse_mode(request, access)
