@@ -3,10 +3,13 @@
 import uuid
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from diary import npc_services
 from diary.models import GameSession
+from rolls import access
 from rolls.models import Roll
 from tests.conftest import polish
 from tests.rolls.test_panel import attr, single, skill_roll
@@ -149,20 +152,90 @@ def test_no_npc_target_in_a_gm_character_session(table, merchant, client_for):
     assert not Roll.objects.exists()
 
 
-def test_npc_of_another_session_is_refused(table, merchant, make_session, client_for):
+def foreign_modifier(table, make_session):
+    """An NPC modifier of another session of the same GM."""
     other = make_session(table.gm, [])
     npc = npc_services.npc_create(
         session=other, by=other.gm, name="Obcy", description="", visible_to_players=True
     )
-    foreign = npc_services.npc_modifier_create(
+    return npc_services.npc_modifier_create(
         npc=npc, by=npc.session.gm, interaction="groźba", value=50, reason="tchórz"
     )
+
+
+def refused_next_to_the_field(response, modifier) -> None:
+    page = response.content.decode()
+    assert response.status_code == 400
+    assert 'id="id_a-npc_modifier_error"' in page
+    assert (
+        polish(
+            "Select a valid choice. %(value)s is not one of the available choices.",
+            value=modifier.pk,
+        )
+        in page
+    )
+    assert not Roll.objects.exists()
+
+
+def test_npc_of_another_session_is_refused(table, merchant, make_session, client_for):
+    foreign = foreign_modifier(table, make_session)
     client = client_for(table.gm)
     response = client.post(
         panel_url(table.session), single(table.lirael, **{"a-npc_modifier": foreign.pk})
     )
-    assert response.status_code == 400
-    assert not Roll.objects.exists()
+    refused_next_to_the_field(response, foreign)
+
+
+def test_without_npc_modifiers_the_gm_sees_no_npc_field_and_a_forged_one_is_refused(
+    table, make_session, client_for
+):
+    """The field is drawn only when the session has modifiers; a modifier sent anyway is
+    checked against the session's (none) and refused next to the field, drawn for it."""
+    foreign = foreign_modifier(table, make_session)
+    client = client_for(table.gm)
+    panel = client.get(panel_url(table.session), {"mode": "attribute"}, follow=True)
+    assert panel.status_code == 200 and 'name="a-npc_modifier"' not in panel.content.decode()
+    response = client.post(
+        panel_url(table.session), single(table.lirael, **{"a-npc_modifier": foreign.pk})
+    )
+    refused_next_to_the_field(response, foreign)
+
+
+def npc_modifier_reads(queries) -> list[str]:
+    return [q["sql"] for q in queries.captured_queries if "diary_npcmodifier" in q["sql"]]
+
+
+def test_a_roll_that_targets_no_npc_never_reads_the_npc_modifiers(table, merchant, client_for):
+    """The field's choices are read when it is drawn or a modifier is chosen: the GM's panel
+    offers the session's modifiers, while a preview or a roll choosing none reads none."""
+    session = table.session
+    client = client_for(table.gm)
+    panel = client.get(panel_url(session), {"mode": "attribute"}, follow=True).content.decode()
+    assert 'name="a-npc_modifier"' in panel
+    assert "Stary kupiec — perswazja +100 (łatwowierny)" in panel
+    with CaptureQueriesContext(connection) as preview:
+        shown = client.get(
+            panel_url(session),
+            {**single(table.lirael), "token": access.issue_token(table.gm, session)},
+            HTTP_HX_REQUEST="true",
+            HTTP_HX_TARGET="preview",
+        )
+    assert 'data-testid="chance"' in shown.content.decode()
+    assert npc_modifier_reads(preview) == []
+    with CaptureQueriesContext(connection) as plain:
+        response = client.post(panel_url(session), single(table.lirael))
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    assert "npc" not in Roll.objects.get(session=session).record
+    assert npc_modifier_reads(plain) == []
+    # A roll that chooses one still rolls with it.
+    with CaptureQueriesContext(connection) as chosen:
+        response = client.post(
+            panel_url(session), single(table.borys, **{"a-npc_modifier": merchant.pk})
+        )
+    assert response.status_code == 302, response.content.decode()[-2000:]
+    roll = Roll.objects.filter(session=session).latest("seq")
+    assert roll.character == table.borys and roll.record["npc"]["name"] == "Stary kupiec"
+    assert npc_modifier_reads(chosen)
 
 
 def test_no_npc_target_in_an_opposed_roll(table, merchant):

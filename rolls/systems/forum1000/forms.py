@@ -10,6 +10,7 @@ the initiative table it needs.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from django import forms
 from django.utils.text import format_lazy
@@ -134,15 +135,20 @@ class SideForm(forms.Form):
     ):
         super().__init__(*args, **kwargs)
         self.characters = {c.pk: c for c in characters}
-        if npc_modifiers:
+        # The session's NPC modifiers, as a callable read only when the field is drawn or a
+        # chosen one is validated: a roll that targets no NPC never reads them.
+        self.npc_modifiers = npc_modifiers
+        if npc_modifiers is not None:
             # The GM's target NPC and interaction, before the typed modifiers.
             self.fields["npc_modifier"] = forms.TypedChoiceField(
                 label=_("Opponent: an NPC") if npc_opponent else _("Target NPC"),
                 coerce=int,
                 required=False,
                 empty_value=None,
-                choices=[("", _("— no NPC —"))]
-                + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers],
+                choices=lambda: (
+                    [("", _("— no NPC —"))]
+                    + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers()]
+                ),
                 help_text=_(
                     "The NPC rolls no defence: the character's test gets the NPC's fixed "
                     "modifier for this interaction."
@@ -200,6 +206,14 @@ class SideForm(forms.Form):
                 del self.fields[name]
 
     # -- what the template needs before validation -------------------------
+
+    @property
+    def offers_npc_modifiers(self) -> bool:
+        """Whether the side draws its NPC field: the session has modifiers to target, or a
+        chosen one was refused (its error stands next to the field)."""
+        if "npc_modifier" not in self.fields:
+            return False
+        return bool(self.npc_modifiers()) or (self.is_bound and self.has_error("npc_modifier"))
 
     @staticmethod
     def skill_label(skill: Skill, character: Character | None) -> str:
@@ -502,15 +516,21 @@ class Forum1000Form(ModeForm):
             self.initiative = InitiativeForm(data, characters=context.all_characters)
             return
         tests = SIDE_TESTS_BY_MODE[mode]
+        # Read when the field is drawn or a modifier is chosen (the field's choices are
+        # lazy), once a request.
         targets = (
-            npc_modifiers(context.session)
+            (lambda: self.npc_targets)
             if mode in (*NPC_TARGET_MODES, "opposed") and context.may_target_npcs
             else None
         )
         # Mode fixed_modifiers (seed 000 line 180): an NPC opponent rolls no defence; the
         # roll becomes the initiator's test with the NPC's fixed modifier for the interaction.
         self.npc_opponent = bool(
-            mode == "opposed" and targets and data is not None and data.get("a-npc_modifier")
+            mode == "opposed"
+            and targets is not None
+            and data is not None
+            and data.get("a-npc_modifier")
+            and targets()
         )
         if self.npc_opponent:
             tests = NPC_TARGET_MODES
@@ -538,6 +558,11 @@ class Forum1000Form(ModeForm):
             )
         if mode == "healing":
             self.healing = HealingForm(data, characters=context.all_characters)
+
+    @cached_property
+    def npc_targets(self) -> list:
+        """The session's NPC modifiers the GM may target."""
+        return npc_modifiers(self.context.session)
 
     @property
     def forms(self):
