@@ -205,12 +205,18 @@ def newest_visible_post(session: GameSession) -> Post | None:
     """The session's newest post that is not hidden (one query on the keyset index), with
     `newest_in_session`: no post at all, hidden or not, follows it, so a link to it needs no
     count of the posts after it (Post.get_absolute_url)."""
-    later = Post.objects.filter(session_id=session.pk, id__gt=OuterRef("id"))
+    return visible_posts_newest_first(session.pk).first()
+
+
+def visible_posts_newest_first(session_id):
+    """The session's posts that are not hidden, newest first, each with `newest_in_session`
+    (newest_visible_post). `session_id` may be an OuterRef: rolls.selectors.locked_reads
+    reads the first of them as a subquery of its one statement."""
+    later = Post.objects.filter(session_id=OuterRef("session_id"), id__gt=OuterRef("id"))
     return (
-        Post.objects.filter(session=session, hidden_at__isnull=True)
+        Post.objects.filter(session_id=session_id, hidden_at__isnull=True)
         .annotate(newest_in_session=~Exists(later))
         .order_by("-id")
-        .first()
     )
 
 

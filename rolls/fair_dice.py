@@ -187,22 +187,53 @@ class FairRoll:
         }
 
 
-def fair_roll(session, by, turn, client_seed: str = "", *, secret: bool = False) -> FairRoll | None:
+# A part of what a roll reads under the session's lock that the caller did not read
+# (rolls.selectors.locked_reads): the function reads it itself.
+class _NotRead:
+    def __repr__(self) -> str:
+        return "NOT_READ"
+
+
+NOT_READ = _NotRead()
+
+
+@dataclass(frozen=True)
+class TurnSeedRead:
+    """What a roll reads of its turn's TurnSeed: both streams' seeds and the commitment's
+    number."""
+
+    seed: str
+    secret_seed: str
+    commit_seq: int
+
+
+def turn_seed_read(session, turn_number: int) -> TurnSeedRead | None:
+    row = (
+        TurnSeed.objects.filter(session=session, turn_number=turn_number)
+        .values("seed", "secret_seed", "commit__seq")
+        .first()
+    )
+    return (
+        None if row is None else TurnSeedRead(row["seed"], row["secret_seed"], row["commit__seq"])
+    )
+
+
+def fair_roll(
+    session, by, turn, client_seed: str = "", turn_seed=NOT_READ, *, secret: bool = False
+) -> FairRoll | None:
     """The dice of a roll about to be made in `turn` (the caller holds the session's lock).
     None for a turn opened before the site committed seeds: committing now, with the
     roller's seed already known, would prove nothing; its rolls take the server's dice, as
-    they did, and the next turn is fair."""
-    turn_seed = (
-        TurnSeed.objects.select_related("commit")
-        .filter(session=session, turn_number=turn.number)
-        .first()
-    )
+    they did, and the next turn is fair. `turn_seed`: the turn's TurnSeedRead (or None)
+    when the caller already read it after the lock, in its one statement."""
+    if turn_seed is NOT_READ:
+        turn_seed = turn_seed_read(session, turn.number)
     if turn_seed is None:
         return None
     by_browser = bool(client_seed) and valid_client_seed(client_seed)
     return FairRoll(
         seed=turn_seed.secret_seed if secret else turn_seed.seed,
-        commit_seq=turn_seed.commit.seq,
+        commit_seq=turn_seed.commit_seq,
         stream=SECRET if secret else PUBLIC,
         client_seed=client_seed if by_browser else secrets.token_hex(SERVER_CLIENT_SEED_BYTES),
         client_seed_by="browser" if by_browser else "server",

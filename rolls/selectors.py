@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce, RowNumber
+from django.db.models.functions import Coalesce, JSONObject, RowNumber
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
@@ -14,7 +14,7 @@ from characters.models import Character, HealingPotion
 from characters.sheet_rows import sheets_with_values
 from diary.models import GameSession, NpcMode, ParticipationStatus, Post, SessionStatus
 from diary.page_cache import memo
-from diary.selectors import DiaryRolls, TurnActions
+from diary.selectors import DiaryRolls, TurnActions, visible_posts_newest_first
 from rolls import chain, initiative_selectors, registry, signing
 from rolls.access import (
     fight_access_in_diary,
@@ -26,6 +26,7 @@ from rolls.access import (
 from rolls.engine import notation as free_notation
 from rolls.engine.fair import draws_match
 from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
+from rolls.fair_dice import NOT_READ, TurnSeedRead
 from rolls.models import (
     ACTIONS_WITHOUT_ROLL,
     AskStatus,
@@ -665,12 +666,8 @@ class TurnActionState(TurnActionRolls):
     moves: int = 0
 
 
-def turn_action_state(session, character_id: int, turn) -> TurnActionState:
-    """What the turn's action limit reads of a character, in one query: its action rolls
-    and item uses this turn (counted over the index on (character, turn), never loaded),
-    whether an initiative event runs (in_combat) and its posts' move actions
-    (diary.selectors.move_actions_in_turn). Each part is a subquery of the one statement,
-    so under the session's lock they are read together, after it."""
+def _action_state_parts(character_id: int, turn) -> dict:
+    """TurnActionState's parts, as subqueries over a GameSession row (turn_action_state)."""
     action, use = models.Q(is_action=True), models.Q(test__in=ACTIONS_WITHOUT_ROLL)
     rolls = (
         Roll.objects.filter(
@@ -691,26 +688,18 @@ def turn_action_state(session, character_id: int, turn) -> TurnActionState:
         return Subquery(rolls.annotate(value=aggregate).values("value")[:1])
 
     number = models.IntegerField()
-    row = (
-        GameSession.objects.filter(pk=session.pk)
-        .annotate(
-            action_count=Coalesce(over_rolls(Count("id", filter=action)), 0, output_field=number),
-            action_first_seq=over_rolls(models.Min("seq", filter=action)),
-            action_item_uses=Coalesce(over_rolls(Count("id", filter=use)), 0, output_field=number),
-            action_in_combat=Exists(
-                InitiativeEvent.objects.running().filter(session_id=OuterRef("pk"))
-            ),
-            action_moves=Coalesce(Subquery(moves), 0, output_field=number),
-        )
-        .values(
-            "action_count",
-            "action_first_seq",
-            "action_item_uses",
-            "action_in_combat",
-            "action_moves",
-        )
-        .get()
-    )
+    return {
+        "action_count": Coalesce(over_rolls(Count("id", filter=action)), 0, output_field=number),
+        "action_first_seq": over_rolls(models.Min("seq", filter=action)),
+        "action_item_uses": Coalesce(over_rolls(Count("id", filter=use)), 0, output_field=number),
+        "action_in_combat": Exists(
+            InitiativeEvent.objects.running().filter(session_id=OuterRef("pk"))
+        ),
+        "action_moves": Coalesce(Subquery(moves), 0, output_field=number),
+    }
+
+
+def _action_state(row: dict) -> TurnActionState:
     return TurnActionState(
         count=row["action_count"],
         first_seq=row["action_first_seq"],
@@ -718,6 +707,123 @@ def turn_action_state(session, character_id: int, turn) -> TurnActionState:
         in_combat=bool(row["action_in_combat"]),
         moves=row["action_moves"],
     )
+
+
+def turn_action_state(session, character_id: int, turn) -> TurnActionState:
+    """What the turn's action limit reads of a character, in one query: its action rolls
+    and item uses this turn (counted over the index on (character, turn), never loaded),
+    whether an initiative event runs (in_combat) and its posts' move actions
+    (diary.selectors.move_actions_in_turn). Each part is a subquery of the one statement,
+    so under the session's lock they are read together, after it."""
+    parts = _action_state_parts(character_id, turn)
+    return _action_state(_session_row(session, parts))
+
+
+def _session_row(session, parts: dict) -> dict:
+    """The parts, subqueries over the session's row, read in one statement."""
+    return GameSession.objects.filter(pk=session.pk).annotate(**parts).values(*parts).get()
+
+
+@dataclass(frozen=True)
+class TokenUse:
+    """The roll a one-time token already made, as the replay check reads it
+    (rolls.services.replayed_roll): the full row is fetched only when it is answered."""
+
+    roll_id: int
+    rolled_by_id: int
+    request_digest: str
+
+
+@dataclass(frozen=True)
+class LockedReads:
+    """What a roll reads of its session under the session's lock (locked_reads). A part
+    not asked for is None (`action`) or NOT_READ, and whoever needs it reads it itself."""
+
+    token_use: TokenUse | None
+    action: TurnActionState | None = None
+    newest_post: Post | object | None = NOT_READ
+    turn_seed: TurnSeedRead | object | None = NOT_READ
+
+
+# What a roll reads of the newest visible post (rolls.services.resolution_post and, for the
+# post it lands in, chain_append, the owners' notification and the redirect's link). It is
+# not hidden (the subquery's filter); any other field is loaded by Django when first read.
+NEWEST_POST_FIELDS = ("id", "session_id", "turn_id", "author_id", "character_id", "changed_seq")
+
+
+def locked_reads(
+    session,
+    *,
+    token,
+    action_of: int | None = None,
+    turn=None,
+    newest_post: bool = False,
+    turn_seed: bool = False,
+) -> LockedReads:
+    """A roll's reads under the session's lock, in ONE statement: scalar subqueries over
+    the locked session's row. Always the roll its one-time token already made (TokenUse);
+    `action_of` (a character's id): its TurnActionState in `turn`; `newest_post`: the newest
+    visible post (diary.selectors.newest_visible_post), as a Post with NEWEST_POST_FIELDS and
+    `newest_in_session`; `turn_seed`: `turn`'s TurnSeedRead (rolls.fair_dice).
+
+    Issued after the lock's own `SELECT ... FOR UPDATE`, never folded into it: in
+    PostgreSQL's READ COMMITTED a statement that waited for the row lock re-reads only the
+    locked row, while its subqueries keep the snapshot from before the wait. A double submit
+    waiting on the first one's lock would miss its token (and roll twice); a roll waiting
+    while a turn opens would miss the new turn's seed. A statement issued after the lock
+    takes a new snapshot and sees everything committed before the lock was granted."""
+    parts = {
+        "token_use": _json_subquery(
+            Roll,
+            {"session_id": OuterRef("pk"), "token": token},
+            {"roll_id": "id", "rolled_by_id": "rolled_by_id", "request_digest": "request_digest"},
+        )
+    }
+    if action_of is not None:
+        parts |= _action_state_parts(action_of, turn)
+    if newest_post:
+        newest = visible_posts_newest_first(OuterRef("pk")).annotate(
+            json=JSONObject(
+                newest_in_session="newest_in_session", **{f: f for f in NEWEST_POST_FIELDS}
+            )
+        )
+        parts["newest_post"] = Subquery(newest.values("json")[:1], output_field=models.JSONField())
+    if turn_seed:
+        parts["turn_seed"] = _json_subquery(
+            TurnSeed,
+            {"session_id": OuterRef("pk"), "turn_number": turn.number},
+            {"seed": "seed", "secret_seed": "secret_seed", "commit_seq": "commit__seq"},
+        )
+    row = _session_row(session, parts)
+    used = row["token_use"]
+    return LockedReads(
+        token_use=TokenUse(**used) if used is not None else None,
+        action=_action_state(row) if action_of is not None else None,
+        newest_post=_newest_post(row["newest_post"], session) if newest_post else NOT_READ,
+        turn_seed=_turn_seed(row["turn_seed"]) if turn_seed else NOT_READ,
+    )
+
+
+def _json_subquery(model, where: dict, fields: dict):
+    """The first row of `model` matching `where`, its `fields` as one JSON object (one
+    scalar subquery for several columns)."""
+    rows = model.objects.filter(**where).order_by().annotate(json=JSONObject(**fields))
+    return Subquery(rows.values("json")[:1], output_field=models.JSONField())
+
+
+def _newest_post(values: dict | None, session) -> Post | None:
+    if values is None:
+        return None
+    newest_in_session = bool(values.pop("newest_in_session"))
+    values["hidden_at"] = None
+    names = [f.attname for f in Post._meta.concrete_fields if f.attname in values]
+    post = Post.from_db(session._state.db, names, [values[name] for name in names])
+    post.newest_in_session = newest_in_session
+    return post
+
+
+def _turn_seed(values: dict | None) -> TurnSeedRead | None:
+    return TurnSeedRead(**values) if values is not None else None
 
 
 def in_combat(session) -> bool:

@@ -39,7 +39,7 @@ from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_a
 from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.fair_dice import FairRoll, fair_roll, reveal_all, secret_stream_freed
+from rolls.fair_dice import NOT_READ, FairRoll, fair_roll, reveal_all, secret_stream_freed
 from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
 from rolls.plugins import Case, RequestError, RollContext
 from rolls.secret import (
@@ -49,11 +49,12 @@ from rolls.secret import (
     reveal_token,
 )
 from rolls.selectors import (
+    TokenUse,
     TurnActionState,
     action_rolls_in_turn,
     in_combat,
+    locked_reads,
     sheets_in_play,
-    turn_action_state,
 )
 
 logger = logging.getLogger(__name__)
@@ -128,28 +129,22 @@ def check_action_limit(
     )
 
 
-def _action_record(session, case: Case, turn, characters, extra_action_reason, secret) -> dict:
+def _action_record(session, case: Case, turn, characters, extra_action_reason, counted) -> dict:
     """What the record says of the character's further action roll in the turn: allowed by
-    the GM (a system that refuses it otherwise), or counted. A secret roll is no action."""
-    if secret or not case.is_action or case.character_id is None:
+    the GM (a system that refuses it otherwise), or counted. `counted`: the acting
+    character's TurnActionState, read after the lock (_locked_reads); None when the roll is
+    no action (a secret roll is none, nor is a roll of no character)."""
+    if counted is None:
         return {}
     system = registry.system_for(case.system)
     if system.refuses_extra_action_rolls:
         acting = characters.get(case.character_id)
-        allowed = check_action_limit(
-            session,
-            case,
-            turn,
-            acting.name if acting else "",
-            extra_action_reason,
-            # Read under the session's lock, in one statement.
-            counted=turn_action_state(session, case.character_id, turn),
-        )
+        name = acting.name if acting else ""
+        allowed = check_action_limit(session, case, turn, name, extra_action_reason, counted)
         return {"extra_action": allowed} if allowed else {}
-    earlier = action_rolls_in_turn(session, case.character_id, turn.number)
-    if not earlier:
+    if not counted:
         return {}
-    return {"action_count": {"number": earlier.count + 1, "earlier_seq": earlier.first_seq}}
+    return {"action_count": {"number": counted.count + 1, "earlier_seq": counted.first_seq}}
 
 
 # ---------------------------------------------------------------------------
@@ -191,10 +186,11 @@ def secret_digest(digest: str) -> str:
 # The write
 
 
-def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
+def target_post(session: GameSession, by, turn, post: Post | None, newest=NOT_READ) -> Post:
     """The chosen post of the roller's own of this turn; else, for the GM, the resolution
     post at the bottom of the diary (resolution_post); for a player, their latest post of
-    this turn (the action the roll belongs to), else a new one."""
+    this turn (the action the roll belongs to), else a new one. `newest`: the diary's newest
+    visible post (or None), when the caller already read it after the lock."""
     if post is not None:
         if post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
             raise ValidationError(
@@ -204,7 +200,7 @@ def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
             raise ValidationError({"post": _("This post is hidden; choose another one.")})
         return post
     if diary_permissions.is_gm(by, session):
-        return resolution_post(session, by, turn)
+        return resolution_post(session, by, turn, newest)
     latest = own_posts_in_turn(session, by, turn, newest=1)
     if latest:
         return latest[0]
@@ -212,26 +208,33 @@ def target_post(session: GameSession, by, turn, post: Post | None) -> Post:
     return post_create_for_rolls(session=session, author=by, turn=turn)
 
 
-def resolution_post(session: GameSession, by, turn) -> Post:
+def resolution_post(session: GameSession, by, turn, newest=NOT_READ) -> Post:
     """Where the GM's roll or entry resolves what came before it: the GM's own post of this
     turn when it is the diary's newest post (the resolution post of a moment ago, or an
     opening no one has answered yet), else a new post at the bottom. Never a post above the
-    players' posts it resolves."""
-    newest = newest_visible_post(session)
+    players' posts it resolves. `newest`: that post (or None) if the caller read it."""
+    if newest is NOT_READ:
+        newest = newest_visible_post(session)
     if newest is not None and newest.author_id == by.pk and newest.turn_id == turn.pk:
         return newest
     return post_create_for_rolls(session=session, author=by, turn=turn)
 
 
-def replayed_roll(session: GameSession, by, token: uuid.UUID, digest: str) -> RollMade | None:
+def replayed_roll(
+    session: GameSession, by, token: uuid.UUID, digest: str, used=NOT_READ
+) -> RollMade | None:
     """The roll this token already made (the same request sent again), or None; the token
-    with another request, or another roller's, is refused (TokenReused)."""
-    existing = Roll.objects.filter(session=session, token=token).first()
-    if existing is None:
+    with another request, or another roller's, is refused (TokenReused). `used`: what the
+    caller read of that roll after the lock (a TokenUse, or None); the full roll is fetched
+    only to answer with it, a rare path."""
+    if used is NOT_READ:
+        existing = Roll.objects.filter(session=session, token=token).first()
+        used = existing and TokenUse(existing.pk, existing.rolled_by_id, existing.request_digest)
+    if used is None:
         return None
-    if existing.rolled_by_id != by.pk or existing.request_digest != digest:
+    if used.rolled_by_id != by.pk or used.request_digest != digest:
         raise TokenReused
-    return RollMade(existing, created=False)
+    return RollMade(Roll.objects.get(pk=used.roll_id), created=False)
 
 
 def roll_make(
@@ -260,16 +263,17 @@ def roll_make(
         sheets = _sheets(locked, case, characters)
         check_may_roll(by, locked, case, sheets, extra_action_reason=extra_action_reason)
         digest = checked_digest(by, locked, case, secret, answers)
-        if (replayed := replayed_roll(locked, by, token, digest)) is not None:
+        turn = current_turn(locked)
+        read = _locked_reads(locked, by, case, token, turn, post, answers, secret, dice)
+        if (replayed := replayed_roll(locked, by, token, digest, read.token_use)) is not None:
             return replayed
         test = case.engine_test()  # RuleError: refused before any die
-        turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
         context = RollContext(locked, by, case, sheets, turn)
         for effect in case.effects:
             effect.check(context)
-        action = _action_record(locked, case, turn, sheets, extra_action_reason, secret)
+        action = _action_record(locked, case, turn, sheets, extra_action_reason, read.action)
         ask = _open_ask(locked, by, answers) if answers is not None else None
         answer = _answer(ask, case, answer_note) if ask is not None else {}
         # An effect may name the post (a reroll: its roll's); an answer with none chosen gets
@@ -277,8 +281,8 @@ def roll_make(
         target = next((p for e in case.effects if (p := e.post(context)) is not None), None)
         if target is None and ask is not None and post is None:
             target = post_create_for_rolls(session=locked, author=by, turn=turn)
-        target = target if target is not None else target_post(locked, by, turn, post)
-        dice = dice or fair_roll(locked, by, turn, client_seed, secret=secret)
+        target = target or target_post(locked, by, turn, post, read.newest_post)
+        dice = dice or fair_roll(locked, by, turn, client_seed, read.turn_seed, secret=secret)
         body = _record_body(context, test, dice, action | _answer_part(answer))
         roll = chain_append(
             locked,
@@ -299,6 +303,25 @@ def roll_make(
             status = AskStatus.ANSWERED_DIFFERENTLY if "rolled" in answer else AskStatus.ANSWERED
             _close_ask(ask, status, answer=roll, note=answer.get("note", ""))
     return RollMade(roll, created=True)
+
+
+def _locked_reads(locked, by, case: Case, token, turn, post, answers, secret, dice):
+    """What this roll reads under the lock, in one statement after it (locked_reads: never
+    in the lock's own statement, whose subqueries would see the snapshot from before a wait
+    for the lock): its token's earlier roll always; the character's action state when the
+    roll is an action; the newest post when the GM's roll lands in the resolution post; the
+    turn's seed when the fair dice roll."""
+    if turn is None:
+        return locked_reads(locked, token=token)
+    acting = not secret and case.is_action and case.character_id is not None
+    return locked_reads(
+        locked,
+        token=token,
+        action_of=case.character_id if acting else None,
+        turn=turn,
+        newest_post=post is None and answers is None and diary_permissions.is_gm(by, locked),
+        turn_seed=dice is None,
+    )
 
 
 def _answer_part(answer: dict) -> dict:

@@ -29,16 +29,17 @@ pytestmark = pytest.mark.django_db
 
 # The GM's roll for a character through the panel (forum1000), into the GM's resolution post
 # or the GM's own narrated post: 32 before the budgets. What is left (docs/performance.md):
-# the log-in session and user, the session, the sheets (one statement), the two catalogs;
-# under the lock the replayed-token check, the turn's action state, the post, the turn's
-# seed; the insert, the head's and the post's updates; the notification of the character's
-# owner (six statements of diary.notifications); on commit, the table chat's webhook; the
-# redirect's page. Since: the owner told in two statements, the webhook's wish read with the
-# lock, the redirect's page known without a count: 17; the session's NPC modifiers read
-# only when the field is drawn or one is chosen, not for a roll that targets no NPC: 16.
-# The aim is 10 with the rate limiter's one statement.
-ROLL_POST_MAX = 16
-ROLL_INTO_NARRATED_POST_MAX = 16
+# the log-in session and user, the session, the sheets (one statement), the NPC modifiers,
+# the two catalogs; under the lock the replayed-token check, the turn's action state, the
+# post, the turn's seed; the insert, the head's and the post's updates; the notification
+# of the character's owner (six statements of diary.notifications); on commit, the table
+# chat's webhook; the redirect's page. Then: the owner told in two statements, the webhook's
+# wish read with the lock, the redirect's page known without a count: 17. Then: the NPC
+# modifiers read only when one is chosen or the field drawn; the session read once, locked
+# from the start (rolls.views.panel); the replayed-token check, the action state, the post
+# and the seed in one statement after the lock (rolls.selectors.locked_reads): 12.
+ROLL_POST_MAX = 12
+ROLL_INTO_NARRATED_POST_MAX = 12
 # The preview the panel's form asks for as its fields change (htmx, #preview only): 17
 # before; 8, then 7 without the NPC modifiers.
 PREVIEW_MAX = 7
