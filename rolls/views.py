@@ -11,6 +11,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from characters.selectors import catalog_version_subquery
 from config.form_errors import apply_service_errors
 from config.roles import is_moderator
 from diary import permissions as diary_permissions
@@ -37,8 +38,11 @@ from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
 def _session_for_reader(request, pk: int) -> GameSession:
-    # The current turn rides along: the panel and the roll read it off the row.
-    sessions = GameSession.objects.select_related("gm", "current_turn")
+    # The current turn rides along: the panel and the roll read it off the row; so does the
+    # catalogs' version, under which the forms find the catalogs cached (no query of its own).
+    sessions = GameSession.objects.select_related("gm", "current_turn").annotate(
+        catalog_version=catalog_version_subquery()
+    )
     session = get_object_or_404(sessions, pk=pk)
     # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
     # already says: the participations and the moderator check are read for others only.
