@@ -13,6 +13,9 @@ from django.urls import reverse
 
 from characters.models import Attribute, CatalogVersion, Skill
 from characters.selectors import system_catalog
+from tests.rolls.ars_table import build_saga
+from tests.rolls.ciernie_table import build_ciernie_table
+from tests.rolls.q10_table import build_q10_table
 
 pytestmark = pytest.mark.django_db
 
@@ -176,3 +179,32 @@ def test_a_caller_without_a_version_reads_the_catalogs_and_they_are_true():
     with CaptureQueriesContext(connection) as queries:
         assert system_catalog(SYSTEM, version) is catalog  # cached under the token both read
     assert len(queries) == 0
+
+
+@pytest.mark.parametrize(
+    ("builder", "mode"),
+    [(build_q10_table, "pool"), (build_ciernie_table, "skill"), (build_saga, "simple")],
+    ids=["q10", "ciernie", "arsmagica"],
+)
+def test_every_systems_panel_reads_its_catalogs_through_the_cache(
+    make_user, client_for, builder, mode
+):
+    t = builder(make_user)
+    client = client_for(t.gm)
+    url = reverse("rolls:panel", args=[t.session.pk])
+
+    def panel():
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(url, {"token": str(uuid.uuid4()), "mode": mode})
+        assert page.status_code == 200
+        return page.content.decode(), catalog_reads(q["sql"] for q in queries.captured_queries)
+
+    panel()
+    body, reads = panel()
+    skill = Skill.objects.filter(system=t.session.system).order_by("name").first()
+    assert skill.name in body
+    assert reads == []
+    with connection.cursor() as cursor:
+        cursor.execute("UPDATE characters_skill SET name = 'Nowa nazwa' WHERE id = %s", [skill.pk])
+    body, reads = panel()
+    assert "Nowa nazwa" in body and len(reads) == 2
