@@ -419,8 +419,10 @@ def system_catalog(system: str, version: str | None = None) -> SystemCatalog:
     seen = {row.catalog_token for row in (*attributes, *skills)}
     if attributes and len(seen) == 1 and None not in seen:
         (read,) = seen
-        for key in [k for k in _system_catalogs if k[0] == system]:
-            _system_catalogs.pop(key, None)
+        # list(): a snapshot, safe beside another thread's write (gunicorn --threads).
+        for key in list(_system_catalogs):
+            if key[0] == system:
+                _system_catalogs.pop(key, None)
         if len(_system_catalogs) >= _SYSTEM_CATALOGS_MAX:
             _system_catalogs.clear()
         _system_catalogs[(system, read)] = catalog
