@@ -195,6 +195,22 @@ class Item(models.Model):
         return self.name
 
 
+class CatalogVersion(models.Model):
+    """One row: a random token database triggers replace on every write of the catalogs a
+    roll form reads (attributes, skills), in the writing transaction. A process caches the
+    catalogs under it (characters.selectors.system_catalog); a missing row means no version
+    is known, and nothing is cached."""
+
+    id = models.PositiveSmallIntegerField(primary_key=True, default=1)
+    token = models.CharField(max_length=64)
+
+    class Meta:
+        constraints = [models.CheckConstraint(condition=Q(id=1), name="catalog_version_one_row")]
+
+    def __str__(self) -> str:
+        return self.token
+
+
 # ---------------------------------------------------------------------------
 # Characters
 # ---------------------------------------------------------------------------

@@ -3,13 +3,14 @@
 import dataclasses
 from dataclasses import dataclass
 
-from django.db.models import F
+from django.db.models import F, Subquery
 from django.utils.translation import gettext as _
 
 from characters.models import (
     HOLDING_EFFECT_KINDS,
     Attribute,
     AttributeValue,
+    CatalogVersion,
     Character,
     GrammaticalGender,
     Item,
@@ -367,3 +368,62 @@ def catalog_for(system: str) -> Catalog:
             "item": used_items,
         },
     )
+
+
+# ---------------------------------------------------------------------------
+# The roll forms' catalogs, cached per process under the catalogs' version token
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SystemCatalog:
+    """A system's attributes (catalog order) and skills (by name, each with its attribute).
+
+    Shared: the same instances go to every form of this process while the version holds,
+    so a caller reads them and never changes them (nor caches anything on them)."""
+
+    attributes: tuple[Attribute, ...]
+    skills: tuple[Skill, ...]
+
+
+# (system, version token) -> catalog; a new version of a system drops the older ones.
+_system_catalogs: dict[tuple[str, str], SystemCatalog] = {}
+_SYSTEM_CATALOGS_MAX = 16
+
+
+def catalog_version_subquery() -> Subquery:
+    """The catalogs' version token (None: no row, no version known), for annotating onto a
+    statement a request runs anyway (the roll panel's session) instead of a query of its own."""
+    return Subquery(CatalogVersion.objects.filter(pk=1).values("token")[:1])
+
+
+def system_catalog(system: str, version: str | None = None) -> SystemCatalog:
+    """The system's catalog for the roll forms. With a `version` token this request read
+    (`catalog_version_subquery`) and this process has cached: no query. Otherwise two
+    queries, each reading the token in the same statement as its rows, cached under that
+    token only when both saw the same one: a write between them or a missing token row
+    caches nothing, and an uncommitted write's token is one no other transaction ever reads
+    (the triggers of characters/migrations/0014 draw a new token on every catalog write)."""
+    if version is not None:
+        cached = _system_catalogs.get((system, version))
+        if cached is not None:
+            return cached
+    token = catalog_version_subquery()
+    attributes = tuple(Attribute.objects.filter(system=system).annotate(catalog_token=token))
+    skills = tuple(
+        Skill.objects.filter(system=system)
+        .select_related("attribute")
+        .annotate(catalog_token=token)
+    )
+    catalog = SystemCatalog(attributes=attributes, skills=skills)
+    seen = {row.catalog_token for row in (*attributes, *skills)}
+    if attributes and len(seen) == 1 and None not in seen:
+        (read,) = seen
+        # list(): a snapshot, safe beside another thread's write (gunicorn --threads).
+        for key in list(_system_catalogs):
+            if key[0] == system:
+                _system_catalogs.pop(key, None)
+        if len(_system_catalogs) >= _SYSTEM_CATALOGS_MAX:
+            _system_catalogs.clear()
+        _system_catalogs[(system, read)] = catalog
+    return catalog

@@ -29,9 +29,12 @@ class ChainHeadMoved(Exception):
     lock. The transaction rolls back; nothing is stored."""
 
 
-def lock_session(session: GameSession | int, *, related: tuple[str, ...] = ()) -> GameSession:
+def lock_session(
+    session: GameSession | int, *, related: tuple[str, ...] = (), annotations: dict | None = None
+) -> GameSession:
     """The session row, locked (one chain at a time; other sessions never wait), fresh, with
-    its current turn (and the `related` rows a caller asks for). Only the session's row is
+    its current turn (and the `related` rows and `annotations` a caller asks for: read with
+    the row, they may be as old as the wait for the lock). Only the session's row is
     locked, not the turn's. `wants_roll_webhook`: the table chat hears of rolls, so a roll
     queues its message when it commits (read here, in the same statement, rather than looked
     up again at each commit). GameSession.DoesNotExist for a session id that is not there.
@@ -44,7 +47,7 @@ def lock_session(session: GameSession | int, *, related: tuple[str, ...] = ()) -
     locked = (
         GameSession.objects.select_for_update(of=("self",))
         .select_related("current_turn", *related)
-        .annotate(wants_roll_webhook=Exists(webhook))
+        .annotate(wants_roll_webhook=Exists(webhook), **(annotations or {}))
         .get(pk=session.pk if isinstance(session, GameSession) else session)
     )
     # A statement that waited for the row lock (PostgreSQL, READ COMMITTED) re-reads only the

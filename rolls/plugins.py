@@ -232,6 +232,12 @@ class FormContext:
     for_request: bool = False  # a player's request: only what is tested, the rest is the GM's
     may_target_npcs: bool = False  # the GM may apply an NPC's fixed modifier
 
+    @property
+    def catalog_version(self) -> str | None:
+        """The catalogs' version token read with the session (rolls.views annotates it), or
+        None: characters.selectors.system_catalog then reads the catalogs itself."""
+        return getattr(self.session, "catalog_version", None)
+
 
 @dataclass(frozen=True)
 class RollSystem:

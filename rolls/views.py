@@ -12,6 +12,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from characters.selectors import catalog_version_subquery
 from config.form_errors import apply_service_errors
 from config.roles import is_moderator
 from diary import permissions as diary_permissions
@@ -39,15 +40,18 @@ from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
 def _session_for_reader(request, pk: int, *, lock: bool = False) -> GameSession:
-    # The current turn rides along: the panel and the roll read it off the row. `lock`: the
-    # row locked for the rest of the transaction (rolls.chain_writer.lock_session).
+    # The current turn rides along: the panel and the roll read it off the row; so does the
+    # catalogs' version, under which the forms find the catalogs cached (no query of its own).
+    # `lock`: the row locked for the rest of the transaction (rolls.chain_writer.lock_session).
+    version = {"catalog_version": catalog_version_subquery()}
     if lock:
         try:
-            session = lock_session(pk, related=("gm",))
+            session = lock_session(pk, related=("gm",), annotations=version)
         except GameSession.DoesNotExist:
             raise Http404 from None
     else:
-        session = get_object_or_404(GameSession.objects.select_related("gm", "current_turn"), pk=pk)
+        sessions = GameSession.objects.select_related("gm", "current_turn").annotate(**version)
+        session = get_object_or_404(sessions, pk=pk)
     # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
     # already says: the participations and the moderator check are read for others only.
     if diary_permissions.is_gm(request.user, session):

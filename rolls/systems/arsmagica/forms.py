@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext_lazy
 
 from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number
+from characters.selectors import system_catalog
 from characters.systems import words_for
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
@@ -133,13 +134,14 @@ class ArsForm(SheetCaseForm):
         if characters:
             self.fields["character"].initial = characters[0].pk
         character = self.selected_character()
-        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
+        catalog = system_catalog(SYSTEM, self.context.catalog_version)
+        self.attributes = {a.pk: a for a in catalog.attributes}
         self.fields["characteristic"].choices = [
             (a.pk, self.characteristic_label(a, character)) for a in self.attributes.values()
         ]
         if self.attributes:
             self.fields["characteristic"].initial = next(iter(self.attributes))
-        self.skills = {s.pk: s for s in Skill.objects.filter(system=SYSTEM)}
+        self.skills = {s.pk: s for s in catalog.skills}
         self.fields["ability"].choices = [("", _("— no ability (0) —"))] + [
             (s.pk, self.ability_label(s, character)) for s in self.skills.values()
         ]

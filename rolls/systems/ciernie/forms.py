@@ -21,8 +21,9 @@ from django import forms
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from characters.models import Attribute, Character, Skill
+from characters.models import Character
 from characters.numbers import signed_number, with_minus
+from characters.selectors import system_catalog
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
 from rolls.plugins import (
@@ -232,7 +233,8 @@ class CiernieForm(SheetCaseForm):
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
-        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
+        self.catalog = system_catalog(SYSTEM, self.context.catalog_version)
+        self.attributes = {a.pk: a for a in self.catalog.attributes}
         character = self.selected_character()
         self.fields["sources"].choices = [(s.key, s.label) for s in modifier_sources(character)]
         if not gm:
@@ -494,9 +496,7 @@ class ComparativeForm(CiernieForm):
             choices=[("", gettext_lazy("— the same attribute —"))]
             + [(a.pk, a.name) for a in self.attributes.values()],
         )
-        self.skills = {
-            s.pk: s for s in Skill.objects.filter(system=SYSTEM).select_related("attribute")
-        }
+        self.skills = {s.pk: s for s in self.catalog.skills}
         self.fields["compared_skill"] = forms.TypedChoiceField(
             label=gettext_lazy("Skill (each side's level)"),
             coerce=int,
@@ -650,9 +650,7 @@ class SkillForm(CiernieForm):
         super().__init__(data, **kwargs)
         character = self.selected_character()
         levels = _skill_levels(character) if character else {}
-        self.skills = {
-            s.pk: s for s in Skill.objects.filter(system=SYSTEM).select_related("attribute")
-        }
+        self.skills = {s.pk: s for s in self.catalog.skills}
         self.fields["skill"] = forms.TypedChoiceField(
             label=gettext_lazy("Skill"),
             coerce=int,

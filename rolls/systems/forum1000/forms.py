@@ -16,8 +16,9 @@ from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
-from characters.models import Attribute, Character, NegativeEffect, Skill
+from characters.models import Character, NegativeEffect, Skill
 from characters.numbers import signed_number
+from characters.selectors import SystemCatalog, system_catalog
 from rolls.engine import forum1000 as f1000
 from rolls.plugins import (
     TYPED_MODIFIER_REASON_MESSAGE,
@@ -128,6 +129,7 @@ class SideForm(forms.Form):
         gm: bool,
         tests: tuple[str, ...] = ("attribute", "combined", "skill"),
         healing_skills: bool | None = None,
+        catalog: SystemCatalog | None = None,
         default_character: int = 0,
         npc_modifiers=None,
         npc_opponent: bool = False,
@@ -170,15 +172,14 @@ class SideForm(forms.Form):
         else:
             self.fields["test"].choices = [(k, v) for k, v in TEST_CHOICES if k in tests]
         system = f1000.SYSTEM
-        attributes = list(Attribute.objects.filter(system=system))
+        catalog = catalog or system_catalog(system)
+        attributes = catalog.attributes
         attribute_choices = [("", "—")] + [(a.pk, a.name) for a in attributes]
         self.fields["attribute"].choices = attribute_choices
         self.fields["attribute_2"].choices = attribute_choices
-        skills = Skill.objects.filter(system=system).select_related("attribute")
-        if healing_skills is True:
-            skills = skills.exclude(heals="")
-        elif healing_skills is False:  # healing has its own mode, which asks for the patient
-            skills = skills.filter(heals="")
+        skills = catalog.skills
+        if healing_skills is not None:  # healing has its own mode, which asks for the patient
+            skills = [s for s in skills if bool(s.heals) == healing_skills]
         self.skills = {s.pk: s for s in skills}
         character = self.selected_character()
         self.fields["skill"].choices = [("", "—")] + [
@@ -516,6 +517,7 @@ class Forum1000Form(ModeForm):
             self.initiative = InitiativeForm(data, characters=context.all_characters)
             return
         tests = SIDE_TESTS_BY_MODE[mode]
+        catalog = system_catalog(f1000.SYSTEM, context.catalog_version)
         # Read when the field is drawn or a modifier is chosen (the field's choices are
         # lazy), once a request.
         targets = (
@@ -544,6 +546,7 @@ class Forum1000Form(ModeForm):
             gm=context.gm,
             tests=tests,
             healing_skills={"healing": True, "skill": False}.get(mode),
+            catalog=catalog,
             npc_modifiers=targets,
             npc_opponent=mode == "opposed",
         )
@@ -555,6 +558,7 @@ class Forum1000Form(ModeForm):
                 gm=context.gm,
                 tests=tests,
                 default_character=1,
+                catalog=catalog,
             )
         if mode == "healing":
             self.healing = HealingForm(data, characters=context.all_characters)

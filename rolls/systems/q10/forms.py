@@ -16,8 +16,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
-from characters.models import Attribute, Character, Skill
+from characters.models import Character, Skill
 from characters.numbers import signed_number, with_minus
+from characters.selectors import system_catalog
 from rolls.engine import q10
 from rolls.plugins import (
     TYPED_MODIFIER_REASON_MESSAGE,
@@ -181,8 +182,9 @@ class PoolForm(SheetCaseForm):
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
-        self.attributes = {a.pk: a for a in Attribute.objects.filter(system=SYSTEM)}
-        self.skills = {s.pk: s for s in Skill.objects.filter(system=SYSTEM)}
+        catalog = system_catalog(SYSTEM, self.context.catalog_version)
+        self.attributes = {a.pk: a for a in catalog.attributes}
+        self.skills = {s.pk: s for s in catalog.skills}
         self.fields["attribute"].choices = [(a.pk, a.name) for a in self.attributes.values()]
         if self.attributes:
             self.fields["attribute"].initial = next(iter(self.attributes))
