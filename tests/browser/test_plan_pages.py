@@ -6,6 +6,7 @@ import io
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from playwright.sync_api import expect
 
 from diary import services as diary_services
 from diary.models import GameSession, PlanDecision, PlanSubmission
@@ -40,17 +41,16 @@ def test_moderator_returns_a_plan_from_the_home_page(page, submitted):
     demo, session = submitted
     log_in(page, "moderator", DEMO_PASSWORDS["moderator"])
     page.get_by_role("link", name="Karczma pod Wilkiem").click()
-    assert page.get_by_role("heading", name="Plan sesji").is_visible()
+    expect(page.get_by_role("heading", name="Plan sesji")).to_be_visible()
     page.get_by_label("Zwróć go MG do poprawek").check()
     page.get_by_role("button", name="Wyślij ocenę").click()
-    assert page.locator("#id_comment_error").inner_text() == "Napisz, co MG ma poprawić w planie."
+    expect(page.locator("#id_comment_error")).to_have_text("Napisz, co MG ma poprawić w planie.")
     problems = {}
     if found := _violations(page):
         problems["review form with an error"] = found
     page.get_by_label("Komentarz dla MG").fill("Kto zaczyna bójkę?")
     page.get_by_role("button", name="Wyślij ocenę").click()
-    page.wait_for_load_state("load")
-    assert page.get_by_test_id("plan-status").inner_text() == "zwrócony do poprawek"
+    expect(page.get_by_test_id("plan-status")).to_have_text("zwrócony do poprawek")
     assert PlanSubmission.objects.get(session=session).decision == PlanDecision.RETURNED
     page.goto(f"/sessions/{demo.pk}/plan/")
     if found := _violations(page):
