@@ -58,25 +58,23 @@ SQLITE_REMOVE = [
 ]
 
 
-def install(apps, schema_editor):
+def _statements(schema_editor, *, postgresql, sqlite) -> list[str]:
     vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(PG_INSTALL)
-    elif vendor == "sqlite":
-        for statement in SQLITE_INSTALL:
-            schema_editor.execute(statement)
-    else:
+    by_vendor = {"postgresql": [postgresql], "sqlite": sqlite}
+    if vendor not in by_vendor:
         raise NotImplementedError(f"catalog version triggers for {vendor}")
+    return by_vendor[vendor]
+
+
+def install(apps, schema_editor):
+    for statement in _statements(schema_editor, postgresql=PG_INSTALL, sqlite=SQLITE_INSTALL):
+        schema_editor.execute(statement)
     apps.get_model("characters", "CatalogVersion").objects.create(id=1, token=uuid.uuid4().hex)
 
 
 def remove(apps, schema_editor):
-    vendor = schema_editor.connection.vendor
-    if vendor == "postgresql":
-        schema_editor.execute(PG_REMOVE)
-    elif vendor == "sqlite":
-        for statement in SQLITE_REMOVE:
-            schema_editor.execute(statement)
+    for statement in _statements(schema_editor, postgresql=PG_REMOVE, sqlite=SQLITE_REMOVE):
+        schema_editor.execute(statement)
 
 
 class Migration(migrations.Migration):
