@@ -20,7 +20,6 @@ import uuid
 from pathlib import Path
 
 import pytest
-from django.apps import apps
 from django.conf import settings
 from django.db import transaction
 from django.test import Client
@@ -35,6 +34,7 @@ from diary.models import Participation
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
 from tests.rolling import ask_roll, make_roll
+from tests.site.table_writes import TableWrites
 
 pytestmark = pytest.mark.django_db
 
@@ -283,15 +283,6 @@ def outcome(response) -> str:
     return str(response.status_code)
 
 
-def database_state() -> dict:
-    state = {}
-    for model in apps.get_models():
-        if model._meta.app_label in NOT_COMPARED or not model._meta.managed:
-            continue
-        state[model._meta.label] = list(model._base_manager.order_by("pk").values_list())
-    return state
-
-
 @pytest.fixture
 def world(make_user, make_character, make_session):
     return World(make_user, make_character, make_session)
@@ -318,15 +309,16 @@ MATRIX = sorted(documented_matrix().items())
 def test_each_role_gets_the_documented_answer(world, name, method, expected):
     url = reverse(name, kwargs=world.kwargs(name))
     observed = {}
+    writes = TableWrites(NOT_COMPARED)
     for role in ROLES:
         client = world.client(role)
         # Each role meets the same world: what an allowed request wrote is rolled back.
         with transaction.atomic():
-            before = database_state()
+            writes.mark()
             response = client.get(url) if method == "GET" else client.post(url, {})
             observed[role] = outcome(response)
             if observed[role] in REFUSED:
-                assert database_state() == before, f"{role} {method} {url} was refused but wrote"
+                assert not writes.wrote(), f"{role} {method} {url} was refused but wrote"
             transaction.set_rollback(True)
     assert observed == expected
 
@@ -376,17 +368,18 @@ def test_only_the_gm_answers_or_declines_a_request(world, what):
         url = reverse("rolls:ask_decline", args=[world.session.pk, world.ask.pk])
         body, closed = {"reason": "Lepiej rzuć na Percepcję."}, AskStatus.DECLINED
     observed = {}
+    writes = TableWrites(NOT_COMPARED)
     for role in ROLES:
         client = world.client(role)
         with transaction.atomic():
-            before = database_state()
+            writes.mark()
             user = getattr(world, role, None)
             token = access.issue_token(user, world.session) if user else "x"
             response = client.post(url, {**body, "token": token})
             observed[role] = outcome(response)
             ask = RollAsk.objects.get(pk=world.ask.pk)
             if observed[role] in REFUSED:
-                assert database_state() == before, f"{role} {what} was refused but wrote"
+                assert not writes.wrote(), f"{role} {what} was refused but wrote"
             else:
                 assert ask.status == closed, (role, response.status_code)
             transaction.set_rollback(True)
@@ -396,14 +389,15 @@ def test_only_the_gm_answers_or_declines_a_request(world, what):
 def _answers(world, name: str, method: str, kwargs: dict) -> dict[str, str]:
     url = reverse(name, kwargs=kwargs)
     observed = {}
+    writes = TableWrites(NOT_COMPARED)
     for role in ROLES:
         client = world.client(role)
         with transaction.atomic():
-            before = database_state()
+            writes.mark()
             response = client.get(url) if method == "GET" else client.post(url, {})
             observed[role] = outcome(response)
             if observed[role] in REFUSED:
-                assert database_state() == before, f"{role} {method} {url} was refused but wrote"
+                assert not writes.wrote(), f"{role} {method} {url} was refused but wrote"
             transaction.set_rollback(True)
     return observed
 
