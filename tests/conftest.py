@@ -258,6 +258,13 @@ def polish(msgid: str, **params) -> str:
 # the load test (tests/load), which brings its own PostgreSQL and needs running only once.
 POSTGRES_RUN_ONLY = ("postgres_only", "load")
 
+# The browser walks run on PostgreSQL, the production database, and leave SQLite out: every
+# URL they use is also requested on SQLite by the access matrix and the form fuzzing
+# (tests/site/), and what Chromium does with a page does not change with the database. Those
+# marked every_database (the demo's walk and the diary's live update, as `make run` serves
+# them on SQLite) run on both.
+BROWSER_FOLDER = "tests/browser/"
+
 # A test without any of these (and without the django_db marker) cannot reach the test
 # database: pytest-django refuses it any query.
 DATABASE_FIXTURES = frozenset(
@@ -295,8 +302,13 @@ def touches_no_database(item) -> bool:
     return not path.startswith(EVERY_DATABASE_FOLDERS)
 
 
+def browser_walk(item) -> bool:
+    return item.path.relative_to(item.config.rootpath).as_posix().startswith(BROWSER_FOLDER)
+
+
 def pytest_collection_modifyitems(config, items):
-    """On SQLite, leave out the tests marked POSTGRES_RUN_ONLY; with --without-database-free,
+    """On SQLite, leave out the tests marked POSTGRES_RUN_ONLY and the browser walks not
+    marked every_database; with --without-database-free,
     leave out the tests that touch no database.
 
     They are deselected (not skipped): the same suite's other run always has them.
@@ -304,8 +316,9 @@ def pytest_collection_modifyitems(config, items):
     from django.db import connection
 
     def left_out(item) -> bool:
-        if connection.vendor != "postgresql" and any(
-            item.get_closest_marker(name) for name in POSTGRES_RUN_ONLY
+        if connection.vendor != "postgresql" and (
+            any(item.get_closest_marker(name) for name in POSTGRES_RUN_ONLY)
+            or (browser_walk(item) and not item.get_closest_marker("every_database"))
         ):
             return True
         return config.getoption("without_database_free") and touches_no_database(item)

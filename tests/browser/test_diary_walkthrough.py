@@ -1,4 +1,5 @@
-"""A GM and a player use the demo session in a real browser."""
+"""A GM and a player use the demo session in a real browser, on both databases (`make run`
+serves it on SQLite; the live update there has no listener to lean on)."""
 
 import io
 import re
@@ -11,7 +12,7 @@ from diary.models import GameSession, Post
 from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_database]
 
 
 def test_demo_gm_logs_in_reads_the_polish_diary_and_posts(page):

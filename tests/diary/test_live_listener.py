@@ -156,7 +156,9 @@ def test_a_lost_listener_never_vouches_for_its_copy(table, client_for, listening
     assert _poll(bob, table, seen).status_code == 204  # the copy is warm
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s",
+            # This database's listener only: another test run may share the server.
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE application_name = %s AND datname = current_database()",
             [APPLICATION_NAME],
         )
         assert cursor.fetchall() == [(True,)]
