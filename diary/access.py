@@ -332,6 +332,8 @@ def access_session(
     if lock:
         sessions = sessions.select_for_update(of=("self",))
     session = _get_or_404(sessions, pk)
+    if lock:
+        session.reread_stale_turn()
     if hasattr(session, "viewer_is_moderator"):
         user._is_moderator = bool(session.viewer_is_moderator)
     if hasattr(session, "viewer_unread"):

@@ -196,6 +196,19 @@ class GameSession(models.Model):
     def activity_marker(self) -> str:
         return str(int(self.activity_at.timestamp() * 1_000_000))
 
+    def reread_stale_turn(self) -> "GameSession":
+        """After `select_for_update(of=("self",)).select_related("current_turn")`: a statement
+        that waited for the row lock (PostgreSQL, READ COMMITTED) re-reads only the locked row,
+        so the turn joined to it is the one from before the wait. A turn opened meanwhile
+        reads None or the old turn while the row names the new one: read it now (a rare
+        path, one query). Returns the session."""
+        turn = self.current_turn
+        if (turn.pk if turn is not None else None) != self.current_turn_id:
+            self.current_turn = (
+                Turn.objects.get(pk=self.current_turn_id) if self.current_turn_id else None
+            )
+        return self
+
     def touch(self, **head) -> None:
         """Tell open diaries that something changed (see diary.views.session_live); `head`:
         fields of the session's head written in the same UPDATE (a new turn)."""

@@ -528,6 +528,7 @@ def _post_write(
         GameSession.objects.select_for_update(of=("self",))
         .select_related("current_turn")
         .get(pk=session.pk)
+        .reread_stale_turn()
     )
     access = session_access(author, session)
     if not access.can_post:

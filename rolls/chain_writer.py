@@ -16,7 +16,7 @@ from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from diary import webhooks
-from diary.models import GameSession, Post, SessionWebhook, Turn
+from diary.models import GameSession, Post, SessionWebhook
 from diary.notifications import notify_character_changed
 from rolls.chain import chain_hash
 from rolls.models import Roll, SecretRoll
@@ -50,14 +50,9 @@ def lock_session(
         .annotate(wants_roll_webhook=Exists(webhook), **(annotations or {}))
         .get(pk=session.pk if isinstance(session, GameSession) else session)
     )
-    # A statement that waited for the row lock (PostgreSQL, READ COMMITTED) re-reads only the
-    # locked row; the turn joined to it is the one from before the wait. A turn opened while
-    # this waited is missing from the join (the row's current_turn_id names it, the turn
-    # reads None): read it now, a rare path. What else a roll reads under the lock is read
-    # after it, never here (rolls.selectors.locked_reads).
-    turn = locked.current_turn
-    if locked.current_turn_id is not None and (turn is None or turn.pk != locked.current_turn_id):
-        locked.current_turn = Turn.objects.get(pk=locked.current_turn_id)
+    # What else a roll reads under the lock is read after it, never joined here: a statement
+    # that waited for the lock re-reads only the locked row (rolls.selectors.locked_reads).
+    locked.reread_stale_turn()
     locked._locked_in = _transaction()
     return locked
 
