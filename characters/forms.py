@@ -1,7 +1,6 @@
 """Character forms: the only place a sheet's input is parsed."""
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import (
@@ -23,26 +22,8 @@ from characters.systems import (
     range_message,
     words_for,
 )
+from config.form_fields import ModelIdsField
 from config.text import SingleLineCharField
-
-
-class CatalogRowsField(forms.ModelMultipleChoiceField):
-    """Rows of a catalog, chosen by id. An id beyond 64 bits is refused like any unknown id
-    before the query: SQLite cannot even compare one (Django would raise OverflowError)."""
-
-    def _check_values(self, value):
-        for pk in value:
-            try:
-                number = int(str(pk))
-            except ValueError:
-                continue  # not a number: the parent refuses it
-            if not -(2**63) <= number < 2**63:
-                raise ValidationError(
-                    self.error_messages["invalid_pk_value"],
-                    code="invalid_pk_value",
-                    params={"pk": pk},
-                )
-        return super()._check_values(value)
 
 
 class SystemChoiceForm(forms.Form):
@@ -110,7 +91,7 @@ class CharacterForm(forms.Form):
                 help_text=skill.attribute.name,
                 error_messages={"min_value": level_range, "max_value": level_range},
             )
-        self.fields["traits"] = CatalogRowsField(
+        self.fields["traits"] = ModelIdsField(
             label=self.words.traits,
             queryset=Trait.objects.filter(system=system).select_related("attribute"),
             required=False,

@@ -6,6 +6,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_lazy as _
 
+from config.form_fields import ModelIdsField
 from config.text import SingleLineCharField
 from diary.forms import STALE_FORM_MESSAGE
 from diary.models import TALK_MESSAGE_MAX, TALK_SUBJECT_MAX
@@ -34,7 +35,7 @@ class TalkMessageForm(forms.Form):
 class WhisperForm(TalkMessageForm):
     """The GM chooses the players (one or more); a player's whisper goes to the GM."""
 
-    players = forms.ModelMultipleChoiceField(
+    players = ModelIdsField(
         label=_("To the players"),
         queryset=get_user_model().objects.none(),
         widget=forms.CheckboxSelectMultiple,
