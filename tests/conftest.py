@@ -5,11 +5,14 @@ never builds a state the site itself could not reach.
 """
 
 import importlib
+import io
 import itertools
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
+from django.core.management import call_command
+from django.db import transaction
 from django.test import Client
 
 from characters import services as character_services
@@ -112,6 +115,20 @@ def _reseed_after_flush(request):
     horse.add_the_horse(apps, None)
     systems = importlib.import_module("characters.migrations.0010_q10_ciernie_arsmagica_catalogs")
     systems.seed(apps, None)
+
+
+@pytest.fixture(scope="module")
+def demo_once(django_db_setup, django_db_blocker):
+    """The demo, seeded once for a module's tests (`usefixtures("demo_once")` on every test
+    of the module: each runs in a savepoint of it, rolled back after it), instead of once a
+    test. A test that seeds the demo its own way (fair dice, a media root of its own) lives
+    in another module."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        # Played as every test not marked fair_dice plays (_dice_seeds_only_where_marked).
+        with diary_services.turns_open_without_listeners():
+            call_command("seed_demo", stdout=io.StringIO())
+        yield
+        transaction.set_rollback(True)
 
 
 @pytest.fixture

@@ -1,12 +1,10 @@
 """`seed_demo` builds the demo table through the services, and only once."""
 
 import html
-import io
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
@@ -17,16 +15,6 @@ from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
-
-
-@pytest.fixture(scope="module")
-def demo_once(django_db_setup, django_db_blocker):
-    """The demo, seeded once for this module's tests (each runs in a savepoint of it, rolled
-    back after it); the tests that seed their own are in test_seed_demo_alone.py."""
-    with django_db_blocker.unblock(), transaction.atomic():
-        call_command("seed_demo", stdout=io.StringIO())
-        yield
-        transaction.set_rollback(True)
 
 
 def test_seed_demo_builds_a_running_session_once(capsys):

@@ -8,11 +8,10 @@ from django.core.management import call_command
 from diary.models import Npc, NpcModifier
 from rolls.models import Roll
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
 
 
 def test_seed_demo_has_npcs_and_a_roll_against_the_merchant():
-    call_command("seed_demo", stdout=io.StringIO())
     npcs = {npc.name: npc for npc in Npc.objects.all()}
     assert {"Stary kupiec", "Wilki znad brodu", "Przewoźnik"} <= set(npcs)
     assert npcs["Przewoźnik"].visible_to_players is False
@@ -27,7 +26,6 @@ def test_seed_demo_shows_the_other_mode_in_a_second_session():
     from diary.models import GameSession
     from rolls.management.commands.seed_demo import DEMO_PACK_SIZE, STAND_IN_SESSION_TITLE
 
-    call_command("seed_demo", stdout=io.StringIO())
     call_command("seed_demo", stdout=io.StringIO())  # still once
     session = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
     assert session.npc_mode == "gm_character" and session.status == "running"
@@ -53,7 +51,6 @@ def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
     from rolls.models import InitiativeEvent
     from rolls.selectors import in_combat
 
-    call_command("seed_demo", stdout=io.StringIO())
     demo = GameSession.objects.get(title=SESSION_TITLE)
     gate = InitiativeEvent.objects.running().get(session=demo)
     assert gate.name == DEMO_GATE_FIGHT_NAME and in_combat(demo)
@@ -76,7 +73,6 @@ def test_seed_demo_plays_each_character_in_one_running_session_at_most():
 
     from characters.models import Character
 
-    call_command("seed_demo", stdout=io.StringIO())
     busy = Character.objects.filter(
         participations__status="accepted", participations__session__status="running"
     ).annotate(sessions=Count("participations"))
@@ -88,7 +84,6 @@ def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
     from diary.models import GameSession, Participation
     from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
 
-    call_command("seed_demo", stdout=io.StringIO())
     session = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
     assert "**Wilcze Pola**" in session.description
     application = Participation.objects.get(session=session)
@@ -98,7 +93,6 @@ def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
 def test_seed_demo_puts_npcs_in_the_gate_fight_one_wounded_one_hidden():
     from rolls.models import InitiativeEvent
 
-    call_command("seed_demo", stdout=io.StringIO())
     event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")
     npcs = {p.name: p for p in event.participants.filter(npc__isnull=False)}
     assert npcs["Wilki znad brodu"].hp_max == 40 and npcs["Wilki znad brodu"].hp_current == 28
@@ -112,7 +106,6 @@ def test_seed_demo_stuns_the_wolves_who_wait_at_the_end_of_the_order():
     from rolls.initiative_selectors import fight_view
     from rolls.models import InitiativeEvent
 
-    call_command("seed_demo", stdout=io.StringIO())
     event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")
     stun = Roll.objects.get(session=event.session, test="effect", character__isnull=True)
     assert stun.record["characters"]["a"]["name"] == "Wilki znad brodu"
