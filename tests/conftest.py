@@ -7,6 +7,7 @@ never builds a state the site itself could not reach.
 import importlib
 import io
 import itertools
+from contextlib import contextmanager
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -117,99 +118,113 @@ def _reseed_after_flush(request):
     systems.seed(apps, None)
 
 
+@contextmanager
+def rows_for_the_module(django_db_blocker, build):
+    """What `build()` writes, once for a module's tests, in a transaction rolled back after
+    the module: each test runs in a savepoint of it (pytest-django's own), rolled back
+    after the test. Built as every test not marked fair_dice plays
+    (_dice_seeds_only_where_marked). Yields what `build()` returned."""
+    with django_db_blocker.unblock(), transaction.atomic():
+        with diary_services.turns_open_without_listeners():
+            built = build()
+        yield built
+        transaction.set_rollback(True)
+
+
 @pytest.fixture(scope="module")
 def demo_once(django_db_setup, django_db_blocker):
     """The demo, seeded once for a module's tests (`usefixtures("demo_once")` on every test
     of the module: each runs in a savepoint of it, rolled back after it), instead of once a
     test. A test that seeds the demo its own way (fair dice, a media root of its own) lives
     in another module."""
-    with django_db_blocker.unblock(), transaction.atomic():
-        # Played as every test not marked fair_dice plays (_dice_seeds_only_where_marked).
-        with diary_services.turns_open_without_listeners():
-            call_command("seed_demo", stdout=io.StringIO())
+    with rows_for_the_module(
+        django_db_blocker, lambda: call_command("seed_demo", stdout=io.StringIO())
+    ):
         yield
-        transaction.set_rollback(True)
+
+
+def new_user(username: str | None = None, *, moderator: bool = False):
+    username = username or f"user{next(_names)}"
+    user = get_user_model().objects.create_user(username=username, password=PASSWORD)
+    if moderator:
+        Group.objects.get(name=MODERATOR_GROUP).user_set.add(user)
+    return user
 
 
 @pytest.fixture
 def make_user(db):
-    def make(username: str | None = None, *, moderator: bool = False):
-        username = username or f"user{next(_names)}"
-        user = get_user_model().objects.create_user(username=username, password=PASSWORD)
-        if moderator:
-            Group.objects.get(name=MODERATOR_GROUP).user_set.add(user)
-        return user
+    return new_user
 
-    return make
+
+def new_character(
+    owner,
+    name: str | None = None,
+    *,
+    attributes=None,
+    skills=None,
+    traits=(),
+    hp=(80, 100),
+    gender="masculine",
+):
+    system = RuleSystem.FORUM1000
+    catalog = {a.name: a for a in Attribute.objects.filter(system=system)}
+    skill_rows = {s.name: s for s in Skill.objects.filter(system=system)}
+    values = {**DEFAULT_ATTRIBUTES, **(attributes or {})}
+    return character_services.character_create(
+        owner=owner,
+        system=system,
+        values={
+            "name": name or f"Postać {next(_names)}",
+            "description": "",
+            "grammatical_gender": gender,
+            "hp_current": hp[0],
+            "hp_max": hp[1],
+            "attributes": {catalog[k]: v for k, v in values.items()},
+            "skills": {skill_rows[k]: v for k, v in (skills or {}).items()},
+            "traits": list(Trait.objects.filter(system=system, name__in=traits)),
+            "items": {},
+        },
+    )
 
 
 @pytest.fixture
 def make_character(db):
-    def make(
-        owner,
-        name: str | None = None,
-        *,
-        attributes=None,
-        skills=None,
-        traits=(),
-        hp=(80, 100),
-        gender="masculine",
-    ):
-        system = RuleSystem.FORUM1000
-        catalog = {a.name: a for a in Attribute.objects.filter(system=system)}
-        skill_rows = {s.name: s for s in Skill.objects.filter(system=system)}
-        values = {**DEFAULT_ATTRIBUTES, **(attributes or {})}
-        return character_services.character_create(
-            owner=owner,
-            system=system,
-            values={
-                "name": name or f"Postać {next(_names)}",
-                "description": "",
-                "grammatical_gender": gender,
-                "hp_current": hp[0],
-                "hp_max": hp[1],
-                "attributes": {catalog[k]: v for k, v in values.items()},
-                "skills": {skill_rows[k]: v for k, v in (skills or {}).items()},
-                "traits": list(Trait.objects.filter(system=system, name__in=traits)),
-                "items": {},
-            },
-        )
+    return new_character
 
-    return make
+
+def new_session(gm, characters=(), *, status=SessionStatus.RUNNING, **settings):
+    session = diary_services.session_create(
+        gm=gm,
+        title=settings.pop("title", f"Sesja {next(_names)}"),
+        description="",
+        system=RuleSystem.FORUM1000,
+        criticals_enabled=settings.pop("criticals_enabled", True),
+        npc_mode=settings.pop("npc_mode", "fixed_modifiers"),
+        roll_policy=settings.pop("roll_policy", "gm_only"),
+        # Open, so that players may ask to join as they always could; recruitment's
+        # own tests close it.
+        recruiting=settings.pop("recruiting", True),
+    )
+    for character in characters:
+        participation = diary_services.participation_invite(
+            session=session, by=gm, character=character
+        )
+        diary_services.participation_decide(
+            participation=participation, by=character.owner, accept=True
+        )
+    path = [SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING]
+    moderator = None
+    for step in path[: path.index(status) + 1] if status in path else []:
+        if step == SessionStatus.ACCEPTED:
+            moderator = moderator or new_user(moderator=True)
+        by = moderator if step == SessionStatus.ACCEPTED else gm
+        session = diary_services.session_transition(session=session, by=by, to=step)
+    return session
 
 
 @pytest.fixture
-def make_session(db, make_user):
-    def make(gm, characters=(), *, status=SessionStatus.RUNNING, **settings):
-        session = diary_services.session_create(
-            gm=gm,
-            title=settings.pop("title", f"Sesja {next(_names)}"),
-            description="",
-            system=RuleSystem.FORUM1000,
-            criticals_enabled=settings.pop("criticals_enabled", True),
-            npc_mode=settings.pop("npc_mode", "fixed_modifiers"),
-            roll_policy=settings.pop("roll_policy", "gm_only"),
-            # Open, so that players may ask to join as they always could; recruitment's
-            # own tests close it.
-            recruiting=settings.pop("recruiting", True),
-        )
-        for character in characters:
-            participation = diary_services.participation_invite(
-                session=session, by=gm, character=character
-            )
-            diary_services.participation_decide(
-                participation=participation, by=character.owner, accept=True
-            )
-        path = [SessionStatus.PLAN_SUBMITTED, SessionStatus.ACCEPTED, SessionStatus.RUNNING]
-        moderator = None
-        for step in path[: path.index(status) + 1] if status in path else []:
-            if step == SessionStatus.ACCEPTED:
-                moderator = moderator or make_user(moderator=True)
-            by = moderator if step == SessionStatus.ACCEPTED else gm
-            session = diary_services.session_transition(session=session, by=by, to=step)
-        return session
-
-    return make
+def make_session(db):
+    return new_session
 
 
 @pytest.fixture

@@ -283,11 +283,6 @@ def outcome(response) -> str:
     return str(response.status_code)
 
 
-@pytest.fixture
-def world(make_user, make_character, make_session):
-    return World(make_user, make_character, make_session)
-
-
 def test_every_url_has_a_row_for_get_and_post():
     documented = {name for name, _method in documented_matrix()}
     missing = [name for name in site_url_names() if name not in documented]

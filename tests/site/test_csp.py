@@ -13,7 +13,7 @@ import pytest
 from django.db import transaction
 from django.urls import reverse
 
-from tests.site.test_access_matrix import MATRIX, ROLES, world  # noqa: F401  (fixture)
+from tests.site.test_access_matrix import MATRIX, ROLES
 
 pytestmark = pytest.mark.django_db
 
@@ -60,7 +60,7 @@ def check_page(response) -> list[str]:
     return problems
 
 
-def test_every_page_has_the_csp_with_a_nonce_and_every_script_carries_it(world):  # noqa: F811
+def test_every_page_has_the_csp_with_a_nonce_and_every_script_carries_it(world):
     checked, problems, script_pages = set(), [], 0
     for (name, method), expected in MATRIX:
         url = reverse(name, kwargs=world.kwargs(name))

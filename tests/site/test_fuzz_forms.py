@@ -287,11 +287,6 @@ def refusal_shown(response) -> bool:
     return len(main) == 2 and ERROR_SHOWN.search(main[1]) is not None
 
 
-@pytest.fixture
-def world(make_user, make_character, make_session):
-    return World(make_user, make_character, make_session)
-
-
 def test_every_post_url_survives_fuzzing(world):
     forms = forms_by_action(world)
     # The GM's answer by judgment and the decline are fuzzed with their own fields.
