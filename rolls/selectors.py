@@ -745,7 +745,7 @@ class LockedReads:
     turn_seed: TurnSeedRead | object | None = NOT_READ
 
 
-# What a roll reads of the newest visible post (rolls.services.resolution_post and, for the
+# What a roll reads of the newest visible post (rolls.services.planned_resolution_post and, for the
 # post it lands in, chain_append, the owners' notification and the redirect's link). It is
 # not hidden (the subquery's filter); any other field is loaded by Django when first read.
 NEWEST_POST_FIELDS = ("id", "session_id", "turn_id", "author_id", "character_id", "changed_seq")

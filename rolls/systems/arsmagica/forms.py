@@ -93,6 +93,9 @@ def ease_label(value: int) -> str:
 class ArsForm(SheetCaseForm):
     """One Ars Magica test: who, Cecha + Umiejętność from the sheet, modifiers, ease factor."""
 
+    # The sources a test may use follow its characteristic: a new one redraws them.
+    structural = ("character", "characteristic")
+
     mode: ClassVar[str] = ""
     test_kind: ClassVar[str] = ""
 
@@ -228,6 +231,29 @@ class ArsForm(SheetCaseForm):
             options.append((f"item:{item.pk}", label, item.attribute_id))
         return options
 
+    @staticmethod
+    def _source_elsewhere(source, tested: Attribute) -> str:
+        """Why a ticked source does not count: it is tied to another characteristic."""
+        return _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.") % {
+            "source": source.name,
+            "attribute": source.attribute.name,
+            "tested": tested.name,
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.attributes.get(self.raw_cleaned("characteristic").get("characteristic"))
+        character = self.selected_character()
+        if tested is None or character is None:
+            return {}
+        sources = {f"trait:{t.pk}": t for t in character.traits.all()} | {
+            f"item:{h.item_id}": h.item for h in character.item_holdings.all()
+        }
+        return {
+            key: self._source_elsewhere(sources[key], tested)
+            for key, _label, attribute_id in self.source_options(character)
+            if attribute_id != tested.pk
+        }
+
     # -- validation ---------------------------------------------------------
 
     def clean(self):
@@ -296,15 +322,7 @@ class ArsForm(SheetCaseForm):
         for key in keys:
             source = traits.get(key) or items.get(key)
             if attribute is not None and options.get(key) != attribute.pk:
-                self.add_error(
-                    "sources",
-                    _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.")
-                    % {
-                        "source": source.name,
-                        "attribute": source.attribute.name,
-                        "tested": attribute.name,
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(source, attribute))
                 continue
             kind = source.kind if key.startswith("trait:") else SOURCE_ITEM
             modifiers.append(

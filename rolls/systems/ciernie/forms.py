@@ -183,10 +183,16 @@ def _modifier(value: int, source: str, label: str | None = None, reason: str | N
 # The forms
 
 
+# The fields that say which attributes a test uses: a new choice redraws the sources.
+TESTED_FIELDS = ("attribute", "attributes", "skill", "also_attributes")
+
+
 class CiernieForm(SheetCaseForm):
     """What every mode has: the character, the difficulty, the sheet's modifiers and the GM's
     typed modifier. A subclass adds its mode's fields, says which attributes
     it tests (`tested_attribute_ids`) and builds the engine's base test (`base_case`)."""
+
+    structural = ("character", *TESTED_FIELDS)
 
     mode: str = ""
     kind: str = ""  # the engine's test kind of the base test
@@ -351,20 +357,7 @@ class CiernieForm(SheetCaseForm):
         for key in cleaned.get("sources") or []:
             source = by_key[key]
             if tested and source.attribute_id not in tested:
-                self.add_error(
-                    "sources",
-                    _(
-                        "%(source)s is tied to %(attribute)s; this test uses %(tested)s "
-                        "(an ability, flaw or item counts only for its own attribute)."
-                    )
-                    % {
-                        "source": source.name,
-                        "attribute": source.attribute,
-                        "tested": ", ".join(
-                            self.attributes[i].name for i in tested if i in self.attributes
-                        ),
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(source, tested))
                 continue
             modifiers.append(_modifier(source.modifier, source.kind, source.name))
         value = cleaned.get("modifier") or 0
@@ -374,6 +367,27 @@ class CiernieForm(SheetCaseForm):
         elif value:
             modifiers.append(_modifier(value, "gm", reason=reason))
         return modifiers
+
+    def _source_elsewhere(self, source: SheetSource, tested: list[int]) -> str:
+        """Why a ticked source does not count: it is tied to an attribute not tested."""
+        return _(
+            "%(source)s is tied to %(attribute)s; this test uses %(tested)s "
+            "(an ability, flaw or item counts only for its own attribute)."
+        ) % {
+            "source": source.name,
+            "attribute": source.attribute,
+            "tested": ", ".join(self.attributes[i].name for i in tested if i in self.attributes),
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.tested_attribute_ids(self.raw_cleaned(*TESTED_FIELDS))
+        if not tested:
+            return {}
+        return {
+            source.key: self._source_elsewhere(source, tested)
+            for source in modifier_sources(self.selected_character())
+            if source.attribute_id not in tested
+        }
 
     def gm_typed(self, cleaned: dict) -> bool:
         """Whether the case carries a number a person typed (the GM's only)."""

@@ -123,6 +123,9 @@ def _source_keep(source) -> int:
 class PoolForm(SheetCaseForm):
     """One q10 test: whose pool, from what, against which difficulty."""
 
+    # The sources a test may use follow its attribute: a new one redraws them.
+    structural = ("character", "attribute")
+
     character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
     attribute = forms.TypedChoiceField(label=gettext_lazy("Attribute"), coerce=int)
     skill = forms.TypedChoiceField(
@@ -277,6 +280,28 @@ class PoolForm(SheetCaseForm):
             if f"circumstance_{r}" in self.fields
         ]
 
+    def _source_elsewhere(self, key: str, attribute_id: int, tested_id: int) -> str:
+        """Why a ticked source does not count: it changes another attribute's pool."""
+        return _("%(source)s changes the pool of %(attribute)s; this test uses %(tested)s.") % {
+            "source": dict(self.fields["sources"].choices).get(key, key),
+            "attribute": (
+                self.attributes[attribute_id].name if attribute_id in self.attributes else "?"
+            ),
+            "tested": self.attributes[tested_id].name if tested_id in self.attributes else "?",
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.raw_cleaned("attribute").get("attribute")
+        if not tested:
+            return {}
+        return {
+            key: self._source_elsewhere(key, attribute_id, tested)
+            for key, _label, attribute_id, _dice, _keep in self.source_options(
+                self.selected_character()
+            )
+            if attribute_id != tested
+        }
+
     # -- validation -------------------------------------------------------
 
     def clean(self):
@@ -295,16 +320,7 @@ class PoolForm(SheetCaseForm):
         for key in cleaned.get("sources") or []:
             attr, _dice, _keep = options[key]
             if attribute_id and attr != attribute_id:
-                tested = self.attributes[attribute_id].name
-                self.add_error(
-                    "sources",
-                    _("%(source)s changes the pool of %(attribute)s; this test uses %(tested)s.")
-                    % {
-                        "source": dict(self.fields["sources"].choices)[key],
-                        "attribute": self.attributes[attr].name if attr in self.attributes else "?",
-                        "tested": tested,
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(key, attr, attribute_id))
         for dice, keep, reason in self.pool_rows():
             if (cleaned.get(dice.name) or cleaned.get(keep.name)) and not (
                 cleaned.get(reason.name) or ""
