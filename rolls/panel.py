@@ -35,6 +35,7 @@ from rolls.services import (
     answer_differences,
     answer_record,
     check_action_limit,
+    checked_digest,
     planned_post,
 )
 
@@ -387,7 +388,8 @@ class Panel:
     def _problem_at(self, field_name: str | None, message: str) -> str:
         """A refusal placed like a form error ("b-sources", "patient")."""
         if field_name and field_name in self.token_form.fields:
-            return f"{self.token_form.fields[field_name].label} — {message}"
+            label = self.token_form.fields[field_name].label  # none on a hidden field
+            return f"{label} — {message}" if label else str(message)
         form, name = self.form.bound_field(field_name or "")
         where = self.form.where(form, name) if form is not None else ""
         return f"{where} — {message}" if where else str(message)
@@ -429,6 +431,8 @@ class Panel:
         ask = self.answering
         if self._ask_id is not None and (ask is None or not ask.is_open):
             raise ValidationError({"ask": _("This request is no longer open.")})
+        # What a secret roll may not be (it changes what everyone sees, it answers a player).
+        checked_digest(self.user, self.session, case, self.secret, ask)
         answer = answer_record(ask, case, self.answer_note) if ask is not None else {}
         chosen = self.token_form.cleaned_data.get("post")
         post = next((p for p in self.posts if p.pk == chosen), None) if chosen else None
