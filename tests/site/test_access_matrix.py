@@ -196,6 +196,9 @@ class World:
             "notifications:read": {
                 "pk": self.player.notifications.filter(kind="invitation").first().pk
             },
+            "notifications:open": {
+                "pk": self.player.notifications.filter(kind="invitation").first().pk
+            },
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
             "rolls:post_rolls": {"pk": session, "post_pk": self.roll.post_id},
             "rolls:reveal": {"pk": session, "seq": self.secret_roll.seq},
