@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rolls.models import Roll
-from tests.browser.conftest import log_in, settle_panel
+from tests.browser.conftest import log_in, roll_button, settle_panel
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, skill_id
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
@@ -77,7 +77,7 @@ def change_then_type_the_reason(
 def roll_with(page, text: str) -> Roll:
     """Roll; the record keeps the whole reason and the post shows it."""
     settle_panel(page)
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"/sessions/\d+/.*#roll-\d+$"))
     session, seq = re.search(r"/sessions/(\d+)/.*#roll-(\d+)$", page.url).groups()
     roll = Roll.objects.get(session_id=session, seq=seq)

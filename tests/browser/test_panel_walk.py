@@ -22,6 +22,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import time
 from dataclasses import dataclass, field
 
 import pytest
@@ -97,6 +98,14 @@ class Walk:
         self.asks = asks
         self.world = World()
         self.panel = reverse("rolls:panel", args=[t.session.pk])
+        # Documents the page has loaded (not htmx's address changes): a click that went
+        # shows as one more.
+        self.loads = 0
+
+        def loaded(_page):
+            self.loads += 1
+
+        page.on("load", loaded)
 
     # -- steps ---------------------------------------------------------------------------
 
@@ -192,21 +201,35 @@ class Walk:
         return True
 
     def roll(self) -> bool:
-        """Read the line and click Roll in one go (nothing can redraw between the two), then
-        hold what was stored against the line."""
-        settle(self.page)
+        """Read the line and click Roll in one go (nothing can redraw between the two), now
+        and then while the line is still being drawn (the click then waits for it, and is
+        sent only if the roll is still the one read); then hold what was stored against the
+        line read."""
+        hurry = self.rng.random() < 0.4
+        if not hurry:
+            settle(self.page)
         rolls_before = Roll.objects.filter(session=self.t.session).count()
         last_post = Post.objects.filter(session=self.t.session).order_by("-id").first()
-        with self.page.expect_navigation():
-            line, plan = self.page.evaluate(
-                """() => {
-                    const line = document.querySelector('[data-testid="roll-plan"]').innerText;
-                    const plan = document.querySelector('[data-testid="plan-digest"]').value;
-                    document.querySelector('.roll-button').click();
-                    return [line, plan];
-                }"""
-            )
-        self.world.log.append(f"   line: {line!r} (plan {plan[:12]})")
+        loads = self.loads
+        line, plan, state = self.page.evaluate(
+            """() => {
+                const line = document.querySelector('[data-testid="roll-plan"]').innerText;
+                const plan = document.querySelector('[data-testid="plan-digest"]').value;
+                const state = document.querySelector('#panel-form').dataset.preview;
+                document.querySelector('.roll-button').click();
+                return [line, plan, state];
+            }"""
+        )
+        self.world.log.append(f"   {state} line: {line!r} (plan {plan[:12]})")
+        held = self.page.get_by_test_id("plan-changed")
+        deadline = time.monotonic() + 60
+        while self.loads == loads and not held.is_visible():
+            assert time.monotonic() < deadline, "the click neither went nor said why not"
+            self.page.wait_for_timeout(50)
+        if self.loads == loads:  # held back: the roll changed while the line was drawn
+            self.world.log.append("   held back: the line changed")
+            assert Roll.objects.filter(session=self.t.session).count() == rolls_before
+            return True
         self.page.wait_for_load_state("load")
         rolled = re.search(r"#roll-(\d+)$", self.page.url) or re.search(
             r"/rolls/(\d+)/$", self.page.url

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from rolls.engine import q10 as engine
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
 
@@ -46,7 +46,7 @@ def test_the_gm_rolls_a_q10_pool_and_it_lands_in_the_post(page, q10):
     type_in(page, "pool_reason_1", "")
     choose(page, "circumstance_1", value="10")
     type_in(page, "circumstance_reason_1", "Ciemność")
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     roll = Roll.objects.get()
     result = roll.record["result"]
@@ -65,7 +65,7 @@ def test_a_gm_modifier_without_a_reason_is_refused_in_the_browser(page, q10):
     open_panel(page, q10)
     redraw(page, lambda: page.locator('[name="pool_keep_1"]').fill("1"))
     expect(page.get_by_test_id("preview-problems")).to_be_visible()
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     expect(page.locator("#id_pool_reason_1_error")).to_contain_text(
         polish("A modifier you type needs a reason: the roll shows it to everyone.")
     )
@@ -98,7 +98,7 @@ def test_a_player_asks_for_a_pool_and_the_gm_answers_in_one_click(browser, live_
     expect(gm.get_by_test_id("answering")).to_contain_text(ask.summary)
     expect(gm.locator('[name="raises"]')).to_have_value("1")
     gm.locator('[name="difficulty"]').select_option("10")
-    gm.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(gm).click()
     gm.wait_for_url(re.compile(r"#roll-\d+$"))
     roll = Roll.objects.get()
     ask.refresh_from_db()

@@ -61,12 +61,17 @@ class PanelClient(Client):
         return super().post(path, data, *args, **kwargs)
 
     def described_plan(self, path, data) -> str:
-        """The digest of the roll the panel's line describes for these fields, as the page's
-        form holds it once its preview has been drawn ("" where it can roll nothing yet)."""
-        fields = {k: v for k, v in data.items() if k not in ("csrfmiddlewaretoken", "plan")}
-        preview = super().get(path, fields, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="preview")
-        found = PLAN_INPUT.search(preview.content.decode())
-        return html.unescape(found.group(1)) if found else ""
+        return described_plan(super(), path, data)
+
+
+def described_plan(client, path, data) -> str:
+    """The digest of the roll the panel's line describes for these fields (their token
+    already signed), as the page's form holds it once its preview has been drawn ("" where
+    it can roll nothing yet)."""
+    fields = {k: v for k, v in data.items() if k not in ("csrfmiddlewaretoken", "plan")}
+    preview = client.get(path, fields, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="preview")
+    found = PLAN_INPUT.search(preview.content.decode())
+    return html.unescape(found.group(1)) if found else ""
 
     def get(self, path, data=None, *args, **kwargs):
         session, data = self._signed(path, data)
