@@ -252,7 +252,7 @@ class PostForm(forms.Form):
         help_text=_("Markdown: *italics*, **bold**, > quotes, lists. No HTML."),
     )
     nc_note = forms.CharField(
-        label=_("NC note"),
+        label=_("Out of character (OOC)"),
         required=False,
         max_length=NC_NOTE_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -287,7 +287,9 @@ class PostForm(forms.Form):
             not (cleaned.get("narration") or "").strip()
             and not (cleaned.get("nc_note") or "").strip()
         ):
-            self.add_error("narration", _("Write the narration or an NC note."))
+            self.add_error(
+                "narration", _("Write the narration or something out of character (OOC).")
+            )
         return cleaned
 
 
