@@ -1,5 +1,7 @@
 """Character forms: the only place a sheet's input is parsed."""
 
+from functools import partial
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -22,7 +24,7 @@ from characters.systems import (
     range_message,
     words_for,
 )
-from config.form_fields import ModelIdsField
+from config.form_fields import DefaultedIntegerField, ModelIdsField
 from config.text import SingleLineCharField
 
 
@@ -71,23 +73,25 @@ class CharacterForm(forms.Form):
         self.attribute_range = _span(low, high)
         self.skill_range = _span(level_low, level_high)
         out_of_range = range_message(low, high)
+        # Ars Magica's characteristics have a middle, 0, taken when left empty; the other
+        # systems' attributes are typed.
+        attribute_field = (
+            partial(DefaultedIntegerField, default=0) if low < 0 <= high else forms.IntegerField
+        )
         for attribute in self.attributes:
-            self.fields[f"attr_{attribute.pk}"] = forms.IntegerField(
+            self.fields[f"attr_{attribute.pk}"] = attribute_field(
                 label=attribute.name,
                 min_value=low,
                 max_value=high,
-                # Ars Magica's characteristics start at their middle, 0; the others at the low end.
-                initial=0 if low < 0 <= high else None,
                 error_messages={"min_value": out_of_range, "max_value": out_of_range},
             )
         level_range = range_message(level_low, level_high)
         for skill in self.skills:
-            self.fields[f"skill_{skill.pk}"] = forms.IntegerField(
+            self.fields[f"skill_{skill.pk}"] = DefaultedIntegerField(
                 label=skill.name,
+                default=0,
                 min_value=level_low,
                 max_value=level_high,
-                required=False,
-                initial=0,
                 help_text=skill.attribute.name,
                 error_messages={"min_value": level_range, "max_value": level_range},
             )
@@ -99,12 +103,11 @@ class CharacterForm(forms.Form):
         )
         self.fields["traits"].label_from_instance = _trait_label
         for item in self.items:
-            self.fields[f"item_{item.pk}"] = forms.IntegerField(
+            self.fields[f"item_{item.pk}"] = DefaultedIntegerField(
                 label=item.name,
+                default=0,
                 min_value=0,
                 max_value=99,
-                required=False,
-                initial=0,
                 help_text=rule_summary(item),
             )
 
