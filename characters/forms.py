@@ -21,6 +21,7 @@ from characters.systems import (
     ATTRIBUTE_RANGE,
     SKILL_LEVEL_RANGE,
     RuleSystem,
+    pool_modifier_text,
     range_message,
     words_for,
 )
@@ -191,8 +192,7 @@ def modifier_text(entry: Trait | Item) -> str:
     if entry.system == RuleSystem.Q10:
         if not entry.modifier and not entry.keep_modifier:
             return ""
-        dice = signed_number(entry.modifier) if entry.modifier else "0"
-        return f"{dice}z{entry.keep_modifier:+d}".replace("z+", "z").replace("-", "\u2212")
+        return pool_modifier_text(entry.modifier, entry.keep_modifier)
     if not entry.modifier:
         return ""
     return f"{signed_number(entry.modifier)} {entry.attribute.name}"
