@@ -439,7 +439,9 @@ def _check_narrator(access: SessionAccess, character: Character | None) -> None:
 
 def _check_not_empty(narration: str, nc_note: str) -> None:
     if not narration.strip() and not nc_note.strip():
-        raise ValidationError({"narration": _("Write the narration or an NC note.")})
+        raise ValidationError(
+            {"narration": _("Write the narration or something out of character (OOC).")}
+        )
 
 
 def _check_movement(

@@ -13,6 +13,7 @@ from characters.systems import MOVEMENT_RULES
 from config.form_errors import apply_service_errors, posted
 from config.markdown import render_narration
 from config.rate_limits import rate_limited
+from config.redirects import with_query
 from diary import live, notification_delivery, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,
@@ -413,7 +414,7 @@ def session_join(request, pk: int):
     access = access_session(request.user, pk, card_only=True)
     session = access.session
     characters = joinable_characters(request.user, session)
-    form = JoinForm(posted(request), characters=characters)
+    form = JoinForm(posted(request), characters=characters, chosen=request.GET.get("character"))
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
@@ -438,6 +439,11 @@ def session_join(request, pk: int):
             "form": form,
             "characters": characters,
             "applications": selectors.my_applications(request.user, session),
+            # A character built from here has the session's system and comes back here,
+            # chosen in the form.
+            "new_character_url": with_query(
+                reverse("characters:create"), system=session.system, next=request.path
+            ),
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },

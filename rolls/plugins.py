@@ -31,8 +31,10 @@ from typing import Any
 from django import forms
 from django.http import QueryDict
 from django.utils import formats
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy
 
+from config.form_fields import DefaultedIntegerField
 from rolls.chain import canonical_json
 from rolls.engine import systems as engine_systems
 from rolls.engine.errors import RuleError
@@ -566,15 +568,23 @@ def percent_text(chance: Fraction) -> str:
     return formats.number_format(Decimal(text), use_l10n=True)
 
 
-def typed_modifier_field(label, limit: int) -> forms.IntegerField:
+def _typed_modifier_range_text(limit: int) -> str:
+    return str(TYPED_MODIFIER_RANGE_MESSAGE) % {"limit": limit}
+
+
+_typed_modifier_range_message = lazy(_typed_modifier_range_text, str)
+
+
+def typed_modifier_field(label, limit: int, **kwargs) -> forms.IntegerField:
     """A modifier a person types (RULES 1.2): bounded by the system's limit, in the site's
-    words."""
-    range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": limit}
-    return forms.IntegerField(
+    words (in the language of the request that shows it, as a form may be built at import);
+    empty is 0 (the placeholder)."""
+    range_error = _typed_modifier_range_message(limit)
+    return DefaultedIntegerField(
         label=label,
-        required=False,
-        initial=0,
+        default=0,
         min_value=-limit,
         max_value=limit,
         error_messages={"min_value": range_error, "max_value": range_error},
+        **kwargs,
     )

@@ -170,3 +170,25 @@ def test_arsmagica_a_typed_modifier_then_its_reason(page, make_user):
     assert roll.test == "stress"
     modifiers = roll.record["result"]["input"]["modifiers"]
     assert [m["reason"] for m in modifiers if m["source"] == "gm"] == [text]
+
+
+def test_a_number_typed_into_a_fresh_field_is_that_number(page, table):
+    """Clicked into and typed, as a person does: 25 reads 25, never "025" after a prefilled
+    0. The panel's typed modifier (empty, left empty it counts 0) and a new sheet's skill."""
+    log_in(page, table.gm.username, PASSWORD)
+    open_panel(page, table, "skill")
+    modifier = page.locator('[name="a-action_value"]')
+    expect(modifier).to_have_value("")
+    expect(modifier).to_have_attribute("placeholder", "0")
+    modifier.click()
+    page.keyboard.type("25", delay=KEY_DELAY_MS)
+    expect(modifier).to_have_value("25")
+    page.locator('[name="a-action_reason"]').fill("Dobre miejsce")
+    expect(page.get_by_test_id("preview")).to_contain_text("+25")
+
+    page.goto("/characters/new/?system=forum1000")
+    skill = page.get_by_label("Otwieranie zamków")
+    expect(skill).to_have_value("")
+    skill.click()
+    page.keyboard.type("25", delay=KEY_DELAY_MS)
+    expect(skill).to_have_value("25")

@@ -3,6 +3,7 @@ exact chance and the cap), the roll lands in the post with its line; a player as
 pool and the GM answers it in one click."""
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import expect
@@ -12,6 +13,7 @@ from rolls.models import AskStatus, Roll, RollAsk
 from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
+from tests.rolls.q10_table import build_archer_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -110,3 +112,15 @@ def test_a_player_asks_for_a_pool_and_the_gm_answers_in_one_click(browser, live_
     )
     player_context.close()
     gm_context.close()
+
+
+def test_a_fresh_panel_previews_the_sheets_best_pair(page, make_user):
+    """Ilsa shoots (Zręczność 4 + Łucznictwo 3): the panel opens on that pool, 7z3 against
+    15, not on the catalog's first skill at level 0 (Siła + Atletyka, 2z0)."""
+    gm, session, _sila, zrecznosc, catalog = build_archer_table(make_user, {"Łucznictwo": 3})
+    open_panel(page, SimpleNamespace(gm=gm, session=session))
+    expect(page.locator('[name="attribute"]')).to_have_value(str(zrecznosc.pk))
+    expect(page.locator('[name="skill"]')).to_have_value(str(catalog["Łucznictwo"].pk))
+    expect(page.get_by_test_id("preview-terms")).to_contain_text("7z3")
+    shown = percent(page.get_by_test_id("chance").inner_text())
+    assert abs(shown - engine.pool_probability(7, 3, 15) * 100) < 0.006

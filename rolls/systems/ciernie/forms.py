@@ -24,15 +24,16 @@ from django.utils.translation import gettext_lazy, ngettext
 from characters.models import Character
 from characters.numbers import signed_number, with_minus
 from characters.selectors import system_catalog
+from config.form_fields import DefaultedIntegerField
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
 from rolls.plugins import (
-    TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
     Case,
     FormContext,
     SheetCaseForm,
     character_label,
+    typed_modifier_field,
 )
 from rolls.systems.ciernie.rerolls import RerollOffer
 
@@ -214,12 +215,9 @@ class CiernieForm(SheetCaseForm):
         widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("Only those tied to the tested attribute count (threshold points)."),
     )
-    modifier = forms.IntegerField(
-        label=gettext_lazy("GM modifier"),
-        required=False,
-        initial=0,
-        min_value=-TYPED_MODIFIER_LIMIT,
-        max_value=TYPED_MODIFIER_LIMIT,
+    modifier = typed_modifier_field(
+        gettext_lazy("GM modifier"),
+        TYPED_MODIFIER_LIMIT,
         help_text=gettext_lazy("Threshold points, −10 to +10; the roll shows the reason."),
     )
     modifier_reason = forms.CharField(
@@ -231,11 +229,6 @@ class CiernieForm(SheetCaseForm):
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
         characters, gm = self.context.characters, self.context.gm
-        if "modifier" in self.fields:
-            range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_MODIFIER_LIMIT}
-            self.fields["modifier"].error_messages.update(
-                {"min_value": range_error, "max_value": range_error}
-            )
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
@@ -692,11 +685,11 @@ class SkillForm(CiernieForm):
             help_text=gettext_lazy("Leave empty to test the skill's own attribute."),
         )
         low, high = FACTOR_RANGE
-        self.fields["factor"] = forms.IntegerField(
+        self.fields["factor"] = DefaultedIntegerField(
             label=gettext_lazy("Factor"),
+            default=0,
             min_value=low,
             max_value=high,
-            initial=0,
             help_text=gettext_lazy(
                 "The level the skill is tested against (0 to 20): 3 or more below the skill "
                 "succeeds without a roll, 3 or more above it is impossible."
