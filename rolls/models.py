@@ -491,12 +491,29 @@ class StressBotchFloor(models.Model):
         return f"{self.session_id}: {self.dice}"
 
 
+class TurnSeedQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise LedgerError("A turn's dice seeds are never updated in bulk.")
+
+    def delete(self):
+        raise LedgerError("A turn's dice seeds are never deleted.")
+
+    def _raw_delete(self, using):
+        raise LedgerError("A turn's dice seeds are never deleted.")
+
+
+# The only columns of a TurnSeed ever written after its insert: each reveal, once.
+TURN_SEED_REVEALS = frozenset({"public_reveal", "secret_reveal"})
+
+
 class TurnSeed(models.Model):
     """A turn's dice seeds (rolls.fair_dice): drawn when the turn opens, chained only as
     commitments (`commit`), revealed in the chain when the turn closes (`public_reveal`) and,
     for the secret rolls' own stream, once none of the turn's secret rolls is still sealed
     (`secret_reveal`). Seen by nobody until revealed: not the GM, not a moderator. The seeds
-    are never changed; a changed one would no longer give its chained commitment."""
+    are never changed; a changed one would no longer give its chained commitment. The
+    database refuses the same (rolls/migrations/0016_turn_seed_guard.py): every change but
+    filling a reveal once, and every delete."""
 
     session = models.ForeignKey(
         GameSession, on_delete=models.PROTECT, related_name="dice_seeds", verbose_name=_("session")
@@ -514,6 +531,8 @@ class TurnSeed(models.Model):
         Roll, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
 
+    objects = TurnSeedQuerySet.as_manager()
+
     class Meta:
         ordering = ["session", "turn_number"]
         constraints = [
@@ -526,3 +545,12 @@ class TurnSeed(models.Model):
 
     def __str__(self) -> str:
         return f"dice seed of turn {self.turn_number} ({self.session_id})"
+
+    def save(self, *args, **kwargs):
+        fields = kwargs.get("update_fields")
+        if not self._state.adding and not (fields and set(fields) <= TURN_SEED_REVEALS):
+            raise LedgerError("A turn's dice seeds are never changed; only revealed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerError("A turn's dice seeds are never deleted.")
