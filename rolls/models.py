@@ -33,16 +33,21 @@ def is_player_free_roll(record: dict) -> bool:
 
 
 def is_entry_record(record: dict) -> bool:
-    """A diary entry's record (it holds "entry" and no die); a case roll's mode may share a
-    kind's name (a system's "effect" test), so the kind alone does not tell."""
+    """A diary entry's record (it holds "entry" and no die), or one of the chain's own
+    entries of no post; a case roll's mode may share a kind's name (a system's "effect"
+    test), so the kind alone does not tell."""
     return (record.get("kind") in ENTRY_KINDS and "entry" in record) or record.get(
         "kind"
-    ) in TURN_ENTRY_KINDS
+    ) in POSTLESS_KINDS
 
 
 # A turn's own chain entries (rolls.fair_dice): its dice seeds committed and revealed. No
 # post, no die, no character.
 TURN_ENTRY_KINDS = ("dice_commit", "dice_reveal")
+# The session's end (rolls.services.session_finishing): the chain's last entry, after every
+# reveal the end makes. No post, no die.
+SESSION_END_KIND = "session_end"
+POSTLESS_KINDS = (*TURN_ENTRY_KINDS, SESSION_END_KIND)
 
 
 class LedgerError(Exception):
