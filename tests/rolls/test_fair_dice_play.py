@@ -389,9 +389,7 @@ def test_a_reroll_takes_the_rollers_seed_from_its_page(make_user, client):
     assert (fair["client_seed"], fair["client_seed_by"]) == (CLIENT_SEED, "browser")
 
 
-def test_the_sessions_end_is_a_signed_entry_after_the_reveals_it_makes(
-    table, client_for, tmp_path
-):
+def test_the_sessions_end_is_a_signed_entry_after_the_reveals_it_makes(table, client_for, tmp_path):
     """Ending the session reveals every sealed secret roll, then every seed still held, then
     chains a `session_end` entry (no post, signed like every row): the export itself says the
     session ended, and that nothing stays sealed after it."""
