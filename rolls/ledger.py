@@ -207,9 +207,11 @@ class _PlaceCheck:
         post_turn = self.posts[post_id]
         # A row lands in a post of its own turn or, for a secret roll's reveal, of an earlier
         # one (the result beside its commitment); never in a post of a later turn.
-        if post_turn is not None and post_turn > turn:
-            return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
-        return None
+        if post_turn is None or post_turn == turn:
+            return None
+        if post_turn < turn and secrets_.is_reveal_record(record):
+            return None
+        return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
 
     def _note_characters(self, record: dict, where: tuple[int, int, str]) -> None:
         characters = record.get("characters")

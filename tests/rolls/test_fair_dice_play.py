@@ -436,3 +436,24 @@ def test_the_sessions_end_is_a_signed_entry_after_the_reveals_it_makes(table, cl
     with zipfile.ZipFile(io.BytesIO(session_archive(table.alice, session))) as files:
         diary = files.read("index.html").decode()
     assert 'data-testid="damaged"' not in diary and "Sesja zakończona" in diary
+
+
+def test_a_secret_free_rolls_public_stub_names_the_system_its_record_says(table, client_for):
+    """The stub says `free` and `notation`, as the revealed record's result does, not the
+    session's system: docs/audit.md's secret part names the roll's own system and test."""
+    made = roll_make_free(
+        session=table.session,
+        by=table.gm,
+        free=FreeRoll(expression="2k6+1", label="pułapka", character_id=None, secret=True),
+        token=uuid.uuid4(),
+        client_seed=CLIENT_SEED,
+    ).roll
+    assert table.session.system == "forum1000"
+    stub = made.record["secret"]
+    revealed = secret_roll_reveal(session=table.session, by=table.gm, seq=made.seq).roll
+    full = revealed.record["reveals"]["record"]
+    assert (stub["system"], stub["test"]) == (full["result"]["system"], full["kind"])
+    assert (stub["system"], stub["test"]) == ("free", "notation")
+    page = client_for(table.alice).get(reverse("rolls:detail", args=[table.session.pk, made.seq]))
+    assert "Rzut swobodny" in page.content.decode()
+    assert verify_session(table.session.pk, recompute=True).ok
