@@ -57,7 +57,16 @@ names an earlier dice_commit of its turn, reveals each stream once, and each see
 commitment ("bad seed reveal"); a fair part names an earlier dice_commit of the roll's turn
 ("bad fair part"), and once that stream's seed is revealed every draw is recomputed ("die N
 does not follow from the revealed seed" at the roll's number). A roll whose seed is not yet
-revealed awaits its turn's reveal: counted, not an error.
+revealed awaits its turn's reveal: counted, not an error. Also ("bad fair part" at the roll):
+its draws are exactly the dice its rules ask for (docs/audit.md, "The dice each test asks
+for": dice_requests_problem below walks them), it comes before its seed's reveal, and a roll
+of a turn after the first committed one has its turn's commitment before it; a dice_commit
+is for the turn after the last committed one, and a dice_reveal is an entry of the turn it
+reveals.
+
+The session's end: a "session_end" entry, record["session_end"] = {"status": "finished"},
+is the chain's last; at it every secret roll and every committed seed is revealed ("bad
+session end"), and any entry after it is "an entry after the session's end".
 """
 
 import argparse
