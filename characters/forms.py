@@ -1,5 +1,7 @@
 """Character forms: the only place a sheet's input is parsed."""
 
+from functools import partial
+
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
@@ -19,10 +21,11 @@ from characters.systems import (
     ATTRIBUTE_RANGE,
     SKILL_LEVEL_RANGE,
     RuleSystem,
+    pool_modifier_text,
     range_message,
     words_for,
 )
-from config.form_fields import ModelIdsField
+from config.form_fields import DefaultedIntegerField, ModelIdsField
 from config.text import SingleLineCharField
 
 
@@ -71,23 +74,25 @@ class CharacterForm(forms.Form):
         self.attribute_range = _span(low, high)
         self.skill_range = _span(level_low, level_high)
         out_of_range = range_message(low, high)
+        # Ars Magica's characteristics have a middle, 0, taken when left empty; the other
+        # systems' attributes are typed.
+        attribute_field = (
+            partial(DefaultedIntegerField, default=0) if low < 0 <= high else forms.IntegerField
+        )
         for attribute in self.attributes:
-            self.fields[f"attr_{attribute.pk}"] = forms.IntegerField(
+            self.fields[f"attr_{attribute.pk}"] = attribute_field(
                 label=attribute.name,
                 min_value=low,
                 max_value=high,
-                # Ars Magica's characteristics start at their middle, 0; the others at the low end.
-                initial=0 if low < 0 <= high else None,
                 error_messages={"min_value": out_of_range, "max_value": out_of_range},
             )
         level_range = range_message(level_low, level_high)
         for skill in self.skills:
-            self.fields[f"skill_{skill.pk}"] = forms.IntegerField(
+            self.fields[f"skill_{skill.pk}"] = DefaultedIntegerField(
                 label=skill.name,
+                default=0,
                 min_value=level_low,
                 max_value=level_high,
-                required=False,
-                initial=0,
                 help_text=skill.attribute.name,
                 error_messages={"min_value": level_range, "max_value": level_range},
             )
@@ -99,12 +104,11 @@ class CharacterForm(forms.Form):
         )
         self.fields["traits"].label_from_instance = _trait_label
         for item in self.items:
-            self.fields[f"item_{item.pk}"] = forms.IntegerField(
+            self.fields[f"item_{item.pk}"] = DefaultedIntegerField(
                 label=item.name,
+                default=0,
                 min_value=0,
                 max_value=99,
-                required=False,
-                initial=0,
                 help_text=rule_summary(item),
             )
 
@@ -188,8 +192,7 @@ def modifier_text(entry: Trait | Item) -> str:
     if entry.system == RuleSystem.Q10:
         if not entry.modifier and not entry.keep_modifier:
             return ""
-        dice = signed_number(entry.modifier) if entry.modifier else "0"
-        return f"{dice}z{entry.keep_modifier:+d}".replace("z+", "z").replace("-", "\u2212")
+        return pool_modifier_text(entry.modifier, entry.keep_modifier)
     if not entry.modifier:
         return ""
     return f"{signed_number(entry.modifier)} {entry.attribute.name}"

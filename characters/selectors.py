@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 from django.db.models import F, Subquery
 from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from characters.models import (
     HOLDING_EFFECT_KINDS,
@@ -25,10 +26,13 @@ from characters.models import (
 from characters.systems import (
     DERIVED_LABELS,
     MOVEMENT_RULES,
+    SOURCE_TEST_LABELS,
     SPEED_ATTRIBUTE,
     RuleSystem,
     SystemWords,
+    attribute_with_source,
     skill_numbers,
+    skill_with_source,
     words_for,
 )
 
@@ -43,12 +47,34 @@ class SkillRow:
     # the threshold, q10's pool "XzY" of a developed skill, Ars Magica's characteristic +
     # ability; None: nothing.
     derived: str | None = None
+    # The same number with each of the sheet's sources of the skill's attribute: "395 z
+    # Precyzyjny" ("" when there is none, or the system shows no derived number).
+    with_sources: str = ""
+
+
+@dataclass(frozen=True)
+class AttributeRow:
+    attribute: Attribute
+    value: int
+    # What a test uses with each of the sheet's sources tied to it, when it applies:
+    # "(test cechy: 690 z Dobry Wzrok, gdy ma zastosowanie)"; "" when none is.
+    with_sources: str = ""
+
+
+@dataclass(frozen=True)
+class SheetSource:
+    """An ability, flaw or item on the sheet that changes tests of one attribute."""
+
+    name: str
+    attribute_id: int
+    dice: int  # the modifier: threshold points, q10's dice, Ars Magica's bonus
+    keep: int = 0  # q10's kept dice
 
 
 @dataclass(frozen=True)
 class Sheet:
     character: Character
-    attributes: list  # AttributeValue rows, in catalog order
+    attributes: list[AttributeRow]  # in catalog order
     skills: list[SkillRow]
     abilities: list[Trait]
     flaws: list[Trait]
@@ -57,6 +83,11 @@ class Sheet:
     words: SystemWords | None = None
     derived_label: str = ""  # the skills table's column for SkillRow.derived ("" hides it)
     reroll_sources: list = dataclasses.field(default_factory=list)  # ciernie: Trait/Item rows
+
+    @property
+    def has_sources(self) -> bool:
+        """Whether an attribute says what a test uses with the sheet's sources."""
+        return any(row.with_sources for row in self.attributes)
 
 
 def characters_of(user):
@@ -71,13 +102,29 @@ def sheet_for(character: Character) -> Sheet:
     """The sheet as shown: every catalog skill (level 0 when undeveloped) and derived numbers."""
     system = character.system
     values_by_attribute = {row.attribute_id: row.value for row in character.attribute_values.all()}
+    traits = list(character.traits.all())
+    sources = sheet_sources(character, traits)
     skills = []
     for skill in Skill.objects.filter(system=system).select_related("attribute"):
         level = character.skill_level(skill.pk)
         value = values_by_attribute.get(skill.attribute_id, 0)
         threshold, derived = skill_numbers(system, level, value)
-        skills.append(SkillRow(skill, level, value, threshold, derived))
-    traits = list(character.traits.all())
+        with_sources = [
+            (
+                source,
+                skill_with_source(
+                    system, skill.attribute.name, level, value, source.dice, source.keep
+                ),
+            )
+            for source in sources
+            if source.attribute_id == skill.attribute_id
+        ]
+        shown = "; ".join(
+            _("%(number)s with %(source)s") % {"number": number, "source": source.name}
+            for source, number in with_sources
+            if number is not None
+        )
+        skills.append(SkillRow(skill, level, value, threshold, derived, shown))
     speed = character.value_of(SPEED_ATTRIBUTE)
     on_foot = mounted = None
     movement = MOVEMENT_RULES.get(system)
@@ -93,7 +140,9 @@ def sheet_for(character: Character) -> Sheet:
     label = DERIVED_LABELS.get(system, "")
     return Sheet(
         character=character,
-        attributes=list(character.attribute_values.all()),
+        attributes=[
+            _attribute_row(system, row, sources) for row in character.attribute_values.all()
+        ],
         skills=skills,
         abilities=[t for t in traits if t.kind == "ability"],
         flaws=[t for t in traits if t.kind == "flaw"],
@@ -103,6 +152,40 @@ def sheet_for(character: Character) -> Sheet:
         derived_label=str(label) if label else "",
         reroll_sources=reroll_sources,
     )
+
+
+def sheet_sources(character: Character, traits: list[Trait]) -> list[SheetSource]:
+    """The sheet's abilities, flaws and held items that change tests of one attribute, in the
+    order the sheet lists them (what the roll panel offers to tick)."""
+    keeps = character.system == RuleSystem.Q10
+    entries = traits + [h.item for h in character.item_holdings.all()]
+    return [
+        SheetSource(entry.name, entry.attribute_id, entry.modifier, entry.keep_modifier or 0)
+        for entry in entries
+        if entry.attribute_id and (entry.modifier or (keeps and entry.keep_modifier))
+    ]
+
+
+def _attribute_row(system: str, row: AttributeValue, sources: list[SheetSource]) -> AttributeRow:
+    tests = [
+        _("%(number)s with %(source)s")
+        % {
+            "number": attribute_with_source(
+                system, row.attribute.name, row.value, source.dice, source.keep
+            ),
+            "source": source.name,
+        }
+        for source in sources
+        if source.attribute_id == row.attribute_id
+    ]
+    if not tests:
+        return AttributeRow(row.attribute, row.value)
+    shown = ngettext(
+        "(%(test)s: %(tests)s, when it applies)",
+        "(%(test)s: %(tests)s, when they apply)",
+        len(tests),
+    ) % {"test": SOURCE_TEST_LABELS.get(system, ""), "tests": "; ".join(tests)}
+    return AttributeRow(row.attribute, row.value, shown)
 
 
 def sheet_snapshot(character: Character) -> dict:

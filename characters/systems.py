@@ -13,7 +13,7 @@ from django.utils.functional import Promise
 from django.utils.translation import gettext, pgettext_lazy
 from django.utils.translation import gettext_lazy as _
 
-from characters.numbers import signed_number
+from characters.numbers import signed_number, with_minus
 from rolls.engine import forum1000, q10  # pure rules: characters may use them
 
 
@@ -162,6 +162,64 @@ def skill_numbers(system: str, level: int, value: int) -> tuple[int | None, str 
     if system == RuleSystem.ARSMAGICA:
         return None, f"{signed_number(value)} + {level} = {signed_number(value + level)}"
     return None, None
+
+
+# What a sheet's ability, flaw or item tied to an attribute changes in a test, as the sheet
+# says it beside the attribute (RULES 1.2, 2, 3, 4): the d1000 attribute test's threshold
+# (a skill or combined roll takes half), q10's pool, ciernie's threshold, Ars Magica's
+# characteristic. Each counts only when it applies to the test (seed 000: "Jeśli takowe
+# stosują się do danej sytuacji"), ticked in the roll panel.
+SOURCE_TEST_LABELS = {
+    RuleSystem.FORUM1000: _("attribute test"),
+    RuleSystem.Q10: _("pool"),
+    RuleSystem.CIERNIE: pgettext_lazy("ciernie", "test"),
+    RuleSystem.ARSMAGICA: pgettext_lazy("arsmagica", "test"),
+}
+
+
+def attribute_with_source(system: str, name: str, value: int, dice: int, keep: int) -> str:
+    """What a test of this attribute uses with one source (its `modifier` as `dice`, q10's
+    `keep_modifier` as `keep`): the threshold, the characteristic, or q10's pool modifier."""
+    if system == RuleSystem.FORUM1000:
+        bonus = forum1000.Modifier(dice, forum1000.Scope.ATTRIBUTE, attribute=name)
+        test = forum1000.AttributeTest(forum1000.Attribute(name, value), (bonus,))
+        return with_minus(str(forum1000.threshold(test).value))
+    if system == RuleSystem.Q10:
+        return pool_modifier_text(dice, keep)
+    if system == RuleSystem.ARSMAGICA:
+        return signed_number(value + dice)
+    return with_minus(str(value + dice))
+
+
+def skill_with_source(
+    system: str, name: str, level: int, value: int, dice: int, keep: int
+) -> str | None:
+    """The skill's derived number (`skill_numbers`) with one source of its attribute, or None
+    where the sheet shows none."""
+    if system == RuleSystem.FORUM1000:
+        bonus = forum1000.Modifier(dice, forum1000.Scope.ATTRIBUTE, attribute=name)
+        test = forum1000.SkillTest(level, forum1000.Attribute(name, value), (bonus,))
+        return with_minus(str(forum1000.threshold(test).value))
+    if system == RuleSystem.Q10:
+        if not level:
+            return None
+        test = q10.PoolTest(
+            difficulty=0,
+            attribute=value,
+            skill=level,
+            pool_modifiers=(q10.PoolModifier(dice=dice, keep=keep),),
+        )
+        pool = q10.effective_pool(test)
+        return f"{pool.x}z{pool.y}"
+    if system == RuleSystem.ARSMAGICA:
+        return signed_number(value + level + dice)
+    return None
+
+
+def pool_modifier_text(dice: int, keep: int) -> str:
+    """A q10 pool modifier as the seed writes it: +1z1, −1z0."""
+    text = f"{signed_number(dice) if dice else '0'}z{keep:+d}".replace("z+", "z")
+    return with_minus(text)
 
 
 def words_for(system: str) -> SystemWords:

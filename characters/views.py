@@ -25,6 +25,7 @@ from characters.models import HealingPotion, NegativeEffect, SheetProposal
 from characters.portraits import PortraitSizeLimit
 from characters.systems import ATTRIBUTE_RANGE
 from config.form_errors import apply_service_errors, posted
+from config.redirects import local_path, with_query
 
 
 @login_required
@@ -40,13 +41,18 @@ def character_list(request):
 @login_required
 @require_http_methods(["GET", "POST"])
 def character_create(request):
-    systems = SystemChoiceForm(request.GET or None)
+    # Opened from another page (a session's application): back there after saving, with
+    # the new character chosen. Only a path of this site is followed.
+    back = local_path(request, request.GET.get("next"))
+    systems = SystemChoiceForm(request.GET if "system" in request.GET else None)
     if len(ATTRIBUTE_RANGE) == 1:
         system = next(iter(ATTRIBUTE_RANGE))
     elif systems.is_valid():
         system = systems.cleaned_data["system"]
     else:
-        return render(request, "characters/character_system.html", {"systems": systems})
+        return render(
+            request, "characters/character_system.html", {"systems": systems, "back": back}
+        )
     form = CharacterForm(posted(request), system=system)
     if request.method == "POST" and form.is_valid():
         try:
@@ -57,11 +63,13 @@ def character_create(request):
             apply_service_errors(form, error)
         else:
             messages.success(request, _("The character has been created."))
+            if back:
+                return redirect(with_query(back, character=character.pk))
             return redirect("characters:detail", pk=character.pk)
     return render(
         request,
         "characters/character_form.html",
-        {"form": form, "character": None},
+        {"form": form, "character": None, "back": back},
         status=400 if form.is_bound else 200,  # a failed POST: errors next to the fields
     )
 

@@ -127,6 +127,8 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("media_file", "POST", "405", "405", "405", "405", "405", "405", "405"),
     ("notifications:list", "GET", "login", "200", "200", "200", "200", "200", "200"),
     ("notifications:list", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    ("notifications:open", "GET", "login", "404", "404", "302", "404", "404", "404"),
+    ("notifications:open", "POST", "login", "405", "405", "405", "405", "405", "405"),
     ("notifications:preferences", "GET", "login", "200", "200", "200", "200", "200", "200"),
     ("notifications:preferences", "POST", "login", "200", "200", "200", "200", "200", "200"),
     ("notifications:read", "GET", "login", "405", "405", "405", "405", "405", "405"),

@@ -22,3 +22,39 @@ class ModelIdsField(forms.ModelMultipleChoiceField):
                     params={"pk": pk},
                 )
         return super()._check_values(value)
+
+
+class DefaultNumberInput(forms.NumberInput):
+    """A number field that starts empty, its default shown as the placeholder: a value
+    typed into it is that value (a prefilled "0" turns a typed 25 into "025"). The default
+    itself is shown as the placeholder too, when a form comes back with it."""
+
+    def __init__(self, default: int, attrs=None):
+        super().__init__(attrs)
+        self.default = default
+        self.attrs.setdefault("placeholder", str(default))
+
+    def format_value(self, value):
+        if value is None or str(value).strip() in ("", str(self.default)):
+            return None
+        return super().format_value(value)
+
+
+class DefaultedIntegerField(forms.IntegerField):
+    """A whole number a person types that has a default (a modifier's 0, a count's 1): left
+    empty, it is the default. Every such field of the site is one of these, so none is
+    prefilled."""
+
+    def __init__(self, *, default: int = 0, **kwargs):
+        kwargs.setdefault("widget", DefaultNumberInput(default))
+        super().__init__(required=False, initial=default, **kwargs)
+        self.default = default
+
+    def set_default(self, default: int) -> None:
+        """Another default, known only once the form is built (a session's setting)."""
+        self.default = self.initial = self.widget.default = default
+        self.widget.attrs["placeholder"] = str(default)
+
+    def to_python(self, value):
+        number = super().to_python(value)
+        return self.default if number is None else number

@@ -180,12 +180,19 @@ class JoinForm(forms.Form):
         empty_label=_("— choose a character —"),
     )
 
-    def __init__(self, *args, characters: list[Character], **kwargs):
+    def __init__(self, *args, characters: list[Character], chosen: str | None = None, **kwargs):
         super().__init__(*args, **kwargs)
         self.fields["character"].queryset = Character.objects.filter(
             pk__in=[c.pk for c in characters]
         ).order_by("name")
-        if len(characters) == 1 and not self.is_bound:
+        if self.is_bound:
+            return
+        # `chosen`: the character just built for this application (?character=<pk>); taken
+        # only when it is one of those that may ask, else ignored.
+        ids = {str(c.pk): c.pk for c in characters}
+        if chosen in ids:
+            self.initial["character"] = ids[chosen]
+        elif len(characters) == 1:
             self.initial["character"] = characters[0].pk
 
     message = forms.CharField(
@@ -245,7 +252,7 @@ class PostForm(forms.Form):
         help_text=_("Markdown: *italics*, **bold**, > quotes, lists. No HTML."),
     )
     nc_note = forms.CharField(
-        label=_("NC note"),
+        label=_("Out of character (OOC)"),
         required=False,
         max_length=NC_NOTE_MAX_LENGTH,
         widget=forms.Textarea(attrs={"rows": 3}),
@@ -280,7 +287,9 @@ class PostForm(forms.Form):
             not (cleaned.get("narration") or "").strip()
             and not (cleaned.get("nc_note") or "").strip()
         ):
-            self.add_error("narration", _("Write the narration or an NC note."))
+            self.add_error(
+                "narration", _("Write the narration or something out of character (OOC).")
+            )
         return cleaned
 
 

@@ -45,14 +45,25 @@ def _back(request):
 
 
 @login_required
-@require_POST
-def notification_read(request, pk: int):
-    """Mark one notification read; with `open` (the notification's own words in the list),
-    go on to what it points to, as the server says it (no `next` is followed then)."""
+@require_GET
+def notification_open(request, pk: int):
+    """The notification's own words in the list: a link (a new tab, a copied address) that
+    marks it read on arrival and goes on to what it points to. A GET that writes, kept
+    harmless: only the reader's own notification (anyone else's is a 404 that tells
+    nothing), only its read mark, and the way on is the notification's own, never one the
+    request names. Cross-site pages cannot fire it unseen: the log-in cookie is SameSite=Lax,
+    so it rides only on a top-level navigation."""
     notification = access_notification(request.user, pk)
     notification_delivery.notification_mark_read(notification=notification)
-    if "open" in request.POST:
-        return HttpResponseRedirect(notification_delivery.notification_url(notification))
+    return HttpResponseRedirect(notification_delivery.notification_url(notification))
+
+
+@login_required
+@require_POST
+def notification_read(request, pk: int):
+    """Mark one notification read and go back to the page the button was on."""
+    notification = access_notification(request.user, pk)
+    notification_delivery.notification_mark_read(notification=notification)
     return _back(request)
 
 

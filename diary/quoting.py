@@ -10,7 +10,9 @@ from functools import cache
 
 from django.urls import reverse
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
+from characters.grammar import gendered
 from diary.models import Post
 
 # The permalink's path with the post's pk; built from the route so a changed prefix follows.
@@ -38,9 +40,20 @@ def _permalink_pattern() -> re.Pattern:
 
 
 def quote_header(post) -> str:
-    """Who is quoted: the character when the post narrates one, else the author."""
-    who = post.character.name if post.character_id else post.author.get_username()
-    return _("[%(who)s wrote](%(link)s):") % {"who": who, "link": permalink_path(post.pk)}
+    """Who is quoted: the character when the post narrates one, the verb agreeing with its
+    grammatical gender ("Lirael napisała"); else the author, whose gender the site does not
+    know ("napisał(a)")."""
+    link = permalink_path(post.pk)
+    if not post.character_id:
+        return _("[%(who)s wrote](%(link)s):") % {"who": post.author.get_username(), "link": link}
+    character = post.character
+    header = gendered(
+        character.grammatical_gender,
+        masculine=pgettext("masculine", "[%(who)s wrote](%(link)s):"),
+        feminine=pgettext("feminine", "[%(who)s wrote](%(link)s):"),
+        neuter=pgettext("neuter", "[%(who)s wrote](%(link)s):"),
+    )
+    return header % {"who": character.name, "link": link}
 
 
 def quote_markdown(post, selection: str = "") -> str:

@@ -81,6 +81,19 @@ def session_update(*, session: GameSession, by, **fields) -> GameSession:
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     locked = {"system", "criticals_enabled", "npc_mode"}
+    places = fields.get("player_slots", session.player_slots)
+    if places != session.player_slots:
+        # Fewer places than characters playing would leave someone seated past the places.
+        taken = _places_taken(session)
+        if places < taken:
+            raise ValidationError(
+                {
+                    "player_slots": _(
+                        "Characters playing now: %(taken)s; the places cannot be fewer."
+                    )
+                    % {"taken": taken}
+                }
+            )
     for name, value in fields.items():
         if name in locked and session.rules_locked and getattr(session, name) != value:
             raise ValidationError(
@@ -256,6 +269,7 @@ def participation_invite(*, session: GameSession, by, character: Character) -> P
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     _check_character_fits(session, character)
+    _check_free_place(session, field="character")
     _check_not_playing_elsewhere(session, character)
     participation = _reopen_or_create(session, character, ParticipationStatus.INVITED)
     notifications.notify_invitation(participation, by=by)
@@ -282,12 +296,28 @@ def participation_request(
 
 def _check_recruiting(session: GameSession) -> None:
     """Applications are taken while recruitment is open and a place is free (the caller
-    holds the session's row lock). The GM's invitations and answers are not limited."""
+    holds the session's row lock)."""
     if not session.recruiting or session.status in (SessionStatus.DRAFT, SessionStatus.FINISHED):
         raise ValidationError(_("This session is not recruiting: the GM has closed recruitment."))
-    playing = session.participations.filter(status=ParticipationStatus.ACCEPTED).count()
-    if playing >= session.player_slots:
+    if _places_taken(session) >= session.player_slots:
         raise ValidationError(_("This session has no free places: every place is taken."))
+
+
+def _places_taken(session: GameSession) -> int:
+    return session.participations.filter(status=ParticipationStatus.ACCEPTED).count()
+
+
+def _check_free_place(session: GameSession, *, field: str | None = None) -> None:
+    """A character is seated (accepted, either way in) or invited only while a place is
+    free. The caller holds the session's row lock, so two acceptances at once count each
+    other and cannot both take the last place."""
+    taken = _places_taken(session)
+    if taken >= session.player_slots:
+        message = _(
+            "Every place in this session is taken (%(taken)s of %(places)s); the GM can raise "
+            "the number of places in the session's settings."
+        ) % {"taken": taken, "places": session.player_slots}
+        raise ValidationError({field: message} if field else message, code="no_free_place")
 
 
 @transaction.atomic
@@ -295,11 +325,15 @@ def participation_decide(
     *, participation: Participation, by, accept: bool, note: str = ""
 ) -> Participation:
     """An invitation is answered by the owner, a request by the GM (diary.access)."""
+    # The session's row first (as every service locks it before what it holds): the places
+    # are counted under it. A participation never moves to another session.
+    session = GameSession.objects.select_for_update().filter(pk=participation.session_id).first()
     flags = access_participation(by, participation.pk, lock=True)
     participation = flags.participation
     if not flags.can_decide:
         raise PermissionDenied
     if accept:
+        _check_free_place(session)
         _check_not_playing_elsewhere(participation.session, participation.character)
     participation.status = ParticipationStatus.ACCEPTED if accept else ParticipationStatus.DECLINED
     participation.decided_at = timezone.now()
@@ -405,7 +439,9 @@ def _check_narrator(access: SessionAccess, character: Character | None) -> None:
 
 def _check_not_empty(narration: str, nc_note: str) -> None:
     if not narration.strip() and not nc_note.strip():
-        raise ValidationError({"narration": _("Write the narration or an NC note.")})
+        raise ValidationError(
+            {"narration": _("Write the narration or something out of character (OOC).")}
+        )
 
 
 def _check_movement(

@@ -13,6 +13,7 @@ from characters.systems import MOVEMENT_RULES
 from config.form_errors import apply_service_errors, posted
 from config.markdown import render_narration
 from config.rate_limits import rate_limited
+from config.redirects import with_query
 from diary import live, notification_delivery, quoting, reading, selectors, services
 from diary.access import (
     SessionAccess,
@@ -385,6 +386,13 @@ def session_participants(request, pk: int):
             else:
                 messages.success(request, _("The character has been invited."))
                 return redirect("diary:participants", pk=pk)
+    return _participants_page(request, access, invite_form)
+
+
+def _participants_page(request, access: SessionAccess, invite_form, refused=None):
+    """The roster; `refused`: the GM's answer the service refused, shown in its row."""
+    session = access.session
+    participations = selectors.session_participations(session)
     return render(
         request,
         "diary/participants.html",
@@ -392,9 +400,11 @@ def session_participants(request, pk: int):
             "session": session,
             "is_gm": access.is_gm,
             "invite_form": invite_form,
-            "rows": [access.participation(p) for p in selectors.session_participations(session)],
+            "rows": [access.participation(p) for p in participations],
+            "places_taken": sum(p.status == ParticipationStatus.ACCEPTED for p in participations),
+            "refused": refused,
         },
-        status=400 if invite_form is not None and invite_form.errors else 200,
+        status=400 if refused or (invite_form is not None and invite_form.errors) else 200,
     )
 
 
@@ -404,7 +414,7 @@ def session_join(request, pk: int):
     access = access_session(request.user, pk, card_only=True)
     session = access.session
     characters = joinable_characters(request.user, session)
-    form = JoinForm(posted(request), characters=characters)
+    form = JoinForm(posted(request), characters=characters, chosen=request.GET.get("character"))
     if request.method == "POST" and form.is_valid():
         try:
             services.participation_request(
@@ -429,6 +439,11 @@ def session_join(request, pk: int):
             "form": form,
             "characters": characters,
             "applications": selectors.my_applications(request.user, session),
+            # A character built from here has the session's system and comes back here,
+            # chosen in the form.
+            "new_character_url": with_query(
+                reverse("characters:create"), system=session.system, next=request.path
+            ),
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },
@@ -468,6 +483,17 @@ def participation_decide(request, pk: int, decision: str):
             note=note_form.cleaned_data["note"],
         )
     except ValidationError as error:
+        if participation.session.gm_id == request.user.pk:
+            # Said in the row the GM answered, with what was typed there.
+            access = access_session(request.user, participation.session_id)
+            refused = {
+                "pk": participation.pk,
+                "messages": error.messages,
+                "note": request.POST.get("note", ""),
+                "no_free_place": getattr(error, "code", None) == "no_free_place",
+            }
+            invite_form = InviteForm(session=access.session) if access.can_manage else None
+            return _participants_page(request, access, invite_form, refused)
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, _("Answer saved."))

@@ -75,11 +75,53 @@ def url_problem(url: str) -> str:
         if host == "localhost" or host.endswith((".localhost", ".local", ".internal")):
             return _("The webhook address must be on the public internet.")
         try:
-            if not ipaddress.ip_address(host).is_global:
+            if not is_public_address(ipaddress.ip_address(host)):
                 return _("The webhook address must be on the public internet.")
         except ValueError:
             pass  # a name: checked again, resolved, when sending
     return ""
+
+
+# IPv6 addresses that carry an IPv4 address inside them: a packet to one reaches that IPv4
+# host (through the stack itself, a NAT64 translator, a 6to4, Teredo or ISATAP relay), so
+# it is public only when the IPv4 address is too. `is_global` alone looks at the IPv6
+# prefix, and several of these prefixes are global.
+_IPV4_IN_LOW_32_BITS = (
+    ipaddress.ip_network("::/96"),  # IPv4-compatible (deprecated, still routed by some stacks)
+    ipaddress.ip_network("::ffff:0:0/96"),  # IPv4-mapped
+    ipaddress.ip_network("::ffff:0:0:0/96"),  # IPv4-translated (SIIT)
+    ipaddress.ip_network("64:ff9b::/96"),  # NAT64's well-known prefix
+)
+# NAT64's local-use prefix: the translator is the local network's own, never the internet.
+_NAT64_LOCAL_USE = ipaddress.ip_network("64:ff9b:1::/48")
+_ISATAP_INTERFACE_IDS = (0x00005EFE, 0x02005EFE)  # the upper half of the last 64 bits
+
+
+def embedded_ipv4(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 address leads to, in every embedding there is."""
+    found = []
+    low_32 = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+    if any(address in network for network in _IPV4_IN_LOW_32_BITS):
+        found.append(low_32)
+    if address.sixtofour:
+        found.append(address.sixtofour)
+    if address.teredo:
+        found.extend(address.teredo)  # its server and its client
+    if (int(address) >> 32) & 0xFFFFFFFF in _ISATAP_INTERFACE_IDS:
+        found.append(low_32)
+    return found
+
+
+def is_public_address(address: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether the server may open this address: globally routable, and so is every IPv4
+    address inside it."""
+    if not address.is_global:
+        return False
+    if address.version == 6:
+        if address in _NAT64_LOCAL_USE:
+            return False
+        return all(ipv4.is_global for ipv4 in embedded_ipv4(address))
+    return True
 
 
 def _public_address(host: str, port: int) -> str:
@@ -91,7 +133,7 @@ def _public_address(host: str, port: int) -> str:
         raise DeliveryError(_("The host could not be found."), retry=True) from error
     for *_rest, sockaddr in infos:
         address = sockaddr[0]
-        if settings.WEBHOOK_ALLOW_LOCAL or ipaddress.ip_address(address).is_global:
+        if settings.WEBHOOK_ALLOW_LOCAL or is_public_address(ipaddress.ip_address(address)):
             return address
     raise DeliveryError(_("The address is not on the public internet."), retry=False)
 

@@ -1,11 +1,12 @@
 """The GM sets, tests and removes a session's webhook (diary/webhooks.py announces)."""
 
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
 
 from diary import webhooks
 from diary.access import session_access
 from diary.models import GameSession, SessionWebhook
+from diary.webhook_delivery import url_problem
 
 
 def _check_gm(session: GameSession, by) -> None:
@@ -17,6 +18,9 @@ def _check_gm(session: GameSession, by) -> None:
 def webhook_save(*, session: GameSession, by, url: str, **events: bool) -> SessionWebhook:
     """Set the session's webhook (one per session); a new URL forgets the old one's error."""
     _check_gm(session, by)
+    problem = url_problem(url)
+    if problem:
+        raise ValidationError({"url": problem})
     webhook = SessionWebhook.objects.filter(session=session).first() or SessionWebhook(
         session=session
     )

@@ -2,12 +2,12 @@
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.core.exceptions import PermissionDenied
+from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods
 
-from config.form_errors import posted
+from config.form_errors import apply_service_errors, posted
 from diary import webhook_services
 from diary.access import access_session
 from diary.models import SessionWebhook
@@ -34,14 +34,18 @@ def session_webhook(request, pk: int):
     form = WebhookForm(posted(request), instance=webhook or SessionWebhook(session=session))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        webhook_services.webhook_save(
-            session=session,
-            by=request.user,
-            url=data["url"],
-            **{name: data[name] for name in EVENT_FIELDS},
-        )
-        messages.success(request, _("Webhook saved."))
-        return redirect("diary:session_webhook", pk=session.pk)
+        try:
+            webhook_services.webhook_save(
+                session=session,
+                by=request.user,
+                url=data["url"],
+                **{name: data[name] for name in EVENT_FIELDS},
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("Webhook saved."))
+            return redirect("diary:session_webhook", pk=session.pk)
     return render(
         request,
         "diary/session_webhook.html",

@@ -15,6 +15,7 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
+from config.form_fields import DefaultedIntegerField
 from diary.models import Turn
 from rolls.forms import SignedTokenForm, extra_action_field, post_target_choices
 from rolls.initiative_selectors import npc_effects
@@ -200,7 +201,7 @@ def _npc_effects(session, npcs) -> dict:
 class ItemGrantForm(_ForCharacter):
     """The GM grants potions or healing items in a post, with their described effect."""
 
-    count = forms.IntegerField(label=_("Count"), min_value=1, max_value=GRANT_MAX, initial=1)
+    count = DefaultedIntegerField(label=_("Count"), default=1, min_value=1, max_value=GRANT_MAX)
     effect = forms.CharField(
         label=_("Described effect"),
         max_length=NOTE_MAX,

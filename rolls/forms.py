@@ -112,6 +112,9 @@ class PanelTokenForm(SignedTokenForm):
     # The player's request this roll answers (the GM's one click from the diary).
     ask = forms.IntegerField(widget=forms.HiddenInput, required=False, min_value=1)
     client_seed = client_seed_field()
+    # The digest of the roll the line above the button described (rolls.roll_plan): the
+    # preview draws it, the roll is made only if it is still that roll.
+    plan = forms.CharField(required=False, max_length=64)
 
     def __init__(
         self,

@@ -31,9 +31,9 @@ class FreeRollForm(SignedTokenForm):
         strip=False,
         # No max_length: the engine's limit answers with its own sentence (and the count).
         help_text=_(
-            "E.g. 2k6+3, 4k6k3 (keep the 3 highest), 1k6! (exploding), 10k10>=8 (count the "
-            "dice of 8 or more), {1k20, 1k20}kh1, 1k8[cięcie]+2, (1k6+2)*2, 4kF. "
-            "At most 100 characters and 100 dice; docs: the notation."
+            "E.g. 2k6+3, 4k6k3 (keep the 3 highest), 1k6! (exploding), 1k6!>=5 (exploding on "
+            "5 and 6), 10k10>=8 (count the dice of 8 or more), {1k20, 1k20}kh1, "
+            "1k8[cięcie]+2, (1k6+2)*2, 4kF. At most 100 characters and 100 dice."
         ),
         widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
     )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
+from config.form_fields import DefaultedIntegerField
 from rolls import access
 from rolls.engine import systems as engine_systems
 from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
@@ -61,11 +62,11 @@ class ModifierForm(_EventForm):
 
     id_prefix = "modifier"
 
-    turns = forms.IntegerField(
+    turns = DefaultedIntegerField(
         label=_("For how many turns"),
+        default=1,
         min_value=1,
         max_value=MAX_TURNS,
-        initial=1,
         help_text=_("Counts from this turn; it ends by itself after the last one."),
     )
     reason = forms.CharField(label=_("Reason (spell, item)"), max_length=200)

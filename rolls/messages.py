@@ -85,6 +85,31 @@ def notation_error_message(error: RuleError) -> str:
             return _("Keep (kh, kl) 1 to %(most)s of the %(count)s dice rolled.") % p
         return _("Drop (dh, dl) 1 to %(most)s of the %(count)s dice rolled.") % p
     if code == "notation_incomplete":
+        missing = p.get("missing", "")
+        if missing == "faces":
+            return (
+                _(
+                    "The roll ends too early (character %(position)s): the die's faces are "
+                    "missing (1d6, d%%, 4dF)."
+                )
+                % p
+            )
+        if missing == "term":
+            return (
+                _(
+                    "The roll ends too early (character %(position)s): a number or dice is "
+                    "missing after “%(after)s”."
+                )
+                % p
+            )
+        if missing == "number":
+            return (
+                _(
+                    "The roll ends too early (character %(position)s): a number is missing "
+                    "after “%(after)s”."
+                )
+                % p
+            )
         return _("The roll ends too early (character %(position)s): something is missing.") % p
     if code == "notation_unclosed":
         message = (
@@ -108,6 +133,31 @@ def notation_error_message(error: RuleError) -> str:
             _(
                 "%(reroll)s (character %(position)s) would reroll every face of the die: nothing "
                 "would stay."
+            )
+            % p
+        )
+    if code == "notation_explode_all":
+        return (
+            _(
+                "%(explode)s (character %(position)s) would explode on every face a die can "
+                "keep: the chain would never end."
+            )
+            % p
+        )
+    if code == "notation_explode_none":
+        return (
+            _(
+                "%(explode)s (character %(position)s) matches no face of the die: nothing "
+                "would explode."
+            )
+            % p
+        )
+    if code == "notation_group_one_part":
+        return (
+            _(
+                "%(selection)s (character %(position)s) after a group of one part keeps from "
+                "its dice, and only when that part is one term of dice: keep from the dice "
+                "themselves (4d10kl1), or list the parts to choose from ({1d20, 1d20}kh1)."
             )
             % p
         )

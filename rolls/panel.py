@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from django import forms
+from django.core.exceptions import ValidationError
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -22,16 +24,40 @@ from django.utils.translation import gettext as _
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import initiative_selectors, registry, selectors
-from rolls.access import RollAccess, access_roll_panel
+from rolls.access import LINK_SIGNATURE, RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
 from rolls.forms import PanelTokenForm
 from rolls.messages import refusal_message
-from rolls.models import AskStatus, RollAsk
-from rolls.plugins import Case, FormContext, RollContext
-from rolls.services import check_action_limit
+from rolls.models import RollAsk
+from rolls.plugins import PANEL_FIELDS, Case, FormContext, RollContext
+from rolls.roll_plan import RollPlan
+from rolls.services import (
+    answer_differences,
+    answer_record,
+    check_action_limit,
+    checked_digest,
+    planned_post,
+)
 
 # Inputs a person types into (a redraw never replaces them).
 TYPED_INPUTS = frozenset({"text", "number", "textarea"})
+
+# Widgets a browser sends nothing of when nothing is ticked or chosen.
+SENDS_NOTHING_UNTICKED = (forms.CheckboxInput, forms.CheckboxSelectMultiple, forms.SelectMultiple)
+
+# What a redraw asks of the panel besides its fields (a tab's link, the "do not answer"
+# button): another mode, or to stop answering the request. They are actions, never fields.
+SWITCH_MODE = "switch_mode"
+LEAVE_ASK = "leave_ask"
+# Sent with the panel's fields but never a field's value: not kept for a later mode.
+NEVER_KEPT = PANEL_FIELDS | {
+    "csrfmiddlewaretoken",
+    "client_seed",
+    "plan",
+    LINK_SIGNATURE,
+    SWITCH_MODE,
+    LEAVE_ASK,
+}
 
 
 def preserve_typed_fields(forms, *, skip=frozenset()) -> None:
@@ -55,12 +81,27 @@ class PanelPreview:
     template: str = ""
     action_warning: str = ""
     problems: list[str] = field(default_factory=list)
+    # The roll the Roll button makes, in words and as the digest the form carries.
+    plan: RollPlan | None = None
+    # An answer other than its request: what differs, in words.
+    differs: list[str] = field(default_factory=list)
 
 
 class Panel:
     def __init__(
-        self, session, user, mode: str, data=None, access: RollAccess | None = None
+        self,
+        session,
+        user,
+        mode: str,
+        data=None,
+        access: RollAccess | None = None,
+        *,
+        redraw: bool = False,
     ) -> None:
+        """`redraw`: the panel drawn again as its fields change (a GET): it carries out the
+        redraw's own action (a tab's other mode, leaving the request answered) and drops a
+        choice that no longer applies (a source of an attribute no longer tested); a roll's
+        POST refuses such a choice instead. `fields`: the panel's fields after that."""
         self.session = session
         self.user = user
         self.system = registry.system_for(session.system)
@@ -69,6 +110,11 @@ class Panel:
         # Users see only the modes they may roll (rolls.access decides which).
         self.modes = [m for m in self.system.modes if self.access.may_roll_mode(m.key)]
         keys = [m.key for m in self.modes]
+        switched_from = None
+        if redraw and data is not None and (data.get(SWITCH_MODE) or data.get(LEAVE_ASK)):
+            switched_from = data.get("mode") if data.get(SWITCH_MODE) else None
+            data = self._redrawn(data)
+            mode = data.get("mode") or ""
         self.mode = mode if mode in keys else (keys[0] if keys else "")
         # The sheets, read once a request: the forms' choices, the preview and the roll
         # (rolls.services.roll_make takes them) all use these.
@@ -76,6 +122,16 @@ class Panel:
         self.all_characters = list(self.sheets.values())
         self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
         self.turn = current_turn(session)
+        self.context = FormContext(
+            characters=self.characters,
+            all_characters=self.all_characters,
+            gm=self.access.may_type_modifiers,
+            session=session,
+            may_target_npcs=self.access.may_target_npcs,
+        )
+        if switched_from is not None:
+            data = self._with_starting_values(data, switched_from)
+        self.fields = data
         self.bound = data is not None
         self._ask_id = self._asked_id(data)
         self.token_form = PanelTokenForm(
@@ -94,20 +150,46 @@ class Panel:
             answering=self._ask_id is not None,
             resolves=self.gm,
         )
-        self.form = self.system.form(
-            self.mode,
-            data,
-            FormContext(
-                characters=self.characters,
-                all_characters=self.all_characters,
-                gm=self.access.may_type_modifiers,
-                session=session,
-                may_target_npcs=self.access.may_target_npcs,
-            ),
-        )
+        self.form = self.system.form(self.mode, data, self.context)
+        if redraw and self.bound:
+            self.form.settle()
         self._mark_structural_fields()
         self._case: Case | None = None
         self._action_rolls: dict[int, selectors.TurnActionState] = {}
+
+    # -- a redraw's own action ------------------------------------------------
+
+    @staticmethod
+    def _redrawn(data: QueryDict) -> QueryDict:
+        """The fields after the action: the mode a tab asked for; no request answered (nor
+        the reason for differing from it) when the GM left it."""
+        fields = data.copy()
+        if mode := fields.pop(SWITCH_MODE, [""])[-1]:
+            fields["mode"] = mode
+        if fields.pop(LEAVE_ASK, None):
+            fields.pop("ask", None)
+            fields.pop("answer_note", None)
+        return fields
+
+    def _with_starting_values(self, data: QueryDict, switched_from: str) -> QueryDict:
+        """A new mode's fields that were not sent take their starting values (a skill, a
+        difficulty), as a fresh panel of that mode would; every field sent keeps its value.
+        A box sends nothing when unticked: one that the mode left had stays as it was."""
+        if switched_from not in self.system.mode_keys or switched_from == self.mode:
+            return data
+        left = self.system.form(switched_from, None, self.context)
+        had = {form.add_prefix(name) for form in left.forms for name in form.fields}
+        fields = data.copy()
+        for form in self.system.form(self.mode, None, self.context).forms:
+            for bound in form:
+                value, name = bound.initial, bound.html_name
+                if name in fields or value in (None, "", [], ()):
+                    continue
+                if name in had and isinstance(bound.field.widget, SENDS_NOTHING_UNTICKED):
+                    continue
+                values = value if isinstance(value, list | tuple) else [value]
+                fields.setlist(name, [str(v) for v in values])
+        return fields
 
     # -- what the template needs -------------------------------------------
 
@@ -190,14 +272,35 @@ class Panel:
 
     @cached_property
     def answering(self) -> RollAsk | None:
-        """The open request of this session the panel answers, if it was opened for one."""
+        """The request of this session the panel was opened to answer, open or not: a request
+        closed meanwhile stays shown (and refuses the roll) until the GM leaves it."""
         if self._ask_id is None:
             return None
         return (
-            RollAsk.objects.filter(pk=self._ask_id, session=self.session, status=AskStatus.OPEN)
+            RollAsk.objects.filter(pk=self._ask_id, session=self.session)
             .select_related("post")
             .first()
         )
+
+    @property
+    def kept_fields(self) -> list[tuple[str, str]]:
+        """The fields sent that this mode's forms do not have (another mode's typed reason,
+        the other side of an opposed roll), kept in the form so that going back to their
+        mode brings them back as they were."""
+        if not self.bound:
+            return []
+        taken = {form.add_prefix(name) for form in self.form.forms for name in form.fields}
+        return [
+            (name, value)
+            for name, values in self.token_form.data.lists()
+            if name not in taken and name not in NEVER_KEPT
+            for value in values
+        ]
+
+    @property
+    def dropped(self) -> list[str]:
+        """The choices this redraw unticked because they no longer apply, each with why."""
+        return [note for form in self.form.forms for note in getattr(form, "dropped", ())]
 
     def _mark_structural_fields(self) -> None:
         """A field others depend on redraws the whole panel when it changes (htmx); every
@@ -285,7 +388,8 @@ class Panel:
     def _problem_at(self, field_name: str | None, message: str) -> str:
         """A refusal placed like a form error ("b-sources", "patient")."""
         if field_name and field_name in self.token_form.fields:
-            return f"{self.token_form.fields[field_name].label} — {message}"
+            label = self.token_form.fields[field_name].label  # none on a hidden field
+            return f"{label} — {message}" if label else str(message)
         form, name = self.form.bound_field(field_name or "")
         where = self.form.where(form, name) if form is not None else ""
         return f"{where} — {message}" if where else str(message)
@@ -304,11 +408,84 @@ class Panel:
                 effect.check(context)
             warning = self._action_warning(case)
             shown = self.system.preview(case)
+            plan = self.plan(case, context)
         except RuleError as error:
             return PanelPreview(problems=[self._problem_at(*refusal_message(self.system, error))])
+        except ValidationError as error:
+            return PanelPreview(problems=self._validation_problems(error))
+        differs = self.answer_differences(case) if self.answering else []
         return PanelPreview(
-            shown=shown, template=self.system.preview_template, action_warning=warning
+            shown=shown,
+            template=self.system.preview_template,
+            action_warning=warning,
+            plan=plan,
+            differs=differs,
         )
+
+    def plan(self, case: Case, context: RollContext) -> RollPlan | None:
+        """The roll the button makes, worked out as rolls.services.roll_make will (which
+        refuses any other): ValidationError for what it would refuse (a closed request, an
+        answer that differs with no reason, a post that is not the roller's)."""
+        if self.turn is None:
+            return None
+        ask = self.answering
+        if self._ask_id is not None and (ask is None or not ask.is_open):
+            raise ValidationError({"ask": _("This request is no longer open.")})
+        # What a secret roll may not be (it changes what everyone sees, it answers a player).
+        checked_digest(self.user, self.session, case, self.secret, ask)
+        answer = answer_record(ask, case, self.answer_note) if ask is not None else {}
+        chosen = self.token_form.cleaned_data.get("post")
+        post = next((p for p in self.posts if p.pk == chosen), None) if chosen else None
+        if chosen and post is None:
+            raise ValidationError(
+                {"post": _("Rolls land only in your own post of the current turn.")}
+            )
+        target = planned_post(self.session, self.user, self.turn, post, context=context, ask=ask)
+        return RollPlan(
+            roller_id=self.user.pk,
+            case=case,
+            turn_number=self.turn.number,
+            post_id=target.pk if target else None,
+            own_post=target is not None and target.author_id == self.user.pk,
+            ask_id=ask.pk if ask else None,
+            ask_post_id=ask.post_id if ask else None,
+            differs="rolled" in answer,
+            secret=self.secret,
+            extra_action=self._extra_action_allowed(case),
+        )
+
+    def answer_differences(self, case: Case) -> list[str]:
+        """What of the request this roll does not roll as asked, in words."""
+        return answer_differences(self.answering, case)
+
+    def _validation_problems(self, error: ValidationError) -> list[str]:
+        fields = getattr(error, "error_dict", None)
+        if fields is None:
+            return [str(m) for m in error.messages]
+        return [
+            self._problem_at(name if name != "__all__" else None, str(message))
+            for name, errors in fields.items()
+            for message in ValidationError(errors).messages
+        ]
+
+    def _extra_action_allowed(self, case: Case) -> bool:
+        """Whether the roll is a further action the GM allows (the record's extra_action):
+        as roll_make decides, never for a secret roll or a system that only counts them."""
+        acting = case.character_id
+        if self.secret or not case.is_action or acting is None or self.turn is None:
+            return False
+        if not self.system.refuses_extra_action_rolls:
+            return False
+        name = self.sheets[acting].name if acting in self.sheets else ""
+        allowed = check_action_limit(
+            self.session,
+            case,
+            self.turn,
+            name,
+            self.extra_action_reason,
+            counted=self.action_rolls(acting),
+        )
+        return bool(allowed)
 
     def action_rolls(self, character_id: int) -> selectors.TurnActionState:
         """The character's actions this turn, a running fight and its moves (one query)."""

@@ -29,9 +29,12 @@ from types import ModuleType
 from typing import Any
 
 from django import forms
+from django.http import QueryDict
 from django.utils import formats
+from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy
 
+from config.form_fields import DefaultedIntegerField
 from rolls.chain import canonical_json
 from rolls.engine import systems as engine_systems
 from rolls.engine.errors import RuleError
@@ -39,7 +42,7 @@ from rolls.engine.errors import RuleError
 # The panel's own fields; a mode form's fields never take these names.
 PANEL_FIELDS = frozenset(
     {"token", "mode", "post", "ask", "preview", "sig", "secret", "answer_note"}
-    | {"extra_action_reason"}
+    | {"extra_action_reason", "plan", "switch_mode", "leave_ask"}
 )
 
 
@@ -396,6 +399,11 @@ class ModeForm:
         """For a player's request: leave out what the GM sets (a form whose GM fields are
         already left out for a player needs nothing here)."""
 
+    def settle(self) -> None:
+        """On the panel's redraw as choices change: untick what no longer applies to them (a
+        source of an attribute no longer tested), noting each (`untick_choices`). A roll's
+        POST never settles: it refuses such a choice next to its field."""
+
     def request_fields(self, names) -> dict:
         """What a request names of these forms (by field name as sent), from cleaned data."""
         wanted = set(names)
@@ -455,6 +463,31 @@ class SheetCaseForm(forms.Form, ModeForm):
     def forms(self):
         return [self]
 
+    def settle(self) -> None:
+        if "sources" in self.fields:
+            untick_choices(self, "sources", self.inapplicable_sources())
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        """The sheet's sources ticked for an attribute this test does not use: key → why."""
+        return {}
+
+    def raw_cleaned(self, *names: str) -> dict[str, Any]:
+        """These fields' values as they would clean, before validation; a field whose value
+        would not clean is left out."""
+        values = {}
+        for name in names:
+            if name not in self.fields:
+                continue
+            field = self.fields[name]
+            raw = field.widget.value_from_datadict(self.data, self.files, self.add_prefix(name))
+            if raw in (None, "", []):
+                raw = field.initial
+            try:
+                values[name] = field.clean(raw)
+            except forms.ValidationError:
+                continue
+        return values
+
     def keep_only_asked(self) -> None:
         if not self.context.for_request:
             return
@@ -481,6 +514,39 @@ class SheetCaseForm(forms.Form, ModeForm):
             return next(iter(self.characters.values()), None)
 
 
+UNTICKED = gettext_lazy("Unticked, as it no longer applies: %(reason)s")
+UNTICKED_OTHER_SHEET = gettext_lazy(
+    "Unticked: the abilities, flaws and items of the character chosen before."
+)
+
+
+def untick_choices(form, name: str, reasons: Mapping[str, str]) -> None:
+    """Take out of a bound form's data the values of `name` that no longer apply (`reasons`:
+    value → why) or that its choices no longer offer (another character's sources), so the
+    field is drawn without them and the preview and the roll go without them; each is noted
+    in `form.dropped`, shown by the field. Nothing else of the form changes."""
+    if not form.is_bound:
+        return
+    sent = form.add_prefix(name)
+    if not hasattr(form.data, "getlist"):  # a plain dict (a form built in code): a QueryDict
+        data = QueryDict(mutable=True)
+        for key, value in form.data.items():
+            data.setlist(key, value if isinstance(value, list | tuple) else [value])
+        form.data = data
+    values = form.data.getlist(sent)
+    offered = {str(key) for key, _label in form.fields[name].choices}
+    gone = [value for value in values if value in reasons or value not in offered]
+    if not gone:
+        return
+    data = form.data.copy()
+    data.setlist(sent, [value for value in values if value not in gone])
+    form.data = data
+    notes = [UNTICKED % {"reason": reasons[value]} for value in gone if value in reasons]
+    if any(value not in reasons for value in gone):
+        notes.append(UNTICKED_OTHER_SHEET)
+    form.dropped = [*getattr(form, "dropped", []), *notes]
+
+
 # What the systems' forms and words share: how a character and a chance are named, and the
 # refusals of a number a person types.
 TYPED_MODIFIER_RANGE_MESSAGE = gettext_lazy(
@@ -502,15 +568,23 @@ def percent_text(chance: Fraction) -> str:
     return formats.number_format(Decimal(text), use_l10n=True)
 
 
-def typed_modifier_field(label, limit: int) -> forms.IntegerField:
+def _typed_modifier_range_text(limit: int) -> str:
+    return str(TYPED_MODIFIER_RANGE_MESSAGE) % {"limit": limit}
+
+
+_typed_modifier_range_message = lazy(_typed_modifier_range_text, str)
+
+
+def typed_modifier_field(label, limit: int, **kwargs) -> forms.IntegerField:
     """A modifier a person types (RULES 1.2): bounded by the system's limit, in the site's
-    words."""
-    range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": limit}
-    return forms.IntegerField(
+    words (in the language of the request that shows it, as a form may be built at import);
+    empty is 0 (the placeholder)."""
+    range_error = _typed_modifier_range_message(limit)
+    return DefaultedIntegerField(
         label=label,
-        required=False,
-        initial=0,
+        default=0,
         min_value=-limit,
         max_value=limit,
         error_messages={"min_value": range_error, "max_value": range_error},
+        **kwargs,
     )

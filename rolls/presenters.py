@@ -226,6 +226,10 @@ def _dice_words(term: free_notation.DiceTerm) -> str:
         words += ", " + ngettext("compounding", "compounding", term.count)
     elif term.explode:
         words += ", " + ngettext("exploding", "exploding", term.count)
+    if term.explode_on is not None:
+        words += " " + pgettext("the faces a die explodes on", "on %(compare)s") % {
+            "compare": _compare_words(term.explode_on)
+        }
     if term.reroll is not None:
         shown = {"compare": _compare_words(term.reroll)}
         words += ", " + (

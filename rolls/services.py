@@ -49,6 +49,7 @@ from rolls.models import (
     SecretRoll,
 )
 from rolls.plugins import Case, RequestError, RollContext
+from rolls.roll_plan import PlanChanged, RollPlan
 from rolls.secret import (
     HIDDEN_CHANGED,
     REVEAL_TEST,
@@ -194,10 +195,31 @@ def secret_digest(digest: str) -> str:
 
 
 def target_post(session: GameSession, by, turn, post: Post | None, newest=NOT_READ) -> Post:
-    """The chosen post of the roller's own of this turn; else, for the GM, the resolution
-    post at the bottom of the diary (resolution_post); for a player, their latest post of
-    this turn (the action the roll belongs to), else a new one. `newest`: the diary's newest
-    visible post (or None), when the caller already read it after the lock."""
+    """The post a roll or an entry lands in (planned_post), created when it is a new one."""
+    planned = planned_post(session, by, turn, post, newest=newest)
+    return planned or post_create_for_rolls(session=session, author=by, turn=turn)
+
+
+def planned_post(
+    session: GameSession,
+    by,
+    turn,
+    post: Post | None,
+    *,
+    context: RollContext | None = None,
+    ask: RollAsk | None = None,
+    newest=NOT_READ,
+) -> Post | None:
+    """Where a roll lands, read and never written: the post an effect names (a reroll goes
+    beside the roll it repeats); the chosen post of the roller's own of this turn; None (a
+    new post after it) for an answer to a request; else, for the GM, the resolution post
+    (planned_resolution_post); for a player, their latest post of this turn (the action the roll
+    belongs to). None: a new post at the end of the diary. `newest`: the diary's newest
+    visible post (or None), when the caller already read it."""
+    if context is not None:
+        named = (effect.post(context) for effect in context.case.effects)
+        if (target := next((p for p in named if p is not None), None)) is not None:
+            return target
     if post is not None:
         if post.session_id != session.pk or post.author_id != by.pk or post.turn_id != turn.pk:
             raise ValidationError(
@@ -206,25 +228,24 @@ def target_post(session: GameSession, by, turn, post: Post | None, newest=NOT_RE
         if post.is_hidden:
             raise ValidationError({"post": _("This post is hidden; choose another one.")})
         return post
+    if ask is not None:
+        return None
     if diary_permissions.is_gm(by, session):
-        return resolution_post(session, by, turn, newest)
+        return planned_resolution_post(session, by, turn, newest)
     latest = own_posts_in_turn(session, by, turn, newest=1)
-    if latest:
-        return latest[0]
-    # A post that holds only rolls; its author can add narration by editing it.
-    return post_create_for_rolls(session=session, author=by, turn=turn)
+    return latest[0] if latest else None
 
 
-def resolution_post(session: GameSession, by, turn, newest=NOT_READ) -> Post:
+def planned_resolution_post(session: GameSession, by, turn, newest=NOT_READ) -> Post | None:
     """Where the GM's roll or entry resolves what came before it: the GM's own post of this
     turn when it is the diary's newest post (the resolution post of a moment ago, or an
-    opening no one has answered yet), else a new post at the bottom. Never a post above the
-    players' posts it resolves. `newest`: that post (or None) if the caller read it."""
+    opening no one has answered yet); None for a new post at the bottom. Never a post above
+    the players' posts it resolves. `newest`: that post (or None) if the caller read it."""
     if newest is NOT_READ:
         newest = newest_visible_post(session)
     if newest is not None and newest.author_id == by.pk and newest.turn_id == turn.pk:
         return newest
-    return post_create_for_rolls(session=session, author=by, turn=turn)
+    return None
 
 
 def replayed_roll(
@@ -258,11 +279,14 @@ def roll_make(
     secret: bool = False,
     extra_action_reason: str = "",
     client_seed: str = "",
+    plan: str | None = None,
 ) -> RollMade:
     """Roll a case (the module's docstring). `answers`: the request answered, `answer_note` why
     the roll differs; `characters`: the sheets the panel read (others are not playing);
     `secret`: rolls.secret; `extra_action_reason`: the GM allows another action; `client_seed`:
-    the page's share of the turn's fair dice (rolls.fair_dice); `dice`: faces given instead."""
+    the page's share of the turn's fair dice (rolls.fair_dice); `dice`: faces given instead;
+    `plan`: the digest of the roll the page described (rolls.roll_plan): any other roll is
+    refused (PlanChanged) before a die falls."""
     with transaction.atomic():
         locked = lock_session(session)
         for effect in case.effects:
@@ -282,13 +306,28 @@ def roll_make(
             effect.check(context)
         action = _action_record(locked, case, turn, sheets, extra_action_reason, read.action)
         ask = _open_ask(locked, by, answers) if answers is not None else None
-        answer = _answer(ask, case, answer_note) if ask is not None else {}
-        # An effect may name the post (a reroll: its roll's); an answer with none chosen gets
-        # a post of its own after the request, so the diary reads in order.
-        target = next((p for e in case.effects if (p := e.post(context)) is not None), None)
-        if target is None and ask is not None and post is None:
-            target = post_create_for_rolls(session=locked, author=by, turn=turn)
-        target = target or target_post(locked, by, turn, post, read.newest_post)
+        answer = answer_record(ask, case, answer_note) if ask is not None else {}
+        # An answer with no post chosen gets a post of its own after the request, so the
+        # diary reads in order.
+        target = planned_post(
+            locked, by, turn, post, context=context, ask=ask, newest=read.newest_post
+        )
+        if plan is not None:
+            made = RollPlan(
+                roller_id=by.pk,
+                case=case,
+                turn_number=turn.number,
+                post_id=target.pk if target else None,
+                own_post=target is not None and target.author_id == by.pk,
+                ask_id=ask.pk if ask else None,
+                ask_post_id=ask.post_id if ask else None,
+                differs="rolled" in answer,
+                secret=secret,
+                extra_action="extra_action" in action,
+            )
+            if made.digest() != plan:
+                raise PlanChanged(made)
+        target = target or post_create_for_rolls(session=locked, author=by, turn=turn)
         dice = dice or fair_roll(locked, by, turn, client_seed, read.turn_seed, secret=secret)
         body = _record_body(context, test, dice, action | _answer_part(answer))
         roll = chain_append(
@@ -593,7 +632,7 @@ def answer_differences(ask: RollAsk, case: Case) -> list[str]:
     ]
 
 
-def _answer(ask: RollAsk, case: Case, note: str) -> dict:
+def answer_record(ask: RollAsk, case: Case, note: str) -> dict:
     """What the roll's record says of the request it answers. The GM answers by judgment
     (seed 000 VII.4: the GM chooses the skill by their own view of the situation; seed 001:
     the GM decides what a raise costs): a roll other than the one asked needs a reason, and

@@ -33,9 +33,10 @@ from rolls.entry_forms import (
 from rolls.forms import AskDeclineForm, AskTargetForm, ClientSeedForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
-from rolls.panel import Panel, preserve_typed_fields
+from rolls.panel import LEAVE_ASK, SWITCH_MODE, Panel, preserve_typed_fields
 from rolls.plugins import FormContext, percent_text
 from rolls.presenters import hidden_view, roll_view
+from rolls.roll_plan import PlanChanged
 from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
@@ -67,7 +68,13 @@ def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
     user, session = request.user, access.session
     query = fields.copy()
     # A link never carries the roller's seed: the page that opens it draws a fresh one.
-    for key in ("csrfmiddlewaretoken", "preview", "client_seed", rolls_access.LINK_SIGNATURE):
+    for key in (
+        "csrfmiddlewaretoken",
+        "preview",
+        "client_seed",
+        "plan",
+        rolls_access.LINK_SIGNATURE,
+    ):
         query.pop(key, None)
     if fresh_token or rolls_access.read_token(user, session, query.get("token")) is None:
         query["token"] = rolls_access.issue_token(user, session)
@@ -127,9 +134,10 @@ def _panel_post(request, access):
         # Only the GM rolls in secret; a player asking for it is refused, not given a public
         # roll they believed hidden.
         raise PermissionDenied
-    if "preview" in request.POST:
-        # Without JavaScript, "Show the chance": nothing rolls, and the redirect drops the
-        # CSRF token, so the address the browser shows (and keeps in history) has none.
+    if {"preview", SWITCH_MODE, LEAVE_ASK} & set(request.POST):
+        # Without JavaScript, "Show the chance", a tab, "Do not answer": nothing rolls, the
+        # panel is drawn again with every field as it was, and the redirect drops the CSRF
+        # token, so the address the browser shows (and keeps in history) has none.
         response = redirect(_panel_url(request, access, request.POST))
         response.status_code = 303  # See Other: the browser GETs the panel's address
         return response
@@ -144,12 +152,17 @@ def _panel_get(request, access):
             response["HX-Redirect"] = _clean_panel_url(request, access)
             return response
         return redirect(_clean_panel_url(request, access))
+    # A tab or "Do not answer" redraws the panel with every field it holds (a reason typed,
+    # the request answered) and the action's own change (Panel.fields).
     mode = request.GET.get("mode") or ""
-    panel = Panel(access.session, request.user, mode, request.GET, access)
+    panel = Panel(access.session, request.user, mode, request.GET, access, redraw=True)
+    if not request.htmx and {SWITCH_MODE, LEAVE_ASK} & set(request.GET):
+        # Without JavaScript the action came by a redirect: the address shows its outcome.
+        return redirect(_panel_url(request, access, panel.fields))
     response = _render_panel(request, panel, preview=panel.preview())
     if request.htmx:
         # The address bar follows the redraws, signed, so Back brings this same panel.
-        response["HX-Replace-Url"] = _panel_url(request, access, request.GET)
+        response["HX-Replace-Url"] = _panel_url(request, access, panel.fields)
     return response
 
 
@@ -203,6 +216,16 @@ def _panel_roll(request, access, mode: str):
                 secret=panel.secret,
                 extra_action_reason=panel.extra_action_reason,
                 client_seed=panel.token_form.cleaned_data.get("client_seed", ""),
+                plan=panel.token_form.cleaned_data.get("plan", ""),
+            )
+        except PlanChanged as changed:
+            refusal = _(
+                "Nothing was rolled: the roll is no longer the one described above the button "
+                "(the form or the diary changed since). Now it would be: %(plan)s. Check it "
+                "and click “Roll” again."
+            ) % {"plan": changed.plan.words}
+            return _render_panel(
+                request, panel, preview=panel.preview(), refusal=refusal, status=409
             )
         except RuleError as error:
             panel.add_rule_error(error)
@@ -225,7 +248,14 @@ def _panel_roll(request, access, mode: str):
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
     elif panel.token_form.cleaned_data.get("token") is None:
         fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
-    return _render_panel(request, panel, show_errors=True, fresh_url=fresh_url, status=400)
+    return _render_panel(
+        request,
+        panel,
+        preview=panel.preview(),
+        show_errors=True,
+        fresh_url=fresh_url,
+        status=400,
+    )
 
 
 def _render_panel(

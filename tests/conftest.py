@@ -204,6 +204,8 @@ def new_session(gm, characters=(), *, status=SessionStatus.RUNNING, **settings):
         # Open, so that players may ask to join as they always could; recruitment's
         # own tests close it.
         recruiting=settings.pop("recruiting", True),
+        # A place for every character seated here.
+        player_slots=settings.pop("player_slots", max(4, len(characters))),
     )
     for character in characters:
         participation = diary_services.participation_invite(

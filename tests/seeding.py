@@ -63,6 +63,7 @@ def running_forum1000_session(gm, moderator_user, title: str, cast):
         criticals_enabled=True,
         npc_mode=NpcMode.FIXED_MODIFIERS,
         roll_policy=RollPolicy.PLAYERS_OWN,
+        player_slots=max(4, len(cast)),  # a place for everyone in the cast
     )
     for owner, sheet in cast:
         invitation = diary_services.participation_invite(session=session, by=gm, character=sheet)

@@ -1,6 +1,6 @@
 from django import template
 
-from characters.numbers import signed_number
+from characters.numbers import signed_number, with_minus
 
 register = template.Library()
 
@@ -17,3 +17,10 @@ def rule_summary(entry) -> str:
     from characters.forms import rule_summary as summary
 
     return summary(entry)
+
+
+@register.filter(name="minus")
+def minus(value) -> str:
+    """{{ mean|floatformat:2|minus }} → "−0,75": a number already written out, its minus the
+    minus sign."""
+    return with_minus(str(value))

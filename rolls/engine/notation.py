@@ -23,17 +23,28 @@ The language (case-insensitive, spaces anywhere; docs/rules.md is the reference)
     {A, B, ...}       a group: its parts' totals, optionally kept/dropped (`{1d20, 1d20}kh1`)
   after the dice, in any order, each at most once:
     !  !!             explode (a die on its highest face adds another) / compound (adds
-                      into the same die); a chain stops after EXPLOSION_CAP extra dice
+                      into the same die); a chain stops after EXPLOSION_CAP extra dice;
+                      a comparison straight after is the trigger (`!>=5`: on 5 and 6)
     rX  roX           reroll a die matching X (`r1`, `r<3`) until it does not (at most
                       REROLL_CAP times) / once
     khN klN dhN dlN   keep or drop the N highest / lowest; `kN` = khN, `dN` = dlN
     >=X >X <=X <X =X  count the dice that match (successes) instead of adding them
     fX                after a success count: subtract the dice matching X (failures)
     [text]            a label, shown with the term's dice
+
+The language has versions (VERSION): a stored roll names the one it was read in (its
+input's "version"; none is version 1), so that it recomputes as it was read:
+  1  a comparison after `!`/`!!` counts successes; keep/drop after a one-part group
+     chooses among its one part (it keeps it);
+  2  a comparison straight after `!`/`!!` is the explosion's trigger, a success count
+     comes after it (`1d6!>=5>=4`); keep/drop after a one-part group keeps from its
+     dice (`{4d10}kl1` is `4d10kl1`), and is refused where its part is not one dice term;
+     an explosion nothing but the caps would stop is refused.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -46,6 +57,8 @@ from rolls.engine.errors import RuleError
 
 SYSTEM = "free"
 TEST = "notation"
+VERSION = 2  # what new rolls are read in (the module docstring lists the versions)
+VERSIONS = (1, 2)
 
 MAX_LENGTH = 100  # characters of one expression
 MAX_DICE = 100  # dice written in one expression (explosions and rerolls come on top)
@@ -61,6 +74,9 @@ MAX_LABEL = 40  # characters of one [label]
 # KEEP_STEP_COST): within the 5 ms budget on the benchmark machine (docs/performance.md).
 ODDS_WORK_LIMIT = 20_000
 KEEP_STEP_COST = 5
+# A step of keep/drop over exploding dice whose trigger's faces lie among the others (`!=2`:
+# two kinds of value at once) does about five times a keep step's work.
+MIXED_KEEP_STEP_COST = 5 * KEEP_STEP_COST
 
 SELECTIONS = {
     "kh": "keep the highest",
@@ -155,6 +171,8 @@ class DiceTerm:
     success: Compare | None = None
     failure: Compare | None = None
     label: str = ""
+    # Version 2: what a face must match to explode (None: the highest face).
+    explode_on: Compare | None = None
 
     @property
     def low(self) -> int:
@@ -164,10 +182,19 @@ class DiceTerm:
     def high(self) -> int:
         return 1 if self.fate else self.faces
 
-    def text(self) -> str:
+    def explodes(self, face: int) -> bool:
+        """Whether a die of an exploding term showing `face` adds the next one."""
+        return face == self.high if self.explode_on is None else self.explode_on.matches(face)
+
+    def text(self, version: int = VERSION) -> str:
         out = f"{self.count}d{'F' if self.fate else self.faces}"
         if self.explode:
             out += "!!" if self.compound else "!"
+            if self.explode_on:
+                out += self.explode_on.text(bare_equal=False)
+            elif self.success and not self.reroll and version >= 2:
+                # Said, or the success count written next would read as the trigger.
+                out += f">={self.high}"
         if self.reroll:
             out += ("ro" if self.reroll_once else "r") + self.reroll.text(bare_equal=True)
         if self.selection:
@@ -194,6 +221,8 @@ class DiceTerm:
         }
         if self.compound:
             data["compound"] = True
+        if self.explode_on:
+            data["explode_on"] = self.explode_on.to_dict()
         if self.reroll:
             data["reroll"] = {**self.reroll.to_dict(), "once": self.reroll_once}
         if self.success:
@@ -210,7 +239,7 @@ class ConstantTerm:
     sign: int
     value: int
 
-    def text(self) -> str:
+    def text(self, version: int = VERSION) -> str:
         return str(self.value)
 
     def to_dict(self) -> dict[str, Any]:
@@ -226,10 +255,10 @@ class ProductTerm:
     factors: tuple[tuple[Term, ...], ...]
     ops: tuple[str, ...]
 
-    def text(self) -> str:
-        out = _factor_text(self.factors[0])
+    def text(self, version: int = VERSION) -> str:
+        out = _factor_text(self.factors[0], version)
         for op, factor in zip(self.ops, self.factors[1:], strict=True):
-            out += f" {op} {_factor_text(factor)}"
+            out += f" {op} {_factor_text(factor, version)}"
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -250,8 +279,8 @@ class GroupTerm:
     selection: str | None = None
     selection_count: int | None = None
 
-    def text(self) -> str:
-        inner = ", ".join(_sum_text(item) for item in self.items)
+    def text(self, version: int = VERSION) -> str:
+        inner = ", ".join(_sum_text(item, version) for item in self.items)
         selection = f"{self.selection}{self.selection_count}" if self.selection else ""
         return "{" + inner + "}" + selection
 
@@ -268,18 +297,18 @@ class GroupTerm:
 Term = DiceTerm | ConstantTerm | ProductTerm | GroupTerm
 
 
-def _sum_text(terms: tuple[Term, ...]) -> str:
+def _sum_text(terms: tuple[Term, ...], version: int = VERSION) -> str:
     parts = []
     for index, term in enumerate(terms):
         if index == 0:
-            parts.append(("-" if term.sign < 0 else "") + term.text())
+            parts.append(("-" if term.sign < 0 else "") + term.text(version))
         else:
-            parts.append(("- " if term.sign < 0 else "+ ") + term.text())
+            parts.append(("- " if term.sign < 0 else "+ ") + term.text(version))
     return " ".join(parts)
 
 
-def _factor_text(terms: tuple[Term, ...]) -> str:
-    text = _sum_text(terms)
+def _factor_text(terms: tuple[Term, ...], version: int = VERSION) -> str:
+    text = _sum_text(terms, version)
     if len(terms) == 1 and terms[0].sign > 0 and not isinstance(terms[0], ProductTerm):
         return text
     return f"({text})"
@@ -301,20 +330,28 @@ def _walk(terms) -> list[Term]:
 
 @dataclass(frozen=True)
 class Notation:
-    """A checked expression: `text` as the person wrote it (trimmed), `terms` read from it,
-    summed with their signs. `Notation(text)` parses and checks itself, so a notation whose
-    terms are not its text's (which the ledger's input, the text alone, could not replay)
-    cannot exist; `RuleError` for anything refused (positions count in the text as given,
-    surrounding spaces included)."""
+    """A checked expression: `text` as the person wrote it (trimmed), `terms` read from it
+    in the language's `version`, summed with their signs. `Notation(text)` parses and checks
+    itself, so a notation whose terms are not its text's (which the ledger's input, the text
+    and its version, could not replay) cannot exist; `RuleError` for anything refused
+    (positions count in the text as given, surrounding spaces included)."""
 
     text: str
+    version: int = VERSION
     terms: tuple[Term, ...] = field(init=False)
     kind = TEST
 
     def __post_init__(self) -> None:
         original = _checked_text(self.text)
+        if self.version not in VERSIONS or type(self.version) is not int:
+            raise RuleError(
+                "invalid_input",
+                f"the notation has versions {VERSIONS}, not {self.version!r}",
+                field="version",
+                expected="integer",
+            )
         object.__setattr__(self, "text", original.strip())
-        object.__setattr__(self, "terms", _Parser(original).parse())
+        object.__setattr__(self, "terms", _Parser(original, self.version).parse())
 
     @property
     def dice_count(self) -> int:
@@ -328,10 +365,13 @@ class Notation:
     @property
     def canonical(self) -> str:
         """One spelling of the sum: `2k6+(1d4-1)` → `2d6 + 1d4 - 1`."""
-        return _sum_text(self.terms)
+        return _sum_text(self.terms, self.version)
 
     def to_input(self) -> dict[str, Any]:
-        return {"expression": self.text}
+        # Version 1 said none: its rolls' records stay as they were stored.
+        if self.version == 1:
+            return {"expression": self.text}
+        return {"expression": self.text, "version": self.version}
 
 
 # ---------------------------------------------------------------------------
@@ -376,8 +416,9 @@ def _normalized(text: str) -> str:
 class _Parser:
     """Recursive descent over the text as typed; `self.pos` indexes it (0-based)."""
 
-    def __init__(self, original: str) -> None:
+    def __init__(self, original: str, version: int = VERSION) -> None:
         self.original = original
+        self.version = version
         self.text = _normalized(original)
         self.pos = 0
         self.opened: list[int] = []  # positions of the open ( and {
@@ -413,7 +454,10 @@ class _Parser:
             suggestion=suggestion,
         )
 
-    def incomplete(self) -> RuleError:
+    def incomplete(self, missing: str = "", after: str = "") -> RuleError:
+        """The text ends too early: a bracket left open, else what is `missing` ("faces" of
+        a die, a "term" after an operator, a "number" after a comparison or modifier),
+        written `after` what."""
         if self.opened:
             opened = self.opened[-1]
             bracket = self.original[opened]
@@ -426,14 +470,32 @@ class _Parser:
                 opened=opened + 1,
                 bracket=bracket,
                 closing=closing,
-                suggestion=self.original.strip() + closing * len(self.opened),
+                suggestion=self._suggest(self.original.strip() + self.closings()),
             )
+        what = {
+            "faces": ": the die's faces are missing",
+            "term": f": a number or dice is missing after {after!r}",
+            "number": f": a number is missing after {after!r}",
+        }.get(missing, "")
         return RuleError(
             "notation_incomplete",
-            f"the dice expression {self.original.strip()!r} ends too early",
+            f"the dice expression {self.original.strip()!r} ends too early{what}",
             expression=self.original.strip(),
             position=len(self.original.rstrip()) + 1,
+            missing=missing,
+            after=after,
         )
+
+    def closings(self) -> str:
+        """What closes every bracket still open, innermost first."""
+        return "".join({"(": ")", "{": "}"}[self.original[o]] for o in reversed(self.opened))
+
+    def typed_before(self, pos: int) -> str:
+        """The character typed last before `pos`, spaces skipped (an operator)."""
+        end = pos
+        while end > 0 and self.text[end - 1] == " ":
+            end -= 1
+        return self.original[end - 1 : end]
 
     def number(self) -> int:
         start = self.pos
@@ -445,7 +507,7 @@ class _Parser:
         """`candidate` if it is an expression the engine accepts, else ""."""
         try:
             if len(candidate.strip()) <= MAX_LENGTH and candidate.strip():
-                _Parser(candidate).parse()
+                _Parser(candidate, self.version).parse()
                 return candidate.strip()
         except RuleError:
             pass
@@ -524,7 +586,7 @@ class _Parser:
         c = self.peek()
         start = self.pos
         if not c:
-            raise self.incomplete()
+            raise self.incomplete("term", self.typed_before(self.pos))
         if c == "(":
             self.pos += 1
             self.opened.append(start)
@@ -559,7 +621,7 @@ class _Parser:
             return [self.dice(1, start)]
         raise self.unexpected()
 
-    def group(self) -> GroupTerm:
+    def group(self) -> Term:
         start = self.pos
         self.pos += 1
         self.opened.append(start)
@@ -574,12 +636,36 @@ class _Parser:
         self.pos += 1
         self.opened.pop()
         selection = None
+        selection_at = self.peek() and self.pos
         if self.peek() in ("k", "d") and self.peek():
             selection = self.selection(start)
         name, n = selection or (None, None)
+        if name is not None and len(items) == 1 and self.version >= 2:
+            return self._kept_from_dice(items[0], name, n, selection_at)
         if name is not None:
             _check_selection(name, n, len(items), "parts")
         return GroupTerm(sign=1, items=tuple(items), selection=name, selection_count=n)
+
+    def _kept_from_dice(self, part: tuple[Term, ...], name: str, n: int, at: int) -> DiceTerm:
+        """`{4d10}kl1`: keep/drop after a group of one part chooses among its dice (as in
+        rpg-dice-roller), where that part is one term of dice that neither keeps nor counts."""
+        term = part[0] if len(part) == 1 else None
+        if not (
+            isinstance(term, DiceTerm)
+            and term.sign > 0
+            and term.selection is None
+            and term.success is None
+        ):
+            raise RuleError(
+                "notation_group_one_part",
+                f"{name}{n} after a group of one part keeps from its dice, and this part is "
+                "not one term of dice: keep from the dice themselves (4d10kl1) or list the "
+                "parts to choose from ({1d20, 1d20}kh1)",
+                position=at + 1,
+                selection=f"{name}{n}",
+            )
+        _check_selection(name, n, term.count, "dice", faces=term.faces)
+        return _replace(term, selection=name, selection_count=n)
 
     def selection(self, term_start: int) -> tuple[str, int]:
         at = self.pos
@@ -596,8 +682,9 @@ class _Parser:
             raise self.error(at, "keep" if letter == "k" else "drop")
         return name, self.number()
 
-    def compare(self, default_equal: bool, hint: str) -> Compare:
-        """`N`, `=N`, `<N`, `<=N`, `>N`, `>=N` (a bare N only where `default_equal`)."""
+    def compare(self, default_equal: bool, hint: str, after: str = "") -> Compare:
+        """`N`, `=N`, `<N`, `<=N`, `>N`, `>=N` (a bare N only where `default_equal`, after the
+        modifier `after`)."""
         self.peek()
         two = self.text[self.pos : self.pos + 2]
         if two in ("<>", "!="):
@@ -616,7 +703,7 @@ class _Parser:
         elif default_equal and _isdigit(self.at()):
             op = ""
         else:
-            raise self.error(self.pos, hint) if self.at() else self.incomplete()
+            raise self.error(self.pos, hint) if self.at() else self.incomplete("number", after)
         self.pos += len(op)
         if self.peek() == "=" and op == "=":
             raise self.error(
@@ -625,7 +712,9 @@ class _Parser:
                 self._suggest(self.original[: self.pos] + self.original[self.pos + 1 :]),
             )
         if not _isdigit(self.peek()) or not self.peek():
-            raise self.error(self.pos, "compare") if self.peek() else self.incomplete()
+            if self.peek():
+                raise self.error(self.pos, "compare")
+            raise self.incomplete("number", op or after)
         return Compare(op or "=", self.number())
 
     def dice(self, count: int, start: int) -> DiceTerm:
@@ -643,7 +732,7 @@ class _Parser:
         elif _isdigit(self.at()):
             faces = self.number()
         else:
-            raise self.error(faces_at, "faces") if self.at().strip() else self.incomplete()
+            raise self.error(faces_at, "faces") if self.at().strip() else self.incomplete("faces")
         mods: dict[str, Any] = {}
 
         def once(kind: str, at: int) -> None:
@@ -654,19 +743,24 @@ class _Parser:
             c = self.peek()
             at = self.pos
             if c == "!":
-                if self.at(1) == "=":
+                # `1d6 != 3` reads as "not equal"; `1d6!=3`, glued, explodes on 3.
+                spaced = at > 0 and self.text[at - 1] == " "
+                if self.at(1) == "=" and (self.version < 2 or spaced):
                     raise self.error(at, "not_equal")
                 once("explode", at)
                 compound = self.at(1) == "!"
                 self.pos += 2 if compound else 1
-                mods["explode"] = "!!" if compound else "!"
+                mods["explode"], mods["explode_at"] = ("!!" if compound else "!"), at
+                if self.version >= 2 and self.peek() in ("<", ">", "=") and self.peek():
+                    mods["explode_on"] = self.compare(False, "compare")
             elif c == "r":
                 once("reroll", at)
                 self.pos += 1
                 is_once = self.at() == "o"
                 if is_once:
                     self.pos += 1
-                mods["reroll"] = (self.compare(True, "compare"), is_once, at)
+                modifier = "ro" if is_once else "r"
+                mods["reroll"] = (self.compare(True, "compare", modifier), is_once, at)
             elif c in ("k", "d") and (self.at(1) in ("h", "l") or _isdigit(self.at(1))):
                 once("selection", at)
                 mods["selection"] = self.selection(start)
@@ -676,7 +770,7 @@ class _Parser:
             elif c == "f" and "success" in mods:
                 once("failure", at)
                 self.pos += 1
-                mods["failure"] = self.compare(True, "compare")
+                mods["failure"] = self.compare(True, "compare", self.original[at])
             elif c == "f":
                 raise self.error(at, "failure")
             elif c == "[":
@@ -691,7 +785,7 @@ class _Parser:
                         opened=at + 1,
                         bracket="[",
                         closing="]",
-                        suggestion=self.original.strip() + "]",
+                        suggestion=self._suggest(self.original.strip() + "]" + self.closings()),
                     )
                 label = " ".join(self.original[at + 1 : end].split())
                 if len(label) > MAX_LABEL or not label or "[" in label:
@@ -743,6 +837,8 @@ class _Parser:
                     reroll=("ro" if is_once else "r") + compare.text(True),
                 )
             term = _replace(term, reroll=compare, reroll_once=is_once)
+        if explode and self.version >= 2:
+            term = self._checked_explosion(term, mods.get("explode_on"), mods["explode_at"])
         if "selection" in mods:
             name, n = mods["selection"]
             if term.success:
@@ -754,6 +850,34 @@ class _Parser:
             _check_selection(name, n, count, "dice", faces=faces)
             term = _replace(term, selection=name, selection_count=n)
         return term
+
+    def _checked_explosion(self, term: DiceTerm, trigger: Compare | None, at: int) -> DiceTerm:
+        """The term with its trigger (none where it is the highest face alone: the plain
+        explosion), refused where it matches no face, or where every face a die may keep
+        explodes (only the caps would end the chain)."""
+        faces = range(term.low, term.high + 1)
+        written = ("!!" if term.compound else "!") + (trigger.text(False) if trigger else "")
+        exploding = [f for f in faces if trigger.matches(f)] if trigger else [term.high]
+        if not exploding:
+            raise RuleError(
+                "notation_explode_none",
+                f"{written} matches no face of the die: nothing would explode",
+                position=at + 1,
+                explode=written,
+            )
+        stays = faces
+        if term.reroll is not None and not term.reroll_once:
+            stays = [f for f in faces if not term.reroll.matches(f)]
+        if all(f in exploding for f in stays):
+            raise RuleError(
+                "notation_explode_all",
+                f"{written} explodes on every face a die keeps: the chain would never end",
+                position=at + 1,
+                explode=written,
+            )
+        if exploding == [term.high]:
+            trigger = None
+        return _replace(term, explode_on=trigger)
 
     def unexpected(self) -> RuleError:
         """The refusal of the character at `self.pos`, with what was most likely meant."""
@@ -784,7 +908,14 @@ class _Parser:
                 return self.error(pos, "drop")
             rest = (original[:pos] + original[end:]).strip()
             candidate = ""
-            if rest:
+            # Only a word standing apart is a label: one glued to the dice may be a modifier
+            # of another roller (`2d6max3`, `1d8cf<4`), and taking it out would glue what is
+            # left into something else (a d63, a success count).
+            apart = (pos == 0 or self.text[pos - 1] == " ") and self.text[end : end + 1] in (
+                "",
+                " ",
+            )
+            if rest and apart:
                 candidate = self._suggest(f"{rest}[{word}]")
             return self.error(pos, "word", candidate, found=word)
         if c == ",":
@@ -866,18 +997,29 @@ def _negated(term: Term) -> Term:
     return _replace(term, sign=-term.sign)  # type: ignore[arg-type]
 
 
-def parse_notation(text: object) -> Notation:
-    """A checked `Notation`, or `RuleError` with the reason (nothing is rolled)."""
-    return Notation(text)
+def parse_notation(text: object, version: int | None = None) -> Notation:
+    """A checked `Notation` (read in the current version unless told), or `RuleError` with
+    the reason (nothing is rolled)."""
+    return Notation(text, VERSION if version is None else version)
 
 
 def parse_test(kind: str, data: Mapping[str, Any]) -> Notation:
-    """The `systems` entry point: `{"expression": "2d6+3"}` as the ledger stores it."""
+    """The `systems` entry point: `{"expression": "2d6+3", "version": 2}` as the ledger
+    stores it (a roll stored without a version was read in version 1)."""
     if kind != TEST:
         raise RuleError(
             "unknown_test", f"{SYSTEM} has no {kind!r} test", system=SYSTEM, test=str(kind)
         )
-    return parse_notation(read(data, "expression"))
+    expression = read(data, "expression")
+    version = data.get("version", 1)
+    if type(version) is not int:
+        raise RuleError(
+            "invalid_input",
+            f"the notation's version is a whole number, not {version!r}",
+            field="version",
+            expected="integer",
+        )
+    return parse_notation(expression, version)
 
 
 # ---------------------------------------------------------------------------
@@ -1003,11 +1145,11 @@ def _roll_dice(term: DiceTerm, dice: DiceSource) -> tuple[tuple[Die, ...], int]:
     for _ in range(term.count):
         chain: list[int] = []
         face, extra, added = _draw(term, dice, fallen), False, 0
-        while term.explode and face == term.high and added < EXPLOSION_CAP:
+        while term.explode and term.explodes(face) and added < EXPLOSION_CAP:
             fallen.append({"face": face, "exploded": True, "extra": extra})
             chain.append(len(fallen) - 1)
             face, extra, added = _draw(term, dice, fallen), True, added + 1
-        capped = term.explode and face == term.high
+        capped = term.explode and term.explodes(face)
         fallen.append({"face": face, "extra": extra, "capped": capped})
         chain.append(len(fallen) - 1)
         if term.compound:
@@ -1305,6 +1447,133 @@ def _keep_extreme(d: Dist, count: int, keep: int, highest: bool, budget: _Budget
     return done, d[1] ** count
 
 
+def _triggered_chain_dist(term: DiceTerm, face_value, budget: _Budget) -> Dist:
+    """One written die with its explosion chain when a trigger says which faces explode:
+    the sum of `face_value` over the chain's faces (k exploding faces, then one that does not
+    explode, or after EXPLOSION_CAP of them any face, the chain capped)."""
+    draw, total = _draw_dist(term)
+    exploding: dict[int, int] = {}
+    stopping: dict[int, int] = {}
+    every: dict[int, int] = {}
+    for face, weight in draw.items():
+        value = face_value(face)
+        side = exploding if term.explodes(face) else stopping
+        side[value] = side.get(value, 0) + weight
+        every[value] = every.get(value, 0) + weight
+    out: dict[int, int] = {}
+    chain: Dist = ({0: 1}, 1)  # the sum of the k exploding faces so far
+    for k in range(EXPLOSION_CAP + 1):
+        last = (every, total) if k == EXPLOSION_CAP else (stopping, total)
+        ended = _convolve(chain, last, budget)[0]
+        scale = total ** (EXPLOSION_CAP - k)
+        for value, weight in ended.items():
+            out[value] = out.get(value, 0) + weight * scale
+        if k < EXPLOSION_CAP:
+            chain = _convolve(chain, (exploding, total), budget)
+    return out, total ** (EXPLOSION_CAP + 1)
+
+
+def _keep_mixed(groups, keep: int, highest: bool, budget: _Budget) -> Dist:
+    """The sum of the `keep` highest (or lowest) of independent values: `count` of them
+    from each group's distribution (`groups`: (weights, their total, count)); as
+    `_keep_extreme`, a state closes once its kept values are placed."""
+    every = math.prod(group_total**count for _, group_total, count in groups)
+    if keep <= 0:
+        return {0: every}, every
+    counts = [count for _, _, count in groups]
+    rests = [group_total for _, group_total, _ in groups]
+    values = sorted(set().union(*(weights for weights, _, _ in groups)), reverse=highest)
+    states: dict[tuple[tuple[int, ...], int], int] = {((0,) * len(groups), 0): 1}
+    done: dict[int, int] = {}
+    for v in values:
+        at_v = [weights.get(v, 0) for weights, _, _ in groups]
+        rests = [rest - w for rest, w in zip(rests, at_v, strict=True)]
+        nxt: dict[tuple[tuple[int, ...], int], int] = {}
+        for (placed, kept_sum), weight in states.items():
+            choices = [
+                range(count - p + 1) if w else (0,)
+                for count, p, w in zip(counts, placed, at_v, strict=True)
+            ]
+            budget.spend(math.prod(len(c) for c in choices) * MIXED_KEEP_STEP_COST)
+            for chosen in itertools.product(*choices):
+                w_new = weight
+                for count, p, w, c in zip(counts, placed, at_v, chosen, strict=True):
+                    if c:
+                        w_new *= math.comb(count - p, c) * w**c
+                before = sum(placed)
+                add = (min(before + sum(chosen), keep) - min(before, keep)) * v
+                key = (tuple(p + c for p, c in zip(placed, chosen, strict=True)), kept_sum + add)
+                nxt[key] = nxt.get(key, 0) + w_new
+        states = {}
+        for (placed, kept_sum), weight in nxt.items():
+            if sum(placed) >= keep:  # the rest fall below: any of the remaining values
+                final = weight * math.prod(
+                    rest ** (count - p)
+                    for rest, count, p in zip(rests, counts, placed, strict=True)
+                )
+                if final:
+                    done[kept_sum] = done.get(kept_sum, 0) + final
+            else:
+                states[(placed, kept_sum)] = weight
+    return done, every
+
+
+def _triggered_keep_dist(term: DiceTerm, n: int, budget: _Budget) -> Dist:
+    """Keep/drop over exploding dice with a trigger: as for the highest face, the number of
+    exploding faces (T) and of dice ending on a face that does not explode (K), then the
+    kept values among T faces from the exploding ones and K from the others."""
+    draw, total = _draw_dist(term)
+    exploding = {f: w for f, w in draw.items() if term.explodes(f)}
+    stopping = {f: w for f, w in draw.items() if not term.explodes(f)}
+    q = sum(exploding.values())
+    # Each die: k exploding faces then a stopping one (its weights come with the faces'),
+    # or a capped chain of EXPLOSION_CAP + 1 exploding faces.
+    per_die = {(k, 1): total ** (EXPLOSION_CAP - k) for k in range(EXPLOSION_CAP + 1)}
+    per_die[(EXPLOSION_CAP + 1, 0)] = 1
+    joint: dict[tuple[int, int], int] = {(0, 0): 1}
+    for _ in range(term.count):
+        budget.spend(len(joint) * len(per_die) * KEEP_STEP_COST)
+        nxt: dict[tuple[int, int], int] = {}
+        for (t, kk), w in joint.items():
+            for (dt, dk), dw in per_die.items():
+                key = (t + dt, kk + dk)
+                nxt[key] = nxt.get(key, 0) + w * dw
+        joint = nxt
+    # Where every exploding face is above every other (`!>=5`) or below (`!<=2`), the kept
+    # values come from one side first: two plain keeps, each worked out once per size.
+    apart = max(stopping) < min(exploding) or max(exploding) < min(stopping)
+    kept_of: dict[tuple[bool, int, int, bool], Dist] = {}
+
+    def kept_side(side_exploding: bool, count: int, keep: int, highest: bool) -> Dist:
+        key = (side_exploding, count, keep, highest)
+        if key not in kept_of:
+            side = (exploding, q) if side_exploding else (stopping, total - q)
+            if keep >= count:
+                kept_of[key] = _power(side, count, budget)
+            else:
+                kept_of[key] = _keep_extreme(side, count, keep, highest, budget)
+        return kept_of[key]
+
+    out: dict[int, int] = {}
+    for (t, kk), w in joint.items():
+        keep, highest = _keep_rule(term.selection, n, t + kk)
+        if apart:
+            first_exploding = (max(exploding) > max(stopping)) == highest
+            first_count, second_count = (t, kk) if first_exploding else (kk, t)
+            from_first = min(keep, first_count)
+            kept = _convolve(
+                kept_side(first_exploding, first_count, from_first, highest),
+                kept_side(not first_exploding, second_count, keep - from_first, highest),
+                budget,
+            )
+        else:
+            groups = [(exploding, q, t), (stopping, total - q, kk)]
+            kept = _keep_mixed(groups, keep, highest, budget)
+        for v, fw in kept[0].items():
+            out[v] = out.get(v, 0) + w * fw
+    return out, total ** ((EXPLOSION_CAP + 1) * term.count)
+
+
 def _keep_rule(selection: str, n: int, pool: int) -> tuple[int, bool]:
     """(how many are kept, from the highest?) for a pool of `pool`."""
     if selection == "kh":
@@ -1317,14 +1586,11 @@ def _keep_rule(selection: str, n: int, pool: int) -> tuple[int, bool]:
 
 
 def _dice_dist(term: DiceTerm, budget: _Budget) -> Dist:
+    if term.explode and term.explode_on is not None:
+        return _triggered_dice_dist(term, budget)
     h = term.high
     if term.success is not None:
-        s, f = term.success, term.failure
-
-        def counted(v: int) -> int:
-            hit = s.matches(v)
-            return int(hit) - int(f is not None and not hit and f.matches(v))
-
+        counted = _counted(term)
         if term.compound:
             unit = _chain_dist(term, lambda k, v: counted(k * h + v))
         else:
@@ -1376,6 +1642,35 @@ def _dice_dist(term: DiceTerm, budget: _Budget) -> Dist:
             out[key] = out.get(key, 0) + w * fw
         budget.spend(len(finals[0]))
     return out, scale_total
+
+
+def _counted(term: DiceTerm):
+    """What a unit of a success count adds: 1 a success, −1 a failure, else 0."""
+    s, f = term.success, term.failure
+
+    def counted(v: int) -> int:
+        hit = s.matches(v)
+        return int(hit) - int(f is not None and not hit and f.matches(v))
+
+    return counted
+
+
+def _triggered_dice_dist(term: DiceTerm, budget: _Budget) -> Dist:
+    if term.success is not None:
+        counted = _counted(term)
+        if term.compound:
+            unit = _mapped(_triggered_chain_dist(term, lambda v: v, budget), counted)
+        else:
+            unit = _triggered_chain_dist(term, counted, budget)
+        return _power(unit, term.count, budget)
+    if term.selection is None:
+        return _power(_triggered_chain_dist(term, lambda v: v, budget), term.count, budget)
+    n = term.selection_count or 0
+    if term.compound:
+        unit = _triggered_chain_dist(term, lambda v: v, budget)
+        keep, highest = _keep_rule(term.selection, n, term.count)
+        return _keep_extreme(unit, term.count, keep, highest, budget)
+    return _triggered_keep_dist(term, n, budget)
 
 
 def _sum_dist(terms, budget: _Budget) -> Dist:
@@ -1456,16 +1751,59 @@ def _kept(selection: str | None, n: int | None, pool: int) -> int:
 
 
 def _dice_range(term: DiceTerm) -> tuple[int, int]:
-    cap = EXPLOSION_CAP if term.explode else 0
-    units = term.count * (cap + 1) if term.explode and not term.compound else term.count
+    if term.explode and not term.compound:
+        return _exploding_range(term)
     if term.success is not None:
-        return (-units if term.failure is not None else 0), units
-    unit_high = term.high * (cap + 1) if term.compound else term.high
-    least = _kept(term.selection, term.selection_count, term.count) * term.low
-    if term.low < 0:  # Fate: the lowest total keeps as many −1 as it can
-        least = _kept(term.selection, term.selection_count, units) * term.low
-    greatest = _kept(term.selection, term.selection_count, units) * unit_high
+        return (-term.count if term.failure is not None else 0), term.count
+    faces = range(term.low, term.high + 1)
+    unit_low, unit_high = term.low, term.high
+    if term.compound:
+        # A chain: exploding faces, then one that stops it (or, capped, any face).
+        exploding = [f for f in faces if term.explodes(f)]
+        stopping = min(f for f in faces if not term.explodes(f))
+        unit_low = min(stopping, EXPLOSION_CAP * min(exploding) + term.low)
+        unit_high = EXPLOSION_CAP * max(exploding) + term.high
+    kept = _kept(term.selection, term.selection_count, term.count)
+    return kept * unit_low, kept * unit_high
+
+
+def _exploding_range(term: DiceTerm) -> tuple[int, int]:
+    """Exploding dice, each face a unit: the extremes over how many chains are capped (c)
+    and how many exploding faces there are (T, at either end of what c allows: a kept sum
+    only grows or only shrinks with T, the faces being positive), each face at its extreme
+    (a success count: its extreme count)."""
+    faces = range(term.low, term.high + 1)
+    value = _counted(term) if term.success is not None else (lambda v: v)
+    exploding = [value(f) for f in faces if term.explodes(f)]
+    stopping = [value(f) for f in faces if not term.explodes(f)]
+    every = [value(f) for f in faces]
+    cap, count = EXPLOSION_CAP, term.count
+    least = greatest = None
+    for capped in range(count + 1):
+        fewest = capped * cap
+        for t in {fewest, fewest + (count - capped) * (cap - 1)}:
+            for pick, better in ((min, lambda a, b: a < b), (max, lambda a, b: a > b)):
+                units = [(pick(exploding), t), (pick(every), capped)]
+                units.append((pick(stopping), count - capped))
+                total = _kept_sum(term, units)
+                if pick is min and (least is None or better(total, least)):
+                    least = total
+                if pick is max and (greatest is None or better(total, greatest)):
+                    greatest = total
     return least, greatest
+
+
+def _kept_sum(term: DiceTerm, units: list[tuple[int, int]]) -> int:
+    """The sum of the units (value, how many) kept by the term's keep/drop."""
+    pool = sum(n for _, n in units)
+    if term.selection is None or term.selection_count is None:
+        return sum(v * n for v, n in units)
+    keep, highest = _keep_rule(term.selection, term.selection_count, pool)
+    total = 0
+    for v, n in sorted(units, reverse=highest):
+        taken = min(n, keep)
+        total, keep = total + taken * v, keep - taken
+    return total
 
 
 def _terms_range(terms) -> tuple[int, int]:

@@ -11,8 +11,17 @@
   function requester(event) {
     return event.detail.requestConfig ? event.detail.requestConfig.elt : null;
   }
+  // A field's own form; a tab's link (outside the form) names the form it sends.
   function formOf(elt) {
-    return elt && elt.closest ? elt.closest("form[data-keep-choices]") : null;
+    if (!elt || !elt.closest) { return null; }
+    var included = elt.getAttribute("hx-include");
+    var named = included && included.charAt(0) === "#" ? document.querySelector(included) : null;
+    if (named && named.matches("form[data-keep-choices]")) { return named; }
+    return elt.closest("form[data-keep-choices]");
+  }
+  // How the request is sent again: a link or a button is clicked, a field or a form changes.
+  function again(elt) {
+    return elt.tagName === "A" || elt.tagName === "BUTTON" ? "click" : "change";
   }
   function choices(form) {
     var state = [];
@@ -40,7 +49,7 @@
       // Once this request is over: htmx drops a new request of an element while its last
       // one is still being answered.
       setTimeout(function () {
-        if (document.contains(elt)) { htmx.trigger(elt, "change"); }
+        if (document.contains(elt)) { htmx.trigger(elt, again(elt)); }
       }, 0);
     }
   });

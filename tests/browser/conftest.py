@@ -9,6 +9,8 @@ from django.test.testcases import LiveServerThread
 from playwright.sync_api import expect
 from pytest_django import live_server_helper
 
+from tests.conftest import polish
+
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # The machine's network is closed: Chromium must not try to phone home.
 CHROMIUM_ARGS = [
@@ -130,4 +132,20 @@ def settle_panel(page) -> None:
     the blur's `change` sends one more preview request, and on SQLite the live server's
     threads share one connection, so it must not run beside the roll's POST."""
     page.keyboard.press("Tab")
-    page.wait_for_load_state("networkidle")
+    preview_settled(page)
+
+
+def preview_settled(page) -> None:
+    """Wait until the roll panel's line above its Roll button describes the form as it is
+    now: no change waits to be sent, no preview or redraw is on its way
+    (static/js/roll_plan.js keeps `data-preview`). A page with no panel waits for nothing."""
+    form = page.locator("form[data-roll-plan]")
+    if form.count():
+        expect(form).to_have_attribute("data-preview", "settled")
+
+
+def roll_button(page):
+    """The panel's Roll button, once the line above it is the form's (a person reads the line
+    before clicking; a click while it is drawn again waits for it, static/js/roll_plan.js)."""
+    preview_settled(page)
+    return page.get_by_role("button", name=polish("Roll"), exact=True)  # "Wykonaj rzut"

@@ -356,3 +356,19 @@ def test_on_a_phone_the_arsmagica_panel_does_not_scroll_sideways(phone, make_use
         phone.goto(f"/sessions/{t.session.pk}/rolls/panel/?mode={mode}")
         phone.wait_for_load_state("load")
         assert not _scrolls_sideways(phone), mode
+
+
+def test_a_page_with_a_flash_message_has_no_axe_violations(page, demo):
+    """The message a redirect leaves on the next page: a list, read out as a status."""
+    from playwright.sync_api import expect
+
+    from tests.conftest import polish
+
+    log_in(page, "gracz", DEMO_PASSWORDS["gracz"])
+    page.goto("/notifications/")
+    page.get_by_role("button", name=polish("Mark all as read")).click()
+    expect(page.locator(".messages li")).to_have_text(
+        polish("All notifications are marked as read.")
+    )
+    found = _violations(page)
+    assert not found, _report({"/notifications/ with a message": found})

@@ -12,7 +12,7 @@ from rolls.engine import systems
 from rolls.models import Roll
 from rolls.systems.arsmagica import display
 from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga, demo_saga
@@ -51,7 +51,7 @@ def expect_the_line(page, roll: Roll) -> None:
 
 def roll_it(page) -> Roll:
     before = Roll.objects.count()
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"/sessions/\d+/.*#roll-\d+$"))
     assert Roll.objects.count() == before + 1
     return Roll.objects.order_by("-seq").first()

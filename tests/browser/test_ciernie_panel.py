@@ -16,7 +16,7 @@ from rolls.models import Roll
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
 from rolls.systems.ciernie import display, forms
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
     choose,
@@ -25,7 +25,7 @@ from tests.browser.test_roll_panel import (
     redraw,
     type_in,
 )
-from tests.conftest import PASSWORD, polish
+from tests.conftest import PASSWORD
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +76,7 @@ def chance_case(t, query):
 
 
 def roll_it(page) -> Roll:
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     seq = int(page.url.rsplit("#roll-", 1)[1])
     return Roll.objects.get(seq=seq)

@@ -30,7 +30,7 @@ def test_demo_gm_logs_in_reads_the_polish_diary_and_posts(page):
     page.goto(f"/sessions/{session.pk}/")
 
     page.get_by_label("Narracja").fill("Z mgły wyłania się **strażnica**.")
-    page.get_by_label("Notka NC").fill("Tura 1: rzuty po moich opisach.")
+    page.get_by_label("Poza grą (OOC)").fill("Tura 1: rzuty po moich opisach.")
     page.get_by_role("button", name="Opublikuj").click()
 
     newest = page.locator("article.post").last

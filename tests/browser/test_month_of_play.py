@@ -133,7 +133,7 @@ def _recruiting(gm, bartek, session, bob) -> None:
     told = bell(gm)
     assert told == 1
     gm.get_by_test_id("bell").click()
-    gm.locator("li.notification.unread button.notification-link").click()
+    gm.locator("li.notification.unread a.notification-link").click()
     gm.wait_for_url(re.compile(rf"/sessions/{session.pk}/participants/"))
     assert bell(gm) == told - 1
     expect(gm.get_by_test_id("application-message")).to_have_text(
@@ -229,7 +229,7 @@ def _deadline_near(alicja, bartek, session, turn, bob) -> None:
     assert bell(alicja) == alicja_before
     # Opening it from the list leads to the diary and the bell drops.
     bartek.get_by_test_id("bell").click()
-    bartek.locator(f"#notification-{told.pk} button.notification-link").click()
+    bartek.locator(f"#notification-{told.pk} a.notification-link").click()
     bartek.wait_for_url(re.compile(rf"/sessions/{session.pk}/"))
     assert bell(bartek) == before
 

@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rolls.models import Roll
-from tests.browser.conftest import log_in, settle_panel
+from tests.browser.conftest import log_in, roll_button, settle_panel
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, skill_id
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
@@ -77,7 +77,7 @@ def change_then_type_the_reason(
 def roll_with(page, text: str) -> Roll:
     """Roll; the record keeps the whole reason and the post shows it."""
     settle_panel(page)
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"/sessions/\d+/.*#roll-\d+$"))
     session, seq = re.search(r"/sessions/(\d+)/.*#roll-(\d+)$", page.url).groups()
     roll = Roll.objects.get(session_id=session, seq=seq)
@@ -170,3 +170,25 @@ def test_arsmagica_a_typed_modifier_then_its_reason(page, make_user):
     assert roll.test == "stress"
     modifiers = roll.record["result"]["input"]["modifiers"]
     assert [m["reason"] for m in modifiers if m["source"] == "gm"] == [text]
+
+
+def test_a_number_typed_into_a_fresh_field_is_that_number(page, table):
+    """Clicked into and typed, as a person does: 25 reads 25, never "025" after a prefilled
+    0. The panel's typed modifier (empty, left empty it counts 0) and a new sheet's skill."""
+    log_in(page, table.gm.username, PASSWORD)
+    open_panel(page, table, "skill")
+    modifier = page.locator('[name="a-action_value"]')
+    expect(modifier).to_have_value("")
+    expect(modifier).to_have_attribute("placeholder", "0")
+    modifier.click()
+    page.keyboard.type("25", delay=KEY_DELAY_MS)
+    expect(modifier).to_have_value("25")
+    page.locator('[name="a-action_reason"]').fill("Dobre miejsce")
+    expect(page.get_by_test_id("preview")).to_contain_text("+25")
+
+    page.goto("/characters/new/?system=forum1000")
+    skill = page.get_by_label("Otwieranie zamków")
+    expect(skill).to_have_value("")
+    skill.click()
+    page.keyboard.type("25", delay=KEY_DELAY_MS)
+    expect(skill).to_have_value("25")

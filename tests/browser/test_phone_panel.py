@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from diary.models import GameSession
 from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
 from rolls.management.commands.seed_demo import SESSION_TITLE
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -76,7 +76,7 @@ def test_on_a_phone_the_opposed_tabs_odds_and_roll_button_stay_in_view(phone, de
     # The tab runs past two screens, so without the bar its end would be far below.
     assert phone.evaluate("document.documentElement.scrollHeight") > 2 * HEIGHT
     odds = phone.get_by_test_id("odds")
-    roll = phone.get_by_role("button", name=polish("Roll"), exact=True)
+    roll = roll_button(phone)
     expect(odds).to_be_visible()
     assert _on_screen(odds.bounding_box()), odds.bounding_box()
     assert _on_screen(roll.bounding_box()), roll.bounding_box()

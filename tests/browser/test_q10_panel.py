@@ -3,15 +3,17 @@ exact chance and the cap), the roll lands in the post with its line; a player as
 pool and the GM answers it in one click."""
 
 import re
+from types import SimpleNamespace
 
 import pytest
 from playwright.sync_api import expect
 
 from rolls.engine import q10 as engine
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
+from tests.rolls.q10_table import build_archer_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -46,7 +48,7 @@ def test_the_gm_rolls_a_q10_pool_and_it_lands_in_the_post(page, q10):
     type_in(page, "pool_reason_1", "")
     choose(page, "circumstance_1", value="10")
     type_in(page, "circumstance_reason_1", "Ciemność")
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     roll = Roll.objects.get()
     result = roll.record["result"]
@@ -65,7 +67,7 @@ def test_a_gm_modifier_without_a_reason_is_refused_in_the_browser(page, q10):
     open_panel(page, q10)
     redraw(page, lambda: page.locator('[name="pool_keep_1"]').fill("1"))
     expect(page.get_by_test_id("preview-problems")).to_be_visible()
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     expect(page.locator("#id_pool_reason_1_error")).to_contain_text(
         polish("A modifier you type needs a reason: the roll shows it to everyone.")
     )
@@ -98,7 +100,7 @@ def test_a_player_asks_for_a_pool_and_the_gm_answers_in_one_click(browser, live_
     expect(gm.get_by_test_id("answering")).to_contain_text(ask.summary)
     expect(gm.locator('[name="raises"]')).to_have_value("1")
     gm.locator('[name="difficulty"]').select_option("10")
-    gm.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(gm).click()
     gm.wait_for_url(re.compile(r"#roll-\d+$"))
     roll = Roll.objects.get()
     ask.refresh_from_db()
@@ -110,3 +112,15 @@ def test_a_player_asks_for_a_pool_and_the_gm_answers_in_one_click(browser, live_
     )
     player_context.close()
     gm_context.close()
+
+
+def test_a_fresh_panel_previews_the_sheets_best_pair(page, make_user):
+    """Ilsa shoots (Zręczność 4 + Łucznictwo 3): the panel opens on that pool, 7z3 against
+    15, not on the catalog's first skill at level 0 (Siła + Atletyka, 2z0)."""
+    gm, session, _sila, zrecznosc, catalog = build_archer_table(make_user, {"Łucznictwo": 3})
+    open_panel(page, SimpleNamespace(gm=gm, session=session))
+    expect(page.locator('[name="attribute"]')).to_have_value(str(zrecznosc.pk))
+    expect(page.locator('[name="skill"]')).to_have_value(str(catalog["Łucznictwo"].pk))
+    expect(page.get_by_test_id("preview-terms")).to_contain_text("7z3")
+    shown = percent(page.get_by_test_id("chance").inner_text())
+    assert abs(shown - engine.pool_probability(7, 3, 15) * 100) < 0.006

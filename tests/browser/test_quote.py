@@ -102,3 +102,25 @@ def test_the_edit_form_previews_in_place_and_saves_only_on_save(page, table):
     expect(page.locator(f"#post-{post.pk} strong")).to_have_text("biegnie")
     post.refresh_from_db()
     assert post.version == 2
+
+
+def test_a_quote_of_a_characters_post_agrees_with_her_grammatical_gender(page, table):
+    """Lirael's sheet says feminine: the quote's header reads "Lirael napisała", in the
+    selection the script quotes as in the server's pre-fill."""
+    post = services.post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Lirael zsuwa kaptur. Wiatr niesie zapach dymu.",
+        nc_note="",
+    )
+    log_in(page, table.bob.username, PASSWORD)
+    page.goto(f"/sessions/{table.session.pk}/")
+    _select_from(page, post, "Wiatr")
+    page.locator(f"#post-{post.pk}").get_by_role("link", name=polish("Quote")).click()
+    reply = page.locator("#write textarea[name=narration]")
+    expect(reply).to_have_value(
+        re.compile(rf"^> \[Lirael napisała\]\(/sessions/posts/{post.pk}/\):")
+    )
+    page.goto(f"/sessions/{table.session.pk}/?quote={post.pk}#write")
+    expect(reply).to_have_value(re.compile(r"^> \[Lirael napisała\]\("))

@@ -23,7 +23,7 @@ from diary import services
 from diary.models import NotificationKind, Post
 from diary.notification_delivery import notification_mark_all_read, notification_preferences_save
 from rolls.models import Roll
-from tests.browser.conftest import log_in, open_turn
+from tests.browser.conftest import log_in, open_turn, roll_button
 from tests.browser.test_quote import _select_from
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, open_tab, redraw
 from tests.browser.test_secret_roll import export_verified
@@ -149,7 +149,7 @@ def test_a_new_turn_is_told_read_answered_and_rolled_on_in_secret(
     choose(page, "a-character", value=str(table.lirael.pk))
     choose(page, "a-attribute", label="Percepcja")
     redraw(page, page.get_by_label(polish("Secret roll")).check)
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(rf"/sessions/{session.pk}/rolls/\d+/$"))
     secret = Roll.objects.filter(session=session).latest("seq")
     assert secret.record["kind"] == "secret"

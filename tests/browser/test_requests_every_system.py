@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from characters.models import Attribute
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in, settle_panel
+from tests.browser.conftest import log_in, roll_button, settle_panel
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, first_redraw, skill_id, tick
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
@@ -98,7 +98,7 @@ def roll_by_judgment(page, ask: RollAsk, note: str) -> Roll:
     """Roll what the panel now says, with the note; the roll lands after the request."""
     page.locator('[name="answer_note"]').fill(note)
     settle_panel(page)
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     ask.refresh_from_db()
     assert ask.status == AskStatus.ANSWERED_DIFFERENTLY
@@ -191,7 +191,7 @@ def test_forum1000_the_gm_rolls_another_attribute_and_says_why(page, player_page
     )
     choose(page, "a-attribute", label="Siła Woli")
     # Another roll than asked, without a note: refused next to the note, nothing rolled.
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_load_state()
     expect(page.locator("#id_answer_note_error")).to_be_visible()
     assert not Roll.objects.exists()
@@ -343,7 +343,7 @@ def test_q10_a_request_proposes_a_circumstance_and_the_gm_keeps_it(page, player_
     )
     expect(page.locator('[name="raise_purposes"]')).to_have_value("cios w kark")
     settle_panel(page)
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))
     ask.refresh_from_db()
     assert ask.status == AskStatus.ANSWERED

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from diary.models import Notification
 from diary.services import post_create
 from rolls.models import Roll
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -46,7 +46,7 @@ def test_the_gms_roll_resolves_at_the_bottom_and_a_later_entry_reads_as_new(
     page.wait_for_load_state("networkidle")
     page.locator('[name="a-attribute"]').select_option(label="Zręczność")
     page.wait_for_load_state("networkidle")
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-1$"))
     roll = Roll.objects.get()
     assert roll.post_id > last.pk and roll.post.author == table.gm

@@ -23,7 +23,7 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.conftest import PASSWORD, polish
 from tests.diary_entries import effect_entry
 from tests.rolling import make_roll
@@ -92,10 +92,6 @@ def type_in(page, name: str, text: str) -> None:
 
 def tick(page, name: str, value: str) -> None:
     redraw(page, lambda: page.locator(f'[name="{name}"][value="{value}"]').check())
-
-
-def roll_button(page):
-    return page.get_by_role("button", name=polish("Roll"), exact=True)  # "Wykonaj rzut"
 
 
 def roll_and_land_in_the_diary(page) -> Roll:
@@ -666,7 +662,7 @@ def test_without_javascript_show_the_chance_rolls_nothing_and_keeps_the_csrf_tok
         page.wait_for_timeout(700)
         assert page.url == shown and not Roll.objects.exists()
 
-        page.get_by_role("button", name=polish("Roll"), exact=True).click()
+        roll_button(page).click()
         page.wait_for_url(re.compile(r"#roll-1$"))
         assert Roll.objects.get().character_id == table.borys.pk
     finally:

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.steps import ask_for_a_skill_roll
 from tests.browser.test_roll_panel import COUNT_REDRAWS
 from tests.conftest import PASSWORD, polish
@@ -33,7 +33,7 @@ def test_a_request_is_asked_then_answered_in_one_click(browser, live_server, tab
     gm.get_by_test_id("open-asks").get_by_role("link", name=polish("Answer with a roll")).click()
     expect(gm.get_by_test_id("answering")).to_contain_text(ask.summary)
     expect(gm.get_by_test_id("threshold")).to_be_visible()
-    gm.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(gm).click()
     gm.wait_for_url(re.compile(r"#roll-\d+$"))
     roll = Roll.objects.get()
     ask.refresh_from_db()

@@ -14,7 +14,7 @@ from django.core.management import call_command
 from playwright.sync_api import expect
 
 from rolls.models import Roll, SecretRoll
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, open_tab, redraw
 from tests.conftest import PASSWORD, polish
 
@@ -47,7 +47,7 @@ def test_a_secret_roll_is_a_commitment_until_the_gm_reveals_it(page, player_page
     box = page.get_by_label(polish("Secret roll"))  # "Rzut tajny"
     redraw(page, box.check)
     expect(page.get_by_label(polish("Secret roll"))).to_be_checked()
-    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(page).click()
 
     # The GM lands on the roll's page: the hidden result is theirs to see, with the button.
     page.wait_for_url(re.compile(rf"/sessions/{table.session.pk}/rolls/1/$"))

@@ -20,7 +20,7 @@ from django.utils import translation
 from playwright.sync_api import expect
 
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_initiative_event import wolf  # noqa: F401 (the stand-in wolf)
 from tests.browser.test_roll_panel import COUNT_REDRAWS, open_panel, open_tab, type_in
 from tests.conftest import PASSWORD, polish, polish_as
@@ -114,7 +114,7 @@ def test_a_whole_fight_from_the_initiative_roll_to_its_history(page, player, tab
     open_tab(gm, "Initiative")
     expect(gm.locator("#panel tr", has_text="Wilk (NPC)")).to_be_visible()
     type_in(gm, "event_name", EVENT)
-    gm.get_by_role("button", name=polish("Roll"), exact=True).click()
+    roll_button(gm).click()
     gm.wait_for_url(re.compile(r"/sessions/\d+/.*#roll-\d+$"))
 
     # -- The order at the top of the diary, the marker on the first; both see it. ----------

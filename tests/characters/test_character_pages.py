@@ -1,6 +1,7 @@
 """Character pages: building a sheet, its derived numbers, who may read and change it."""
 
 import html
+from urllib.parse import urlencode
 
 import pytest
 from django.urls import reverse
@@ -314,3 +315,49 @@ def test_the_sheet_writes_negative_modifiers_with_the_one_minus_sign(table, clie
     body = client_for(table.alice).get(f"/characters/{table.lirael.pk}/").content.decode()
     assert f"\u2212{abs(flaw.modifier)} {flaw.attribute.name}" in body
     assert f"-{abs(flaw.modifier)} {flaw.attribute.name}" not in body
+
+
+def test_a_character_built_for_an_application_goes_back_to_it_chosen(make_user, client_for):
+    owner = make_user()
+    url = reverse("characters:create") + "?system=forum1000&next=/sessions/7/join/"
+    page = client_for(owner).get(url)
+    assert page.context["form"].system == "forum1000"
+    assert 'data-testid="back-after-save"' in page.content.decode()
+
+    response = client_for(owner).post(url, sheet_post_data())
+
+    character = Character.objects.get(owner=owner)
+    assert response.status_code == 302
+    assert response.url == f"/sessions/7/join/?character={character.pk}"
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "https://evil.example/",
+        "//evil.example/sessions/7/join/",
+        "/\\evil.example/",
+        "http:/evil.example",
+        "javascript:alert(1)",
+        "sessions/7/join/",
+    ],
+)
+def test_a_next_outside_the_site_is_never_followed(make_user, client_for, target):
+    owner = make_user()
+    url = reverse("characters:create") + "?" + urlencode({"system": "forum1000", "next": target})
+    page = client_for(owner).get(url)
+    assert 'data-testid="back-after-save"' not in page.content.decode()
+
+    response = client_for(owner).post(url, sheet_post_data())
+
+    character = Character.objects.get(owner=owner)
+    assert response.status_code == 302
+    assert response.url == reverse("characters:detail", args=[character.pk])
+
+
+def test_the_system_choice_keeps_where_to_go_back(make_user, client_for):
+    page = client_for(make_user()).get(reverse("characters:create") + "?next=/sessions/7/join/")
+    body = page.content.decode()
+    assert page.status_code == 200
+    assert not page.context["systems"].errors
+    assert '<input type="hidden" name="next" value="/sessions/7/join/">' in body

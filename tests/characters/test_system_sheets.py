@@ -1,13 +1,16 @@
 """Character sheets of q10, ciernie and arsmagica — built, edited, shown, proposed in
 play — with each system's ranges, words and derived numbers; forum1000's stay as they were."""
 
+import html
+import re
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
 from characters import services
 from characters.models import Attribute, Character, Item, ProposalStatus, Skill, Trait
-from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE
+from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, words_for
 from diary import services as diary_services
 from diary.models import SessionStatus
 from rolls.management.demo_systems import system_character
@@ -353,3 +356,93 @@ def test_no_ars_magica_page_says_zdolnosc(make_user, client_for):
     for body in pages:
         assert "zdolnoś" not in body.lower()
     assert "Zalety i wady" in pages[1]  # the history names the virtues' line
+
+
+# -- what a test uses when the sheet's ability, flaw or item applies (RULES 1.2, 2, 3, 4) --
+
+
+def sheet_text(client, character) -> str:
+    body = client.get(reverse("characters:detail", args=[character.pk])).content.decode()
+    words = html.unescape(re.sub(r"<[^>]+>", " ", body))
+    return re.sub(r"\s+", " ", words)
+
+
+SOURCE_CASES = [
+    # system, attributes, skills, traits, what the attribute line says, a skill row's number
+    (
+        "forum1000",
+        {"Percepcja": 640, "Zręczność": 500},
+        {"Otwieranie zamków": 3},
+        ["Dobry Wzrok", "Precyzyjny"],
+        ["Percepcja 640 (test cechy: 690 z Dobry Wzrok, gdy ma zastosowanie)",
+         "Zręczność 500 (test cechy: 550 z Precyzyjny, gdy ma zastosowanie)"],
+        # 40·3 + 500/2 = 370; with Precyzyjny half of +50 in a skill roll: 395.
+        "370 (395 z Precyzyjny)",
+    ),
+    (
+        "q10",
+        {"Siła": 3, "Zręczność": 2},
+        {"Walka wręcz": 2},
+        ["Wprawny szermierz"],
+        ["Siła 3 (pula: +1z1 z Wprawny szermierz, gdy ma zastosowanie)"],
+        "5z2 (6z3 z Wprawny szermierz)",
+    ),
+    (
+        "ciernie",
+        {"Percepcja": 12},
+        {},
+        ["Bystry wzrok"],
+        ["Percepcja 12 (test: 14 z Bystry wzrok, gdy ma zastosowanie)"],
+        None,
+    ),
+    (
+        "arsmagica",
+        {"Percepcja": 1},
+        {"Czujność": 3},
+        ["Wyostrzone zmysły"],
+        ["Percepcja +1 (test: +2 z Wyostrzone zmysły, gdy ma zastosowanie)"],
+        "+1 + 3 = +4 (+5 z Wyostrzone zmysły)",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("system", "attributes", "skills", "traits", "attribute_lines", "skill_number"),
+    SOURCE_CASES,
+    ids=[case[0] for case in SOURCE_CASES],
+)
+def test_the_sheet_says_what_a_test_uses_with_an_ability_that_applies(
+    make_user, client_for, system, attributes, skills, traits, attribute_lines, skill_number
+):
+    owner = make_user()
+    if system == "forum1000":
+        from tests.conftest import new_character
+
+        character = new_character(
+            owner, "Sokół", attributes=attributes, skills=skills, traits=traits
+        )
+    else:
+        character = system_character(
+            owner, system, "Sokół", attributes=attributes, skills=skills, traits=traits
+        )
+    text = sheet_text(client_for(owner), character)
+    for line in attribute_lines:
+        assert line in text, text
+    if skill_number:
+        assert skill_number in text, text
+    words = words_for(system)
+    assert (
+        polish(
+            "%(traits)s and items count in a test only when they apply to it: whoever rolls "
+            "ticks them in the roll panel (a player names them in a request for a roll).",
+            traits=words.traits,
+        )
+        in text
+    )
+
+
+def test_a_sheet_without_such_sources_says_nothing_more(make_user, client_for):
+    owner = make_user()
+    character = system_character(owner, "ciernie", "Zwykła", attributes={"Percepcja": 12})
+    text = sheet_text(client_for(owner), character)
+    assert "gdy ma zastosowanie" not in text and "Percepcja 12 (" not in text

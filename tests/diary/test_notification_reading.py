@@ -45,24 +45,29 @@ def reply(table):
 # --- opening one from the list ---------------------------------------------------------
 
 
-def test_the_list_opens_an_unread_notification_by_a_post_that_marks_it_read(
-    table, client_for, reply
-):
+def test_an_unread_notification_is_a_link_that_marks_it_read_on_arrival(table, client_for, reply):
     answer, row = reply
     client = client_for(table.alice)
     page = client.get(reverse("notifications:list")).content.decode()
+    open_url = reverse("notifications:open", args=[row.pk])
+    # Its words are a plain link (a new tab, a copied address work), to the page that
+    # marks it read and leads on to what it is about.
+    link = re.search(rf'<a href="{re.escape(open_url)}"[^>]*>(.*?)</a>', page, re.S)
+    assert link is not None
+    assert notification_text(row) in html.unescape(link.group(1))
+    assert 'name="open"' not in page
+    # "Mark as read" stays a button of a POST form, its words for screen readers kept.
     read_url = reverse("notifications:read", args=[row.pk])
-    # The notification's words are a button of a POST form to the read endpoint: no GET
-    # link changes anything, and it works without JavaScript.
     form = re.search(
         rf'<form method="post" action="{re.escape(read_url)}"[^>]*>(.*?)</form>', page, re.S
     )
     assert form is not None
-    assert 'name="open"' in form.group(1)
-    assert notification_text(row) in html.unescape(form.group(1))
-    assert f'href="{notification_url(row)}"' not in page.replace("&amp;", "&")
+    assert polish("Mark as read") in form.group(1)
+    assert f'<span class="visually-hidden">: {html.escape(notification_text(row))}</span>' in (
+        form.group(1)
+    )
 
-    response = client.post(read_url, {"open": "1"})
+    response = client.get(open_url)
     assert response.status_code == 302
     assert response["Location"] == notification_url(row)
     row.refresh_from_db()
@@ -70,6 +75,12 @@ def test_the_list_opens_an_unread_notification_by_a_post_that_marks_it_read(
     landed = client.get(response["Location"]).content.decode()
     assert f'id="post-{answer.pk}"' in landed
     assert bell(landed) is None
+    # Opened again (a bookmark, the tab restored): the same way on, and read once.
+    read_at = row.read_at
+    again = client.get(open_url)
+    assert again["Location"] == notification_url(row)
+    row.refresh_from_db()
+    assert row.read_at == read_at
 
 
 def test_a_read_notification_is_a_plain_link(table, client_for, reply):
@@ -80,21 +91,42 @@ def test_a_read_notification_is_a_plain_link(table, client_for, reply):
     assert f'href="{notification_url(row)}"' in page.replace("&amp;", "&")
 
 
-def test_opening_goes_only_where_the_notification_points(table, client_for, reply):
+@pytest.mark.parametrize("where", ["https://evil.example/", "//evil.example/", "/characters/"])
+def test_opening_goes_only_where_the_notification_points(table, client_for, reply, where):
     _answer, row = reply
-    response = client_for(table.alice).post(
-        reverse("notifications:read", args=[row.pk]),
-        {"open": "1", "next": "https://evil.example/"},
-    )
-    assert response["Location"] == notification_url(row)
+    opened = reverse("notifications:open", args=[row.pk])
+    client = client_for(table.alice)
+    for response in (
+        client.get(opened, {"next": where}),
+        client.get(opened, {"url": where, "to": where}),
+    ):
+        assert response["Location"] == notification_url(row)
 
 
-def test_another_users_notification_cannot_be_opened(table, client_for, reply):
+def test_another_users_notification_is_neither_opened_nor_revealed(table, client_for, reply):
     _answer, row = reply
+    response = client_for(table.bob).get(reverse("notifications:open", args=[row.pk]))
+    assert response.status_code == 404
+    page = response.content.decode()
+    # The site's own page that says so, and nothing of where the notification leads.
+    assert polish("There is no such page, or it is not yours to see.") in page
+    assert notification_url(row).split("#")[0] not in page.replace("&amp;", "&")
+    assert "Location" not in response
+    row.refresh_from_db()
+    assert not row.is_read
+    # Nor by POST, the old way of opening it.
     response = client_for(table.bob).post(
         reverse("notifications:read", args=[row.pk]), {"open": "1"}
     )
     assert response.status_code == 404
+    row.refresh_from_db()
+    assert not row.is_read
+
+
+def test_opening_takes_only_a_get(table, client_for, reply):
+    _answer, row = reply
+    response = client_for(table.alice).post(reverse("notifications:open", args=[row.pk]))
+    assert response.status_code == 405
     row.refresh_from_db()
     assert not row.is_read
 

@@ -59,7 +59,10 @@ def test_no_posting_as_another_players_character(table, client_for):
 def test_empty_post_is_refused_in_polish(table, client_for):
     response = write(client_for(table.alice), table.session, narration="   ", nc_note="")
     assert response.status_code == 400
-    assert polish("Write the narration or an NC note.") in response.content.decode()
+    assert (
+        polish("Write the narration or something out of character (OOC).")
+        in response.content.decode()
+    )
     assert not Post.objects.exists()
 
 
@@ -226,6 +229,19 @@ def test_the_nc_note_is_shown_apart(table, client_for):
         client_for(table.gm).get(reverse("diary:session", args=[table.session.pk])).content.decode()
     )
     assert '<aside class="nc">' in body and "Poza grą" in body
+
+
+def test_the_post_form_and_the_post_say_out_of_character_as_the_site_does(table, client_for):
+    """The site calls it "Poza grą (OOC)" (the table talk's thread): the post form's field and
+    the note under a post say the same, never "Notka NC" or a bare "NC"."""
+    post_create(
+        session=table.session, author=table.alice, character=None, narration="", nc_note="Pauza"
+    )
+    body = client_for(table.alice).get(f"/sessions/{table.session.pk}/").content.decode()
+    ooc = polish("Out of character (OOC)")
+    assert re.search(rf'<label for="id_nc_note">{re.escape(ooc)}:?</label>', body), body
+    assert f'<span class="nc-label">{ooc}</span> Pauza' in body
+    assert "Notka NC" not in body and ">NC<" not in body
 
 
 def test_the_post_forms_hidden_token_has_no_visible_label(table, client_for):

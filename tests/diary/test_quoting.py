@@ -26,7 +26,9 @@ def test_quote_is_a_blockquote_headed_by_a_link_to_the_permalink():
 
 
 def test_quote_of_a_selection_keeps_only_the_selection_and_names_the_character():
-    text = quote_markdown(_post(character=SimpleNamespace(name="Ragnar")), "Druga")
+    text = quote_markdown(
+        _post(character=SimpleNamespace(name="Ragnar", grammatical_gender="masculine")), "Druga"
+    )
     assert "Ragnar" in text
     assert "Druga" in text and "Pierwsza" not in text
 
@@ -199,3 +201,37 @@ def test_the_edit_form_previews_without_saving(table, client_for):
     assert client.post(url, _edit_fields(table, "Druga")).status_code == 302
     post.refresh_from_db()
     assert (post.narration, post.version) == ("Druga", 2)
+
+
+# --- the header agrees with the quoted character's grammatical gender -----------------
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("gender", "verb"),
+    [("feminine", "napisała"), ("masculine", "napisał"), ("neuter", "napisało")],
+)
+def test_the_quote_header_follows_the_characters_grammatical_gender(
+    table, client_for, gender, verb
+):
+    from characters.models import Character
+
+    Character.objects.filter(pk=table.lirael.pk).update(grammatical_gender=gender)
+    post = _write(table, table.alice, character=table.lirael, text="Lirael milknie.")
+    url = reverse("diary:session", args=[table.session.pk])
+    link = reverse("diary:post_link", args=[post.pk])
+    # The link without JavaScript: the server's pre-fill.
+    form = client_for(table.bob).get(url, {"quote": post.pk}).context["post_form"]
+    assert form["narration"].value().startswith(f"> [Lirael {verb}]({link}):")
+    # With JavaScript the header comes from the link (quote.js quotes a selection with it).
+    page = client_for(table.bob).get(url).content.decode()
+    assert f'data-quote-header="[Lirael {verb}]({link}):"' in page
+
+
+@pytest.mark.django_db
+def test_a_post_without_a_character_keeps_the_neutral_header(table, client_for):
+    """The author's gender is nowhere on the site: the header keeps "napisał(a)"."""
+    post = _write(table, table.gm, text="Zapada zmrok.")
+    url = reverse("diary:session", args=[table.session.pk])
+    form = client_for(table.bob).get(url, {"quote": post.pk}).context["post_form"]
+    assert form["narration"].value().startswith(f"> [{table.gm.username} napisał(a)](")

@@ -1,6 +1,9 @@
 """A session's public page tells a prospective player what it is about; its diary,
 to someone outside its table, says it is private instead of a bare refusal."""
 
+import html
+from urllib.parse import urlencode
+
 import pytest
 from django.urls import reverse
 
@@ -102,3 +105,34 @@ def test_the_list_marks_the_sessions_the_player_asked_to_join(
     assert f'data-testid="applied-{asked.pk}"' in page
     assert f'data-testid="applied-{other.pk}"' not in page
     assert polish("your request waits") in page
+
+
+def test_the_join_page_builds_a_character_of_the_sessions_system_and_takes_it_back(
+    make_user, make_character, make_session, client_for
+):
+    gm, player = make_user(), make_user()
+    make_character(player, "Stara")
+    session = make_session(gm, status="running")
+    GameSession.objects.filter(pk=session.pk).update(system="q10")
+    join = reverse("diary:session_join", args=[session.pk])
+
+    page = client_for(player).get(join)
+    new_character = reverse("characters:create") + "?" + urlencode({"system": "q10", "next": join})
+    assert f'href="{html.escape(new_character)}"' in page.content.decode()
+
+
+def test_the_join_page_chooses_only_a_character_that_may_ask(
+    make_user, make_character, make_session, client_for
+):
+    gm, player = make_user(), make_user()
+    make_character(player, "Anna")
+    second = make_character(player, "Borys")
+    someone_elses = make_character(make_user(), "Cudza")
+    session = make_session(gm, status="running")
+    join = reverse("diary:session_join", args=[session.pk])
+
+    chosen = client_for(player).get(f"{join}?character={second.pk}").context["form"]
+    assert chosen["character"].value() == second.pk
+    for foreign in (someone_elses.pk, "x", "99999999999999999999"):
+        form = client_for(player).get(f"{join}?character={foreign}").context["form"]
+        assert form["character"].value() is None

@@ -3,16 +3,18 @@ the real task worker (`db_worker`) to a real HTTP server on loopback that answer
 Discord webhook does (204, or 429/500 while it is busy or down)."""
 
 import re
+import socket
 import uuid
 from datetime import timedelta
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 from django_tasks_db.models import DBTaskResult
 
-from diary import services
+from diary import services, webhook_services
 from diary.models import SessionWebhook
 from diary.notifications import notify_deadlines
 from diary.webhook_delivery import DeliveryError, _public_address, post_json, url_problem
@@ -178,6 +180,22 @@ def test_the_gm_tests_the_webhook_and_players_never_see_its_url(table, chat, cli
         ("https://localhost:8000/hook", "The webhook address must be on the public internet."),
         ("https://[::1]/hook", "The webhook address must be on the public internet."),
         ("https://10.1.2.3/hook", "The webhook address must be on the public internet."),
+        # IPv6 forms that carry a local IPv4 address inside them reach that IPv4 host.
+        *(
+            (f"https://[{address}]/hook", "The webhook address must be on the public internet.")
+            for address in (
+                "::ffff:127.0.0.1",  # IPv4-mapped
+                "::127.0.0.1",  # IPv4-compatible
+                "::ffff:0:7f00:1",  # IPv4-translated (SIIT)
+                "64:ff9b::7f00:1",  # NAT64, the well-known prefix
+                "64:ff9b::a9fe:a9fe",  # … to 169.254.169.254, a cloud's metadata
+                "64:ff9b:1::808:808",  # NAT64's local-use prefix: never public
+                "2002:7f00:1::1",  # 6to4
+                "2002:a00:1::1",  # 6to4 of 10.0.0.1
+                "2001:0:4136:e378:8000:63bf:3fff:fdd2",  # Teredo (its client: 192.0.2.45)
+                "2a00:1450:4001:800::5efe:a00:1",  # ISATAP's interface identifier (10.0.0.1)
+            )
+        ),
         ("https://a:b@discord.com/x", "The webhook address may not carry a user name or password."),
         ("nie adres", "Enter the whole webhook address, starting with https://."),
     ],
@@ -203,6 +221,77 @@ def test_the_server_never_posts_into_its_own_network(settings):
     with pytest.raises(DeliveryError) as refused:
         _public_address("localhost", 443)
     assert not refused.value.retry
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "8.8.8.8",
+        "2001:4860:4860::8888",
+        "::ffff:8.8.8.8",
+        "64:ff9b::808:808",
+        "2002:808:808::1",
+    ],
+)
+def test_a_public_address_may_be_a_webhook(settings, address):
+    settings.WEBHOOK_ALLOW_LOCAL = False
+    host = f"[{address}]" if ":" in address else address
+    assert url_problem(f"https://{host}/api/webhooks/1/x") == ""
+
+
+def test_the_service_checks_the_url_again(table, settings):
+    settings.WEBHOOK_ALLOW_LOCAL = False
+    with pytest.raises(ValidationError) as refused:
+        webhook_services.webhook_save(
+            session=table.session, by=table.gm, url="https://[64:ff9b::7f00:1]/hook", on_post=True
+        )
+    assert refused.value.message_dict == {
+        "url": [polish("The webhook address must be on the public internet.")]
+    }
+    assert not SessionWebhook.objects.exists()
+
+
+def resolving(monkeypatch, name: str, address: str) -> None:
+    """The DNS answers `address` for `name` (and as it would for any other name)."""
+    real = socket.getaddrinfo
+
+    def getaddrinfo(host, port, *args, **kwargs):
+        if host == name:
+            return [(socket.AF_INET6, socket.SOCK_STREAM, 6, "", (address, port, 0, 0))]
+        return real(host, port, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "::ffff:127.0.0.1",
+        "::127.0.0.1",
+        "::ffff:0:7f00:1",
+        "64:ff9b::7f00:1",
+        "64:ff9b::a9fe:a9fe",
+        "64:ff9b:1::808:808",
+        "2002:7f00:1::1",
+        "2001:0:4136:e378:8000:63bf:3fff:fdd2",
+        "2001:0:7f00:1::f7ff:fffe",
+        "2a00:1450:4001:800::5efe:a00:1",
+    ],
+)
+def test_a_name_resolving_to_a_local_ipv4_inside_ipv6_is_refused_when_sending(
+    table, client_for, settings, monkeypatch, address
+):
+    # The name passes the form (a name is only resolved when sending); its address,
+    # resolved by the worker, is refused for good, and the GM's page says why.
+    settings.WEBHOOK_ALLOW_LOCAL = False
+    resolving(monkeypatch, "chat.example.com", address)
+    set_webhook(client_for, table, "https://chat.example.com/api/webhooks/1/x")
+    write(table, table.bob, "Borys czeka.")
+    run_worker()
+    assert DBTaskResult.objects.filter(task_path="diary.tasks.deliver_webhook").count() == 1
+    assert SessionWebhook.objects.get().last_error == polish(
+        "The address is not on the public internet."
+    )
 
 
 def test_a_secret_roll_tells_the_chat_no_more_than_the_diary(table, chat, client_for):

@@ -122,25 +122,13 @@ def caught_up(primary: Node, replica: Node) -> None:
 
 def served(primary: Node, replica: Node, request):
     """Run request(); return its answer and the app's statements on each server, leaving
-    out the primary's writes a read makes (and the check of the connection they open)."""
+    out the primary's writes a read makes (and the check of the connection they open).
+    The task worker and the periodic commands beside the server are named apart
+    (`<PGAPPNAME>-tasks`, scripts/serve): none of their statements is ever counted."""
     marks = primary.log_size(), replica.log_size()
     answer = request()
-    on_primary = besides_reading_writes(besides_task_polls(primary.app_statements(marks[0])))
+    on_primary = besides_reading_writes(primary.app_statements(marks[0]))
     return answer, on_primary, replica.app_statements(marks[1])
-
-
-def besides_task_polls(statements: list[str]) -> list[str]:
-    """The task worker polls its queue on the primary now and then, under the app's name
-    too (BEGIN, a SELECT … FOR UPDATE SKIP LOCKED of the task table, COMMIT): not the
-    request's statements, whenever a poll falls inside its window."""
-    rest = [line for line in statements if "django_tasks_database_dbtaskresult" not in line]
-    kept: list[str] = []
-    for line in rest:
-        if line.endswith("statement: COMMIT") and kept and kept[-1].endswith("statement: BEGIN"):
-            kept.pop()  # the poll's own transaction, now empty
-            continue
-        kept.append(line)
-    return kept
 
 
 # A diary page read moves the reader's read mark and marks read the notifications about

@@ -1,9 +1,10 @@
 """Helpers of the PostgreSQL concurrency tests (forum1000's and the case systems')."""
 
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
-from django.db import connections
+from django.db import connection, connections
 from django.test import Client
 
 
@@ -34,3 +35,16 @@ def post_at_once(user, url: str, data: dict, *, times: int = 8) -> list[tuple[in
 
     with ThreadPoolExecutor(max_workers=times) as pool:
         return list(pool.map(post, range(times)))
+
+
+def waiting_for_a_lock(timeout: float = 20) -> None:
+    """Until another connection waits for a lock not granted (the work queued behind the
+    transaction that holds it)."""
+    deadline = time.monotonic() + timeout
+    with connection.cursor() as cursor:
+        while time.monotonic() < deadline:
+            cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
+            if cursor.fetchone()[0]:
+                return
+            time.sleep(0.02)
+    raise AssertionError("nothing waited for the lock")

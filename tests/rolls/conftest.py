@@ -1,6 +1,9 @@
 """Clients for the roll panel's tests.
 
-The tests build the panel's form by hand, with a plain UUID as its one-time token.
+The tests build the panel's form by hand, with a plain UUID as its one-time token. A roll's
+POST carries the digest of the roll the panel's line described (rolls.roll_plan), as the
+page's form does once its preview is drawn: these clients draw that preview first, unless
+the test brings the digest itself.
 The panel issues tokens signed for the user (rolls.access), so these clients sign a
 plain token for their own user, and sign a GET's fields as the panel's own links
 are: exactly what the panel would have given that user. A token or a link that is
@@ -8,6 +11,7 @@ already signed (e.g. one issued to someone else) is sent as it is. The initiativ
 forms carry the same tokens: a plain one posted there is signed too.
 """
 
+import html
 import re
 import uuid
 
@@ -19,6 +23,10 @@ from diary.models import GameSession
 from rolls import access
 
 PANEL_PATH = re.compile(r"^/sessions/(\d+)/rolls/panel/$")
+# A POST that asks the panel for something other than a roll (no JavaScript's "Show the
+# chance", a tab, "Do not answer"), or that brings the digest of its described roll itself.
+PANEL_ACTIONS = {"preview", "switch_mode", "leave_ask", "plan"}
+PLAN_INPUT = re.compile(r'<input type="hidden" name="plan" value="([^"]*)"')
 INITIATIVE_PATH = re.compile(
     r"^/sessions/(\d+)/rolls/initiative/(?:marker|modifier|handover|npc)/$"
 )
@@ -48,7 +56,22 @@ class PanelClient(Client):
 
     def post(self, path, data=None, *args, **kwargs):
         _session, data = self._signed(path, data, patterns=(PANEL_PATH, INITIATIVE_PATH))
+        if PANEL_PATH.match(path) and isinstance(data, dict) and not PANEL_ACTIONS & set(data):
+            data = {**data, "plan": self.described_plan(path, data)}
         return super().post(path, data, *args, **kwargs)
+
+    def described_plan(self, path, data) -> str:
+        return described_plan(super(), path, data)
+
+
+def described_plan(client, path, data) -> str:
+    """The digest of the roll the panel's line describes for these fields (their token
+    already signed), as the page's form holds it once its preview has been drawn ("" where
+    it can roll nothing yet)."""
+    fields = {k: v for k, v in data.items() if k not in ("csrfmiddlewaretoken", "plan")}
+    preview = client.get(path, fields, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="preview")
+    found = PLAN_INPUT.search(preview.content.decode())
+    return html.unescape(found.group(1)) if found else ""
 
     def get(self, path, data=None, *args, **kwargs):
         session, data = self._signed(path, data)

@@ -1,5 +1,7 @@
 """Writes tests/rolls/vectors/free_notation.jsonl (dice from a seeded source; the exact
-distributions checked against the brute-force enumeration before they are written):
+distributions checked against the brute-force enumeration before they are written). Cases
+are read in the notation's current version (their input names it); the `legacy-` ones as
+rolls stored before version 2 were (no version in their input: version 1):
 
     SECRET_KEY=x .venv/bin/python -m tests.rolls.free_vectors
 """
@@ -35,14 +37,28 @@ CASES = [
     ("compound", "2d4!!", 19),
     ("explode", "3d6!", 20),
     ("explode-keep", "3d4!kh2", 21),
-    ("explode-successes", "2d4!>=4", 22),
-    ("compound-successes", "2d4!!>=5", 23),
+    ("explode-successes", "2d4>=4!", 22),
+    ("compound-successes", "2d4>=5!!", 23),
     ("explode-reroll", "2d4!r1", 24),
     ("reroll-keep", "2d4r1k1", 25),
     ("unicode-minus", "1d6 − 1", 26),
     ("en-dash", "1d6 – 1", 27),
     ("percentile", "d%", 28),
     ("drop-highest-group", "{1d4, 1d6}dh1", 29),
+    ("explode-trigger", "1d6!>=5", 37),
+    ("explode-trigger-successes", "2d6!>=5>=4", 30),
+    ("explode-on-one", "1d4!<2", 37),
+    ("compound-trigger", "2d6!!>4", 30),
+    ("explode-trigger-keep", "3d6!>=5kh2", 30),
+    ("explode-middle-face-keep-lowest", "3d4!=2kl2", 32),
+    ("one-part-group-keeps-dice", "{4d10}kl1", 36),
+]
+# Rolls stored before version 2, read as they were then (a comparison after ! counted
+# successes; keep/drop after a one-part group kept that part).
+LEGACY = [
+    ("legacy-explode-successes", "2d4!>=4", 38),
+    ("legacy-compound-successes", "2d4!!>=5", 38),
+    ("legacy-one-part-group", "{4d10}kl1", 36),
 ]
 SMALL = {
     "1d6/2",
@@ -64,6 +80,9 @@ SMALL = {
     "10d10>=8",
     "1d6 − 1",
     "d%",
+    "1d6!>=5",
+    "1d4!<2",
+    "{4d10}kl1",
 }
 REFUSALS = [
     ("1d20+5 < 15", "notation_syntax"),
@@ -91,16 +110,21 @@ REFUSALS = [
     ("1d1", "notation_faces"),
     ("1d6f1", "notation_syntax"),
     ("1d6+", "notation_incomplete"),
+    ("2d", "notation_incomplete"),
+    ("1d6!>=1", "notation_explode_all"),
+    ("1d6!r<6", "notation_explode_all"),
+    ("1d6!>6", "notation_explode_none"),
+    ("{4d10+2}kl1", "notation_group_one_part"),
 ]
 out = []
-for name, text, seed in CASES:
-    parsed = notation.parse_notation(text)
+for name, text, seed in CASES + LEGACY:
+    parsed = notation.parse_notation(text, 1 if name.startswith("legacy-") else None)
     result = notation.roll_notation(parsed, RandomDice(seed)).to_dict()
     case = {
         "id": f"free-{name}",
         "system": "free",
         "test": "notation",
-        "input": {"expression": text},
+        "input": parsed.to_input(),
         "dice": result["dice"],
         "expect": {
             "total": result["total"],
@@ -108,7 +132,7 @@ for name, text, seed in CASES:
             "terms": result["terms"],
         },
     }
-    if text in SMALL:
+    if text in SMALL and not name.startswith("legacy-"):
         dist = notation.exact_odds(parsed).distribution
         if text != "10d10>=8":  # 10^10 ways: checked against the binomial below
             assert dist == enumerated(text), text
@@ -134,7 +158,7 @@ for text, code in REFUSALS:
             "id": f"free-refused-{len(out)}",
             "system": "free",
             "test": "notation",
-            "input": {"expression": text},
+            "input": {"expression": text, "version": notation.VERSION},
             "dice": [],
             "expect": {"error": True, "code": code},
         }

@@ -56,6 +56,29 @@ def build_q10_table(make_user, *, roll_policy="gm_only"):
     )
 
 
+def build_archer_table(make_user, skills: dict[str, int]):
+    """A running q10 session with one character, Ilsa: Siła 2, Zręczność 4 and these
+    skills (of Atletyka on Siła, Łucznictwo and Otwieranie zamków on Zręczność).
+    Returns (gm, session, Siła, Zręczność, the skills by name)."""
+    sila, zrecznosc = catalog_attribute("q10", "Siła", 1), catalog_attribute("q10", "Zręczność", 2)
+    catalog = {
+        "Atletyka": catalog_skill("q10", "Atletyka", sila),
+        "Łucznictwo": catalog_skill("q10", "Łucznictwo", zrecznosc),
+        "Otwieranie zamków": catalog_skill("q10", "Otwieranie zamków", zrecznosc),
+    }
+    gm = make_user()
+    archer = sheet(
+        "q10",
+        make_user(),
+        "Ilsa",
+        {sila: 2, zrecznosc: 4},
+        skills={catalog[name]: level for name, level in skills.items()},
+    )
+    session = session_with_players("q10", gm, [archer], title="Strzelnica")
+    session = start(session, gm, make_user(moderator=True))
+    return gm, session, sila, zrecznosc, catalog
+
+
 @pytest.fixture
 def q10(make_user):
     return build_q10_table(make_user)

@@ -74,6 +74,7 @@ def session_with_players(
         criticals_enabled=True,
         npc_mode=npc_mode,
         roll_policy=roll_policy,
+        player_slots=max(4, len(characters)),  # a place for every character
     )
     for character in characters:
         invitation = diary_services.participation_invite(

@@ -100,6 +100,8 @@ def sample(django_assert_max_num_queries, client, user, session, data):
     with django_assert_max_num_queries(preview_bound) as preview:
         shown = htmx_preview(client, user, session, data)
     assert shown.status_code == 200 and 'data-testid="chance"' in shown.text
+    # The roll the preview's line described, as the page's form carries it.
+    data["plan"] = re.search(r'name="plan" value="([0-9a-f]+)"', shown.text).group(1)
     with django_assert_max_num_queries(post_bound) as post:
         made = roll_post(client, user, session, data)
     assert made.status_code == 302, made.text

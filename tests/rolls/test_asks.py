@@ -15,6 +15,7 @@ from rolls.models import AskStatus, Roll, RollAsk
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
 from tests.rolling import make_roll
+from tests.rolls.conftest import described_plan
 from tests.rolls.test_panel import skill, trait
 
 pytestmark = pytest.mark.django_db
@@ -128,7 +129,10 @@ def test_the_gm_answers_in_one_click_and_the_roll_lands_after_the_request(table,
             "a-action_value": "0",
         }
     )
-    response = gm.post(reverse("rolls:panel", args=[table.session.pk]), data)
+    url = reverse("rolls:panel", args=[table.session.pk])
+    # The page's form carries the roll its line describes (drawn as the fields changed).
+    data["plan"] = described_plan(gm, url, data)
+    response = gm.post(url, data)
     assert response.status_code == 302, response.content.decode()[:2000]
     roll = Roll.objects.get()
     ask.refresh_from_db()

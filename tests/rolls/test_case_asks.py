@@ -11,6 +11,7 @@ from django.urls import reverse
 from diary.services import post_create
 from rolls.models import AskStatus, Roll, RollAsk
 from tests.conftest import polish
+from tests.rolls.conftest import described_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -147,7 +148,9 @@ def test_the_gm_answers_in_one_click_and_the_roll_is_what_was_asked(q10):
     # The link prefilled what was asked.
     assert (data["raises"], data["skill"]) == ("1", str(q10.atletyka.pk))
     assert data["sources"] == [f"trait:{q10.strong.pk}"]
-    response = gm.post(reverse("rolls:panel", args=[q10.session.pk]), data)
+    url = reverse("rolls:panel", args=[q10.session.pk])
+    data["plan"] = described_plan(gm, url, data)  # the line the page drew for these fields
+    response = gm.post(url, data)
     assert response.status_code == 302, words(response)[:3000]
     roll = Roll.objects.get()
     ask.refresh_from_db()

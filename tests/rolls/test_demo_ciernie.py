@@ -18,6 +18,7 @@ from rolls.services import roll_make
 from rolls.systems.ciernie import display, forms
 from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+from tests.rolls.conftest import described_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -230,7 +231,9 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
     assert not Roll.objects.exists()
     assert RollAsk.objects.get().is_open
     data.update({"factor": "2", "difficulty": "-3", "modifier": "1", "modifier_reason": "wytrych"})
-    answered = gm.post(reverse("rolls:panel", args=[ciernie.session.pk]), data)
+    url = reverse("rolls:panel", args=[ciernie.session.pk])
+    data["plan"] = described_plan(gm, url, data)  # the line the page drew for these fields
+    answered = gm.post(url, data)
     assert answered.status_code == 302, _words(answered)[:2000]
     roll = Roll.objects.get()
     ask.refresh_from_db()

@@ -83,7 +83,7 @@ def test_exact_results(text, faces, total, canonical):
     assert data["notation"] == canonical
     assert data["dice"] == faces
     assert data["system"] == "free" and data["test"] == "notation"
-    assert data["input"] == {"expression": text.strip()}
+    assert data["input"] == {"expression": text.strip(), "version": notation.VERSION}
 
 
 def test_every_die_is_marked_kept_or_dropped():

@@ -268,3 +268,48 @@ def test_seeded_dice_drive_each_system(system, test, dice_of):
         scripted = ScriptedDice(faces)
         assert systems.roll(system, parsed, scripted).to_dict() == result
         assert scripted.all_consumed
+
+
+# -- pinned encodings and refusals (each found by mutation testing: a change every test let
+# through) --------------------------------------------------------------------------------------
+
+
+def test_a_draw_with_its_high_below_its_low_is_named_wrong():
+    ok = {"seed": SEED, "session": 7, "seq": 12, "client_seed": CLIENT_SEED}
+    assert draws_match(**ok, draws=[[6, 1, 3]]) == 0
+    assert draws_match(**ok, draws=[[5, 4, 5]]) == 0
+    assert draws_match(**ok, draws=[[1, 10, 9], [10, 1, 5]]) == 1
+    # One face is a die too (low equal to high): its one face follows from any seed.
+    assert draws_match(**ok, draws=[[3, 3, 3]]) is None
+
+
+# A record with its keys out of order, nested, and a Polish label: canonical JSON sorts the
+# keys at every depth, writes no spaces and keeps UTF-8 as it is. The hashes below were
+# computed once from these literal bytes (hashlib over them, not through canonical_json).
+UNSORTED_RECORD = {
+    "result": {"total": 8, "input": {"version": 2, "expression": "2k6+1"}, "dice": [3, 4]},
+    "label": "Łup z pieczary",
+    "kind": "notation",
+}
+CANONICAL_BYTES = (
+    '{"kind":"notation","label":"Łup z pieczary","result":{"dice":[3,4],'
+    '"input":{"expression":"2k6+1","version":2},"total":8}}'
+).encode()
+
+
+def test_canonical_json_sorts_keys_at_every_depth():
+    from rolls.chain import canonical_json
+
+    assert canonical_json(UNSORTED_RECORD) == CANONICAL_BYTES
+
+
+def test_a_chain_hash_and_a_secret_commitment_known_answers():
+    from rolls.chain import GENESIS_HASH, chain_hash
+    from rolls.secret import commitment_for
+
+    assert chain_hash(GENESIS_HASH, UNSORTED_RECORD) == (
+        "962b0d9023b50e4eb511b616819650b0dcf6ba3801c254c82077977392170ab2"
+    )
+    assert commitment_for(UNSORTED_RECORD, "ab" * 16) == (
+        "32b6ea9bb1903bb4869be7d948d003eeb7715d9d8f3de541253c781bfe50f87e"
+    )

@@ -185,3 +185,17 @@ def test_the_audit_counts_each_players_free_rolls(table):
     text = audit.content.decode()
     assert audit.status_code == 200 and 'data-testid="free-roll-stats"' in text
     assert text.count('data-testid="free-stats-row"') == 4
+
+
+def test_the_audit_writes_a_fate_mean_below_zero_with_the_minus_sign(table):
+    allow(table)
+    roll(table, table.bob, "4kF", faces=(-1, -1, -1, 0))
+    roll(table, table.bob, "1k6", faces=(2,))
+    from rolls.selectors import free_roll_stats
+
+    (bob,) = free_roll_stats(table.session)
+    assert bob.dice == [(6, 1, 2.0, 3.5), ("F", 4, -0.75, 0.0)]
+    audit = logged_in(table.moderator).get(reverse("rolls:audit", args=[table.session.pk]))
+    text = audit.content.decode()
+    assert audit.status_code == 200 and ">kF<" in text
+    assert ">−0,75<" in text and "-0,75" not in text

@@ -110,8 +110,9 @@ def rolled(text, faces):
         "2d4!dh1",
         "2d4!dl1",
         "3d4!!k2",
-        "2d4!>=4",
-        "2d4!!>=5",
+        "2d4!>=4",  # explodes on 4 (as 2d4!)
+        "2d4>=4!",  # counts the 4s of exploding dice
+        "2d4!!>=4>=5",  # counts the chains of 5 or more
         "2d3!r1",
         "2d4r1k1",
         "d%",

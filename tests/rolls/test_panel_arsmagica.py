@@ -353,12 +353,17 @@ def test_zero_botch_dice_are_allowed(saga):
         ("-1", "Liczba kości fuszerki nie może być ujemna."),
         ("11", "Najwyżej 10 kości fuszerki."),
         ("jedna", "Wpisz liczbę całkowitą."),
-        ("", "To pole jest wymagane."),
     ],
 )
 def test_bad_botch_dice_are_refused(saga, value, message):
     errors = errors_of(saga, "stress", data_for(saga, botch_dice=value))
     assert errors == {"botch_dice": [message]}
+
+
+def test_botch_dice_left_empty_are_the_usual_one(saga):
+    """The field starts empty with its default as the placeholder, and empty is that."""
+    case = valid_case(saga, "stress", data_for(saga, botch_dice=""))
+    assert case.input["botch_dice"] == 1
 
 
 def test_the_simple_die_has_no_botch_dice(saga):

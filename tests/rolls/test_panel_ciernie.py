@@ -747,10 +747,17 @@ def test_an_undeveloped_skill_has_level_zero(table):
 
 def test_skill_factor_out_of_range_is_refused(table):
     skill = table["catalog"]["skills"]["Otwieranie zamków"]
-    for factor in (-1, 21, ""):
+    for factor in (-1, 21, "x"):
         form = form_for(table, "skill", {"skill": skill.pk, "factor": factor})
         assert not form.is_valid()
         assert "factor" in form.errors
+
+
+def test_a_factor_left_empty_is_zero(table):
+    """The field starts empty with "0" as its placeholder, and empty is 0."""
+    skill = table["catalog"]["skills"]["Otwieranie zamków"]
+    form = form_for(table, "skill", {"skill": skill.pk, "factor": ""})
+    assert valid_case(form).input["factor"] == 0
 
 
 def test_automatic_success_and_impossible_make_no_roll_and_say_so(table):

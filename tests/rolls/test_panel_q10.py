@@ -14,6 +14,7 @@ from rolls.models import Roll
 from rolls.plugins import FormContext
 from rolls.systems.q10.forms import make_form
 from tests.conftest import polish
+from tests.rolls.q10_table import build_archer_table
 
 pytestmark = pytest.mark.django_db
 
@@ -389,3 +390,57 @@ def test_an_ordinary_failure_is_not_called_inept(q10, client_for):
     roll = scripted_roll(q10, (1, 2, 3, 4, 7), difficulty=20)  # 7 + 4 = 11: above half of 20
     words = _line_words(client_for(q10.gm), roll)
     assert polish("Failure") in words and "nieudolne" not in words
+
+
+# -- a fresh panel opens on the sheet's best pair -----------------------------------------
+
+
+def _fresh_panel(client, session):
+    """The panel as the diary's link opens it: redirected to its complete default address."""
+    response = client.get(reverse("rolls:panel", args=[session.pk]), follow=True)
+    assert response.status_code == 200
+    return response
+
+
+def _chance_shown(response) -> float:
+    shown = re.search(r'data-testid="chance">([\d,]+)%', response.content.decode()).group(1)
+    return float(shown.replace(",", "."))
+
+
+def test_a_fresh_panel_opens_on_the_pair_with_the_best_chance(make_user, client_for):
+    """Not the catalog's first skill at level 0 (Siła + Atletyka: 2z0, about 1 %): Zręczność
+    + Łucznictwo (7z3), the highest chance against the default difficulty 15."""
+    from rolls.engine import q10 as engine
+
+    gm, session, _sila, zrecznosc, catalog = build_archer_table(
+        make_user, {"Łucznictwo": 3, "Otwieranie zamków": 1}
+    )
+    response = _fresh_panel(client_for(gm), session)
+    form = response.context["panel"].form
+    assert form["attribute"].value() == str(zrecznosc.pk)
+    assert form["skill"].value() == str(catalog["Łucznictwo"].pk)
+    assert form["difficulty"].value() == "15"
+    best = float(engine.pool_probability(7, 3, 15) * 100)
+    assert abs(_chance_shown(response) - best) < 0.006
+
+
+def test_pairs_with_the_same_chance_open_on_the_first_on_the_sheet(make_user, client_for):
+    gm, session, _sila, zrecznosc, catalog = build_archer_table(
+        make_user, {"Łucznictwo": 2, "Otwieranie zamków": 2}
+    )
+    form = _fresh_panel(client_for(gm), session).context["panel"].form
+    from characters.models import Skill
+
+    on_the_sheet = list(Skill.objects.filter(system="q10"))  # the sheet's (and panel's) order
+    first = min((catalog["Łucznictwo"], catalog["Otwieranie zamków"]), key=on_the_sheet.index)
+    assert (form["attribute"].value(), form["skill"].value()) == (
+        str(zrecznosc.pk),
+        str(first.pk),
+    )
+
+
+def test_a_sheet_without_skills_opens_on_its_best_attribute_with_no_skill(make_user, client_for):
+    gm, session, _sila, zrecznosc, _catalog = build_archer_table(make_user, {})
+    form = _fresh_panel(client_for(gm), session).context["panel"].form
+    assert form["attribute"].value() == str(zrecznosc.pk)
+    assert form["skill"].value() in (None, "")

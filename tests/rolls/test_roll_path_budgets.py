@@ -22,6 +22,7 @@ from diary.services import post_create
 from rolls import access
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from tests.rolls.conftest import PanelClient
 from tests.rolls.test_append_costs import forum1000_roll
 from tests.rolls.test_initiative_event import fight  # noqa: F401 (a fixture)
 
@@ -66,9 +67,17 @@ def panel_url(session):
     return reverse("rolls:panel", args=[session.pk])
 
 
+def signed(user, session, data) -> dict:
+    """The form as the page holds it: its token issued to the user, and the digest of the
+    roll its preview described (the page's form carries it; drawn before the roll)."""
+    data = {**data, "token": access.sign_token(user, session, uuid.UUID(data["token"]))}
+    client = PanelClient(user)
+    return {**data, "plan": client.described_plan(panel_url(session), data)}
+
+
 def roll_post(client, user, session, data):
-    token = access.sign_token(user, session, uuid.UUID(data["token"]))
-    return client.post(panel_url(session), {**data, "token": token})
+    """The panel's roll; `data` as `signed` gave it (its preview drawn before)."""
+    return client.post(panel_url(session), data)
 
 
 def preview_get(client, user, session, data):
@@ -86,6 +95,7 @@ def _measured_roll(table, client, data, on_commit) -> list[str]:
     when its transaction commits included (the table chat's webhook is looked up then)."""
     session, gm = table.session, table.gm
     before = Roll.objects.filter(session=session).count()
+    data = signed(gm, session, data)
     with CaptureQueriesContext(connection) as queries, on_commit(execute=True):
         made = roll_post(client, gm, session, data)
     assert made.status_code == 302, made.content.decode()[-2000:]

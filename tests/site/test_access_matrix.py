@@ -34,6 +34,7 @@ from diary.models import Participation
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
 from tests.rolling import ask_roll, make_roll
+from tests.rolls.conftest import described_plan
 from tests.site.table_writes import TableWrites
 
 pytestmark = pytest.mark.django_db
@@ -194,6 +195,9 @@ class World:
             "diary:post_link": {"pk": self.post.pk},
             # The player's own notification (the invitation of Druga).
             "notifications:read": {
+                "pk": self.player.notifications.filter(kind="invitation").first().pk
+            },
+            "notifications:open": {
                 "pk": self.player.notifications.filter(kind="invitation").first().pk
             },
             "rolls:detail": {"pk": session, "seq": self.roll.seq},
@@ -370,7 +374,10 @@ def test_only_the_gm_answers_or_declines_a_request(world, what):
             writes.mark()
             user = getattr(world, role, None)
             token = access.issue_token(user, world.session) if user else "x"
-            response = client.post(url, {**body, "token": token})
+            data = {**body, "token": token}
+            if what == "answer":  # the page's form carries the roll its line described
+                data["plan"] = described_plan(client, url, data)
+            response = client.post(url, data)
             observed[role] = outcome(response)
             ask = RollAsk.objects.get(pk=world.ask.pk)
             if observed[role] in REFUSED:

@@ -48,6 +48,7 @@ from characters.systems import RuleSystem
 from rolls import access
 from rolls.models import AskStatus, Roll, RollAsk
 from tests.conftest import polish
+from tests.rolls.conftest import described_plan
 from tests.site.table_writes import TableWrites
 from tests.site.test_access_matrix import REFUSED, ROLES, World, documented_matrix
 
@@ -480,7 +481,9 @@ def test_an_answers_bad_note_is_refused_in_polish_next_to_it(world):
     assert Roll.objects.count() == rolls_before
     assert RollAsk.objects.get(pk=world.ask.pk).status == AskStatus.OPEN
     # With a reason, the other roll answers it; the same roll needs none.
-    done = client.post(panel_url(world), answer_data(world, "Percepcja tu nie pomoże."))
+    data = answer_data(world, "Percepcja tu nie pomoże.")
+    data["plan"] = described_plan(client, panel_url(world), data)  # the line the page drew
+    done = client.post(panel_url(world), data)
     assert done.status_code == 302
     ask = RollAsk.objects.get(pk=world.ask.pk)
     assert (ask.status, ask.note) == (AskStatus.ANSWERED_DIFFERENTLY, "Percepcja tu nie pomoże.")

@@ -21,15 +21,16 @@ from characters.models import Attribute, Character, Skill, TraitKind
 from characters.numbers import signed_number
 from characters.selectors import system_catalog
 from characters.systems import words_for
+from config.form_fields import DefaultedIntegerField
 from rolls.engine import arsmagica as ars
 from rolls.engine.errors import RuleError
 from rolls.plugins import (
-    TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
     Case,
     FormContext,
     SheetCaseForm,
     character_label,
+    typed_modifier_field,
 )
 from rolls.systems.arsmagica.effects import SetsPlayersBotchFloor, players_botch_floor
 
@@ -92,6 +93,9 @@ def ease_label(value: int) -> str:
 
 class ArsForm(SheetCaseForm):
     """One Ars Magica test: who, Cecha + Umiejętność from the sheet, modifiers, ease factor."""
+
+    # The sources a test may use follow its characteristic: a new one redraws them.
+    structural = ("character", "characteristic")
 
     mode: ClassVar[str] = ""
     test_kind: ClassVar[str] = ""
@@ -162,15 +166,9 @@ class ArsForm(SheetCaseForm):
 
     def _add_gm_fields(self) -> None:
         """The GM's typed modifiers (a player rolls with the sheet's numbers only)."""
-        range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_LIMIT}
         for row in range(1, TYPED_ROWS + 1):
-            self.fields[f"modifier_{row}"] = forms.IntegerField(
-                label=_("GM modifier %(row)s") % {"row": row},
-                required=False,
-                initial=0,
-                min_value=-TYPED_LIMIT,
-                max_value=TYPED_LIMIT,
-                error_messages={"min_value": range_error, "max_value": range_error},
+            self.fields[f"modifier_{row}"] = typed_modifier_field(
+                _("GM modifier %(row)s") % {"row": row}, TYPED_LIMIT
             )
             self.fields[f"reason_{row}"] = forms.CharField(
                 label=_("Reason for GM modifier %(row)s") % {"row": row},
@@ -227,6 +225,29 @@ class ArsForm(SheetCaseForm):
             label += f"({SOURCE_NAMES[SOURCE_ITEM]}, {item.attribute.name})"
             options.append((f"item:{item.pk}", label, item.attribute_id))
         return options
+
+    @staticmethod
+    def _source_elsewhere(source, tested: Attribute) -> str:
+        """Why a ticked source does not count: it is tied to another characteristic."""
+        return _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.") % {
+            "source": source.name,
+            "attribute": source.attribute.name,
+            "tested": tested.name,
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.attributes.get(self.raw_cleaned("characteristic").get("characteristic"))
+        character = self.selected_character()
+        if tested is None or character is None:
+            return {}
+        sources = {f"trait:{t.pk}": t for t in character.traits.all()} | {
+            f"item:{h.item_id}": h.item for h in character.item_holdings.all()
+        }
+        return {
+            key: self._source_elsewhere(sources[key], tested)
+            for key, _label, attribute_id in self.source_options(character)
+            if attribute_id != tested.pk
+        }
 
     # -- validation ---------------------------------------------------------
 
@@ -296,15 +317,7 @@ class ArsForm(SheetCaseForm):
         for key in keys:
             source = traits.get(key) or items.get(key)
             if attribute is not None and options.get(key) != attribute.pk:
-                self.add_error(
-                    "sources",
-                    _("%(source)s is tied to %(attribute)s; this test uses %(tested)s.")
-                    % {
-                        "source": source.name,
-                        "attribute": source.attribute.name,
-                        "tested": attribute.name,
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(source, attribute))
                 continue
             kind = source.kind if key.startswith("trait:") else SOURCE_ITEM
             modifiers.append(
@@ -408,9 +421,9 @@ class StressForm(ArsForm):
     mode = "stress"
     test_kind = "stress"
 
-    botch_dice = forms.IntegerField(
+    botch_dice = DefaultedIntegerField(
         label=gettext_lazy("Botch dice"),
-        initial=BOTCH_DICE_DEFAULT,
+        default=BOTCH_DICE_DEFAULT,
         min_value=0,
         max_value=BOTCH_DICE_MAX,
         help_text=gettext_lazy(
@@ -442,9 +455,8 @@ class StressForm(ArsForm):
                 "At least %(n)s botch dice: the GM sets so many.",
                 floor,
             ) % {"n": floor}
-            field.initial = floor
+            field.set_default(floor)  # left empty: the floor
             field.widget.attrs["min"] = floor
-            field.required = False  # left empty: the floor
         else:
             self.fields["players_botch_floor"] = forms.BooleanField(
                 label=_("Players' own stress rolls in this session take at least so many"),

@@ -24,15 +24,16 @@ from django.utils.translation import gettext_lazy, ngettext
 from characters.models import Character
 from characters.numbers import signed_number, with_minus
 from characters.selectors import system_catalog
+from config.form_fields import DefaultedIntegerField
 from rolls.engine import ciernie as engine
 from rolls.engine.errors import RuleError
 from rolls.plugins import (
-    TYPED_MODIFIER_RANGE_MESSAGE,
     TYPED_MODIFIER_REASON_MESSAGE,
     Case,
     FormContext,
     SheetCaseForm,
     character_label,
+    typed_modifier_field,
 )
 from rolls.systems.ciernie.rerolls import RerollOffer
 
@@ -183,10 +184,16 @@ def _modifier(value: int, source: str, label: str | None = None, reason: str | N
 # The forms
 
 
+# The fields that say which attributes a test uses: a new choice redraws the sources.
+TESTED_FIELDS = ("attribute", "attributes", "skill", "also_attributes")
+
+
 class CiernieForm(SheetCaseForm):
     """What every mode has: the character, the difficulty, the sheet's modifiers and the GM's
     typed modifier. A subclass adds its mode's fields, says which attributes
     it tests (`tested_attribute_ids`) and builds the engine's base test (`base_case`)."""
+
+    structural = ("character", *TESTED_FIELDS)
 
     mode: str = ""
     kind: str = ""  # the engine's test kind of the base test
@@ -208,12 +215,9 @@ class CiernieForm(SheetCaseForm):
         widget=forms.CheckboxSelectMultiple,
         help_text=gettext_lazy("Only those tied to the tested attribute count (threshold points)."),
     )
-    modifier = forms.IntegerField(
-        label=gettext_lazy("GM modifier"),
-        required=False,
-        initial=0,
-        min_value=-TYPED_MODIFIER_LIMIT,
-        max_value=TYPED_MODIFIER_LIMIT,
+    modifier = typed_modifier_field(
+        gettext_lazy("GM modifier"),
+        TYPED_MODIFIER_LIMIT,
         help_text=gettext_lazy("Threshold points, −10 to +10; the roll shows the reason."),
     )
     modifier_reason = forms.CharField(
@@ -225,11 +229,6 @@ class CiernieForm(SheetCaseForm):
     def __init__(self, data=None, **kwargs):
         super().__init__(data, **kwargs)
         characters, gm = self.context.characters, self.context.gm
-        if "modifier" in self.fields:
-            range_error = TYPED_MODIFIER_RANGE_MESSAGE % {"limit": TYPED_MODIFIER_LIMIT}
-            self.fields["modifier"].error_messages.update(
-                {"min_value": range_error, "max_value": range_error}
-            )
         self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
         if characters:
             self.fields["character"].initial = characters[0].pk
@@ -351,20 +350,7 @@ class CiernieForm(SheetCaseForm):
         for key in cleaned.get("sources") or []:
             source = by_key[key]
             if tested and source.attribute_id not in tested:
-                self.add_error(
-                    "sources",
-                    _(
-                        "%(source)s is tied to %(attribute)s; this test uses %(tested)s "
-                        "(an ability, flaw or item counts only for its own attribute)."
-                    )
-                    % {
-                        "source": source.name,
-                        "attribute": source.attribute,
-                        "tested": ", ".join(
-                            self.attributes[i].name for i in tested if i in self.attributes
-                        ),
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(source, tested))
                 continue
             modifiers.append(_modifier(source.modifier, source.kind, source.name))
         value = cleaned.get("modifier") or 0
@@ -374,6 +360,27 @@ class CiernieForm(SheetCaseForm):
         elif value:
             modifiers.append(_modifier(value, "gm", reason=reason))
         return modifiers
+
+    def _source_elsewhere(self, source: SheetSource, tested: list[int]) -> str:
+        """Why a ticked source does not count: it is tied to an attribute not tested."""
+        return _(
+            "%(source)s is tied to %(attribute)s; this test uses %(tested)s "
+            "(an ability, flaw or item counts only for its own attribute)."
+        ) % {
+            "source": source.name,
+            "attribute": source.attribute,
+            "tested": ", ".join(self.attributes[i].name for i in tested if i in self.attributes),
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.tested_attribute_ids(self.raw_cleaned(*TESTED_FIELDS))
+        if not tested:
+            return {}
+        return {
+            source.key: self._source_elsewhere(source, tested)
+            for source in modifier_sources(self.selected_character())
+            if source.attribute_id not in tested
+        }
 
     def gm_typed(self, cleaned: dict) -> bool:
         """Whether the case carries a number a person typed (the GM's only)."""
@@ -678,11 +685,11 @@ class SkillForm(CiernieForm):
             help_text=gettext_lazy("Leave empty to test the skill's own attribute."),
         )
         low, high = FACTOR_RANGE
-        self.fields["factor"] = forms.IntegerField(
+        self.fields["factor"] = DefaultedIntegerField(
             label=gettext_lazy("Factor"),
+            default=0,
             min_value=low,
             max_value=high,
-            initial=0,
             help_text=gettext_lazy(
                 "The level the skill is tested against (0 to 20): 3 or more below the skill "
                 "succeeds without a roll, 3 or more above it is impossible."

@@ -26,6 +26,7 @@ from rolls.plugins import (
     FormContext,
     ModeForm,
     character_label,
+    untick_choices,
 )
 from rolls.plugins import typed_modifier_field as common_typed_modifier_field
 from rolls.systems.forum1000.cases import case_of
@@ -308,6 +309,12 @@ class SideForm(forms.Form):
             )
         return rows
 
+    def settle(self) -> None:
+        """On a redraw: a ticked source of an attribute this test no longer uses is unticked
+        (drawn disabled, it could not be unticked by hand)."""
+        reasons = {row["key"]: row["reason"] for row in self.source_rows() if not row["enabled"]}
+        untick_choices(self, "sources", reasons)
+
     # -- validation ---------------------------------------------------------
 
     def clean(self):
@@ -562,6 +569,11 @@ class Forum1000Form(ModeForm):
             )
         if mode == "healing":
             self.healing = HealingForm(data, characters=context.all_characters)
+
+    def settle(self) -> None:
+        for side in (self.side_a, self.side_b):
+            if side is not None:
+                side.settle()
 
     @cached_property
     def npc_targets(self) -> list:

@@ -19,6 +19,7 @@ from django.utils.translation import gettext_lazy, ngettext
 from characters.models import Character, Skill
 from characters.numbers import signed_number, with_minus
 from characters.selectors import system_catalog
+from config.form_fields import DefaultedIntegerField
 from rolls.engine import q10
 from rolls.plugins import (
     TYPED_MODIFIER_REASON_MESSAGE,
@@ -123,6 +124,9 @@ def _source_keep(source) -> int:
 class PoolForm(SheetCaseForm):
     """One q10 test: whose pool, from what, against which difficulty."""
 
+    # The sources a test may use follow its attribute: a new one redraws them.
+    structural = ("character", "attribute")
+
     character = forms.TypedChoiceField(label=gettext_lazy("Character"), coerce=int)
     attribute = forms.TypedChoiceField(label=gettext_lazy("Attribute"), coerce=int)
     skill = forms.TypedChoiceField(
@@ -150,9 +154,9 @@ class PoolForm(SheetCaseForm):
         ),
         error_messages={"min_value": NEGATIVE_DIFFICULTY},
     )
-    raises = forms.IntegerField(
+    raises = DefaultedIntegerField(
         label=gettext_lazy("Raises declared"),
-        initial=0,
+        default=0,
         min_value=0,
         max_value=RAISES_MAX,
         help_text=format_lazy(
@@ -186,14 +190,11 @@ class PoolForm(SheetCaseForm):
         self.attributes = {a.pk: a for a in catalog.attributes}
         self.skills = {s.pk: s for s in catalog.skills}
         self.fields["attribute"].choices = [(a.pk, a.name) for a in self.attributes.values()]
-        if self.attributes:
-            self.fields["attribute"].initial = next(iter(self.attributes))
         character = self.selected_character()
         self.fields["skill"].choices = [("", _("— no skill (0) —"))] + [
             (s.pk, self._skill_label(s, character)) for s in self.skills.values()
         ]
-        if self.skills:
-            self.fields["skill"].initial = next(iter(self.skills))
+        self.fields["attribute"].initial, self.fields["skill"].initial = self.best_pair(character)
         self.fields["sources"].choices = [
             (key, label) for key, label, _attribute, _dice, _keep in self.source_options(character)
         ]
@@ -239,6 +240,31 @@ class PoolForm(SheetCaseForm):
             for text, value in CIRCUMSTANCE_EXAMPLES
         ]
 
+    def best_pair(self, character: Character | None) -> tuple[int | None, int | None]:
+        """(attribute, skill) a fresh panel opens on: of the pairs the sheet shows (each
+        developed skill with its catalog attribute; each attribute alone, for a sheet with no
+        skill), the highest chance against the default difficulty; ties by the sheet's
+        order. Never a skill the character lacks, whose pool keeps no die."""
+        first_attribute = next(iter(self.attributes), None)
+        if character is None:
+            return first_attribute, None
+        pairs = [
+            (skill.attribute_id, skill.pk, character.skill_level(skill.pk))
+            for skill in self.skills.values()
+            if character.skill_level(skill.pk) and skill.attribute_id in self.attributes
+        ] or [(attribute_id, None, 0) for attribute_id in self.attributes]
+        best, best_chance = (first_attribute, None), -1
+        for attribute_id, skill_id, level in pairs:
+            test = q10.PoolTest(
+                difficulty=DEFAULT_DIFFICULTY,
+                attribute=character.attribute_value(attribute_id),
+                skill=level,
+            )
+            chance = q10.probability(test)
+            if chance > best_chance:  # strictly: a tie keeps the one earlier on the sheet
+                best, best_chance = (attribute_id, skill_id), chance
+        return best
+
     @staticmethod
     def _skill_label(skill: Skill, character: Character | None) -> str:
         level = character.skill_level(skill.pk) if character else 0
@@ -277,6 +303,28 @@ class PoolForm(SheetCaseForm):
             if f"circumstance_{r}" in self.fields
         ]
 
+    def _source_elsewhere(self, key: str, attribute_id: int, tested_id: int) -> str:
+        """Why a ticked source does not count: it changes another attribute's pool."""
+        return _("%(source)s changes the pool of %(attribute)s; this test uses %(tested)s.") % {
+            "source": dict(self.fields["sources"].choices).get(key, key),
+            "attribute": (
+                self.attributes[attribute_id].name if attribute_id in self.attributes else "?"
+            ),
+            "tested": self.attributes[tested_id].name if tested_id in self.attributes else "?",
+        }
+
+    def inapplicable_sources(self) -> dict[str, str]:
+        tested = self.raw_cleaned("attribute").get("attribute")
+        if not tested:
+            return {}
+        return {
+            key: self._source_elsewhere(key, attribute_id, tested)
+            for key, _label, attribute_id, _dice, _keep in self.source_options(
+                self.selected_character()
+            )
+            if attribute_id != tested
+        }
+
     # -- validation -------------------------------------------------------
 
     def clean(self):
@@ -295,16 +343,7 @@ class PoolForm(SheetCaseForm):
         for key in cleaned.get("sources") or []:
             attr, _dice, _keep = options[key]
             if attribute_id and attr != attribute_id:
-                tested = self.attributes[attribute_id].name
-                self.add_error(
-                    "sources",
-                    _("%(source)s changes the pool of %(attribute)s; this test uses %(tested)s.")
-                    % {
-                        "source": dict(self.fields["sources"].choices)[key],
-                        "attribute": self.attributes[attr].name if attr in self.attributes else "?",
-                        "tested": tested,
-                    },
-                )
+                self.add_error("sources", self._source_elsewhere(key, attr, attribute_id))
         for dice, keep, reason in self.pool_rows():
             if (cleaned.get(dice.name) or cleaned.get(keep.name)) and not (
                 cleaned.get(reason.name) or ""
