@@ -555,7 +555,8 @@ def _free_dice(test: str, data: dict, roll, terms: list) -> None:
     """The result's `terms` in order, a product's factors and a group's items in order:
     each dice term's `count` dice on 1..faces (Fate dice "F": -1..1), each followed by its
     rerolls while it matches the reroll (at most 10 times, `once`: 1) and, exploding, by
-    one more die while the last shows the highest face (at most 10 more)."""
+    one more die while the last shows the highest face, or matches the trigger
+    `explode_on` where there is one (at most 10 more)."""
     if test != "notation":
         raise KeyError(test)
     for term in terms:
@@ -574,7 +575,12 @@ def _free_dice(test: str, data: dict, roll, terms: list) -> None:
 
 def _free_term_dice(term: dict, roll) -> None:
     low, high = (-1, 1) if term["faces"] == "F" else (1, term["faces"])
-    reroll = term.get("reroll")
+    reroll, trigger = term.get("reroll"), term.get("explode_on")
+
+    def explodes(face: int) -> bool:
+        if trigger:
+            return _COMPARES[trigger["compare"]](face, trigger["value"])
+        return face == high
 
     def draw() -> int:
         face = roll(low, high)
@@ -586,7 +592,7 @@ def _free_term_dice(term: dict, roll) -> None:
 
     for _ in range(term["count"]):
         face, added = draw(), 0
-        while term["explode"] and face == high and added < EXPLOSION_CAP:
+        while term["explode"] and explodes(face) and added < EXPLOSION_CAP:
             face, added = draw(), added + 1
 
 

@@ -45,13 +45,22 @@ def test_the_vectors_cover_every_system_and_their_continuations(rolls):
         die for _i, r, _a in rolls if r["system"] == "free" for die in _free_dice(r["terms"])
     ]
     assert any(die["extra"] for die in free_dice) and any(die.get("rerolled") for die in free_dice)
+    triggered = [
+        term for _i, r, _a in rolls if r["system"] == "free" for term in _free_terms(r["terms"])
+    ]
+    assert any("explode_on" in term and any(d["extra"] for d in term["dice"]) for term in triggered)
+
+
+def _free_terms(terms):
+    for term in terms:
+        yield term
+        for part in term.get("factors", []) + term.get("items", []):
+            yield from _free_terms(part["terms"])
 
 
 def _free_dice(terms):
-    for term in terms:
+    for term in _free_terms(terms):
         yield from term.get("dice", [])
-        for part in term.get("factors", []) + term.get("items", []):
-            yield from _free_dice(part["terms"])
 
 
 def test_the_standalone_reads_the_same_dice_as_the_engine(rolls):
