@@ -45,9 +45,8 @@ TYPED_INPUTS = frozenset({"text", "number", "textarea"})
 # Widgets a browser sends nothing of when nothing is ticked or chosen.
 SENDS_NOTHING_UNTICKED = (forms.CheckboxInput, forms.CheckboxSelectMultiple, forms.SelectMultiple)
 
-# What a redraw asks of the panel besides its fields (a tab's link, the "do not answer"
-# button): another mode, or to stop answering the request. They are actions, never fields.
-SWITCH_MODE = "switch_mode"
+# What a redraw asks of the panel besides its fields (the "do not answer" button): to stop
+# answering the request. An action, never a field.
 LEAVE_ASK = "leave_ask"
 # Sent with the panel's fields but never a field's value: not kept for a later mode.
 NEVER_KEPT = PANEL_FIELDS | {
@@ -55,7 +54,6 @@ NEVER_KEPT = PANEL_FIELDS | {
     "client_seed",
     "plan",
     LINK_SIGNATURE,
-    SWITCH_MODE,
     LEAVE_ASK,
 }
 
@@ -98,10 +96,11 @@ class Panel:
         *,
         redraw: bool = False,
     ) -> None:
-        """`redraw`: the panel drawn again as its fields change (a GET): it carries out the
-        redraw's own action (a tab's other mode, leaving the request answered) and drops a
-        choice that no longer applies (a source of an attribute no longer tested); a roll's
-        POST refuses such a choice instead. `fields`: the panel's fields after that."""
+        """`redraw`: the panel drawn again as its fields change (a GET): the mode's fields not
+        sent take their starting values (a tab's new mode), the request is left when the GM
+        said so, and a choice that no longer applies (a source of an attribute no longer
+        tested) is dropped; a roll's POST refuses such a choice instead. `fields`: the
+        panel's fields after that."""
         self.session = session
         self.user = user
         self.system = registry.system_for(session.system)
@@ -110,9 +109,8 @@ class Panel:
         # Users see only the modes they may roll (rolls.access decides which).
         self.modes = [m for m in self.system.modes if self.access.may_roll_mode(m.key)]
         keys = [m.key for m in self.modes]
-        if redraw and data is not None and (data.get(SWITCH_MODE) or data.get(LEAVE_ASK)):
+        if redraw and data is not None and data.get(LEAVE_ASK):
             data = self._redrawn(data)
-            mode = data.get("mode") or ""
         self.mode = mode if mode in keys else (keys[0] if keys else "")
         # The sheets, read once a request: the forms' choices, the preview and the roll
         # (rolls.services.roll_make takes them) all use these.
@@ -159,14 +157,12 @@ class Panel:
 
     @staticmethod
     def _redrawn(data: QueryDict) -> QueryDict:
-        """The fields after the action: the mode a tab asked for; no request answered (nor
-        the reason for differing from it) when the GM left it."""
+        """The fields once the GM left the request: none answered, nor the reason for
+        differing from it."""
         fields = data.copy()
-        if mode := fields.pop(SWITCH_MODE, [""])[-1]:
-            fields["mode"] = mode
-        if fields.pop(LEAVE_ASK, None):
-            fields.pop("ask", None)
-            fields.pop("answer_note", None)
+        fields.pop(LEAVE_ASK, None)
+        fields.pop("ask", None)
+        fields.pop("answer_note", None)
         return fields
 
     def _with_starting_values(self, data: QueryDict) -> QueryDict:

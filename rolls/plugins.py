@@ -42,7 +42,7 @@ from rolls.engine.errors import RuleError
 # The panel's own fields; a mode form's fields never take these names.
 PANEL_FIELDS = frozenset(
     {"token", "mode", "post", "ask", "preview", "sig", "secret", "answer_note"}
-    | {"extra_action_reason", "plan", "switch_mode", "leave_ask"}
+    | {"extra_action_reason", "plan", "leave_ask"}
 )
 
 

@@ -33,7 +33,7 @@ from rolls.entry_forms import (
 from rolls.forms import AskDeclineForm, AskTargetForm, ClientSeedForm
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
-from rolls.panel import LEAVE_ASK, SWITCH_MODE, Panel, preserve_typed_fields
+from rolls.panel import LEAVE_ASK, Panel, preserve_typed_fields
 from rolls.plugins import FormContext, percent_text
 from rolls.presenters import hidden_view, roll_view
 from rolls.roll_plan import PlanChanged
@@ -134,8 +134,8 @@ def _panel_post(request, access):
         # Only the GM rolls in secret; a player asking for it is refused, not given a public
         # roll they believed hidden.
         raise PermissionDenied
-    if {"preview", SWITCH_MODE, LEAVE_ASK} & set(request.POST):
-        # Without JavaScript, "Show the chance", a tab, "Do not answer": nothing rolls, the
+    if {"preview", LEAVE_ASK} & set(request.POST):
+        # Without JavaScript, "Show the chance" or "Do not answer": nothing rolls, the
         # panel is drawn again with every field as it was, and the redirect drops the CSRF
         # token, so the address the browser shows (and keeps in history) has none.
         response = redirect(_panel_url(request, access, request.POST))
@@ -152,11 +152,11 @@ def _panel_get(request, access):
             response["HX-Redirect"] = _clean_panel_url(request, access)
             return response
         return redirect(_clean_panel_url(request, access))
-    # A tab or "Do not answer" redraws the panel with every field it holds (a reason typed,
-    # the request answered) and the action's own change (Panel.fields).
+    # A tab (its new mode) or "Do not answer" redraws the panel with every field it holds (a
+    # reason typed, the request answered) and the change asked for (Panel.fields).
     mode = request.GET.get("mode") or ""
     panel = Panel(access.session, request.user, mode, request.GET, access, redraw=True)
-    if not request.htmx and {SWITCH_MODE, LEAVE_ASK} & set(request.GET):
+    if not request.htmx and LEAVE_ASK in request.GET:
         # Without JavaScript the action came by a redirect: the address shows its outcome.
         return redirect(_panel_url(request, access, panel.fields))
     response = _render_panel(request, panel, preview=panel.preview())

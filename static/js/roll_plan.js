@@ -26,6 +26,15 @@
     return Boolean(included && document.querySelector(included) === panel);
   }
 
+  // Typed after the last request left, and that request's answer has landed: a redraw of
+  // the panel may have dropped the preview the typing scheduled (the old form's), so the
+  // line would stay behind the field. Ask for it now.
+  function catchUp() {
+    var panel = form();
+    if (panel && dirty && inflight.size === 0) { htmx.trigger(panel, "change"); }
+    show();
+  }
+
   function show() {
     var panel = form();
     if (!panel) { return; }
@@ -66,7 +75,7 @@
     xhr.addEventListener("loadend", function () {
       inflight.delete(xhr);
       // After htmx has swapped (or dropped) the answer.
-      setTimeout(show, 0);
+      setTimeout(catchUp, 0);
     });
     show();
   });
@@ -77,7 +86,8 @@
       dirty = true;
     }
   });
-  document.addEventListener("htmx:afterSettle", show);
+  // A swapped panel listens only once htmx has settled it.
+  document.addEventListener("htmx:afterSettle", catchUp);
   document.addEventListener("submit", function (event) {
     var panel = event.target;
     if (!panel.matches || !panel.matches(FORM)) { return; }
@@ -89,4 +99,8 @@
     }
   });
   document.addEventListener("DOMContentLoaded", show);
+  // What the page waits for, for whoever asks (the browser tests print it when stuck).
+  window.rollPlanState = function () {
+    return {dirty: dirty, inflight: inflight.size, holding: Boolean(waiting)};
+  };
 })();

@@ -24,8 +24,8 @@ from rolls import access
 
 PANEL_PATH = re.compile(r"^/sessions/(\d+)/rolls/panel/$")
 # A POST that asks the panel for something other than a roll (no JavaScript's "Show the
-# chance", a tab, "Do not answer"), or that brings the digest of its described roll itself.
-PANEL_ACTIONS = {"preview", "switch_mode", "leave_ask", "plan"}
+# chance", "Do not answer"), or that brings the digest of its described roll itself.
+PANEL_ACTIONS = {"preview", "leave_ask", "plan"}
 PLAN_INPUT = re.compile(r'<input type="hidden" name="plan" value="([^"]*)"')
 INITIATIVE_PATH = re.compile(
     r"^/sessions/(\d+)/rolls/initiative/(?:marker|modifier|handover|npc)/$"

@@ -117,7 +117,7 @@ def test_a_tab_keeps_the_request_being_answered_and_what_was_typed(
     ask, _source = percepcja_request
     gm = client_for(table.gm)
     fields = answer_fields(ask, answer_note="Na nasłuch, nie na wzrok.")
-    page = redraw(gm, table.session, {**fields, "switch_mode": "skill"})
+    page = redraw(gm, table.session, {**fields, "mode": "skill"})
     assert re.search(rf'<a [^>]*class="tab current"[^>]*>{polish("Skills")}</a>', page)
     assert 'data-testid="answering"' in page
     assert f'name="ask" value="{ask.pk}"' in page
@@ -146,10 +146,10 @@ def test_fields_a_mode_lacks_come_back_with_it(table, client_for, percepcja_requ
     fields = answer_fields(ask, mode="opposed")
     fields |= {"b-character": table.borys.pk, "b-test": "attribute", "b-attribute": attr("Siła")}
     fields |= {"b-action_reason": "Borys stoi pod wiatr"}
-    single = redraw(gm, table.session, {**fields, "switch_mode": "attribute"})
+    single = redraw(gm, table.session, {**fields, "mode": "attribute"})
     assert 'name="b-action_reason" value="Borys stoi pod wiatr"' in single
     kept = dict(re.findall(r'<input type="hidden" name="(b-[a-z_]+)" value="([^"]*)"', single))
-    back = redraw(gm, table.session, {**answer_fields(ask), **kept, "switch_mode": "opposed"})
+    back = redraw(gm, table.session, {**answer_fields(ask), **kept, "mode": "opposed"})
     assert re.search(
         r'id="id_b-action_reason"[^>]*value="Borys stoi pod wiatr"', back
     ) or re.search(r'value="Borys stoi pod wiatr"[^>]*id="id_b-action_reason"', back)
