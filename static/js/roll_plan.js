@@ -9,6 +9,7 @@
   var FORM = "form[data-roll-plan]";
   var inflight = new Set();
   var dirty = false; // a field changed and no request has carried it yet
+  var changedIn = null; // the form that change was made in
   var waiting = null; // a click held back: {digest, submitter}
 
   function form() { return document.querySelector(FORM); }
@@ -50,6 +51,7 @@
       var panel = form();
       if (panel && panel.contains(event.target) && event.target.name !== "plan") {
         dirty = true;
+        changedIn = panel;
         var changed = panel.querySelector('[data-testid="plan-changed"]');
         if (changed) { changed.hidden = true; }
         show();
@@ -75,7 +77,19 @@
       dirty = true;
     }
   });
-  document.addEventListener("htmx:afterSettle", show);
+  document.addEventListener("htmx:afterSettle", function () {
+    var panel = form();
+    if (dirty && panel && changedIn && changedIn !== panel) {
+      // The panel was drawn anew (a field others depend on, a tab) from the form as it was
+      // when that redraw left: a change made while it was on its way waited to be sent by
+      // the form it replaced, and htmx sends nothing for an element no longer in the page.
+      // The new form sends it, or the line would never describe it (and a click would wait
+      // for it forever).
+      changedIn = panel;
+      htmx.trigger(panel, "change");
+    }
+    show();
+  });
   document.addEventListener("submit", function (event) {
     var panel = event.target;
     if (!panel.matches || !panel.matches(FORM)) { return; }
