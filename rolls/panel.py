@@ -283,6 +283,12 @@ class Panel:
         )
 
     @property
+    def ask_unknown(self) -> bool:
+        """The panel was sent a request that is none of this session's (a link of another
+        session's, an address edited): it answers nothing, and says so until the GM leaves it."""
+        return self._ask_id is not None and self.answering is None
+
+    @property
     def kept_fields(self) -> list[tuple[str, str]]:
         """The fields sent that this mode's forms do not have (another mode's typed reason,
         the other side of an opposed roll), kept in the form so that going back to their
