@@ -26,6 +26,7 @@ from diary.services import current_turn
 from rolls import initiative_selectors, registry, selectors
 from rolls.access import LINK_SIGNATURE, RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
+from rolls.fair_dice import NOT_READ
 from rolls.forms import PanelTokenForm
 from rolls.messages import refusal_message
 from rolls.models import RollAsk
@@ -446,7 +447,9 @@ class Panel:
             raise ValidationError(
                 {"post": _("Rolls land only in your own post of the current turn.")}
             )
-        target = planned_post(self.session, self.user, self.turn, post, context=context, ask=ask)
+        target = planned_post(
+            self.session, self.user, self.turn, post, context=context, ask=ask, newest=self._newest
+        )
         return RollPlan(
             roller_id=self.user.pk,
             case=case,
@@ -459,6 +462,15 @@ class Panel:
             secret=self.secret,
             extra_action=self._extra_action_allowed(case),
         )
+
+    @cached_property
+    def _newest(self):
+        """The diary's newest visible post, when the session was read with it (rolls.views);
+        else NOT_READ, and planned_post reads it itself."""
+        if not hasattr(self.session, selectors.NEWEST_POST_ANNOTATION):
+            return NOT_READ
+        values = getattr(self.session, selectors.NEWEST_POST_ANNOTATION)
+        return selectors.newest_post_of(values, self.session)
 
     def answer_differences(self, case: Case) -> list[str]:
         """What of the request this roll does not roll as asked, in words."""
