@@ -388,7 +388,7 @@ class Panel:
             for name, errors in form.errors.items():
                 where = self.form.where(form, name) if form is not self.token_form else ""
                 if form is self.token_form and name in form.fields:
-                    where = str(form.fields[name].label)
+                    where = str(form.fields[name].label or "")  # none on a hidden field
                 problems += [f"{where} — {m}" if where else str(m) for m in errors]
         return problems
 

@@ -153,6 +153,15 @@ def test_preview_names_a_missing_gm_reason(table, client_for):
     )
 
 
+@pytest.mark.parametrize("field", [{"ask": "0"}, {"plan": "x" * 65}, {"client_seed": "x" * 129}])
+def test_a_hidden_fields_refusal_reads_as_words_not_none(table, client_for, field):
+    """A hidden field has no label: its refusal is the message alone, never "None — …"."""
+    body = client_for(table.gm).get(panel_url(table), single(table.lirael, **field)).content
+    preview = preview_of(body.decode())
+    assert polish("This roll cannot be made yet:") in preview
+    assert "None" not in preview
+
+
 def test_preview_names_an_action_modifier_out_of_range(table, client_for):
     data = single(table.lirael, **{"a-action_value": "-900", "a-action_reason": "x"})
     body = client_for(table.gm).get(panel_url(table), data).content.decode()
