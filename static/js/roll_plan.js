@@ -72,8 +72,11 @@
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     // An answer drawn from choices changed since is dropped and asked again
-    // (keep_choices.js): until then the line is not the form's.
-    if (!event.detail.shouldSwap && concernsForm(event.detail.requestConfig && event.detail.requestConfig.elt)) {
+    // (keep_choices.js): until then the line is not the form's. An error is asked again by
+    // no one: a click waiting for it goes with the line it was made under (the server rolls
+    // that roll or refuses it).
+    var detail = event.detail;
+    if (!detail.shouldSwap && !detail.isError && concernsForm(detail.requestConfig && detail.requestConfig.elt)) {
       dirty = true;
     }
   });

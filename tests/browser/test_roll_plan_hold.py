@@ -20,6 +20,7 @@ from tests.browser.test_roll_panel import (
     open_tab,
     roll_and_land_in_the_diary,
 )
+from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -56,3 +57,34 @@ def test_what_was_typed_while_the_panel_redrew_is_described_and_rolled(gm, table
         modifiers
     )
     assert Roll.objects.count() == 1
+
+
+def test_a_click_held_for_a_preview_that_fails_is_sent_not_kept_waiting(gm, table):  # noqa: F811
+    """The preview a click waits for is answered with an error (the server failed, the
+    connection dropped): no line comes, so the click goes as it was made, with the line the
+    person read, and the server rolls that roll or refuses it (here the secret box changed
+    the roll: refused, nothing stored). It never waits for a line no request will bring."""
+    page = gm
+    open_panel(page, table)
+    open_tab(page, "Attributes")  # "Cechy"
+    choose(page, "a-character", value=str(table.borys.pk))
+    choose(page, "a-attribute", label="Zręczność")
+    held = []
+
+    def hold_the_next_preview(route):
+        if route.request.headers.get("hx-target") == "preview" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route("**/rolls/panel/**", hold_the_next_preview)
+    page.locator('[name="secret"]').check()
+    while not held:
+        page.wait_for_timeout(20)
+    form = page.locator("form[data-roll-plan]")
+    expect(form).to_have_attribute("data-preview", "pending")
+    page.get_by_role("button", name=polish("Roll"), exact=True).click()
+    held[0].fulfill(status=500, body="")
+
+    expect(page.get_by_test_id("refusal")).to_be_visible()
+    assert not Roll.objects.exists()
