@@ -450,14 +450,12 @@ class Panel:
         target = planned_post(
             self.session, self.user, self.turn, post, context=context, ask=ask, newest=self._newest
         )
-        return RollPlan(
-            roller_id=self.user.pk,
-            case=case,
-            turn_number=self.turn.number,
-            post_id=target.pk if target else None,
-            own_post=target is not None and target.author_id == self.user.pk,
-            ask_id=ask.pk if ask else None,
-            ask_post_id=ask.post_id if ask else None,
+        return RollPlan.of(
+            self.user,
+            case,
+            self.turn,
+            target,
+            ask,
             differs="rolled" in answer,
             secret=self.secret,
             extra_action=self._extra_action_allowed(case),

@@ -314,8 +314,9 @@ def test_the_speed_attribute_is_named_by_the_engine_only():
 def test_roll_make_reads_as_its_steps():
     """The one roll service for every system: its steps in the order its module tells them
     (lock, check who rolls, replay a token, the rules and effects before any die, the
-    action limit, the post, the roll appended, the effects finished, the request closed),
-    each a call of its own, in a body still short enough to read at once."""
+    action limit, the post and the roll as the page described them, the roll appended, the
+    effects finished, the request closed), each a call of its own, in a body still short
+    enough to read at once."""
     from rolls import services
 
     source = inspect.getsource(services.roll_make)
@@ -326,7 +327,7 @@ def test_roll_make_reads_as_its_steps():
         "case.engine_test()",
         "effect.check(",
         "_action_record(",
-        "target_post(",
+        "_planned_target(",
         "chain_append(",
         "effect.after(",
         "_close_ask(",
