@@ -57,7 +57,16 @@ names an earlier dice_commit of its turn, reveals each stream once, and each see
 commitment ("bad seed reveal"); a fair part names an earlier dice_commit of the roll's turn
 ("bad fair part"), and once that stream's seed is revealed every draw is recomputed ("die N
 does not follow from the revealed seed" at the roll's number). A roll whose seed is not yet
-revealed awaits its turn's reveal: counted, not an error.
+revealed awaits its turn's reveal: counted, not an error. Also ("bad fair part" at the roll):
+its draws are exactly the dice its rules ask for (docs/audit.md, "The dice each test asks
+for": dice_requests_problem below walks them), it comes before its seed's reveal, and a roll
+of a turn after the first committed one has its turn's commitment before it; a dice_commit
+is for the turn after the last committed one, and a dice_reveal is an entry of the turn it
+reveals.
+
+The session's end: a "session_end" entry, record["session_end"] = {"status": "finished"},
+is the chain's last; at it every secret roll and every committed seed is revealed ("bad
+session end"), and any entry after it is "an entry after the session's end".
 """
 
 import argparse
@@ -256,8 +265,10 @@ class FairDice:
         self.commits = {}  # dice_commit seq -> its dice_commit part
         self.turns = set()  # turns with a dice_commit
         self.seeds = {}  # (commit seq, stream) -> revealed seed
+        self.revealed_at = {}  # (commit seq, stream) -> seq of the reveal
         self.waiting = {}  # (commit seq, stream) -> [(roll seq, fair part), ...]
         self.recomputed = 0
+        self.ended = None  # seq of the session's end entry
 
     @property
     def awaiting(self) -> int:
@@ -277,6 +288,11 @@ class FairDice:
         for earlier, committed in self.commits.items():
             if (earlier, "public") not in self.seeds:
                 return f"bad dice commit: turn {committed['turn']}'s seed was never revealed"
+        # Every turn opened after the first commitment is committed as it opens.
+        if self.turns and turn != max(self.turns) + 1:
+            if turn > max(self.turns):
+                return f"bad dice commit: turn {max(self.turns) + 1} was never committed"
+            return f"bad dice commit: turn {turn} is committed after turn {max(self.turns)}"
         self.turns.add(turn)
         self.commits[seq] = part
         return None
@@ -291,6 +307,11 @@ class FairDice:
         turn = self.commits[commit]["turn"]
         if part.get("turn") != turn:
             return seq, f"bad seed reveal: #{commit} committed turn {turn}, not this one"
+        if record.get("turn") != turn:
+            return (
+                seq,
+                f"bad seed reveal: an entry of turn {record.get('turn')} reveals turn {turn}",
+            )
         if not isinstance(seeds, dict) or not seeds or not set(seeds) <= set(STREAMS):
             return seq, "bad seed reveal: no seeds, or a stream other than public and secret"
         for stream, seed in sorted(seeds.items()):
@@ -304,6 +325,7 @@ class FairDice:
                     f"bad seed reveal: the {stream} seed does not give #{commit}'s commitment",
                 )
             self.seeds[commit, stream] = seed
+            self.revealed_at[commit, stream] = seq
             for roll_seq, fair in self.waiting.pop((commit, stream), []):
                 if problem := self.draws_problem(roll_seq, fair, seed):
                     return roll_seq, problem
@@ -332,19 +354,47 @@ class FairDice:
         result = record.get("result")
         if not isinstance(result, dict) or result.get("dice") != [d[2] for d in draws]:
             return "bad fair part: its result's dice are not its draws"
+        if problem := dice_requests_problem(result, draws):
+            return f"bad fair part: {problem}"
         if (commit, stream) in self.seeds:
+            # A seed is public once revealed: a roll drawn from it after that proves nothing.
+            if seq > self.revealed_at[commit, stream]:
+                return (
+                    "bad fair part: drawn after its seed was revealed "
+                    f"(#{self.revealed_at[commit, stream]})"
+                )
             return self.draws_problem(seq, fair, self.seeds[commit, stream])
         self.waiting.setdefault((commit, stream), []).append((seq, fair))
         return None
 
     def unfair_problem(self, record: dict, seq: int) -> str | None:
-        """A roll with dice but no fair part, in a turn committed before it: a site that
-        steered it cannot simply leave its fair part out."""
-        commit = next(
-            (c for c, part in self.commits.items() if part["turn"] == record.get("turn")), None
-        )
-        if isinstance(record.get("result"), dict) and commit is not None and commit < seq:
+        """A roll with dice but no fair part, in a turn committed before it, or in a turn
+        opened after the first commitment that was never committed: a site that steered it
+        cannot simply leave its fair part out."""
+        if not isinstance(record.get("result"), dict):
+            return None
+        turn = record.get("turn")
+        commit = next((c for c, part in self.commits.items() if part["turn"] == turn), None)
+        if commit is not None and commit < seq:
             return "bad fair part: a roll of a committed turn without fair dice"
+        first = min((part["turn"] for part in self.commits.values()), default=None)
+        if first is not None and _whole(turn) and turn > first:
+            return (
+                f"bad fair part: a roll of turn {turn}, which has no dice commitment "
+                f"(every turn from turn {first} on is committed)"
+            )
+        return None
+
+    def end_problem(self, commitments: dict) -> str | None:
+        """At the session's end nothing stays sealed: every secret roll is revealed, and
+        every committed turn's seeds, both streams."""
+        sealed = sorted(seq for seq, commitment in commitments.items() if commitment is not None)
+        if sealed:
+            return f"bad session end: secret roll #{sealed[0]} is still sealed"
+        for commit, part in sorted(self.commits.items()):
+            for stream in STREAMS:
+                if (commit, stream) not in self.seeds:
+                    return f"bad session end: turn {part['turn']}'s {stream} seed is still held"
         return None
 
     def draws_problem(self, seq: int, fair: dict, seed: str) -> str | None:
@@ -359,6 +409,223 @@ class FairDice:
                 return f"die {die + 1} does not follow from the revealed seed"
         self.recomputed += 1
         return None
+
+
+# -- the dice each test asks for (docs/audit.md, "The dice each test asks for") ----------------
+
+EXPLOSION_CAP = 10  # free notation: extra dice one die may add by exploding
+REROLL_CAP = 10  # free notation: times `r` rerolls one die (`ro`: once)
+_COMPARES = {
+    "=": lambda face, value: face == value,
+    "<": lambda face, value: face < value,
+    "<=": lambda face, value: face <= value,
+    ">": lambda face, value: face > value,
+    ">=": lambda face, value: face >= value,
+}
+
+
+class _NotAsked(Exception):
+    """The draws are not the dice the rules ask for (the message says where)."""
+
+
+class _Draws:
+    """A roll's draws handed out in order as its rules ask for dice: each die asked for on
+    low..high must be the next draw, on exactly that range."""
+
+    def __init__(self, draws: list) -> None:
+        self.draws, self.used = draws, 0
+
+    def roll(self, low: int, high: int) -> int:
+        if self.used >= len(self.draws):
+            raise _NotAsked(
+                f"its rules ask for die {self.used + 1} ({low}..{high}), "
+                f"but only {len(self.draws)} were drawn"
+            )
+        drawn_low, drawn_high, face = self.draws[self.used]
+        if (drawn_low, drawn_high) != (low, high):
+            raise _NotAsked(
+                f"die {self.used + 1} was drawn on {drawn_low}..{drawn_high}, "
+                f"its rules ask for {low}..{high}"
+            )
+        self.used += 1
+        return face
+
+
+def _sum_of(items, key: str) -> int:
+    return sum(item[key] for item in items or [])
+
+
+def _forum1000_dice(test: str, data: dict, roll) -> None:
+    """One d1000 per tested side: one for a single test or healing, two for an opposed test
+    (side a, then b), one per listed character for initiative, in their order."""
+    counts = {"attribute": 1, "combined": 1, "skill": 1, "healing": 1, "opposed": 2}
+    count = len(data["characters"]) if test == "initiative" else counts[test]
+    for _ in range(count):
+        roll(1, 1000)
+
+
+def _q10_dice(test: str, data: dict, roll) -> None:
+    """X d10, X the pool's dice (x, else attribute + skill, plus every pool modifier's dice,
+    at least 0, at most 10); then one more d10 for every 10 among them, and one more again
+    for every 10 among those, one at a time."""
+    if test != "pool":
+        raise KeyError(test)
+    base = data["x"] if data.get("x") is not None else data["attribute"] + data["skill"]
+    pool = min(10, max(0, base + _sum_of(data.get("pool_modifiers"), "dice")))
+    owed = sum(roll(1, 10) == 10 for _ in range(pool))
+    while owed:
+        owed += (roll(1, 10) == 10) - 1
+
+
+def _ciernie_threshold(test: str, data: dict) -> int:
+    modifiers = _sum_of(data.get("modifiers"), "value")
+    if test in ("attribute", "effect"):
+        return data["attribute"] + modifiers
+    if test == "combined":
+        return sum(data["attributes"]) // len(data["attributes"]) + modifiers
+    if test == "comparative":
+        own = data["own"] + _sum_of(data.get("own_modifiers"), "value")
+        opposing = data["opposing"] + _sum_of(data.get("opposing_modifiers"), "value")
+        return 10 + own - opposing + modifiers
+    if test == "skill":
+        attributes = data.get("attributes")
+        tested = (
+            data["attribute"]
+            if data.get("attribute") is not None
+            else sum(attributes) // len(attributes)
+        )
+        return tested + 3 * (data["skill"] - data["factor"]) + modifiers
+    raise KeyError(test)
+
+
+def _ciernie_die(test: str, data: dict, roll, bonus: int = 0):
+    """A base test's d20, or None when the test is decided without one."""
+    threshold = _ciernie_threshold(test, data) + bonus
+    if test == "skill":
+        if abs(data["skill"] - data["factor"]) >= 3:
+            return None
+    elif threshold < 1:
+        return None
+    return roll(1, 20)
+
+
+def _ciernie_failed(test: str, data: dict, face: int) -> bool:
+    threshold = _ciernie_threshold(test, data)
+    if face in (1, 20):
+        return face == 20
+    delay = 3 if test == "skill" else 0  # a skill test's delay band succeeds, slowly
+    return face > threshold + delay
+
+
+def _ciernie_dice(test: str, data: dict, roll) -> None:
+    """A base test: one d20 unless decided without it (a skill test whose skill and factor
+    differ by 3 or more; any other test whose threshold is below 1). A reroll: the base
+    test's die, then, if that die was drawn and failed, a second d20. A reroll chosen after
+    the roll: one d20."""
+    if test in ("reroll", "reroll_of"):
+        base = data["base"]
+        kind, bonus = base["test"], 3 * (data["reroll_sources"] - 1)
+        if test == "reroll":
+            first = _ciernie_die(kind, base, roll)
+            if first is None or not _ciernie_failed(kind, base, first):
+                return
+        _ciernie_die(kind, base, roll, bonus)
+        return
+    _ciernie_die(test, data, roll)
+
+
+def _arsmagica_dice(test: str, data: dict, roll) -> None:
+    """A simple die: one d10 (0..9). A stress die: one d10; after a 0, `botch_dice` more
+    (1 when the input names none); after a 1, more d10 until one is not a 1."""
+    if test == "simple":
+        roll(0, 9)
+    elif test == "stress":
+        first = roll(0, 9)
+        if first == 0:
+            for _ in range(data.get("botch_dice", 1)):
+                roll(0, 9)
+        elif first == 1:
+            while roll(0, 9) == 1:
+                pass
+    else:
+        raise KeyError(test)
+
+
+def _free_dice(test: str, data: dict, roll, terms: list) -> None:
+    """The result's `terms` in order, a product's factors and a group's items in order:
+    each dice term's `count` dice on 1..faces (Fate dice "F": -1..1), each followed by its
+    rerolls while it matches the reroll (at most 10 times, `once`: 1) and, exploding, by
+    one more die while the last shows the highest face, or matches the trigger
+    `explode_on` where there is one (at most 10 more)."""
+    if test != "notation":
+        raise KeyError(test)
+    for term in terms:
+        kind = term["kind"]
+        if kind == "product":
+            for factor in term["factors"]:
+                _free_dice(test, data, roll, factor["terms"])
+        elif kind == "group":
+            for item in term["items"]:
+                _free_dice(test, data, roll, item["terms"])
+        elif kind == "dice":
+            _free_term_dice(term, roll)
+        elif kind != "constant":
+            raise KeyError(kind)
+
+
+def _free_term_dice(term: dict, roll) -> None:
+    low, high = (-1, 1) if term["faces"] == "F" else (1, term["faces"])
+    reroll, trigger = term.get("reroll"), term.get("explode_on")
+
+    def explodes(face: int) -> bool:
+        if trigger:
+            return _COMPARES[trigger["compare"]](face, trigger["value"])
+        return face == high
+
+    def draw() -> int:
+        face = roll(low, high)
+        if reroll:
+            matches, times = _COMPARES[reroll["compare"]], 1 if reroll["once"] else REROLL_CAP
+            while times and matches(face, reroll["value"]):
+                face, times = roll(low, high), times - 1
+        return face
+
+    for _ in range(term["count"]):
+        face, added = draw(), 0
+        while term["explode"] and explodes(face) and added < EXPLOSION_CAP:
+            face, added = draw(), added + 1
+
+
+_DICE_RULES = {
+    "forum1000": _forum1000_dice,
+    "q10": _q10_dice,
+    "ciernie": _ciernie_dice,
+    "arsmagica": _arsmagica_dice,
+}
+
+
+def dice_requests_problem(result, draws: list) -> str | None:
+    """None when `draws` are exactly the dice the result's test asks for (system, test and
+    input; free notation: its terms), in order and on the same ranges; else what differs."""
+    if not isinstance(result, dict):
+        return "no result to read its dice from"
+    system, test, data = result.get("system"), result.get("test"), result.get("input")
+    if system not in (*_DICE_RULES, "free"):
+        return f"docs/audit.md does not say which dice system {system!r} asks for"
+    asked = _Draws(draws)
+    try:
+        if system == "free":
+            _free_dice(test, data, asked.roll, result["terms"])
+        else:
+            _DICE_RULES[system](test, data, asked.roll)
+    except _NotAsked as wrong:
+        return str(wrong)
+    except (KeyError, TypeError, ValueError, IndexError, ZeroDivisionError, AttributeError):
+        return f"its rules cannot read what it tested ({system} {test!r})"
+    extra = len(draws) - asked.used
+    if extra:
+        return f"{extra} {'die' if extra == 1 else 'dice'} drawn beyond the dice its rules ask for"
+    return None
 
 
 def _kind(record: dict, kind: str, part: str) -> bool:
@@ -384,6 +651,15 @@ def verify(ledger: dict, keys: dict | None = None, dice: FairDice | None = None)
             return count, head, (seq, "wrong position (the record's session or number differs)")
         if keys is not None and (problem := signature_problem(roll, keys)):
             return count, head, (seq, problem)
+        if dice.ended is not None:
+            return count, head, (seq, f"an entry after the session's end (#{dice.ended})")
+        if record.get("kind") == "session_end":
+            part = record.get("session_end")
+            if not isinstance(part, dict) or part.get("status") != "finished":
+                return count, head, (seq, "bad session end: no finished status")
+            if problem := dice.end_problem(commitments):
+                return count, head, (seq, problem)
+            dice.ended = seq
         if _kind(record, "reveal", "reveals"):
             if problem := reveal_problem(record, session, commitments):
                 return count, head, (seq, problem)
@@ -449,6 +725,8 @@ def main(argv=None) -> int:
             f"awaiting their turn's reveal: {dice.awaiting}"
         )
     print(f"OK: {count} rolls, head {head}{fair}")
+    if dice.ended is not None:
+        print(f"The session ended in #{dice.ended}: nothing stays sealed.")
     secret = [r for r in ledger["rolls"] if _kind(r["record"], "secret", "secret")]
     revealed = sum(_kind(r["record"], "reveal", "reveals") for r in ledger["rolls"])
     if secret:

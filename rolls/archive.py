@@ -110,6 +110,37 @@ def verifier_messages() -> dict[str, str]:
         "result_not_draws": _("the roll's result shows other dice than its draws"),
         "seed_never": _("bad dice commitment: turn %(turn)s's seed was never revealed"),
         "bad_die": _("die %(die)s does not follow from the revealed seed"),
+        "after_seed": _("a roll made after its seed was revealed (#%(reveal)s)"),
+        "uncommitted_turn": _(
+            "a roll of turn %(turn)s, a turn with no dice commitment (every turn from turn "
+            "%(first)s on is committed)"
+        ),
+        "commit_skipped": _("bad dice commitment: turn %(turn)s was never committed"),
+        "commit_order": _("bad dice commitment: turn %(turn)s is committed after turn %(last)s"),
+        "seed_other_turn": _(
+            "bad seed reveal: it is not an entry of the turn whose seeds it reveals"
+        ),
+        "not_asked": _("the roll's draws are not the dice its rules ask for: %(detail)s"),
+        "asked_more": _(
+            "its rules ask for die %(die)s (%(low)s..%(high)s), but only %(drawn)s were drawn"
+        ),
+        "asked_range": _(
+            "die %(die)s was drawn on %(drawn_low)s..%(drawn_high)s, its rules ask for "
+            "%(low)s..%(high)s"
+        ),
+        "asked_fewer": _("dice drawn beyond the dice its rules ask for: %(extra)s"),
+        "asked_unknown": _("docs/audit.md does not say which dice system %(system)s asks for"),
+        "asked_unreadable": _("its rules cannot read what it tested (%(system)s)"),
+        "end_status": _("the session's end without its finished status"),
+        "sealed_at_end": _(
+            "the session ended with something still sealed: secret roll #%(target)s"
+        ),
+        "held_at_end": _(
+            "the session ended with something still sealed: turn %(turn)s's seed (stream: "
+            "%(stream)s)"
+        ),
+        "after_end": _("an entry after the session's end (#%(end)s)"),
+        "ended": _("The session ended in entry #%(end)s: nothing stays sealed."),
         "unreadable": _("The ledger embedded in this page cannot be read."),
         "no_crypto": _(
             "This browser cannot check the signatures (WebCrypto with Ed25519 is missing): "

@@ -112,7 +112,11 @@ def chain_append(
     }
     hidden = None
     if secret:
-        hidden, record = secret_split(record, system=session.system, test=test)
+        # The stub names the roll's own system, as its record will (a free-form roll's is
+        # "free", whatever the session's).
+        result = content.get("result")
+        system = result.get("system", session.system) if isinstance(result, dict) else None
+        hidden, record = secret_split(record, system=system or session.system, test=test)
         character_id, test, is_action = None, SECRET_TEST, False
     roll = Roll.objects.create(
         session=session,

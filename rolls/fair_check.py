@@ -33,6 +33,7 @@ class FairDiceCheck:
     commits: dict[int, dict] = field(default_factory=dict)  # commit seq → its record part
     commit_of_turn: dict[int, int] = field(default_factory=dict)  # turn → commit seq
     seeds: dict[tuple[int, str], str] = field(default_factory=dict)  # (commit, stream) → seed
+    revealed_at: dict[tuple[int, str], int] = field(default_factory=dict)  # → its reveal's seq
     waiting: dict[tuple[int, str], list] = field(default_factory=dict)  # → [(seq, fair)]
     recomputed: int = 0
 
@@ -58,13 +59,34 @@ class FairDiceCheck:
 
     def _rolled(self, seq: int, record: dict, *, stream: str) -> DiceFault | None:
         """A roll's dice: fair ones are checked; a roll with dice but none of the fair kind is
-        a fault once its turn's seeds were committed before it (a site that steered a roll
-        cannot simply leave its fair part out)."""
+        a fault once its turn's seeds were committed before it, or in a turn opened after the
+        first commitment that was never committed (a site that steered a roll cannot simply
+        leave its fair part out)."""
         if "fair" in record:
             return self._roll(seq, record, stream=stream)
-        committed = self.commit_of_turn.get(record.get("turn"))
-        if isinstance(record.get("result"), dict) and committed is not None and committed < seq:
+        if not isinstance(record.get("result"), dict):
+            return None
+        turn = record.get("turn")
+        committed = self.commit_of_turn.get(turn)
+        if committed is not None and committed < seq:
             return DiceFault(seq, "unfair_die", "a roll of a committed turn without fair dice")
+        first = min(self.commit_of_turn, default=None)
+        if first is not None and type(turn) is int and turn > first:
+            return DiceFault(
+                seq,
+                "unfair_die",
+                f"a roll of turn {turn}, which has no dice commitment "
+                f"(every turn from turn {first} on is committed)",
+            )
+        return None
+
+    def sealed_at_end(self) -> str | None:
+        """What of the dice is still held at the session's end: every committed turn's
+        seeds, both streams, are out by then."""
+        for commit_seq, part in sorted(self.commits.items()):
+            for stream in STREAMS:
+                if (commit_seq, stream) not in self.seeds:
+                    return f"turn {part['turn']}'s {stream} seed is still held"
         return None
 
     def _commit(self, seq: int, record: dict) -> DiceFault | None:
@@ -83,6 +105,15 @@ class FairDiceCheck:
                 return DiceFault(
                     seq, "bad_dice_commit", f"turn {earlier['turn']}'s seed was never revealed"
                 )
+        # Every turn opened after the first commitment is committed as it opens.
+        last = max(self.commit_of_turn, default=None)
+        if last is not None and turn != last + 1:
+            detail = (
+                f"turn {last + 1} was never committed"
+                if turn > last
+                else f"turn {turn} is committed after turn {last}"
+            )
+            return DiceFault(seq, "bad_dice_commit", detail)
         self.commits[seq] = part
         self.commit_of_turn[turn] = seq
         return None
@@ -95,6 +126,12 @@ class FairDiceCheck:
         commit = self.commits.get(commit_seq) if type(commit_seq) is int else None
         if commit is None or commit["turn"] != part.get("turn") or not isinstance(seeds, dict):
             return DiceFault(seq, "bad_seed_reveal", "it names no earlier commitment of its turn")
+        if record.get("turn") != commit["turn"]:
+            return DiceFault(
+                seq,
+                "bad_seed_reveal",
+                f"an entry of turn {record.get('turn')} reveals turn {commit['turn']}",
+            )
         if not seeds:
             return DiceFault(seq, "bad_seed_reveal", "it reveals no seed")
         for stream, seed in seeds.items():
@@ -105,6 +142,7 @@ class FairDiceCheck:
                     seq, "bad_seed_reveal", f"the {stream} seed is not the committed one"
                 )
             self.seeds[commit_seq, stream] = seed
+            self.revealed_at[commit_seq, stream] = seq
             for roll_seq, fair in self.waiting.pop((commit_seq, stream), []):
                 if fault := self._draws(roll_seq, fair, seed):
                     return fault
@@ -147,6 +185,13 @@ class FairDiceCheck:
         if seed is None:
             self.waiting.setdefault((commit_seq, stream), []).append((seq, fair))
             return None
+        # A seed is public once revealed: a roll drawn from it after that proves nothing.
+        if seq > self.revealed_at[commit_seq, stream]:
+            return DiceFault(
+                seq,
+                "unfair_die",
+                f"drawn after its seed was revealed (#{self.revealed_at[commit_seq, stream]})",
+            )
         return self._draws(seq, fair, seed)
 
     def _draws(self, seq: int, fair: dict, seed: str) -> DiceFault | None:

@@ -71,8 +71,14 @@ def free_roll(request, pk: int):
         c for c in sheets_in_play(session).values() if access.is_gm or c.owner_id == request.user.pk
     ]
     posted = request.method == "POST"
+    data = request.POST if posted else None
+    if posted and "preview" in data:
+        # A preview rolls nothing and never carries a roller's seed on to the roll: the
+        # page it shows draws a fresh one (the browser sends none with a preview).
+        data = data.copy()
+        data.pop("client_seed", None)
     form = FreeRollForm(
-        request.POST if posted else None,
+        data,
         user=request.user,
         session=session,
         characters=characters,

@@ -13,7 +13,7 @@ from rolls import secret as secrets_
 from rolls import signing
 from rolls.chain import GENESIS_HASH, chain_hash
 from rolls.fair_check import FairDiceCheck
-from rolls.models import Roll, SecretRoll, is_entry_record
+from rolls.models import SESSION_END_KIND, Roll, SecretRoll, is_entry_record
 from rolls.secret import commitment_matches
 
 # What verification can find wrong with a roll, as stable codes with labels.
@@ -35,6 +35,9 @@ PROBLEMS = {
     "bad_dice_commit": _("a turn's dice commitment that is not one per turn"),
     "bad_seed_reveal": _("a revealed dice seed that is not the committed one"),
     "unfair_die": _("a die that does not follow from its turn's seed and the roller's seed"),
+    # The session's end entry (rolls.services.session_finishing).
+    "sealed_at_end": _("the session ended with a secret roll or a dice seed still sealed"),
+    "after_end": _("an entry after the session's end"),
     # The row's place against its record (verify_session): a post or a row moved.
     "wrong_post": _("record does not match its post (the post or the roll was moved)"),
     "wrong_turn": _("record does not match its turn (the post or the roll was moved)"),
@@ -80,6 +83,7 @@ def verify_chain(
     expected_seq, prev_hash, count = 1, GENESIS_HASH, 0
     commitments: dict[int, str | None] = {}  # secret rolls seen: seq → commitment
     dice = FairDiceCheck(session_id)
+    ended = None  # the session's end entry: nothing may follow it
     for seq, row_prev_hash, row_hash, record, key_id, signature in rows:
         if seq != expected_seq:
             return ChainReport(count, prev_hash, broken_seq=expected_seq, problem="missing_number")
@@ -93,6 +97,16 @@ def verify_chain(
             problem := signing.signature_problem(row_hash, key_id, signature, keys)
         ):
             return ChainReport(count, prev_hash, broken_seq=seq, problem=problem)
+        if ended is not None:
+            return ChainReport(
+                count, prev_hash, broken_seq=seq, problem="after_end", detail=f"#{ended}"
+            )
+        if record.get("kind") == SESSION_END_KIND:
+            if detail := _sealed_at_end(record, commitments, dice):
+                return ChainReport(
+                    count, prev_hash, broken_seq=seq, problem="sealed_at_end", detail=detail
+                )
+            ended = seq
         if secrets_.is_reveal_record(record):
             if detail := secrets_.reveal_problem(record, commitments):
                 return ChainReport(
@@ -113,6 +127,18 @@ def verify_chain(
     return ChainReport(
         count, prev_hash, dice_recomputed=dice.recomputed, dice_awaiting=dice.awaiting
     )
+
+
+def _sealed_at_end(record: dict, commitments: dict, dice: FairDiceCheck) -> str:
+    """What the session's end entry leaves sealed ("" for nothing): by the end every secret
+    roll is revealed, then every seed."""
+    part = record.get(SESSION_END_KIND)
+    if not isinstance(part, dict) or part.get("status") != "finished":
+        return "no finished status"
+    sealed = sorted(seq for seq, commitment in commitments.items() if commitment is not None)
+    if sealed:
+        return f"secret roll #{sealed[0]} is still sealed"
+    return dice.sealed_at_end() or ""
 
 
 def verify_session(session_id: int, *, recompute: bool = False) -> ChainReport:
@@ -181,9 +207,11 @@ class _PlaceCheck:
         post_turn = self.posts[post_id]
         # A row lands in a post of its own turn or, for a secret roll's reveal, of an earlier
         # one (the result beside its commitment); never in a post of a later turn.
-        if post_turn is not None and post_turn > turn:
-            return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
-        return None
+        if post_turn is None or post_turn == turn:
+            return None
+        if post_turn < turn and secrets_.is_reveal_record(record):
+            return None
+        return "wrong_turn", f"post {post_id} is in turn {post_turn}, the roll in turn {turn}"
 
     def _note_characters(self, record: dict, where: tuple[int, int, str]) -> None:
         characters = record.get("characters")

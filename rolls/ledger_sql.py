@@ -12,6 +12,7 @@ import importlib
 _migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
 _secret_migration = importlib.import_module("rolls.migrations.0010_secret_roll_guard")
 _post_migration = importlib.import_module("rolls.migrations.0015_roll_posts_stay_in_place")
+_turn_seed_migration = importlib.import_module("rolls.migrations.0016_turn_seed_guard")
 
 TABLE = _migration.TABLE
 PERMIT_TABLE = _migration.PERMIT_TABLE
@@ -46,6 +47,16 @@ def drop_post_guard_sql(vendor: str) -> list[str]:
     """The same for the guard that keeps a roll's post in its session and turn
     (rolls/migrations/0015_roll_posts_stay_in_place)."""
     return _post_migration.drop_sql(vendor)
+
+
+def install_turn_seed_guard_sql(vendor: str, hatch: bool) -> list[str]:
+    """The triggers that keep a turn's dice seeds as committed, each reveal column filled
+    once (rolls/migrations/0016_turn_seed_guard)."""
+    return _turn_seed_migration.install_sql(vendor, hatch)
+
+
+def drop_turn_seed_guard_sql(vendor: str) -> list[str]:
+    return _turn_seed_migration.drop_sql(vendor)
 
 
 def permit_table_exists(connection) -> bool:

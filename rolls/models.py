@@ -33,16 +33,21 @@ def is_player_free_roll(record: dict) -> bool:
 
 
 def is_entry_record(record: dict) -> bool:
-    """A diary entry's record (it holds "entry" and no die); a case roll's mode may share a
-    kind's name (a system's "effect" test), so the kind alone does not tell."""
+    """A diary entry's record (it holds "entry" and no die), or one of the chain's own
+    entries of no post; a case roll's mode may share a kind's name (a system's "effect"
+    test), so the kind alone does not tell."""
     return (record.get("kind") in ENTRY_KINDS and "entry" in record) or record.get(
         "kind"
-    ) in TURN_ENTRY_KINDS
+    ) in POSTLESS_KINDS
 
 
 # A turn's own chain entries (rolls.fair_dice): its dice seeds committed and revealed. No
 # post, no die, no character.
 TURN_ENTRY_KINDS = ("dice_commit", "dice_reveal")
+# The session's end (rolls.services.session_finishing): the chain's last entry, after every
+# reveal the end makes. No post, no die.
+SESSION_END_KIND = "session_end"
+POSTLESS_KINDS = (*TURN_ENTRY_KINDS, SESSION_END_KIND)
 
 
 class LedgerError(Exception):
@@ -491,12 +496,29 @@ class StressBotchFloor(models.Model):
         return f"{self.session_id}: {self.dice}"
 
 
+class TurnSeedQuerySet(models.QuerySet):
+    def update(self, **kwargs):
+        raise LedgerError("A turn's dice seeds are never updated in bulk.")
+
+    def delete(self):
+        raise LedgerError("A turn's dice seeds are never deleted.")
+
+    def _raw_delete(self, using):
+        raise LedgerError("A turn's dice seeds are never deleted.")
+
+
+# The only columns of a TurnSeed ever written after its insert: each reveal, once.
+TURN_SEED_REVEALS = frozenset({"public_reveal", "secret_reveal"})
+
+
 class TurnSeed(models.Model):
     """A turn's dice seeds (rolls.fair_dice): drawn when the turn opens, chained only as
     commitments (`commit`), revealed in the chain when the turn closes (`public_reveal`) and,
     for the secret rolls' own stream, once none of the turn's secret rolls is still sealed
     (`secret_reveal`). Seen by nobody until revealed: not the GM, not a moderator. The seeds
-    are never changed; a changed one would no longer give its chained commitment."""
+    are never changed; a changed one would no longer give its chained commitment. The
+    database refuses the same (rolls/migrations/0016_turn_seed_guard.py): every change but
+    filling a reveal once, and every delete."""
 
     session = models.ForeignKey(
         GameSession, on_delete=models.PROTECT, related_name="dice_seeds", verbose_name=_("session")
@@ -514,6 +536,8 @@ class TurnSeed(models.Model):
         Roll, on_delete=models.PROTECT, related_name="+", null=True, blank=True
     )
 
+    objects = TurnSeedQuerySet.as_manager()
+
     class Meta:
         ordering = ["session", "turn_number"]
         constraints = [
@@ -526,3 +550,12 @@ class TurnSeed(models.Model):
 
     def __str__(self) -> str:
         return f"dice seed of turn {self.turn_number} ({self.session_id})"
+
+    def save(self, *args, **kwargs):
+        fields = kwargs.get("update_fields")
+        if not self._state.adding and not (fields and set(fields) <= TURN_SEED_REVEALS):
+            raise LedgerError("A turn's dice seeds are never changed; only revealed.")
+        super().save(*args, **kwargs)
+
+    def delete(self, *args, **kwargs):
+        raise LedgerError("A turn's dice seeds are never deleted.")

@@ -111,9 +111,7 @@ class Panel:
         # Users see only the modes they may roll (rolls.access decides which).
         self.modes = [m for m in self.system.modes if self.access.may_roll_mode(m.key)]
         keys = [m.key for m in self.modes]
-        switched_from = None
         if redraw and data is not None and (data.get(SWITCH_MODE) or data.get(LEAVE_ASK)):
-            switched_from = data.get("mode") if data.get(SWITCH_MODE) else None
             data = self._redrawn(data)
             mode = data.get("mode") or ""
         self.mode = mode if mode in keys else (keys[0] if keys else "")
@@ -130,8 +128,8 @@ class Panel:
             session=session,
             may_target_npcs=self.access.may_target_npcs,
         )
-        if switched_from is not None:
-            data = self._with_starting_values(data, switched_from)
+        if redraw and data is not None:
+            data = self._with_starting_values(data)
         self.fields = data
         self.bound = data is not None
         self._ask_id = self._asked_id(data)
@@ -172,24 +170,26 @@ class Panel:
             fields.pop("answer_note", None)
         return fields
 
-    def _with_starting_values(self, data: QueryDict, switched_from: str) -> QueryDict:
-        """A new mode's fields that were not sent take their starting values (a skill, a
-        difficulty), as a fresh panel of that mode would; every field sent keeps its value.
-        A box sends nothing when unticked: one that the mode left had stays as it was."""
-        if switched_from not in self.system.mode_keys or switched_from == self.mode:
-            return data
-        left = self.system.form(switched_from, None, self.context)
-        had = {form.add_prefix(name) for form in left.forms for name in form.fields}
-        fields = data.copy()
+    def _with_starting_values(self, data: QueryDict) -> QueryDict:
+        """The mode's fields that were not sent take their starting values (a skill, a
+        difficulty), as a fresh panel of the mode would: after a tab, the new mode's fields
+        the old one lacked (a field drawn is always sent). Every field sent keeps its value,
+        and a box is never ticked for the person: unticked, a box sends nothing."""
+        missing = []
         for form in self.system.form(self.mode, None, self.context).forms:
             for bound in form:
                 value, name = bound.initial, bound.html_name
-                if name in fields or value in (None, "", [], ()):
+                if name in data or value in (None, "", [], ()):
                     continue
-                if name in had and isinstance(bound.field.widget, SENDS_NOTHING_UNTICKED):
+                if isinstance(bound.field.widget, SENDS_NOTHING_UNTICKED):
                     continue
-                values = value if isinstance(value, list | tuple) else [value]
-                fields.setlist(name, [str(v) for v in values])
+                missing.append((name, value))
+        if not missing:
+            return data
+        fields = data.copy()
+        for name, value in missing:
+            values = value if isinstance(value, list | tuple) else [value]
+            fields.setlist(name, [str(v) for v in values])
         return fields
 
     # -- what the template needs -------------------------------------------

@@ -23,7 +23,7 @@ from characters.numbers import with_minus
 from diary.page_cache import memo
 from rolls import registry
 from rolls.engine import notation as free_notation
-from rolls.models import is_entry_record, is_player_free_roll
+from rolls.models import POSTLESS_KINDS, is_entry_record, is_player_free_roll
 from rolls.secret import commitment_matches, is_reveal_record, is_secret_record
 
 # What the chain holds besides the systems' rolls, by kind.
@@ -37,6 +37,10 @@ KINDS = {
     "ability_use": gettext_lazy("Action without a roll"),
     # The GM's free-form dice (rolls.free_rolls).
     "notation": gettext_lazy("Free-form roll"),
+    # The chain's own entries of no post (rolls.fair_dice, rolls.services.session_finishing).
+    "dice_commit": gettext_lazy("Dice seeds committed"),
+    "dice_reveal": gettext_lazy("Dice seeds revealed"),
+    "session_end": gettext_lazy("Session ended"),
 }
 
 
@@ -412,6 +416,9 @@ def _roll_view(roll) -> RollView:
         rolled_by=record["rolled_by"]["username"],
         hash=roll.hash,
     )
+    if kind in POSTLESS_KINDS:
+        view.entry = postless_text(kind, record)
+        return view
     if is_entry_record(record):
         view.entry, view.down = entry_text(kind, record["characters"]["a"]["name"], record["entry"])
         return view
@@ -500,6 +507,39 @@ def _then(text: str, clause: str) -> str:
     if text.rstrip().endswith((".", "!", "?")):
         return f"{text.rstrip()} {clause[:1].upper()}{clause[1:]}"
     return f"{text}; {clause}"
+
+
+def postless_text(kind: str, record: dict) -> str:
+    """A chain entry of no post in words: a turn's dice seeds committed or revealed, the
+    session's end."""
+    if kind == "dice_commit":
+        return _(
+            "Turn %(turn)s's dice seeds, committed before any of its rolls: every die of the "
+            "turn follows from them and each roller's own seed."
+        ) % {"turn": record["dice_commit"]["turn"]}
+    if kind == "dice_reveal":
+        part = record["dice_reveal"]
+        streams = set(part["seeds"])
+        if streams == {"public"}:
+            text = _(
+                "Turn %(turn)s's seed of the visible rolls revealed: anyone can now "
+                "recompute their dice."
+            )
+        elif streams == {"secret"}:
+            text = _(
+                "Turn %(turn)s's seed of the secret rolls revealed: anyone can now "
+                "recompute their dice."
+            )
+        else:
+            text = _(
+                "Turn %(turn)s's dice seeds revealed: anyone can now recompute every "
+                "die of the turn."
+            )
+        return text % {"turn": part["turn"]}
+    return _(
+        "The session ended: every secret roll and every dice seed was revealed before this "
+        "entry, and nothing joins the chain after it."
+    )
 
 
 def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:

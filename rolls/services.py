@@ -30,7 +30,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from diary import permissions as diary_permissions
-from diary.models import GameSession, Post
+from diary.models import GameSession, Post, SessionStatus
 from diary.notifications import notify_ask_closed
 from diary.selectors import move_actions_in_turn, newest_visible_post, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
@@ -40,7 +40,14 @@ from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
 from rolls.fair_dice import NOT_READ, FairRoll, fair_roll, reveal_all, secret_stream_freed
-from rolls.models import ASK_NOTE_MAX_LENGTH, AskStatus, Roll, RollAsk, SecretRoll
+from rolls.models import (
+    ASK_NOTE_MAX_LENGTH,
+    SESSION_END_KIND,
+    AskStatus,
+    Roll,
+    RollAsk,
+    SecretRoll,
+)
 from rolls.plugins import Case, RequestError, RollContext
 from rolls.roll_plan import PlanChanged, RollPlan
 from rolls.secret import (
@@ -516,7 +523,9 @@ def _reveal_secret(locked: GameSession, by, hidden: SecretRoll, turn_number: int
 def session_finishing(session: GameSession, by) -> None:
     """The session ends (diary.services.session_transition, under its lock, by its GM): every
     secret roll still sealed is revealed, so a GM who rolled several and showed the one they
-    liked is seen doing it; then every dice seed still held is published (rolls.fair_dice)."""
+    liked is seen doing it; then every dice seed still held is published (rolls.fair_dice);
+    then the chain's last entry says the session ended, so that anyone holding the export
+    can check that nothing stays sealed after it (docs/audit.md)."""
     turn = current_turn(session)
     sealed = (
         SecretRoll.objects.select_for_update(of=("self",))
@@ -527,6 +536,21 @@ def session_finishing(session: GameSession, by) -> None:
     for hidden in sealed:
         _reveal_secret(session, by, hidden, turn.number if turn else hidden.roll.turn_number)
     reveal_all(session, by)
+    chain_append(
+        session,
+        by,
+        post=None,
+        turn_number=turn.number if turn else 0,
+        character_id=None,
+        test=SESSION_END_KIND,
+        is_action=False,
+        token=uuid.uuid4(),
+        digest="",
+        body=lambda _seq: {
+            "kind": SESSION_END_KIND,
+            SESSION_END_KIND: {"status": SessionStatus.FINISHED.value},
+        },
+    )
 
 
 @transaction.atomic

@@ -27,7 +27,9 @@
     var state = [];
     Array.prototype.forEach.call(form.elements, function (field) {
       if (!field.name) { return; }
-      if (field.tagName === "SELECT") {
+      if (field.name === "mode") {
+        state.push([field.name, field.value]);
+      } else if (field.tagName === "SELECT") {
         state.push([field.name, Array.from(field.selectedOptions, function (o) { return o.value; })]);
       } else if (field.type === "checkbox" || field.type === "radio") {
         state.push([field.name, field.value, field.checked]);
@@ -35,6 +37,15 @@
     });
     return JSON.stringify(state);
   }
+  // A tab's or a mode's link (data-switch-mode) sets the form's mode as it is clicked:
+  // whatever the form sends from then on asks for the new mode, so a choice made while the
+  // new mode's redraw is on its way cannot bring the old mode back.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest ? event.target.closest("[data-switch-mode]") : null;
+    var form = link ? formOf(link) : null;
+    var mode = form ? form.querySelector('input[name="mode"]') : null;
+    if (mode) { mode.value = link.getAttribute("data-switch-mode"); }
+  }, true);
   document.addEventListener("htmx:beforeRequest", function (event) {
     var form = formOf(requester(event));
     if (form) { event.detail.xhr.keptChoices = choices(form); }

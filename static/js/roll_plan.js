@@ -36,7 +36,9 @@
     if (!pending() && waiting) {
       var held = waiting;
       waiting = null;
-      if (held.digest && held.digest === digest()) {
+      // The same line (or none, both times: the server then says what is missing, next
+      // to the fields, and rolls nothing).
+      if (held.digest === digest()) {
         panel.requestSubmit(panel.contains(held.submitter) ? held.submitter : button);
       } else {
         var changed = panel.querySelector('[data-testid="plan-changed"]');

@@ -89,8 +89,43 @@ def live_server(request, django_db_setup, django_db_blocker):
     server.stop()
 
 
+# Counts the page's requests in flight (at the XMLHttpRequest itself: htmx's own events may
+# fire on elements its swap took out of the page) and keeps the time of the last thing that
+# happened (a request sent or answered, a redraw settled, a key typed, a choice changed).
+QUIET_WATCH = """
+(() => {
+  const watch = (window.__quiet = { inflight: 0, last: performance.now() });
+  const touch = () => { watch.last = performance.now(); };
+  const send = XMLHttpRequest.prototype.send;
+  XMLHttpRequest.prototype.send = function (...args) {
+    watch.inflight += 1;
+    touch();
+    this.addEventListener("loadend", () => { watch.inflight -= 1; touch(); });
+    return send.apply(this, args);
+  };
+  for (const name of ["input", "change", "click", "htmx:afterSettle", "htmx:afterSwap"]) {
+    document.addEventListener(name, touch, true);
+  }
+  watch.quiet = (ms) =>
+    watch.inflight === 0 &&
+    !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping") &&
+    performance.now() - watch.last > ms;
+})();
+"""
+
+
+def wait_until_quiet(page, ms: int = 600) -> None:
+    """Wait until the page has loaded and nothing happened on it for `ms`: no request in
+    flight, none that a change or a keystroke scheduled (the forms' previews wait 400 ms
+    after the last keystroke). Playwright's "networkidle" cannot say it: once a page has
+    been idle it resolves at once, whatever htmx sends later."""
+    page.wait_for_load_state("load")
+    page.wait_for_function(f"() => window.__quiet && window.__quiet.quiet({ms})", polling=100)
+
+
 def _polish_page(browser, live_server):
     context = browser.new_context(locale="pl-PL", base_url=live_server.url)
+    context.add_init_script(QUIET_WATCH)
     page = context.new_page()
     page.set_default_timeout(15_000)
     return context, page

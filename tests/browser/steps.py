@@ -7,6 +7,7 @@ from playwright.sync_api import expect
 
 from characters.models import Skill
 from rolls.models import Roll
+from tests.browser.conftest import wait_until_quiet
 from tests.browser.test_roll_panel import choose, open_ask_mode, source_key, tick
 from tests.conftest import polish
 
@@ -26,7 +27,7 @@ def apply_with(page, message: str) -> None:
     """On the public page: the request to join, with a message to the GM."""
     page.get_by_label(polish("Message to the GM")).fill(message)
     page.get_by_role("button", name=polish("Send the request")).click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
 
 
 def free_roll(page, session, expression: str, summary: str, purpose: str) -> Roll:
@@ -35,7 +36,7 @@ def free_roll(page, session, expression: str, summary: str, purpose: str) -> Rol
     page.get_by_test_id("free-roll-link").click()
     page.get_by_label(polish("Dice expression")).fill(expression)
     expect(page.get_by_test_id("free-summary")).to_contain_text(summary)
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     page.get_by_label(polish("What it is for")).fill(purpose)
     page.get_by_test_id("free-roll-submit").click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))

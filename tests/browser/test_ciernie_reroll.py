@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
-from tests.browser.conftest import log_in, roll_button
+from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
@@ -34,7 +34,7 @@ def test_a_player_rerolls_her_failed_roll_and_the_post_shows_both(page, ciernie,
     page.goto(f"/sessions/{t.session.pk}/rolls/panel/")
     expect(page.locator('[name="character"]')).to_have_value(str(t.vera.pk))
     choose(page, "attribute", value=str(t.a["Zręczność"].pk))
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     expect(page.get_by_test_id("preview-terms")).to_contain_text("Z przerzutem po porażce")
     roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-\d+$"))

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from rolls import ledger
 from rolls.models import Roll
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,7 +34,7 @@ def test_the_exact_odds_before_rolling_and_every_die_after(page, table):
         table_of_totals = page.get_by_test_id("free-odds-table")
         table_of_totals.locator("summary").click()
         expect(table_of_totals.locator("tbody tr").first).to_be_visible()
-        page.wait_for_load_state("networkidle")
+        wait_until_quiet(page)
         page.get_by_label(polish("What it is for")).fill(f"Próba {expression}")
         page.get_by_test_id("free-roll-submit").click()
         page.wait_for_url(re.compile(r"#roll-\d+$"))

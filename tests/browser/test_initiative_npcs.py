@@ -13,7 +13,7 @@ from diary import npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import InitiativeParticipant
 from rolls.selectors import sheets_in_play
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.test_effects_and_potions import entry_form
 from tests.conftest import PASSWORD, polish
 from tests.rolls.test_initiative_event import initiative
@@ -55,7 +55,7 @@ def add_npc(page, table, name: str, score: str, hp: str = "") -> None:
     form.locator('[name="score"]').fill(score)
     form.locator('[name="hp_max"]').fill(hp)
     form.get_by_role("button", name=polish("Add to the order")).click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
 
 
 def test_the_gm_adds_and_damages_an_npc_and_the_player_never_sees_the_hidden_one(

@@ -9,7 +9,7 @@ from playwright.sync_api import expect
 
 from characters.models import Attribute, Character
 from diary.models import GameSession, Participation, ParticipationStatus
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.steps import apply_with, open_the_public_page
 from tests.conftest import PASSWORD, polish
 
@@ -38,7 +38,7 @@ def test_a_player_applies_and_the_gm_accepts_with_a_note(
     expect(page.get_by_test_id("application-message")).to_have_text("Pilnuję wozów od lat.")
     page.get_by_label(polish("Note to the player")).fill("Witaj w karawanie!")
     page.get_by_role("button", name=polish("Accept")).click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
 
     player_page.goto(f"/sessions/{session.pk}/join/")
     expect(player_page.get_by_test_id("my-applications")).to_contain_text("Witaj w karawanie!")

@@ -159,13 +159,15 @@ def test_a_player_switches_tab_and_mode_and_rolls_a_combined_test_by_keyboard(pa
     tab_until(page, lambda f: "tab" in f["classes"].split() and f["text"] == "Cechy", 6)
     page.keyboard.press("Enter")
     page.wait_for_url("**mode=attribute**")
-    through_the_skip_link(page)
+    # The tab redraws the panel in place: the focus stays on the tab just chosen.
+    expect(page.locator("a.tab.current")).to_have_text("Cechy")
+    assert focused(page)["text"] == "Cechy"
     tab_until(page, lambda f: "mode" in f["classes"].split() and f["text"] == "rzut łączony", 8)
     page.keyboard.press("Enter")
     page.wait_for_url("**mode=combined**")
     expect(page.locator("a.mode.current")).to_have_text("rzut łączony")
+    assert focused(page)["text"] == "rzut łączony"
     page.evaluate(COUNT_REDRAWS)
-    through_the_skip_link(page)
     # Two attributes, picked with the arrows (the second one twice down: another attribute).
     tab_until(page, lambda f: f["id"] == "id_a-attribute", 10)
     page.keyboard.press("ArrowDown")

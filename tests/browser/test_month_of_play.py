@@ -32,7 +32,7 @@ from diary.models import GameSession, Notification, NotificationKind, Turn
 from diary.notifications import notify_deadlines
 from rolls.initiative_forms import MAX_NPC_SCORE
 from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
-from tests.browser.conftest import _polish_page, log_in, open_turn
+from tests.browser.conftest import _polish_page, log_in, open_turn, wait_until_quiet
 from tests.browser.steps import (
     apply_with,
     ask_for_a_skill_roll,
@@ -98,7 +98,7 @@ def set_deadline(page, session, days: int):
     diary(page, session)
     page.get_by_label(polish("Turn deadline")).fill(moment.strftime("%Y-%m-%dT%H:%M"))
     page.get_by_role("button", name=polish("Save the deadline")).click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     turn = Turn.objects.filter(session=session).order_by("-number").first()
     assert turn.deadline == moment.replace(second=0, microsecond=0)
     expect(page.get_by_test_id("deadline")).to_contain_text(f"{days - 1} dni")
@@ -108,7 +108,7 @@ def set_deadline(page, session, days: int):
 def send_talk(page, text: str) -> None:
     page.locator("#id_text").fill(text)
     page.get_by_role("button", name=polish("Send"), exact=True).click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     expect(page.get_by_test_id("talk-message").filter(has_text=text)).to_have_count(1)
 
 
@@ -141,7 +141,7 @@ def _recruiting(gm, bartek, session, bob) -> None:
     )
     gm.get_by_label(polish("Note to the player")).fill("Witaj! Zaczynamy w poniedziałek.")
     gm.get_by_role("button", name=polish("Accept")).click()
-    gm.wait_for_load_state("networkidle")
+    wait_until_quiet(gm)
 
     bartek.goto(f"/sessions/{session.pk}/join/")
     expect(bartek.get_by_test_id("my-applications")).to_contain_text("Zaczynamy w poniedziałek.")

@@ -6,7 +6,7 @@ console has no CSP error and the page no `securitypolicyviolation` event."""
 import pytest
 from playwright.sync_api import expect
 
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, open_tab, type_in
 from tests.conftest import PASSWORD
 
@@ -51,9 +51,9 @@ def test_the_panels_redraws_meet_no_content_security_policy_error(page, table, s
     choose(page, "a-character", value=str(table.lirael.pk))
     # Another mode of the tab, then the preview's own button.
     page.locator("#panel a.mode:not(.current)").first.click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     page.get_by_test_id("show-chance").click()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     expect(page.get_by_test_id("preview")).to_be_visible()
 
     refused = [

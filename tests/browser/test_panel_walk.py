@@ -35,7 +35,7 @@ from diary.models import Post
 from diary.services import post_create
 from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
 from rolls.registry import system_for
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
 from tests.rolls.ciernie_table import build_ciernie_table
@@ -46,38 +46,13 @@ pytestmark = pytest.mark.django_db(transaction=True)
 SEED = int(os.environ.get("PANEL_WALK_SEED", "20261207"))
 STEPS = int(os.environ.get("PANEL_WALK_STEPS", "16"))
 
-# Counts the page's requests in flight (at the XMLHttpRequest itself: htmx's own events may
-# fire on elements its swap took out of the page) and the time of the last thing that
-# happened (a request sent or answered, a redraw settled, a key typed, a choice changed).
-WATCH = """
-(() => {
-  const walk = (window.__walk = { inflight: 0, last: performance.now() });
-  const touch = () => { walk.last = performance.now(); };
-  const send = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function (...args) {
-    walk.inflight += 1;
-    touch();
-    this.addEventListener("loadend", () => { walk.inflight -= 1; touch(); });
-    return send.apply(this, args);
-  };
-  for (const name of ["input", "change", "click", "htmx:afterSettle", "htmx:afterSwap"]) {
-    document.addEventListener(name, touch, true);
-  }
-  walk.quiet = (ms) =>
-    walk.inflight === 0 &&
-    !document.querySelector(".htmx-request, .htmx-settling, .htmx-swapping") &&
-    performance.now() - walk.last > ms;
-})();
-"""
-
 # Longer than the form's own `input delay:400ms`: a preview the typing scheduled has left.
 QUIET_MS = 700
 
 
 def settle(page) -> None:
     """Wait until the page is quiet: no request in flight, none about to leave."""
-    page.wait_for_load_state("load")
-    page.wait_for_function(f"() => window.__walk && window.__walk.quiet({QUIET_MS})", polling=100)
+    wait_until_quiet(page, QUIET_MS)
 
 
 WORDS = ["mgła", "brama", "strażnik", "nasłuch", "wiatr", "cisza", "skok", "lina", "kruk"]
@@ -423,7 +398,6 @@ def test_a_random_walk_through_the_panel_keeps_its_promises(
     page, system, world, make_user, make_character, make_session
 ):
     t, asks = world(make_user, make_character, make_session)
-    page.add_init_script(WATCH)
     log_in(page, t.gm.username, PASSWORD)
     seed = SEED + sum(map(ord, system))
     walk = Walk(page, t, system, asks, random.Random(seed))

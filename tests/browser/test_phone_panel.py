@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from diary.models import GameSession
 from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
 from rolls.management.commands.seed_demo import SESSION_TITLE
-from tests.browser.conftest import log_in, roll_button
+from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -49,7 +49,7 @@ def _on_screen(box) -> bool:
 def test_on_a_phone_the_initiative_tables_boxes_have_visible_labels(phone, demo):
     log_in(phone, "gm", DEMO_PASSWORDS["gm"])
     phone.goto(f"/sessions/{demo.pk}/rolls/panel/?mode=initiative")
-    phone.wait_for_load_state("networkidle")
+    wait_until_quiet(phone)
     rows = phone.locator("table.stack-on-phone tbody tr")
     assert rows.count() >= 2
     for index in range(rows.count()):
@@ -72,7 +72,7 @@ def test_on_a_phone_the_initiative_tables_boxes_have_visible_labels(phone, demo)
 def test_on_a_phone_the_opposed_tabs_odds_and_roll_button_stay_in_view(phone, demo):
     log_in(phone, "gm", DEMO_PASSWORDS["gm"])
     phone.goto(f"/sessions/{demo.pk}/rolls/panel/?mode=opposed")
-    phone.wait_for_load_state("networkidle")
+    wait_until_quiet(phone)
     # The tab runs past two screens, so without the bar its end would be far below.
     assert phone.evaluate("document.documentElement.scrollHeight") > 2 * HEIGHT
     odds = phone.get_by_test_id("odds")
@@ -89,7 +89,7 @@ def test_on_a_phone_the_opposed_tabs_odds_and_roll_button_stay_in_view(phone, de
     # The focused field is on the screen, above the bar, not under it.
     assert field_box["y"] >= 0 and field_box["y"] + field_box["height"] <= bar_box["y"] + 1
     last.fill("5")
-    phone.wait_for_load_state("networkidle")
+    wait_until_quiet(phone)
     assert _on_screen(phone.get_by_test_id("odds").bounding_box())
     assert _on_screen(roll.bounding_box())
     assert not phone.evaluate(

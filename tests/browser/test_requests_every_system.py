@@ -16,7 +16,7 @@ from playwright.sync_api import expect
 
 from characters.models import Attribute
 from rolls.models import AskStatus, Roll, RollAsk
-from tests.browser.conftest import log_in, roll_button, settle_panel
+from tests.browser.conftest import log_in, roll_button, settle_panel, wait_until_quiet
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, first_redraw, skill_id, tick
 from tests.conftest import PASSWORD, polish
 from tests.rolls.ars_table import build_saga
@@ -317,7 +317,7 @@ def test_q10_a_request_proposes_a_circumstance_and_the_gm_keeps_it(page, player_
     expect(reason).to_have_attribute("list", "q10-circumstance-examples")
     reason.fill("Postać atakuje nieświadomy cel z zaskoczenia, od tyłu")
     reason.blur()
-    player_page.wait_for_load_state("networkidle")
+    wait_until_quiet(player_page)
     # The raise's change redraws the request form while the player is already typing what
     # it is for, at a person's speed: the typed field stays the same element, every key kept.
     player_page.locator('[name="raises"]').fill("1")
@@ -327,7 +327,7 @@ def test_q10_a_request_proposes_a_circumstance_and_the_gm_keeps_it(page, player_
     purposes.click()
     player_page.keyboard.type("cios w kark", delay=60)
     purposes.blur()
-    player_page.wait_for_load_state("networkidle")
+    wait_until_quiet(player_page)
     expect(purposes).to_have_value("cios w kark")
     assert purposes.evaluate("el => el === window.__typedInto"), "the field was replaced"
     ask = send_the_request(

@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from diary.models import Notification
 from diary.services import post_create
 from rolls.models import Roll
-from tests.browser.conftest import log_in, roll_button
+from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.conftest import PASSWORD, polish
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -37,15 +37,15 @@ def test_the_gms_roll_resolves_at_the_bottom_and_a_later_entry_reads_as_new(
     # The GM rolls with the default target.
     log_in(page, table.gm.username, PASSWORD)
     page.goto(f"/sessions/{session.pk}/rolls/panel/")
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     target = page.locator('[name="post"]')
     expect(target.locator("option:checked")).to_have_text(
         polish("a new post at the end of the diary (or mine, if it is already the last)")
     )
     page.locator('[name="a-character"]').select_option(str(table.borys.pk))
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     page.locator('[name="a-attribute"]').select_option(label="Zręczność")
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     roll_button(page).click()
     page.wait_for_url(re.compile(r"#roll-1$"))
     roll = Roll.objects.get()

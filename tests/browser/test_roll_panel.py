@@ -23,7 +23,7 @@ from rolls.engine import forum1000 as f1000
 from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
-from tests.browser.conftest import log_in, roll_button
+from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.conftest import PASSWORD, polish
 from tests.diary_entries import effect_entry
 from tests.rolling import make_roll
@@ -268,7 +268,7 @@ def test_a_choice_made_while_the_panel_redraws_neither_cuts_the_redraw_short_nor
         page.wait_for_timeout(20)
 
     held[0].continue_()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     precise = page.locator(f'[name="a-sources"][value="{source_key("Precyzyjny")}"]')
     expect(precise).to_be_enabled()
     expect(difficulty).to_have_value("-150")
@@ -563,7 +563,7 @@ def test_back_to_the_panel_and_roll_again_stores_no_second_roll(gm, table):
 
     page.go_back()
     page.wait_for_url("**/rolls/panel/**")
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     roll_button(page).click()
     expect(page).to_have_url(re.compile(r"#roll-\d+$"))
     rolls = list(Roll.objects.order_by("seq").values_list("seq", "character__name"))

@@ -6,7 +6,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.browser.axe import violations
-from tests.browser.conftest import _polish_page, log_in
+from tests.browser.conftest import _polish_page, log_in, wait_until_quiet
 from tests.browser.steps import open_new_whisper, send_whisper
 from tests.conftest import PASSWORD, polish
 
@@ -22,7 +22,7 @@ def second_player_page(browser, live_server):
 
 
 def settle(page) -> None:
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,7 @@ import pytest
 from playwright.sync_api import expect
 
 from rolls.models import Roll
-from tests.browser.conftest import log_in
+from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.test_roll_panel import (
     COUNT_REDRAWS,
     first_redraw,
@@ -86,7 +86,7 @@ def test_a_second_action_roll_is_refused_then_allowed_with_a_reason(page, table)
     expect(page.get_by_test_id("preview-problems")).to_have_count(0)
     # The GM's permission answers the "one action per turn" warning: it is not shown.
     expect(page.get_by_test_id("chance")).to_be_visible()
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     expect(page.get_by_test_id("action-warning")).to_have_count(0)
     second = roll_and_land_in_the_diary(page)
     assert second.record["extra_action"]["reason"] == reason
@@ -99,7 +99,7 @@ def test_a_second_action_roll_is_refused_then_allowed_with_a_reason(page, table)
     first_redraw(page)
     type_in(page, "extra_action_reason", "Trzecia próba")
     expect(page.get_by_test_id("preview-problems")).to_have_count(0)
-    page.wait_for_load_state("networkidle")
+    wait_until_quiet(page)
     expect(page.get_by_test_id("action-warning")).to_have_count(0)
     third = roll_and_land_in_the_diary(page)
     expect(page.locator(f"#roll-{third.seq}").get_by_test_id("extra-action")).to_have_text(

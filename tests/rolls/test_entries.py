@@ -187,9 +187,11 @@ def test_only_the_gm_writes_entries(table, client_for, who, status):
 
 def test_no_entries_in_a_finished_session(table, client_for):
     session_transition(session=table.session, by=table.gm, to="finished")
+    chained = list(Roll.objects.values_list("test", flat=True))
+    assert chained == ["session_end"]  # the end's own entry, the chain's last
     response = client_for(table.gm).post(entries_url(table), hp(table, table.borys))
     assert response.status_code == 403
-    assert not Roll.objects.exists()
+    assert list(Roll.objects.values_list("test", flat=True)) == chained
 
 
 def test_a_repeated_click_makes_one_entry(table, client_for):

@@ -387,3 +387,73 @@ def test_a_reroll_takes_the_rollers_seed_from_its_page(make_user, client):
     second = Roll.objects.get(session=ciernie.session, seq=first.seq + 1)
     fair = second.record["fair"]
     assert (fair["client_seed"], fair["client_seed_by"]) == (CLIENT_SEED, "browser")
+
+
+def test_the_sessions_end_is_a_signed_entry_after_the_reveals_it_makes(table, client_for, tmp_path):
+    """Ending the session reveals every sealed secret roll, then every seed still held, then
+    chains a `session_end` entry (no post, signed like every row): the export itself says the
+    session ended, and that nothing stays sealed after it."""
+    import io
+    import zipfile
+
+    from rolls.archive import session_archive
+    from tests.rolls.test_audit_script import export, run_script
+
+    session, gm = table.session, table.gm
+    make_roll(session, gm, percepcja_request(table.lirael), client_seed=CLIENT_SEED)
+    make_roll(
+        session, gm, percepcja_request(table.lirael), secret=True, extra_action_reason="drugi"
+    )
+    diary_services.session_transition(session=session, by=gm, to=SessionStatus.FINISHED)
+    rows = list(Roll.objects.filter(session=session).order_by("seq"))
+    end = rows[-1]
+    assert [row.test for row in rows[-3:]] == ["reveal", "dice_reveal", "session_end"]
+    assert set(rows[-2].record["dice_reveal"]["seeds"]) == {"public", "secret"}
+    assert end.post_id is None and end.signature and end.key_id
+    assert end.record["kind"] == "session_end"
+    assert end.record["session_end"] == {"status": "finished"}
+    assert end.record["turn"] == end.turn_number == 1
+    assert verify_session(session.pk, recompute=True).ok
+
+    done = run_script(tmp_path, export(table, client_for))
+    assert done.returncode == 0, done.stdout
+    assert f"The session ended in #{end.seq}: nothing stays sealed." in done.stdout
+
+    # Every entry of no post reads as what it is, on its page, the audit and the archive:
+    # never as a damaged record.
+    pk = session.pk
+    for row in rows:
+        if row.post_id is not None:
+            continue
+        page = client_for(table.alice).get(reverse("rolls:detail", args=[pk, row.seq]))
+        text = page.content.decode()
+        assert page.status_code == 200 and 'data-testid="damaged"' not in text, row.test
+        assert 'data-testid="entry-text"' in text, row.test
+    end_page = client_for(table.alice).get(reverse("rolls:detail", args=[pk, end.seq]))
+    assert "Sesja zakończona" in end_page.content.decode()
+    audit = client_for(table.moderator).get(reverse("rolls:audit", args=[pk])).content.decode()
+    assert 'data-testid="damaged"' not in audit and "Sesja zakończona" in audit
+    with zipfile.ZipFile(io.BytesIO(session_archive(table.alice, session))) as files:
+        diary = files.read("index.html").decode()
+    assert 'data-testid="damaged"' not in diary and "Sesja zakończona" in diary
+
+
+def test_a_secret_free_rolls_public_stub_names_the_system_its_record_says(table, client_for):
+    """The stub says `free` and `notation`, as the revealed record's result does, not the
+    session's system: docs/audit.md's secret part names the roll's own system and test."""
+    made = roll_make_free(
+        session=table.session,
+        by=table.gm,
+        free=FreeRoll(expression="2k6+1", label="pułapka", character_id=None, secret=True),
+        token=uuid.uuid4(),
+        client_seed=CLIENT_SEED,
+    ).roll
+    assert table.session.system == "forum1000"
+    stub = made.record["secret"]
+    revealed = secret_roll_reveal(session=table.session, by=table.gm, seq=made.seq).roll
+    full = revealed.record["reveals"]["record"]
+    assert (stub["system"], stub["test"]) == (full["result"]["system"], full["kind"])
+    assert (stub["system"], stub["test"]) == ("free", "notation")
+    page = client_for(table.alice).get(reverse("rolls:detail", args=[table.session.pk, made.seq]))
+    assert "Rzut swobodny" in page.content.decode()
+    assert verify_session(table.session.pk, recompute=True).ok

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from rolls.engine import systems
+from rolls.engine.dice import ScriptedDice
 from rolls.engine.fair import canonical_json, derive_face, draws_match, seed_commitment
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -48,6 +50,8 @@ def test_the_worked_example_recomputes(example):
     commit, roll, reveal = (json.loads(block) for block in blocks(example, "json"))
     session, turn = commit["session"], commit["turn"]
     assert commit["dice_commit"]["turn"] == turn == roll["turn"] == reveal["dice_reveal"]["turn"]
+    # The reveal is an entry of the turn it reveals, as the site writes it (rolls.fair_dice).
+    assert reveal["turn"] == turn and reveal["seq"] > roll["seq"]
     for stream, seed in seeds.items():
         assert commit["dice_commit"][stream] == seed_commitment(
             session=session, turn=turn, stream=stream, seed=seed
@@ -117,6 +121,56 @@ def test_the_worked_example_recomputes(example):
         "seq": roll["seq"],
         "session": session,
     }
+
+
+def _within(part, whole) -> bool:
+    """`part` is `whole` abridged: only keys left out, lists item by item."""
+    if isinstance(part, dict):
+        return isinstance(whole, dict) and all(
+            key in whole and _within(value, whole[key]) for key, value in part.items()
+        )
+    if isinstance(part, list):
+        return (
+            isinstance(whole, list)
+            and len(part) == len(whole)
+            and all(_within(p, w) for p, w in zip(part, whole, strict=True))
+        )
+    return part == whole
+
+
+def test_the_examples_roll_is_what_the_engine_makes_of_its_dice(example):
+    """The abridged result is the engine's, from its input and dice; its draws are the dice
+    its rules ask for, read as "The dice each test asks for" says (the standalone script)."""
+    _commit, roll, _reveal = (json.loads(block) for block in blocks(example, "json"))
+    result = roll["result"]
+    parsed = systems.parse_test(result["system"], result["test"], result["input"])
+    again = json.loads(
+        json.dumps(systems.roll(result["system"], parsed, ScriptedDice(result["dice"])).to_dict())
+    )
+    assert _within(result, again), again
+    script = _script()
+    assert script.dice_requests_problem(result, roll["fair"]["draws"]) is None
+    assert script.dice_requests_problem(again, roll["fair"]["draws"]) is None
+
+
+def test_the_dice_each_system_asks_for_are_written_down():
+    """Every system the site rolls has its dice in docs/audit.md and in the standalone
+    script, which a stranger's verifier reads instead of the engine."""
+    text = (DOCS / "audit.md").read_text(encoding="utf-8")
+    start = text.index("### The dice each test asks for")
+    section = text[start : text.index("### Verification rules", start)]
+    script = _script()
+    for system in systems.SYSTEMS:
+        assert f"- **{system}**" in section, system
+        result = {"system": system, "test": "?", "input": {}}
+        assert "does not say which dice" not in (script.dice_requests_problem(result, []) or "")
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("verify_ledger", DOCS / "verify_ledger.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    return script
 
 
 def test_the_standalone_verifier_agrees_with_the_example(example):

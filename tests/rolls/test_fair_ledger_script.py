@@ -1,150 +1,21 @@
 """docs/verify_ledger.py recomputes the fair dice of an export: dice commits and seed reveals,
 every roll's draws from the revealed seed (a revealed secret roll's too), the rest awaiting.
 
-The session's rows are chained here through chain_append, shaped as the fair-dice spec says
-(docs/audit.md, "Provably fair dice"); the site's own turn opening will write them itself."""
+The session's rows are chained through chain_append, shaped as the fair-dice spec says
+(docs/audit.md, "Provably fair dice"; tests/rolls/fair_ledgers.py). Each rule's forbidden
+chain is refused by the site's verifier and the script alike, at the same number
+(verify.html's part: tests/browser/test_fair_dice_rules.py)."""
 
-import hashlib
 import re
-import uuid
 
 import pytest
-from django.db import transaction
 
-from diary.services import current_turn
-from rolls.engine import notation
-from rolls.engine.dice import ScriptedDice
-from rolls.engine.fair import SCHEME, SeededDice, seed_commitment
-from rolls.services import chain_append, lock_session, secret_roll_reveal, target_post
+from rolls.ledger import verify_session
+from tests.rolls.fair_ledgers import REFUSED, Chain, ended_session, full_session
 from tests.rolls.test_audit_script import export, run_script
 from tests.rolls.test_secret_rolls import _rechain_and_resign
 
 pytestmark = pytest.mark.django_db
-
-
-class Chain:
-    """Rows of one session chained as the fair-dice scheme has them."""
-
-    def __init__(self, table):
-        self.table = table
-        self.seeds = {}  # turn -> {"public": seed, "secret": seed}
-        self.commits = {}  # turn -> seq of its dice_commit
-
-    def append(self, body, *, turn_offset=0, secret=False, test="notation"):
-        table = self.table
-        with transaction.atomic():
-            locked = lock_session(table.session)
-            turn = current_turn(locked)
-            number = turn.number + turn_offset
-            return chain_append(
-                locked,
-                table.gm,
-                post=target_post(locked, table.gm, turn, None),
-                turn_number=number,
-                character_id=None,
-                test=test,
-                is_action=False,
-                token=uuid.uuid4(),
-                digest=test,
-                body=lambda seq: body(seq, number),
-                secret=secret,
-            )
-
-    def commit(self, turn_offset=0):
-        def body(_seq, turn):
-            # Fixed seeds: a tampered die must fail the same way on every run.
-            self.seeds[turn] = {
-                s: hashlib.sha256(f"{turn}/{s}".encode()).hexdigest() for s in ("public", "secret")
-            }
-            part = {
-                stream: seed_commitment(
-                    session=self.table.session.pk, turn=turn, stream=stream, seed=seed
-                )
-                for stream, seed in self.seeds[turn].items()
-            }
-            return {
-                "kind": "dice_commit",
-                "post": None,
-                "dice_commit": {"scheme": SCHEME, "turn": turn, **part},
-            }
-
-        row = self.append(body, turn_offset=turn_offset, test="dice_commit")
-        self.commits[row.record["turn"]] = row.seq
-        return row
-
-    def roll(
-        self,
-        expression="2d6+1",
-        *,
-        stream="public",
-        turn_offset=0,
-        wrong_die=None,
-        client_seed_by="browser",
-    ):
-        def body(seq, turn):
-            client_seed = hashlib.sha256(f"client/{seq}".encode()).hexdigest()[:32]
-            dice = SeededDice(
-                seed=self.seeds[turn][stream],
-                session=self.table.session.pk,
-                seq=seq,
-                client_seed=client_seed,
-            )
-            result = notation.roll_notation(notation.parse_notation(expression), dice)
-            draws = [list(d) for d in dice.draws]
-            if wrong_die is not None:
-                # Built so: the result rolled from the wrong faces, the draws list them.
-                low, high, face = draws[wrong_die]
-                draws[wrong_die] = [low, high, low + (face - low + 1) % (high - low + 1)]
-                scripted = ScriptedDice([draw[2] for draw in draws])
-                result = notation.roll_notation(notation.parse_notation(expression), scripted)
-            return {
-                "kind": notation.TEST,
-                "characters": {},
-                "label": "Test",
-                "result": result.to_dict(),
-                "fair": {
-                    "scheme": SCHEME,
-                    "commit": self.commits[turn],
-                    "stream": stream,
-                    "client_seed": client_seed,
-                    "client_seed_by": client_seed_by,
-                    "draws": draws,
-                },
-            }
-
-        return self.append(body, turn_offset=turn_offset, secret=stream == "secret")
-
-    def reveal_secret_roll(self, seq):
-        return secret_roll_reveal(session=self.table.session, by=self.table.gm, seq=seq).roll
-
-    def reveal_seeds(self, turn_offset=0, streams=("public", "secret"), seeds=None):
-        def body(_seq, turn):
-            given = {s: self.seeds[turn][s] for s in streams}
-            return {
-                "kind": "dice_reveal",
-                "post": None,
-                "dice_reveal": {
-                    "turn": turn,
-                    "commit": self.commits[turn],
-                    "seeds": {**given, **(seeds or {})},
-                },
-            }
-
-        return self.append(body, turn_offset=turn_offset, test="dice_reveal")
-
-
-def full_session(table) -> Chain:
-    """#1 commit, #2 public roll, #3 secret roll, #4 its reveal, #5 both seeds revealed,
-    #6 the next turn's commit, #7 a roll of it (awaiting its reveal)."""
-    chain = Chain(table)
-    chain.commit()
-    chain.roll("10d6+1")  # ten dice: another client seed changes at least one of them
-    chain.roll("1d20", stream="secret")
-    chain.reveal_secret_roll(3)
-    chain.reveal_seeds()
-    chain.commit(turn_offset=1)
-    chain.roll("3d10", turn_offset=1, client_seed_by="server")
-    return chain
 
 
 def test_an_honest_export_verifies_with_its_dice_counts(table, client_for, tmp_path):
@@ -306,3 +177,25 @@ def test_a_wrong_face_of_a_public_roll_built_so(table, client_for, tmp_path):
     done = run_script(tmp_path, export(table, client_for))
     assert done.returncode == 1
     assert "BROKEN at #3: die 4 does not follow from the revealed seed" in done.stdout
+
+
+@pytest.mark.parametrize("case", REFUSED, ids=lambda case: case.name)
+def test_the_site_and_the_script_refuse_what_a_rule_forbids(table, client_for, tmp_path, case):
+    seq = case.build(Chain(table))
+    report = verify_session(table.session.pk, recompute=True)
+    assert (report.broken_seq, report.problem) == (seq, case.site), report.problem_label
+    done = run_script(tmp_path, export(table, client_for))
+    assert done.returncode == 1, done.stdout
+    assert re.search(rf"BROKEN at #{seq}: {case.script}", done.stdout), done.stdout
+
+
+def test_an_ended_session_verifies_on_the_site_and_in_the_script(table, client_for, tmp_path):
+    ended_session(table)
+    report = verify_session(table.session.pk, recompute=True)
+    assert report.ok, report.problem_label
+    assert (report.dice_recomputed, report.dice_awaiting) == (3, 0)
+    done = run_script(tmp_path, export(table, client_for))
+    assert done.returncode == 0, done.stdout
+    assert "OK: 10 rolls" in done.stdout
+    assert "dice recomputed from the revealed seeds: 3 rolls, awaiting" in done.stdout
+    assert "The session ended in #10: nothing stays sealed." in done.stdout

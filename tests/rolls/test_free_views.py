@@ -76,6 +76,16 @@ def test_the_preview_button_without_javascript_rolls_nothing(table):
     assert not Roll.objects.exists()
 
 
+def test_a_preview_never_carries_a_rollers_seed_on_to_the_roll(table):
+    """A seed that came with a preview (a browser strips it; a script may not) is not put
+    back into the form the preview shows: the roll that follows gets a fresh one."""
+    seed = "ab" * 16
+    response = logged_in(table.gm).post(url(table), form(table, preview="1", client_seed=seed))
+    page = response.content.decode()
+    assert response.status_code == 200 and 'name="client_seed"' in page
+    assert seed not in page
+
+
 @pytest.mark.parametrize(
     ("fields", "field", "words"),
     [

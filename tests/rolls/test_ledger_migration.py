@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 PROJECT_PACKAGES = {"config", "characters", "diary", "rolls", "tests", "bench"}
 MIGRATION = ROOT / "rolls" / "migrations" / "0002_append_only_triggers.py"
 POST_GUARD = ROOT / "rolls" / "migrations" / "0015_roll_posts_stay_in_place.py"
+TURN_SEED_GUARD = ROOT / "rolls" / "migrations" / "0016_turn_seed_guard.py"
 
 
 def imported_modules(path: Path) -> set[str]:
@@ -26,7 +27,9 @@ def imported_modules(path: Path) -> set[str]:
     return modules
 
 
-@pytest.mark.parametrize("migration", [MIGRATION, POST_GUARD], ids=lambda path: path.stem)
+@pytest.mark.parametrize(
+    "migration", [MIGRATION, POST_GUARD, TURN_SEED_GUARD], ids=lambda path: path.stem
+)
 def test_the_trigger_migration_imports_nothing_from_the_project(migration):
     modules = imported_modules(migration)
     assert modules, "the scan found no imports at all"

@@ -171,3 +171,40 @@ def test_a_forged_character_id_is_reported_not_a_server_error(table, client_for,
     assert (report.broken_seq, report.problem) == (1, "changed_record")
     audit = f"/sessions/{table.session.pk}/rolls/audit/"
     assert client_for(table.moderator).get(audit).status_code == 200
+
+
+def test_only_a_reveal_lands_in_an_earlier_turns_post(table):
+    """A secret roll's reveal shows beside its commitment, in a post of the turn it was
+    rolled in; any other row of a later turn in that post is out of place (docs/audit.md,
+    "Every row in its place")."""
+    import uuid
+
+    from diary.services import turn_open_next
+    from rolls.chain_writer import chain_append, lock_session
+    from rolls.services import secret_roll_reveal
+    from tests.rolling import make_roll
+    from tests.rolls.test_ledger import percepcja_request
+
+    secret = make_roll(table.session, table.gm, percepcja_request(table.lirael), secret=True).roll
+    turn_open_next(session=table.session, by=table.gm)
+    reveal = secret_roll_reveal(session=table.session, by=table.gm, seq=secret.seq).roll
+    assert reveal.post_id == secret.post_id and reveal.turn_number == 2
+    assert verify_session(table.session.pk).ok
+
+    with transaction.atomic():
+        locked = lock_session(table.session)
+        stray = chain_append(
+            locked,
+            table.gm,
+            post=secret.post,  # a post of turn 1, for a row of turn 2 that reveals nothing
+            turn_number=2,
+            character_id=None,
+            test="note",
+            is_action=False,
+            token=uuid.uuid4(),
+            digest="note",
+            body=lambda _seq: {"kind": "note", "characters": {}},
+        )
+    report = verify_session(table.session.pk)
+    assert (report.broken_seq, report.problem) == (stray.seq, "wrong_turn")
+    assert f"post {secret.post_id} is in turn 1" in report.problem_label
