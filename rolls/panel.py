@@ -26,6 +26,7 @@ from diary.services import current_turn
 from rolls import initiative_selectors, registry, selectors
 from rolls.access import LINK_SIGNATURE, RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
+from rolls.fair_dice import NOT_READ
 from rolls.forms import PanelTokenForm
 from rolls.messages import refusal_message
 from rolls.models import RollAsk
@@ -279,6 +280,12 @@ class Panel:
         )
 
     @property
+    def ask_unknown(self) -> bool:
+        """The panel was sent a request that is none of this session's (a link of another
+        session's, an address edited): it answers nothing, and says so until the GM leaves it."""
+        return self._ask_id is not None and self.answering is None
+
+    @property
     def kept_fields(self) -> list[tuple[str, str]]:
         """The fields sent that this mode's forms do not have (another mode's typed reason,
         the other side of an opposed roll), kept in the form so that going back to their
@@ -377,7 +384,7 @@ class Panel:
             for name, errors in form.errors.items():
                 where = self.form.where(form, name) if form is not self.token_form else ""
                 if form is self.token_form and name in form.fields:
-                    where = str(form.fields[name].label)
+                    where = str(form.fields[name].label or "")  # none on a hidden field
                 problems += [f"{where} — {m}" if where else str(m) for m in errors]
         return problems
 
@@ -436,19 +443,28 @@ class Panel:
             raise ValidationError(
                 {"post": _("Rolls land only in your own post of the current turn.")}
             )
-        target = planned_post(self.session, self.user, self.turn, post, context=context, ask=ask)
-        return RollPlan(
-            roller_id=self.user.pk,
-            case=case,
-            turn_number=self.turn.number,
-            post_id=target.pk if target else None,
-            own_post=target is not None and target.author_id == self.user.pk,
-            ask_id=ask.pk if ask else None,
-            ask_post_id=ask.post_id if ask else None,
+        target = planned_post(
+            self.session, self.user, self.turn, post, context=context, ask=ask, newest=self._newest
+        )
+        return RollPlan.of(
+            self.user,
+            case,
+            self.turn,
+            target,
+            ask,
             differs="rolled" in answer,
             secret=self.secret,
             extra_action=self._extra_action_allowed(case),
         )
+
+    @cached_property
+    def _newest(self):
+        """The diary's newest visible post, when the session was read with it (rolls.views);
+        else NOT_READ, and planned_post reads it itself."""
+        if not hasattr(self.session, selectors.NEWEST_POST_ANNOTATION):
+            return NOT_READ
+        values = getattr(self.session, selectors.NEWEST_POST_ANNOTATION)
+        return selectors.newest_post_of(values, self.session)
 
     def answer_differences(self, case: Case) -> list[str]:
         """What of the request this roll does not roll as asked, in words."""

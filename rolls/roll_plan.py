@@ -34,6 +34,35 @@ class RollPlan:
     secret: bool = False
     extra_action: bool = False  # a further action the GM allows with a reason
 
+    @classmethod
+    def of(
+        cls,
+        by,
+        case: Case,
+        turn,
+        target,
+        ask=None,
+        *,
+        differs=False,
+        secret=False,
+        extra_action=False,
+    ) -> RollPlan:
+        """The plan of `by` rolling `case` in `turn` into `target` (a Post, None for a new
+        one), answering `ask` (a RollAsk or None): the panel's line and the roll service
+        both build it here, so they compare like with like."""
+        return cls(
+            roller_id=by.pk,
+            case=case,
+            turn_number=turn.number,
+            post_id=target.pk if target else None,
+            own_post=target is not None and target.author_id == by.pk,
+            ask_id=ask.pk if ask else None,
+            ask_post_id=ask.post_id if ask else None,
+            differs=differs,
+            secret=secret,
+            extra_action=extra_action,
+        )
+
     def digest(self) -> str:
         """What the form carries: equal digests, the same roll in the same place."""
         payload = {

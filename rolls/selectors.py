@@ -782,12 +782,7 @@ def locked_reads(
     if action_of is not None:
         parts |= _action_state_parts(action_of, turn)
     if newest_post:
-        newest = visible_posts_newest_first(OuterRef("pk")).annotate(
-            json=JSONObject(
-                newest_in_session="newest_in_session", **{f: f for f in NEWEST_POST_FIELDS}
-            )
-        )
-        parts["newest_post"] = Subquery(newest.values("json")[:1], output_field=models.JSONField())
+        parts["newest_post"] = newest_post_subquery()
     if turn_seed:
         parts["turn_seed"] = _json_subquery(
             TurnSeed,
@@ -799,7 +794,7 @@ def locked_reads(
     return LockedReads(
         token_use=TokenUse(**used) if used is not None else None,
         action=_action_state(row) if action_of is not None else None,
-        newest_post=_newest_post(row["newest_post"], session) if newest_post else NOT_READ,
+        newest_post=newest_post_of(row["newest_post"], session) if newest_post else NOT_READ,
         turn_seed=_turn_seed(row["turn_seed"]) if turn_seed else NOT_READ,
     )
 
@@ -811,9 +806,25 @@ def _json_subquery(model, where: dict, fields: dict):
     return Subquery(rows.values("json")[:1], output_field=models.JSONField())
 
 
-def _newest_post(values: dict | None, session) -> Post | None:
+# The panel reads its session with the diary's newest visible post under this name
+# (rolls.views.panel), for the post the line above the Roll button names (rolls.panel).
+NEWEST_POST_ANNOTATION = "newest_post_read"
+
+
+def newest_post_subquery():
+    """The newest visible post (diary.selectors.newest_visible_post) of the session row it
+    annotates, as one JSON scalar subquery with NEWEST_POST_FIELDS (newest_post_of)."""
+    newest = visible_posts_newest_first(OuterRef("pk")).annotate(
+        json=JSONObject(newest_in_session="newest_in_session", **{f: f for f in NEWEST_POST_FIELDS})
+    )
+    return Subquery(newest.values("json")[:1], output_field=models.JSONField())
+
+
+def newest_post_of(values: dict | None, session) -> Post | None:
+    """The Post newest_post_subquery read (None: the diary has no visible post)."""
     if values is None:
         return None
+    values = dict(values)
     newest_in_session = bool(values.pop("newest_in_session"))
     values["hidden_at"] = None
     names = [f.attname for f in Post._meta.concrete_fields if f.attname in values]

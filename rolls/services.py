@@ -307,26 +307,7 @@ def roll_make(
         action = _action_record(locked, case, turn, sheets, extra_action_reason, read.action)
         ask = _open_ask(locked, by, answers) if answers is not None else None
         answer = answer_record(ask, case, answer_note) if ask is not None else {}
-        # An answer with no post chosen gets a post of its own after the request, so the
-        # diary reads in order.
-        target = planned_post(
-            locked, by, turn, post, context=context, ask=ask, newest=read.newest_post
-        )
-        if plan is not None:
-            made = RollPlan(
-                roller_id=by.pk,
-                case=case,
-                turn_number=turn.number,
-                post_id=target.pk if target else None,
-                own_post=target is not None and target.author_id == by.pk,
-                ask_id=ask.pk if ask else None,
-                ask_post_id=ask.post_id if ask else None,
-                differs="rolled" in answer,
-                secret=secret,
-                extra_action="extra_action" in action,
-            )
-            if made.digest() != plan:
-                raise PlanChanged(made)
+        target = _planned_target(context, post, ask, answer, action, secret, read.newest_post, plan)
         target = target or post_create_for_rolls(session=locked, author=by, turn=turn)
         dice = dice or fair_roll(locked, by, turn, client_seed, read.turn_seed, secret=secret)
         body = _record_body(context, test, dice, action | _answer_part(answer))
@@ -349,6 +330,29 @@ def roll_make(
             status = AskStatus.ANSWERED_DIFFERENTLY if "rolled" in answer else AskStatus.ANSWERED
             _close_ask(ask, status, answer=roll, note=answer.get("note", ""))
     return RollMade(roll, created=True)
+
+
+def _planned_target(context: RollContext, post, ask, answer, action, secret, newest, plan):
+    """Where the roll lands (planned_post: an answer with no post chosen gets a post of its
+    own after the request, so the diary reads in order), once the roll is the one its page
+    described: `plan`, that RollPlan's digest; another roll is refused (PlanChanged) before
+    any die. `answer`, `action`: the record's parts (answer_record, _action_record)."""
+    by, turn = context.by, context.turn
+    target = planned_post(context.session, by, turn, post, context=context, ask=ask, newest=newest)
+    if plan is not None:
+        made = RollPlan.of(
+            by,
+            context.case,
+            turn,
+            target,
+            ask,
+            differs="rolled" in answer,
+            secret=secret,
+            extra_action="extra_action" in action,
+        )
+        if made.digest() != plan:
+            raise PlanChanged(made)
+    return target
 
 
 def _locked_reads(locked, by, case: Case, token, turn, post, answers, secret, dice):

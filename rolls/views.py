@@ -40,11 +40,17 @@ from rolls.roll_plan import PlanChanged
 from rolls.secret import REVEAL_TEST, SECRET_TEST
 
 
-def _session_for_reader(request, pk: int, *, lock: bool = False) -> GameSession:
+def _session_for_reader(
+    request, pk: int, *, lock: bool = False, newest_post: bool = False
+) -> GameSession:
     # The current turn rides along: the panel and the roll read it off the row; so does the
     # catalogs' version, under which the forms find the catalogs cached (no query of its own).
     # `lock`: the row locked for the rest of the transaction (rolls.chain_writer.lock_session).
+    # `newest_post`: the diary's newest visible post too, where the panel's line says the
+    # GM's roll lands (rolls.panel.Panel.plan).
     version = {"catalog_version": catalog_version_subquery()}
+    if newest_post:
+        version[selectors.NEWEST_POST_ANNOTATION] = selectors.newest_post_subquery()
     if lock:
         try:
             session = lock_session(pk, related=("gm",), annotations=version)
@@ -105,7 +111,8 @@ def _is_own_panel(request, access) -> bool:
 def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
     if request.method == "GET":
-        return _panel_get(request, _panel_access(request, _session_for_reader(request, pk)))
+        session = _session_for_reader(request, pk, newest_post=True)
+        return _panel_get(request, _panel_access(request, session))
     # A roll reads its session once, locked from the start: the roll service would lock it
     # anyway, so the session's rolls queue a few milliseconds of form checks earlier and
     # every roll saves a statement.

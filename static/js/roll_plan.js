@@ -9,6 +9,7 @@
   var FORM = "form[data-roll-plan]";
   var inflight = new Set();
   var dirty = false; // a field changed and no request has carried it yet
+  var changedIn = null; // the form that change was made in
   var waiting = null; // a click held back: {digest, submitter}
 
   function form() { return document.querySelector(FORM); }
@@ -24,15 +25,6 @@
     if (panel.contains(elt) || elt === panel) { return true; }
     var included = elt.getAttribute && elt.getAttribute("hx-include");
     return Boolean(included && document.querySelector(included) === panel);
-  }
-
-  // Typed after the last request left, and that request's answer has landed: a redraw of
-  // the panel may have dropped the preview the typing scheduled (the old form's), so the
-  // line would stay behind the field. Ask for it now.
-  function catchUp() {
-    var panel = form();
-    if (panel && dirty && inflight.size === 0) { htmx.trigger(panel, "change"); }
-    show();
   }
 
   function show() {
@@ -61,6 +53,7 @@
       var panel = form();
       if (panel && panel.contains(event.target) && event.target.name !== "plan") {
         dirty = true;
+        changedIn = panel;
         var changed = panel.querySelector('[data-testid="plan-changed"]');
         if (changed) { changed.hidden = true; }
         show();
@@ -75,19 +68,33 @@
     xhr.addEventListener("loadend", function () {
       inflight.delete(xhr);
       // After htmx has swapped (or dropped) the answer.
-      setTimeout(catchUp, 0);
+      setTimeout(show, 0);
     });
     show();
   });
   document.addEventListener("htmx:beforeSwap", function (event) {
     // An answer drawn from choices changed since is dropped and asked again
-    // (keep_choices.js): until then the line is not the form's.
-    if (!event.detail.shouldSwap && concernsForm(event.detail.requestConfig && event.detail.requestConfig.elt)) {
+    // (keep_choices.js): until then the line is not the form's. An error is asked again by
+    // no one: a click waiting for it goes with the line it was made under (the server rolls
+    // that roll or refuses it).
+    var detail = event.detail;
+    if (!detail.shouldSwap && !detail.isError && concernsForm(detail.requestConfig && detail.requestConfig.elt)) {
       dirty = true;
     }
   });
-  // A swapped panel listens only once htmx has settled it.
-  document.addEventListener("htmx:afterSettle", catchUp);
+  document.addEventListener("htmx:afterSettle", function () {
+    var panel = form();
+    if (dirty && panel && changedIn && changedIn !== panel) {
+      // The panel was drawn anew (a field others depend on, a tab) from the form as it was
+      // when that redraw left: a change made while it was on its way waited to be sent by
+      // the form it replaced, and htmx sends nothing for an element no longer in the page.
+      // The new form sends it, or the line would never describe it (and a click would wait
+      // for it forever).
+      changedIn = panel;
+      htmx.trigger(panel, "change");
+    }
+    show();
+  });
   document.addEventListener("submit", function (event) {
     var panel = event.target;
     if (!panel.matches || !panel.matches(FORM)) { return; }

@@ -60,6 +60,15 @@ class PanelClient(Client):
             data = {**data, "plan": self.described_plan(path, data)}
         return super().post(path, data, *args, **kwargs)
 
+    def get(self, path, data=None, *args, **kwargs):
+        session, data = self._signed(path, data)
+        if session is None:
+            return super().get(path, data, *args, **kwargs)
+        query = QueryDict(mutable=True)
+        for key, value in data.items():
+            query.setlist(key, [str(v) for v in value] if isinstance(value, list) else [str(value)])
+        return super().get(f"{path}?{access.signed_query(self.user, session, query)}", **kwargs)
+
     def described_plan(self, path, data) -> str:
         return described_plan(super(), path, data)
 
@@ -72,15 +81,6 @@ def described_plan(client, path, data) -> str:
     preview = client.get(path, fields, HTTP_HX_REQUEST="true", HTTP_HX_TARGET="preview")
     found = PLAN_INPUT.search(preview.content.decode())
     return html.unescape(found.group(1)) if found else ""
-
-    def get(self, path, data=None, *args, **kwargs):
-        session, data = self._signed(path, data)
-        if session is None:
-            return super().get(path, data, *args, **kwargs)
-        query = QueryDict(mutable=True)
-        for key, value in data.items():
-            query.setlist(key, [str(v) for v in value] if isinstance(value, list) else [str(value)])
-        return super().get(f"{path}?{access.signed_query(self.user, session, query)}", **kwargs)
 
 
 @pytest.fixture

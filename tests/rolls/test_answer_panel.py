@@ -202,6 +202,37 @@ def test_a_request_closed_meanwhile_stays_shown_and_refuses_the_roll(
     assert not Roll.objects.exists()
 
 
+def test_a_request_of_another_session_is_said_and_can_be_left(
+    table, client_for, make_user, make_character, make_session
+):
+    """A link naming a request that is not this session's (the GM's other session, an address
+    edited): the panel answers nothing, says so, and offers to leave it, as for a request
+    closed meanwhile; it never refuses every roll with no request shown to leave."""
+    zofia = make_user("zofia")
+    zed = make_character(zofia, "Zed")
+    other = make_session(table.gm, [zed])
+    narrate(other, zofia, zed)
+    elsewhere = ask_for(
+        other, zofia, {"mode": "attribute", "a-character": zed.pk, "a-attribute": attr("Siła")}
+    )
+    gm = client_for(table.gm)
+    response = gm.get(f"{panel_url(table.session)}?mode=attribute&ask={elsewhere.pk}", follow=True)
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert 'data-testid="answering-closed"' in page and 'data-testid="leave-answer"' in page
+    assert "Zed" not in words(page.split('id="panel"')[1])  # nothing of the other session
+    fields = {
+        "token": "00000000-0000-4000-8000-000000000005",
+        "mode": "attribute",
+        "ask": str(elsewhere.pk),
+        "a-character": table.borys.pk,
+        "a-attribute": attr("Siła"),
+    }
+    left = redraw(gm, table.session, {**fields, "leave_ask": "1"})
+    assert 'data-testid="answering' not in left
+    assert polish("The button rolls:") in plan_line(left)
+
+
 # -- 2. a source that no longer applies -------------------------------------------------
 
 

@@ -179,7 +179,8 @@ def test_an_answer_rolling_something_else_needs_a_reason(q10, changed):
     assert RollAsk.objects.get().is_open
     # With the reason the GM's judgment stands: the request is answered differently and
     # the post shows what was asked, what was rolled and why.
-    response = gm.post(url, data | {"answer_note": "Bez rozpędu nie ma podbicia."})
+    data["answer_note"] = "Bez rozpędu nie ma podbicia."
+    response = gm.post(url, data | {"plan": described_plan(gm, url, data)})
     assert response.status_code == 302, words(response)[:3000]
     roll = Roll.objects.get()
     ask = RollAsk.objects.get()

@@ -25,7 +25,9 @@ from diary.services import turn_open_next
 from rolls.access import sign_token
 from rolls.ledger import verify_session
 from rolls.models import Roll, TurnSeed
+from tests.conftest import polish
 from tests.rolls.concurrency import in_thread
+from tests.rolls.conftest import PLAN_INPUT, described_plan
 from tests.rolls.test_append_costs import forum1000_roll
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
@@ -44,7 +46,11 @@ def _waiting_for_a_lock(timeout: float = 20) -> None:
 
 
 def _signed(table, data: dict) -> dict:
-    return {**data, "token": sign_token(table.gm, table.session, uuid.UUID(data["token"]))}
+    """The GM's roll as the page sends it: its token signed, and the digest of the roll the
+    line above the button described (rolls.roll_plan), read before the lock is held."""
+    data = {**data, "token": sign_token(table.gm, table.session, uuid.UUID(data["token"]))}
+    url = reverse("rolls:panel", args=[table.session.pk])
+    return {**data, "plan": described_plan(_client(table.gm), url, data)}
 
 
 def _client(user) -> Client:
@@ -122,14 +128,22 @@ def test_a_roll_waiting_on_the_lock_counts_the_action_roll_made_meanwhile(table)
 
 @pytest.mark.fair_dice
 def test_a_roll_waiting_on_the_lock_rolls_with_the_turn_opened_meanwhile(table):
-    """The GM opens the next turn while the roll waits: the roll lands in the new turn and
-    its dice come from the new turn's seed, committed a moment ago."""
+    """The GM opens the next turn while the roll waits: the waiting roll reads the new turn,
+    so it is no longer the roll its line described (turn 1) and is refused with the line as
+    it is now; rolled again from that line, it lands in the new turn and its dice come from
+    the new turn's seed, committed a moment ago."""
     data = _signed(table, forum1000_roll(table, table.lirael))
 
-    turn, made = _behind_the_lock(
+    turn, refused = _behind_the_lock(
         table, lambda _client: turn_open_next(session=table.session, by=table.gm), data
     )
 
+    assert refused.status_code == 409, refused.content.decode()[-2000:]
+    page = refused.content.decode()
+    assert polish("a new post at the end of the diary (turn %(turn)s)", turn=turn.number) in page
+    assert not Roll.objects.filter(session=table.session, test="attribute").exists()
+    url = reverse("rolls:panel", args=[table.session.pk])
+    made = _client(table.gm).post(url, {**data, "plan": PLAN_INPUT.search(page).group(1)})
     assert made.status_code == 302, made.content.decode()[-2000:]
     roll = Roll.objects.filter(session=table.session, test="attribute").latest("seq")
     seed = TurnSeed.objects.select_related("commit").get(

@@ -1,5 +1,6 @@
 """Mode fixed_modifiers: the GM targets an NPC's fixed modifier in the roll panel."""
 
+import re
 import uuid
 
 import pytest
@@ -277,7 +278,9 @@ def test_the_opposed_tab_offers_an_npc_opponent_that_rolls_no_defence(table, mer
     panel = client.get(panel_url(table.session), data).content.decode()
     assert polish("Opponent: an NPC") in panel
     assert "NPC Stary kupiec, perswazja: łatwowierny" in panel  # the odds' breakdown
-    assert 'name="b-character"' not in panel  # no defence side
+    # No defence side: its fields ride along hidden, for a character opponent again.
+    assert 'id="id_b-character"' not in panel
+    assert re.search(r'<input type="hidden" name="b-character" value="\d+">', panel)
     response = client.post(panel_url(table.session), data)
     assert response.status_code == 302, response.content.decode()[:2000]
     roll = Roll.objects.get(session=table.session)

@@ -153,6 +153,15 @@ def test_preview_names_a_missing_gm_reason(table, client_for):
     )
 
 
+@pytest.mark.parametrize("field", [{"ask": "0"}, {"plan": "x" * 65}, {"client_seed": "x" * 129}])
+def test_a_hidden_fields_refusal_reads_as_words_not_none(table, client_for, field):
+    """A hidden field has no label: its refusal is the message alone, never "None — …"."""
+    body = client_for(table.gm).get(panel_url(table), single(table.lirael, **field)).content
+    preview = preview_of(body.decode())
+    assert polish("This roll cannot be made yet:") in preview
+    assert "None" not in preview
+
+
 def test_preview_names_an_action_modifier_out_of_range(table, client_for):
     data = single(table.lirael, **{"a-action_value": "-900", "a-action_reason": "x"})
     body = client_for(table.gm).get(panel_url(table), data).content.decode()
@@ -305,8 +314,9 @@ def test_the_speed_attribute_is_named_by_the_engine_only():
 def test_roll_make_reads_as_its_steps():
     """The one roll service for every system: its steps in the order its module tells them
     (lock, check who rolls, replay a token, the rules and effects before any die, the
-    action limit, the post, the roll appended, the effects finished, the request closed),
-    each a call of its own, in a body still short enough to read at once."""
+    action limit, the post and the roll as the page described them, the roll appended, the
+    effects finished, the request closed), each a call of its own, in a body still short
+    enough to read at once."""
     from rolls import services
 
     source = inspect.getsource(services.roll_make)
@@ -317,7 +327,7 @@ def test_roll_make_reads_as_its_steps():
         "case.engine_test()",
         "effect.check(",
         "_action_record(",
-        "target_post(",
+        "_planned_target(",
         "chain_append(",
         "effect.after(",
         "_close_ask(",

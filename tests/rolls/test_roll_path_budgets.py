@@ -43,7 +43,8 @@ pytestmark = pytest.mark.django_db
 ROLL_POST_MAX = 10
 ROLL_INTO_NARRATED_POST_MAX = 10
 # The preview the panel's form asks for as its fields change (htmx, #preview only): 17
-# before; 8, then 7 without the NPC modifiers, 5 with the catalogs cached.
+# before; 8, then 7 without the NPC modifiers, 5 with the catalogs cached; still 5 with the
+# line above the Roll button, the post it names read with the session (rolls.views.panel).
 PREVIEW_MAX = 5
 # The diary's newest page, read by a player while an initiative event runs: 10 before.
 FIGHT_PAGE_MAX = 8
