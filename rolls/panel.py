@@ -126,8 +126,6 @@ class Panel:
             session=session,
             may_target_npcs=self.access.may_target_npcs,
         )
-        if redraw and data is not None:
-            data = self._with_starting_values(data)
         self.fields = data
         self.bound = data is not None
         self._ask_id = self._asked_id(data)
@@ -149,6 +147,7 @@ class Panel:
         )
         self.form = self.system.form(self.mode, data, self.context)
         if redraw and self.bound:
+            self._take_starting_values()
             self.form.settle()
         self._mark_structural_fields()
         self._case: Case | None = None
@@ -166,27 +165,30 @@ class Panel:
         fields.pop("answer_note", None)
         return fields
 
-    def _with_starting_values(self, data: QueryDict) -> QueryDict:
+    def _take_starting_values(self) -> None:
         """The mode's fields that were not sent take their starting values (a skill, a
         difficulty), as a fresh panel of the mode would: after a tab, the new mode's fields
         the old one lacked (a field drawn is always sent). Every field sent keeps its value,
-        and a box is never ticked for the person: unticked, a box sends nothing."""
+        and a box is never ticked for the person: unticked, a box sends nothing. The forms
+        read their data as they validate and draw, so it is completed in place."""
         missing = []
-        for form in self.system.form(self.mode, None, self.context).forms:
+        for form in self.form.forms:
             for bound in form:
                 value, name = bound.initial, bound.html_name
-                if name in data or value in (None, "", [], ()):
+                if name in self.fields or value in (None, "", [], ()):
                     continue
                 if isinstance(bound.field.widget, SENDS_NOTHING_UNTICKED):
                     continue
                 missing.append((name, value))
         if not missing:
-            return data
-        fields = data.copy()
+            return
+        fields = self.fields.copy()
         for name, value in missing:
             values = value if isinstance(value, list | tuple) else [value]
             fields.setlist(name, [str(v) for v in values])
-        return fields
+        self.fields = self.token_form.data = fields
+        for form in self.form.forms:
+            form.data = fields
 
     # -- what the template needs -------------------------------------------
 

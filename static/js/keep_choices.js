@@ -27,7 +27,7 @@
     var state = [];
     Array.prototype.forEach.call(form.elements, function (field) {
       if (!field.name) { return; }
-      if (field.name === "mode") {
+      if (field.name === "mode" || field.name === "ask") {
         state.push([field.name, field.value]);
       } else if (field.tagName === "SELECT") {
         state.push([field.name, Array.from(field.selectedOptions, function (o) { return o.value; })]);
@@ -40,11 +40,15 @@
   // A tab's or a mode's link (data-switch-mode) sets the form's mode as it is clicked:
   // whatever the form sends from then on asks for the new mode, so a choice made while the
   // new mode's redraw is on its way cannot bring the old mode back.
+  // "Do not answer this request" (data-leave-ask) empties the form's request the same way.
   document.addEventListener("click", function (event) {
     var link = event.target.closest ? event.target.closest("[data-switch-mode]") : null;
     var form = link ? formOf(link) : null;
     var mode = form ? form.querySelector('input[name="mode"]') : null;
     if (mode) { mode.value = link.getAttribute("data-switch-mode"); }
+    var leave = event.target.closest ? event.target.closest("[data-leave-ask]") : null;
+    var ask = leave ? formOf(leave) && formOf(leave).querySelector('input[name="ask"]') : null;
+    if (ask) { ask.value = ""; }
   }, true);
   document.addEventListener("htmx:beforeRequest", function (event) {
     var form = formOf(requester(event));

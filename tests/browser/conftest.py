@@ -43,6 +43,15 @@ def browser():
 
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        new_context = browser.new_context
+
+        def watched_context(*args, **kwargs):
+            """Every page of every test can say when it is quiet (wait_until_quiet)."""
+            context = new_context(*args, **kwargs)
+            context.add_init_script(QUIET_WATCH)
+            return context
+
+        browser.new_context = watched_context
         yield browser
         browser.close()
 
@@ -125,7 +134,6 @@ def wait_until_quiet(page, ms: int = 600) -> None:
 
 def _polish_page(browser, live_server):
     context = browser.new_context(locale="pl-PL", base_url=live_server.url)
-    context.add_init_script(QUIET_WATCH)
     page = context.new_page()
     page.set_default_timeout(15_000)
     return context, page

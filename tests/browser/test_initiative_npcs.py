@@ -16,6 +16,7 @@ from rolls.selectors import sheets_in_play
 from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.test_effects_and_potions import entry_form
 from tests.conftest import PASSWORD, polish
+from tests.rolls.conftest import described_plan
 from tests.rolls.test_initiative_event import initiative
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -43,7 +44,9 @@ def fight(table, monkeypatch):
     client.force_login(table.gm)
     data = initiative(event_name="Zasadzka")
     data["token"] = access.sign_token(table.gm, table.session, uuid.UUID(data["token"]))
-    response = client.post(f"/sessions/{table.session.pk}/rolls/panel/", data)
+    url = f"/sessions/{table.session.pk}/rolls/panel/"
+    data["plan"] = described_plan(client, url, data)  # the line its preview drew
+    response = client.post(url, data)
     assert response.status_code == 302
     return table
 

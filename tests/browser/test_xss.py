@@ -140,6 +140,9 @@ def store_hide_reasons(w: World, v):
 def store_characters(w: World, v):
     """A character per payload (name), owned by Alicja, playing in S; the first one's
     description holds the whole corpus."""
+    # Room for each of them: a session seats no more characters than its places.
+    w.session.player_slots += len(v["character name"])
+    w.session.save(update_fields=["player_slots"])
     for n, name in enumerate(v["character name"]):
         character = character_services.character_create(
             owner=w.alice,

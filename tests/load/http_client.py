@@ -106,8 +106,9 @@ class Browser:
         self.timeout = timeout
         self.cookies: dict[str, str] = {}
 
-    def request(self, method: str, path: str, fields=None) -> Answer:
+    def request(self, method: str, path: str, fields=None, extra_headers=None) -> Answer:
         headers = {"Host": f"{self.host}:{self.port}", "Accept-Language": "pl"}
+        headers |= extra_headers or {}
         if self.cookies:
             headers["Cookie"] = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
         body = None

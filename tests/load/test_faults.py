@@ -68,6 +68,8 @@ ROLL_DEADLINE = 45  # seconds one roll may take, retries included
 EXTRA_ACTION_REASON = "Test obciążenia: MG pozwala na kolejny rzut akcji"
 SECOND_ACTION_REFUSAL = "ma już rzut akcji w tej turze"  # RULES 1.5, the Polish message
 SERVER_ERROR_PAGE = "Błąd serwera"  # templates/500.html
+# The digest of the roll the panel's line describes, in its preview (rolls/roll_plan.py).
+PLAN_INPUT = re.compile(r'name="plan" value="([0-9a-f]*)"')
 DATABASE_UNAVAILABLE_PAGE = "Baza danych jest chwilowo niedostępna"  # templates/503.html
 ROLL_ANCHOR = re.compile(r"#roll-(\d+)$")
 
@@ -195,7 +197,7 @@ class Player:
         answer = self.send("login", "POST", "/accounts/login/", list(data.items()), ok={302})
         assert "sessionid" in self.browser.cookies, answer
 
-    def send(self, phase, method, path, fields=None, *, ok, retry=True) -> Answer:
+    def send(self, phase, method, path, fields=None, *, ok, retry=True, headers=None) -> Answer:
         """The request until it gets one of the `ok` answers. A 5xx (which must be the
         site's error page, 500, or its database-unavailable page, 503) is retried as it
         was; anything else, a dropped connection or no answer within REQUEST_TIMEOUT fails
@@ -203,7 +205,7 @@ class Player:
         deadline = time.monotonic() + ROLL_DEADLINE
         while True:
             try:
-                answer = self.browser.request(method, path, fields)
+                answer = self.browser.request(method, path, fields, headers)
             except TimeoutError as error:
                 self.ledger.note(phase, method, None, f"no answer in {REQUEST_TIMEOUT} s")
                 raise Hang(f"{method} {path}: {error}") from error
@@ -228,6 +230,20 @@ class Player:
                 raise AssertionError(f"{self.username}: {method} {path} kept failing")
             time.sleep(0.2)
 
+    def described(self, phase: str, fields, *, retry: bool) -> list[tuple[str, str]]:
+        """The form once its preview is drawn again after a typed change, as htmx asks for
+        it: the line above Roll, whose digest the roll carries (rolls/roll_plan.py)."""
+        query = urlencode(
+            [(k, v) for k, v in fields if k not in ("csrfmiddlewaretoken", "client_seed", "plan")]
+        )
+        headers = {"HX-Request": "true", "HX-Target": "preview"}
+        preview = self.send(
+            phase, "GET", f"{self.panel}?{query}", ok={200}, retry=retry, headers=headers
+        )
+        plan = PLAN_INPUT.search(preview.body)
+        assert plan, preview.body[-1000:]
+        return [(k, v) for k, v in fields if k != "plan"] + [("plan", plan.group(1))]
+
     def roll(self, phase: str, *, retry: bool = True, resend: bool = False) -> None:
         """Open the panel (a link: it redirects to a clean panel with a fresh token), read the
         form as a browser does, and click "Roll"."""
@@ -237,10 +253,18 @@ class Player:
         if self.is_gm:
             fields = [(k, v) for k, v in fields if k != "extra_action_reason"]
             fields.append(("extra_action_reason", EXTRA_ACTION_REASON))
+            fields = self.described(phase, fields, retry=retry)
         token = str(uuid.UUID(dict(fields)["token"].rsplit(":", 1)[0]))
         with self.ledger.lock:
             self.ledger.posted.add(token)
-        answer = self.send(phase, "POST", action, fields, ok={302, 400}, retry=retry)
+        answer = self.send(phase, "POST", action, fields, ok={302, 400, 409}, retry=retry)
+        while answer.status == 409:
+            # Another browser's roll changed where this one would land since its line was
+            # drawn: nothing rolled; the page shows the new line, read and clicked again.
+            plan = PLAN_INPUT.search(answer.body)
+            assert plan, answer.body[-1000:]
+            fields = [(k, v) for k, v in fields if k != "plan"] + [("plan", plan.group(1))]
+            answer = self.send(phase, "POST", action, fields, ok={302, 400, 409}, retry=retry)
         if answer.status == 400:
             if self.is_gm or SECOND_ACTION_REFUSAL not in answer.body:
                 self.ledger.note(phase, "POST", None, f"{self.username}: refused roll")

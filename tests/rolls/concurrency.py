@@ -7,6 +7,8 @@ from concurrent.futures import ThreadPoolExecutor
 from django.db import connection, connections
 from django.test import Client
 
+from tests.rolls.conftest import described_plan
+
 
 def in_thread(work):
     """Run `work` on its own database connection, closed afterwards."""
@@ -22,8 +24,13 @@ def in_thread(work):
 
 def post_at_once(user, url: str, data: dict, *, times: int = 8) -> list[tuple[int, str | None]]:
     """The same form posted `times` times at the same instant by one logged-in user:
-    each request's status and Location."""
+    each request's status and Location. A roll panel's form carries the digest of the roll
+    its line described, drawn before anyone clicks (rolls/roll_plan.py)."""
     start = threading.Barrier(times)
+    if "/rolls/panel/" in url and "plan" not in data:
+        drawn = Client()
+        drawn.force_login(user)
+        data = {**data, "plan": described_plan(drawn, url, data)}
 
     @in_thread
     def post(_):

@@ -18,6 +18,7 @@ from characters.models import Attribute
 from rolls import access
 from rolls.ledger import verify_session
 from rolls.models import Roll
+from tests.rolls.conftest import described_plan
 from tests.rolls.test_panel_q10 import pool
 from tests.scale_rolls import add_posts, add_rolls
 
@@ -88,9 +89,12 @@ def htmx_preview(client, user, session, data):
 
 
 def roll_post(client, user, session, data):
-    """The panel's roll, its token signed for the user as the panel issues it."""
-    token = access.sign_token(user, session, uuid.UUID(data["token"]))
-    return client.post(panel_url(session), {**data, "token": token})
+    """The panel's roll, its token signed for the user as the panel issues it, carrying the
+    digest of the roll its line described (read from its preview unless given)."""
+    data = {**data, "token": access.sign_token(user, session, uuid.UUID(data["token"]))}
+    if "plan" not in data:
+        data["plan"] = described_plan(client, panel_url(session), data)
+    return client.post(panel_url(session), data)
 
 
 def sample(django_assert_max_num_queries, client, user, session, data):

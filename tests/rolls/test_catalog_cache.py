@@ -162,7 +162,9 @@ def test_without_a_token_row_the_catalogs_are_read_every_time(table, client_for)
     for _ in range(2):
         body, sqls = skill_panel(client, table)
         assert a_skill().name in body
-        assert len(catalog_reads(sqls)) == 2, sqls
+        # Both catalogs each time; besides, the test rolled reads its one skill itself.
+        whole = [sql for sql in catalog_reads(sqls) if not sql.endswith("LIMIT 1")]
+        assert len(whole) == 2, sqls
 
 
 def test_a_caller_without_a_version_reads_the_catalogs_and_they_are_true():

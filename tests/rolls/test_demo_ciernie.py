@@ -154,7 +154,8 @@ def test_the_panel_page_of_a_ciernie_session_rolls_a_skill_test(ciernie, client)
     refused = client.post(url, {**data, "factor": "21"})
     assert refused.status_code == 400
     assert not Roll.objects.exists()
-    rolled = client.post(url, {**data, "factor": "1"})
+    data["factor"] = "1"
+    rolled = client.post(url, {**data, "plan": described_plan(client, url, data)})
     assert rolled.status_code == 302
     roll = Roll.objects.get()
     assert roll.record["kind"] == "skill"

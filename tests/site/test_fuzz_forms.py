@@ -500,7 +500,9 @@ def test_any_answer_note_answers_or_is_refused_next_to_its_field(world):
     @given(note=NOTE_TEXT, same=st.booleans())
     def check(note, same):
         with transaction.atomic():
-            response = client.post(url, answer_data(world, note, same=same))
+            data = answer_data(world, note, same=same)
+            data["plan"] = described_plan(client, url, data)  # the line the page drew
+            response = client.post(url, data)
             ask = RollAsk.objects.get(pk=world.ask.pk)
             if response.status_code == 302:
                 expected = AskStatus.ANSWERED if same else AskStatus.ANSWERED_DIFFERENTLY

@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import asdict, dataclass, field
 
 from characters.models import Character, Skill
+from characters.selectors import system_catalog
 from diary.models import NpcMode, NpcModifier
 from rolls.chain import canonical_json
 from rolls.engine import forum1000 as f1000
@@ -272,7 +273,7 @@ def _build_side(
             level=0, attribute=attribute, modifiers=modifiers, criticals=criticals
         )
     if side.test == "skill":
-        skill = _skill(side.skill_id, character.system, prefix)
+        skill = _skill(side.skill_id, character.system, prefix, session)
         attribute = _engine_attribute(character, skill.attribute_id, prefix)
         return f1000.SkillTest(
             level=character.skill_level(skill.pk),
@@ -284,12 +285,16 @@ def _build_side(
     raise RequestError(f"{prefix}test", "required")
 
 
-def _skill(skill_id: int | None, system: str, prefix: str) -> Skill:
-    skill = (
-        Skill.objects.select_related("attribute").filter(pk=skill_id, system=system).first()
-        if skill_id
-        else None
-    )
+def _skill(skill_id: int | None, system: str, prefix: str, session=None) -> Skill:
+    """The catalog's skill: from the catalogs cached under the version read with the session
+    (the panel's and the roll's session row carry it), else read."""
+    version = getattr(session, "catalog_version", None)
+    if not skill_id:
+        skill = None
+    elif version is not None:
+        skill = next((s for s in system_catalog(system, version).skills if s.pk == skill_id), None)
+    else:
+        skill = Skill.objects.select_related("attribute").filter(pk=skill_id, system=system).first()
     if skill is None:
         raise RequestError(f"{prefix}skill", "required")
     return skill
