@@ -627,7 +627,9 @@ DANGEROUS = """() => {
       if (name === 'style') found.push(`${el.tagName} style`);
     }
   }
-  const tags = 'script:not([nonce]), iframe, frame, object, embed, base, svg, math, ' +
+  // The header's own icons (templates/icons/) are the one <svg> the site draws itself.
+  const tags = 'script:not([nonce]), iframe, frame, object, embed, base, math, ' +
+    'svg:not(.site-header svg.icon), ' +
     'video, audio, source, marquee, details[open], body input[autofocus], img, ' +
     'meta[http-equiv], ' +
     'link:not([rel=stylesheet][href^="/static/"]):not([rel=icon][href^="/static/"])';
