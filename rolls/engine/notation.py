@@ -1518,6 +1518,21 @@ def _keep_mixed(groups, keep: int, highest: bool, budget: _Budget) -> Dist:
     return done, every
 
 
+def _joint_chains(per_die: dict[tuple[int, int], int], count: int, budget) -> dict:
+    """`count` dice's chains together: (faces drawn, dice that stopped) → weight, one die's
+    `per_die` convolved `count` times, each step paid for from the odds' work budget."""
+    joint: dict[tuple[int, int], int] = {(0, 0): 1}
+    for _ in range(count):
+        budget.spend(len(joint) * len(per_die) * KEEP_STEP_COST)
+        nxt: dict[tuple[int, int], int] = {}
+        for (t, kk), w in joint.items():
+            for (dt, dk), dw in per_die.items():
+                key = (t + dt, kk + dk)
+                nxt[key] = nxt.get(key, 0) + w * dw
+        joint = nxt
+    return joint
+
+
 def _triggered_keep_dist(term: DiceTerm, n: int, budget: _Budget) -> Dist:
     """Keep/drop over exploding dice with a trigger: as for the highest face, the number of
     exploding faces (T) and of dice ending on a face that does not explode (K), then the
@@ -1530,15 +1545,7 @@ def _triggered_keep_dist(term: DiceTerm, n: int, budget: _Budget) -> Dist:
     # or a capped chain of EXPLOSION_CAP + 1 exploding faces.
     per_die = {(k, 1): total ** (EXPLOSION_CAP - k) for k in range(EXPLOSION_CAP + 1)}
     per_die[(EXPLOSION_CAP + 1, 0)] = 1
-    joint: dict[tuple[int, int], int] = {(0, 0): 1}
-    for _ in range(term.count):
-        budget.spend(len(joint) * len(per_die) * KEEP_STEP_COST)
-        nxt: dict[tuple[int, int], int] = {}
-        for (t, kk), w in joint.items():
-            for (dt, dk), dw in per_die.items():
-                key = (t + dt, kk + dk)
-                nxt[key] = nxt.get(key, 0) + w * dw
-        joint = nxt
+    joint = _joint_chains(per_die, term.count, budget)
     # Where every exploding face is above every other (`!>=5`) or below (`!<=2`), the kept
     # values come from one side first: two plain keeps, each worked out once per size.
     apart = max(stopping) < min(exploding) or max(exploding) < min(stopping)
@@ -1614,15 +1621,7 @@ def _dice_dist(term: DiceTerm, budget: _Budget) -> Dist:
     for k in range(EXPLOSION_CAP + 1):
         per_die[(k, 1)] = q**k * total ** (EXPLOSION_CAP - k)
     per_die[(EXPLOSION_CAP + 1, 0)] = q ** (EXPLOSION_CAP + 1)
-    joint: dict[tuple[int, int], int] = {(0, 0): 1}
-    for _ in range(term.count):
-        budget.spend(len(joint) * len(per_die) * KEEP_STEP_COST)
-        nxt: dict[tuple[int, int], int] = {}
-        for (t, kk), w in joint.items():
-            for (dt, dk), dw in per_die.items():
-                key = (t + dt, kk + dk)
-                nxt[key] = nxt.get(key, 0) + w * dw
-        joint = nxt
+    joint = _joint_chains(per_die, term.count, budget)
     scale_total = total ** ((EXPLOSION_CAP + 1) * term.count)
     out: dict[int, int] = {}
     for (t, kk), w in joint.items():

@@ -3,29 +3,17 @@ turn sees that turn: the statement that waited re-reads only the session's row, 
 joined to it is the one from before the wait (GameSession.reread_stale_turn)."""
 
 import threading
-import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from django.db import connection, transaction
+from django.db import transaction
 
 from diary import access
 from diary.models import GameSession, Post
 from diary.services import post_create, turn_open_next
-from tests.rolls.concurrency import in_thread
+from tests.rolls.concurrency import in_thread, waiting_for_a_lock
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def _waiting_for_a_lock(timeout: float = 20) -> None:
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-            if cursor.fetchone()[0]:
-                return
-            time.sleep(0.02)
-    raise AssertionError("nothing waited for the session's lock")
 
 
 def _while_the_gm_opens_a_turn(table, waiting_work):
@@ -50,7 +38,7 @@ def _while_the_gm_opens_a_turn(table, waiting_work):
         opened = pool.submit(gm)
         assert holding.wait(timeout=20)
         waited = pool.submit(work)
-        _waiting_for_a_lock()
+        waiting_for_a_lock()
         assert not waited.done()
         queued.set()
         return opened.result(timeout=30), waited.result(timeout=30)

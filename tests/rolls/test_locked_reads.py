@@ -11,7 +11,6 @@ and its seed.
 """
 
 import threading
-import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -26,23 +25,11 @@ from rolls.access import sign_token
 from rolls.ledger import verify_session
 from rolls.models import Roll, TurnSeed
 from tests.conftest import polish
-from tests.rolls.concurrency import in_thread
+from tests.rolls.concurrency import in_thread, waiting_for_a_lock
 from tests.rolls.conftest import PLAN_INPUT, described_plan
 from tests.rolls.test_append_costs import forum1000_roll
 
 pytestmark = [pytest.mark.postgres_only, pytest.mark.django_db(transaction=True)]
-
-
-def _waiting_for_a_lock(timeout: float = 20) -> None:
-    """Until another connection waits for a lock not granted (the roll behind the holder)."""
-    deadline = time.monotonic() + timeout
-    with connection.cursor() as cursor:
-        while time.monotonic() < deadline:
-            cursor.execute("SELECT count(*) FROM pg_locks WHERE NOT granted")
-            if cursor.fetchone()[0]:
-                return
-            time.sleep(0.02)
-    raise AssertionError("no roll waited for the session's lock")
 
 
 def _signed(table, data: dict) -> dict:
@@ -84,7 +71,7 @@ def _behind_the_lock(table, while_held, data: dict):
         held = pool.submit(hold)
         assert holding.wait(timeout=20)
         waiting = pool.submit(roll)
-        _waiting_for_a_lock()
+        waiting_for_a_lock()
         assert not waiting.done()
         queued.set()
         return held.result(timeout=30), waiting.result(timeout=30)
