@@ -38,7 +38,7 @@ from diary import page_cache
 from diary import services as diary_services
 from diary.models import GameSession
 from rolls import access
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.scale_rolls import add_rolls
 

@@ -104,7 +104,7 @@ class CharacterAccess:
     # sheet shows HP and effects as the sum of the session chain's entries); the sheet links
     # there (`diary_links`).
     tends_in_diary: bool
-    # What the services behind the diary's entries check (rolls.entries, which also checks
+    # What the services behind the diary's entries check (rolls.entries.services, which also checks
     # the session): the GM in play, or the owner out of play (an NPC's stand-in is its
     # GM's own sheet and plays in no participation).
     can_tend_by_entry: bool

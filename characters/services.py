@@ -296,7 +296,7 @@ def sheet_proposal_decide(
 
 def _locked_for_tending(character: Character, by, *, by_entry: bool = False) -> Character:
     """The sheet's own writes check `can_tend` (the owner, out of play); the writes behind a
-    diary entry (rolls.entries, in the entry's transaction) check `can_tend_by_entry`: in
+    diary entry (rolls.entries.services, in the entry's transaction) check `can_tend_by_entry`: in
     play, HP and effects change only as entries of the session's chain."""
     flag = "can_tend_by_entry" if by_entry else "can_tend"
     return _locked(character.pk, by, flag).character

@@ -40,7 +40,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "localhost,127.0.0.1,[::1]")
 
 INSTALLED_APPS = [
     # Our apps first: rolls overrides `flush` so the test database can be emptied
-    # despite the ledger's delete-refusing triggers (see rolls/ledger_sql.py).
+    # despite the ledger's delete-refusing triggers (see rolls/ledger/triggers.py).
     "rolls",
     "diary",
     "characters",
@@ -318,7 +318,7 @@ AXES_LOCKOUT_CALLABLE = "config.login_throttle.locked_out"
 AXES_DISABLE_ACCESS_LOG = True  # failures are counted; successful log-ins are not logged
 AXES_VERBOSE = False
 
-# The roll ledger's Ed25519 signing key (rolls/signing.py), outside the database: a PEM file
+# The roll ledger's Ed25519 signing key (rolls/ledger/signing.py), outside the database: a PEM file
 # created on first use (back it up; docs/audit.md). After a rotation, the old keys' public
 # halves (base64, comma-separated) keep verifying the rolls they signed.
 LEDGER_SIGNING_KEY_FILE = Path(

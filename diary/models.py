@@ -36,7 +36,7 @@ class RollPolicy(models.TextChoices):
 # Posts on one page of the diary (diary.selectors.diary_page); a post's URL depends on it.
 DIARY_PAGE_SIZE = 20
 
-# The chain's start (rolls.chain.GENESIS_HASH; diary does not import the rolls app).
+# The chain's start (rolls.ledger.chain.GENESIS_HASH; diary does not import the rolls app).
 GENESIS_HASH = "0" * 64
 
 
@@ -140,9 +140,9 @@ class GameSession(models.Model):
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
     activity_at = models.DateTimeField(_("last activity"), default=timezone.now)
-    # The session's head, kept on its row so an append is one lock, one insert,
-    # one update: the last roll's number and hash in the chain (rolls.chain_writer.chain_append
-    # is their one writer) and the turn being played (diary.services opens turns).
+    # The session's head, kept on its row so an append is one lock, one insert, one update:
+    # the last roll's number and hash in the chain (rolls.ledger.chain_writer.chain_append is
+    # their one writer) and the turn being played (diary.services opens turns).
     chain_seq = models.PositiveIntegerField(_("rolls in the chain"), default=0, editable=False)
     chain_hash = models.CharField(
         _("last roll's hash"), max_length=64, default=GENESIS_HASH, editable=False

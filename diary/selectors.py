@@ -46,7 +46,7 @@ class DiaryRolls:
     # combat (None in combat: counted and shown, not refused).
     action_counts: dict[int, int] = field(default_factory=dict)
     action_limit: int | None = 1
-    # The running initiative event's order and marker (rolls.initiative_selectors
+    # The running initiative event's order and marker (rolls.initiative.selectors
     # .FightView), or None; and whether this user runs it (the GM's controls).
     fight: object | None = None
     may_run_fight: bool = False

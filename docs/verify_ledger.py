@@ -6,7 +6,7 @@ Download /sessions/<id>/rolls/ledger.json ("Download the ledger (JSON)"), then:
     python3 verify_ledger.py codziennik-ledger-<id>.json
     python3 verify_ledger.py codziennik-ledger-<id>.json --head <hash noted earlier>
 
-Standard library only. The chain is recomputed exactly as rolls/chain.py does:
+Standard library only. The chain is recomputed exactly as rolls/ledger/chain.py does:
     canonical_json(v) = json.dumps(v, sort_keys=True, separators=(",", ":"),
                                    ensure_ascii=False, allow_nan=False).encode("utf-8")
     hash = sha256(canonical_json({"prev_hash": prev_hash, "record": record})).hexdigest()
@@ -196,7 +196,7 @@ def commitment_for(record: dict, salt_hex: str) -> str:
 
 
 def reveal_problem(record: dict, session, commitments: dict) -> str | None:
-    """What is wrong with a reveal entry, or None (rolls/secret.py's reveal_problem)."""
+    """What is wrong with a reveal entry, or None (rolls/ledger/secret.py's reveal_problem)."""
     reveals = record["reveals"]
     seq, full, salt = reveals.get("seq"), reveals.get("record"), reveals.get("salt")
     if isinstance(seq, bool) or not isinstance(seq, int) or seq not in commitments:

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 
 from django.core import signing
 from django.core.exceptions import PermissionDenied
-from django.http import QueryDict
+from django.http import Http404, QueryDict
+from django.shortcuts import get_object_or_404
 from django.utils.crypto import constant_time_compare
 
+from characters.selectors import catalog_version_subquery
 from config.roles import is_moderator
 from diary import permissions as diary_permissions
 from diary.models import GameSession, NpcMode, RollPolicy
 from rolls import registry
+from rolls.ledger.chain_writer import lock_session
 
 
 def system_modes(system: str) -> tuple[str, ...]:
@@ -66,7 +69,7 @@ class RollAccess:
 
     @property
     def may_roll_secret(self) -> bool:
-        """Only the GM rolls in secret, and reveals (rolls.secret)."""
+        """Only the GM rolls in secret, and reveals (rolls.ledger.secret)."""
         return self.may_roll and self.is_gm
 
 
@@ -119,7 +122,7 @@ def _may_roll_at_all(user, session: GameSession, is_gm: bool, is_player=None) ->
 
 @dataclass(frozen=True)
 class FreeRollAccess:
-    """Who may roll free-form dice (rolls.free_rolls) in one session: its GM always while it
+    """Who may roll free-form dice (rolls.free.services) in one session: its GM always while it
     runs; its players only where the GM allowed it in the session's settings."""
 
     is_gm: bool
@@ -326,3 +329,32 @@ def may_read_secret(user, session: GameSession) -> bool:
     and moderators (they audit; a dispute about a hidden roll is theirs to settle). Never a
     player, even one whose character the roll concerns."""
     return diary_permissions.is_gm(user, session) or is_moderator(user)
+
+
+def session_for_reader(
+    request, pk: int, *, lock: bool = False, annotations: dict | None = None
+) -> GameSession:
+    """The session a page of the rolls app reads, for a user who may read it (Http404
+    otherwise: no one learns which sessions exist)."""
+    # The current turn rides along: the panel and the roll read it off the row; so does the
+    # catalogs' version, under which the forms find the catalogs cached (no query of its own).
+    # `lock`: the row locked for the rest of the transaction
+    # (rolls.ledger.chain_writer.lock_session).
+    # `annotations`: what else a page reads with the row (the panel: the diary's newest
+    # visible post, where its line says the GM's roll lands, rolls.panel.Panel.plan).
+    version = {"catalog_version": catalog_version_subquery(), **(annotations or {})}
+    if lock:
+        try:
+            session = lock_session(pk, related=("gm",), annotations=version)
+        except GameSession.DoesNotExist:
+            raise Http404 from None
+    else:
+        sessions = GameSession.objects.select_related("gm", "current_turn").annotate(**version)
+        session = get_object_or_404(sessions, pk=pk)
+    # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
+    # already says: the participations and the moderator check are read for others only.
+    if diary_permissions.is_gm(request.user, session):
+        return session
+    if not diary_permissions.can_read_session(request.user, session):
+        raise Http404
+    return session

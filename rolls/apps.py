@@ -10,8 +10,10 @@ class RollsConfig(AppConfig):
         from diary import capabilities as diary_capabilities
         from diary import selectors as diary_selectors
         from diary import services as diary_services
-        from rolls import fair_dice, registry, services
-        from rolls.selectors import diary_rolls, turn_actions
+        from rolls import registry, services
+        from rolls.ledger import fair_dice
+        from rolls.posts.presenters import diary_rolls
+        from rolls.selectors import turn_actions
 
         # The diary page gets what it shows of rolls precomputed, without importing rolls;
         # its movement check (RULES 1.5) asks how many action rolls a character made.

@@ -13,6 +13,8 @@ from rolls.models import ASK_NOTE_MAX_LENGTH
 FOREIGN_TOKEN = _(
     "This roll form was not opened by you (or belongs to another session); open a new roll to roll."
 )
+# The diary's entry forms and the initiative event's controls, whose page is sent again.
+FOREIGN_FORM_TOKEN = _("This form has expired or was not issued to you; send it again.")
 
 
 class SignedTokenForm(forms.Form):
@@ -45,7 +47,7 @@ SECRET_HELP = _(
 
 
 def secret_field() -> forms.BooleanField:
-    """The GM's "Rzut tajny" box (rolls.secret), in every panel's token form."""
+    """The GM's "Rzut tajny" box (rolls.ledger.secret), in every panel's token form."""
     return forms.BooleanField(label=_("Secret roll"), required=False, help_text=SECRET_HELP)
 
 
@@ -83,7 +85,7 @@ def extra_action_field() -> forms.CharField:
 
 
 def client_seed_field() -> forms.CharField:
-    """The roller's share of the dice (rolls.fair_dice): random bytes the page draws
+    """The roller's share of the dice (rolls.ledger.fair_dice): random bytes the page draws
     (static/js/fair_dice.js). Not typed by anyone: a page without JavaScript sends none,
     and a value that is not lowercase hex is not taken; the server then draws it and the
     roll's record says so."""

@@ -12,9 +12,8 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from diary.models import GameSession, Post
-from rolls import signing
 
-# Chain rows that are diary entries, not rolls (no die; rolls.entries): an HP
+# Chain rows that are diary entries, not rolls (no die; rolls.entries.services): an HP
 # change, an effect, an effect freed early, an item granted, an item used, a spell or
 # ability used without a roll. `Roll.test` holds the kind.
 ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use", "ability_use")
@@ -23,7 +22,7 @@ ENTRY_KINDS = ("hp", "effect", "effect_free", "item_grant", "item_use", "ability
 # action rolls, through rolls.services.check_turn_action.
 ACTIONS_WITHOUT_ROLL = ("item_use", "ability_use")
 
-# A free-form roll's record `roller` when a player made it (rolls.free_rolls); the GM's
+# A free-form roll's record `roller` when a player made it (rolls.free.services); the GM's
 # records have no `roller`, as they had before players could roll free-form dice.
 PLAYER_ROLLER = "player"
 
@@ -41,7 +40,7 @@ def is_entry_record(record: dict) -> bool:
     ) in POSTLESS_KINDS
 
 
-# A turn's own chain entries (rolls.fair_dice): its dice seeds committed and revealed. No
+# A turn's own chain entries (rolls.ledger.fair_dice): its dice seeds committed and revealed. No
 # post, no die, no character.
 TURN_ENTRY_KINDS = ("dice_commit", "dice_reveal")
 # The session's end (rolls.services.session_finishing): the chain's last entry, after every
@@ -75,7 +74,7 @@ class Roll(models.Model):
     )
     seq = models.PositiveIntegerField(_("number in the session's chain"))
     # None only for the chain's own entries that belong to a turn, not to a post: a turn's
-    # dice seed committed and revealed (rolls.fair_dice).
+    # dice seed committed and revealed (rolls.ledger.fair_dice).
     post = models.ForeignKey(
         Post,
         on_delete=models.PROTECT,
@@ -112,7 +111,8 @@ class Roll(models.Model):
     token = models.UUIDField(_("form token"))
     request_digest = models.CharField(max_length=64)
     created_at = models.DateTimeField(_("rolled at"))
-    # Signing (rolls.signing): the app's Ed25519 signature over `hash`, and which key made it.
+    # Signing (rolls.ledger.signing): the app's Ed25519 signature over `hash`, and which key
+    # made it.
     # Nullable so that adding them is a plain ADD COLUMN: SQLite would otherwise rebuild the
     # table and lose its append-only triggers.
     key_id = models.CharField(_("signing key"), max_length=16, null=True, blank=True)  # noqa: DJ001
@@ -139,9 +139,6 @@ class Roll(models.Model):
     def save(self, *args, **kwargs):
         if not self._state.adding:
             raise LedgerError("Rolls are append-only: a roll is never changed.")
-        if not self.signature:
-            # Every writer of the chain signs here, as the row is written (rolls.signing).
-            self.key_id, self.signature = signing.sign(self.hash)
         super().save(*args, **kwargs)
 
     def delete(self, *args, **kwargs):
@@ -413,7 +410,7 @@ class InitiativeChange(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# Secret GM rolls (rolls.secret): the chain holds a commitment, this table the rest.
+# Secret GM rolls (rolls.ledger.secret): the chain holds a commitment, this table the rest.
 
 
 class SecretRollQuerySet(models.QuerySet):
@@ -512,7 +509,7 @@ TURN_SEED_REVEALS = frozenset({"public_reveal", "secret_reveal"})
 
 
 class TurnSeed(models.Model):
-    """A turn's dice seeds (rolls.fair_dice): drawn when the turn opens, chained only as
+    """A turn's dice seeds (rolls.ledger.fair_dice): drawn when the turn opens, chained only as
     commitments (`commit`), revealed in the chain when the turn closes (`public_reveal`) and,
     for the secret rolls' own stream, once none of the turn's secret rolls is still sealed
     (`secret_reveal`). Seen by nobody until revealed: not the GM, not a moderator. The seeds

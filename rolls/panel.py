@@ -23,11 +23,13 @@ from django.utils.translation import gettext as _
 
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
-from rolls import initiative_selectors, registry, selectors
+from rolls import registry, selectors
 from rolls.access import LINK_SIGNATURE, RollAccess, access_roll_panel
 from rolls.engine.errors import RuleError
-from rolls.fair_dice import NOT_READ
 from rolls.forms import PanelTokenForm
+from rolls.initiative import selectors as initiative_selectors
+from rolls.ledger.fair_dice import NOT_READ
+from rolls.ledger.selectors import turn_commitment
 from rolls.messages import refusal_message
 from rolls.models import RollAsk
 from rolls.plugins import PANEL_FIELDS, Case, FormContext, RollContext
@@ -267,7 +269,7 @@ class Panel:
     def dice_commitment(self):
         """The turn's committed dice seed the roll will draw from (read only where the whole
         panel is drawn, never for a preview)."""
-        return selectors.turn_commitment(self.session)
+        return turn_commitment(self.session)
 
     @cached_property
     def answering(self) -> RollAsk | None:

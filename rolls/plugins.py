@@ -35,9 +35,9 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext_lazy
 
 from config.form_fields import DefaultedIntegerField
-from rolls.chain import canonical_json
 from rolls.engine import systems as engine_systems
 from rolls.engine.errors import RuleError
+from rolls.ledger.chain import canonical_json
 
 # The panel's own fields; a mode form's fields never take these names.
 PANEL_FIELDS = frozenset(

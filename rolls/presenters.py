@@ -23,8 +23,8 @@ from characters.numbers import with_minus
 from diary.page_cache import memo
 from rolls import registry
 from rolls.engine import notation as free_notation
+from rolls.ledger.secret import commitment_matches, is_reveal_record, is_secret_record
 from rolls.models import POSTLESS_KINDS, is_entry_record, is_player_free_roll
-from rolls.secret import commitment_matches, is_reveal_record, is_secret_record
 
 # What the chain holds besides the systems' rolls, by kind.
 KINDS = {
@@ -35,9 +35,9 @@ KINDS = {
     "item_grant": gettext_lazy("Item granted"),
     "item_use": gettext_lazy("Item used"),
     "ability_use": gettext_lazy("Action without a roll"),
-    # The GM's free-form dice (rolls.free_rolls).
+    # The GM's free-form dice (rolls.free.services).
     "notation": gettext_lazy("Free-form roll"),
-    # The chain's own entries of no post (rolls.fair_dice, rolls.services.session_finishing).
+    # The chain's own entries of no post (rolls.ledger.fair_dice, rolls.services.session_finishing).
     "dice_commit": gettext_lazy("Dice seeds committed"),
     "dice_reveal": gettext_lazy("Dice seeds revealed"),
     "session_end": gettext_lazy("Session ended"),

@@ -15,7 +15,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 
 from rolls import registry
-from rolls.chain import canonical_json
+from rolls.ledger.chain import canonical_json
 from rolls.plugins import Case
 
 

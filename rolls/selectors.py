@@ -2,43 +2,29 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db import models
 from django.db.models import Count, Exists, OuterRef, Subquery
-from django.db.models.functions import Coalesce, JSONObject, RowNumber
-from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
+from django.db.models.functions import Coalesce, JSONObject
 
-from characters.models import Character, HealingPotion
+from characters.models import Character
 from characters.sheet_rows import sheets_with_values
 from diary.models import GameSession, NpcMode, ParticipationStatus, Post, SessionStatus
-from diary.page_cache import memo
-from diary.selectors import DiaryRolls, TurnActions, visible_posts_newest_first
-from rolls import chain, initiative_selectors, registry, signing
+from diary.selectors import TurnActions, visible_posts_newest_first
+from rolls import registry
 from rolls.access import (
-    fight_access_in_diary,
-    may_open_item_use,
-    may_roll_free_in_diary,
     may_roll_in_diary,
-    may_write_entries_in_diary,
 )
-from rolls.engine import notation as free_notation
-from rolls.engine.fair import draws_match
-from rolls.entry_forms import GM_ENTRY_FORMS, preselected_character
-from rolls.fair_dice import NOT_READ, TurnSeedRead
+from rolls.ledger.fair_dice import NOT_READ, TurnSeedRead
 from rolls.models import (
     ACTIONS_WITHOUT_ROLL,
     AskStatus,
     InitiativeEvent,
-    InitiativeParticipant,
     Roll,
     RollAsk,
     TurnSeed,
-    is_player_free_roll,
 )
-from rolls.presenters import rendered_roll
-from rolls.secret import REVEAL_TEST
 
 
 def sheets_in_play(session, ids=None) -> dict[int, Character]:
@@ -87,296 +73,10 @@ def turn_action_counts(session, turn_number: int) -> tuple[dict[int, int], dict[
     return rolls, uses
 
 
-def npc_entry_targets(session) -> list[tuple[int, str, bool]]:
-    """The running fight's sheet-less NPCs, as (key, name, has HP) (one query): every one
-    may take an effect, those the GM gave HP an HP entry too. A hidden NPC is not offered:
-    an entry is read by everyone in the diary."""
-    rows = InitiativeParticipant.objects.filter(
-        event__session=session,
-        event__ended_at__isnull=True,
-        npc__isnull=False,
-        npc__visible_to_players=True,
-    ).order_by("name")
-    return [
-        (-npc_id, name, hp_max is not None)
-        for npc_id, name, hp_max in rows.values_list("npc_id", "name", "hp_max")
-    ]
-
-
-def entry_targets(session) -> list[Character]:
-    """The characters the GM's diary entries may name: the accepted ones and the NPCs'
-    stand-ins (mode gm_character), by name (one query)."""
-    from django.db.models import Q
-
-    playing = Q(
-        participations__session=session, participations__status=ParticipationStatus.ACCEPTED
-    )
-    stand_ins = Q(
-        is_stand_in=True,
-        npc_role__session=session,
-        npc_role__session__npc_mode=NpcMode.GM_CHARACTER,
-    )
-    return list(
-        Character.objects.filter(playing | stand_ins).distinct().only("pk", "name").order_by("name")
-    )
-
-
-def usable_items(session, user, *, is_gm: bool) -> list:
-    """Potions and healing items of the characters playing in the session that this user may
-    use: their own characters', or every one for the GM (one query)."""
-    potions = HealingPotion.objects.filter(
-        character__participations__session=session,
-        character__participations__status=ParticipationStatus.ACCEPTED,
-    )
-    if not is_gm:
-        potions = potions.filter(character__owner=user)
-    return list(potions.select_related("character").order_by("character__name", "id"))
-
-
-def characters_acting_for(session, user, *, is_gm: bool) -> list:
-    """The characters playing in the session this user records actions for: their own, or
-    every one (stand-ins too) for the GM."""
-    playing = sheets_in_play(session).values()
-    return sorted(
-        (c for c in playing if is_gm or c.owner_id == user.pk), key=lambda c: (c.name, c.pk)
-    )
-
-
-@dataclass(frozen=True)
-class _PageLedger:
-    """What the diary page reads of the ledger, all of it fixed until the session's
-    activity marker moves (every roll, request and turn moves it): cached by the marker."""
-
-    # Each post's shown rolls as HTML, joined once (a post may hold thousands: a cached
-    # page neither unpickles nor loops over them), and the fold above a longer run.
-    rolls_html: dict
-    folds: dict  # post id -> Fold
-    folds_html: dict  # post id -> the fold's HTML
-    asks: list  # the requests on the page's posts, with their answering roll
-    open_asks: list  # the session's open requests (the GM's list), or []
-    head: ChainHead
-    running_event_id: int | None
-    counts: dict
-    uses: dict
-    # Failed rolls of the current turn on the page that offer a reroll not made yet.
-    reroll_offers: list = field(default_factory=list)
-
-
-def _page_ledger(session, post_ids: list[int], turn_number, shows_open_asks: bool):
-    def read() -> _PageLedger:
-        head, event_id = _chain_head_and_running_event(session)
-        counts, uses = turn_action_counts(session, turn_number) if turn_number else ({}, {})
-        # The page's requests and (for the GM) the session's open ones, in one query.
-        wanted = models.Q(post__in=post_ids)
-        if shows_open_asks:
-            wanted |= models.Q(session=session, status=AskStatus.OPEN)
-        asks = list(
-            RollAsk.objects.filter(wanted)
-            .select_related("answer", "character", "post")
-            .order_by("id")
-        )
-        on_page = set(post_ids)
-        page_rolls = _page_rolls(post_ids, turn_number)
-        shown = [roll for roll in page_rolls if roll.newest <= FOLD_SHOWN]
-        folds = _folds(page_rolls)
-        return _PageLedger(
-            rolls_html=_rolls_html_by_post(shown),
-            folds=folds,
-            folds_html={post_id: _fold_html(fold) for post_id, fold in folds.items()},
-            reroll_offers=reroll_offers(page_rolls, turn_number),
-            asks=[a for a in asks if a.post_id in on_page],
-            open_asks=[a for a in asks if shows_open_asks and a.status == AskStatus.OPEN],
-            head=head,
-            running_event_id=event_id,
-            counts=counts,
-            uses=uses,
-        )
-
-    marker = session.activity_marker
-    key = ("ledger", session.pk, marker, get_language(), turn_number, shows_open_asks, *post_ids)
-    return memo(key, read)
-
-
-def _rolls_html_by_post(rolls) -> dict[int, str]:
-    from django.template.loader import render_to_string
-
-    views: dict[int, list] = {}
-    for roll in rolls:
-        views.setdefault(roll.post_id, []).append(rendered_roll(roll))
-    return {
-        post_id: render_to_string("rolls/post_rolls_block.html", {"views": post_views})
-        for post_id, post_views in views.items()
-    }
-
-
 # A roll that offers a reroll once it failed keeps `reroll_offer` in its record; the reroll
 # names the roll it repeats under `rerolls` (rolls/systems/ciernie/rerolls.py).
 REROLL_OFFER_KEY = "reroll_offer"
 REROLLS_KEY = "rerolls"
-
-# A post shows its newest FOLD_SHOWN rolls; the earlier ones of a longer run are folded
-# behind one control and come FOLD_PAGE at a time (rolls:post_rolls), so neither the page
-# nor a fragment grows with the run (docs/decisions.md, "Long runs of rolls").
-FOLD_SHOWN = 20
-FOLD_PAGE = 100
-# A permalink to a folded roll unfolds this many around it (FOLD_AROUND before it, the
-# rest from it on).
-FOLD_AROUND = FOLD_PAGE // 2
-
-
-def _page_rolls(post_ids: list[int], turn_number) -> list[Roll]:
-    """The page's rolls a page shows or reads, in one query: each post's newest FOLD_SHOWN
-    (`newest` ranks them, newest first; `in_post` counts the post's rolls, the folded too),
-    and the current turn's rolls that offer or take a reroll (the offers under a post name
-    folded rolls too). The folded rolls are counted, never loaded."""
-    ranked = Roll.objects.filter(post__in=post_ids).annotate(
-        newest=models.Window(
-            RowNumber(), partition_by=[models.F("post_id")], order_by=models.F("seq").desc()
-        ),
-        in_post=models.Window(Count("id"), partition_by=[models.F("post_id")]),
-    )
-    wanted = models.Q(newest__lte=FOLD_SHOWN)
-    if turn_number is not None:
-        rerolls = models.Q(record__has_key=REROLL_OFFER_KEY) | models.Q(record__has_key=REROLLS_KEY)
-        wanted |= models.Q(turn_number=turn_number) & rerolls
-    return list(ranked.filter(wanted).order_by("seq"))
-
-
-@dataclass(frozen=True)
-class RollsMore:
-    """A control that loads the newest FOLD_PAGE of a post's rolls between two seqs (both
-    left out; `after` 0: from the first); `count` of them in all, `later` when they follow
-    rolls already shown (the gap after a permalink's roll) rather than precede them."""
-
-    session_id: int
-    post_id: int
-    before: int
-    after: int
-    count: int
-    later: bool = False
-
-    @property
-    def url(self) -> str:
-        from django.urls import reverse
-
-        url = reverse("rolls:post_rolls", args=[self.session_id, self.post_id])
-        return f"{url}?before={self.before}" + (f"&after={self.after}" if self.after else "")
-
-
-@dataclass(frozen=True)
-class Fold:
-    """The folded start of a post's run of rolls: what comes before its first shown roll
-    (`before`), behind `more`; a permalink's window of rolls unfolded in it (their views),
-    with the rest behind `more` above them and `gap` below them."""
-
-    session_id: int
-    post_id: int
-    before: int
-    more: RollsMore | None
-    window: tuple = ()
-    gap: RollsMore | None = None
-
-    @property
-    def url(self) -> str:
-        from django.urls import reverse
-
-        return reverse("rolls:post_rolls", args=[self.session_id, self.post_id])
-
-
-def _folds(page_rolls) -> dict[int, Fold]:
-    """The fold of each post on the page that has more rolls than it shows."""
-    folds = {}
-    for roll in page_rolls:
-        if roll.newest == FOLD_SHOWN and roll.in_post > FOLD_SHOWN:
-            more = RollsMore(roll.session_id, roll.post_id, roll.seq, 0, roll.in_post - FOLD_SHOWN)
-            folds[roll.post_id] = Fold(roll.session_id, roll.post_id, roll.seq, more)
-    return folds
-
-
-def _ranked(rolls, *, newest_first: bool, limit: int):
-    """(up to `limit` of these rolls, the newest or the oldest, in seq order; how many there
-    are in all), in one query."""
-    order = models.F("seq").desc() if newest_first else models.F("seq").asc()
-    rows = list(
-        rolls.annotate(
-            rank=models.Window(RowNumber(), order_by=order),
-            in_range=models.Window(Count("id")),
-        )
-        .filter(rank__lte=limit)
-        .order_by("seq")
-    )
-    return rows, rows[0].in_range if rows else 0
-
-
-@dataclass(frozen=True)
-class RollsBatch:
-    views: list  # the rolls' views (rolls.presenters.rendered_roll), oldest first
-    more: RollsMore | None  # the rest of the range, above them
-
-
-def post_rolls_batch(post, *, before: int | None, after: int | None) -> RollsBatch:
-    """A post's newest FOLD_PAGE rolls between two seqs (each left out; None: no bound),
-    with the control for the rest (one query). Each roll is rendered as the diary renders
-    it, for everyone who may read the diary."""
-    rolls = Roll.objects.filter(post=post)
-    if before is not None:
-        rolls = rolls.filter(seq__lt=before)
-    if after is not None:
-        rolls = rolls.filter(seq__gt=after)
-    rows, total = _ranked(rolls, newest_first=True, limit=FOLD_PAGE)
-    more = None
-    if total > len(rows):
-        more = RollsMore(
-            post.session_id, post.pk, rows[0].seq, after or 0, total - len(rows), bool(after)
-        )
-    return RollsBatch([rendered_roll(roll) for roll in rows], more)
-
-
-def _fold_around(fold: Fold, session_id: int, seq: int) -> Fold:
-    """The fold with the window of rolls around the folded roll `seq` unfolded (two
-    queries): FOLD_AROUND before it, it and up to FOLD_AROUND - 1 after it."""
-    rolls = Roll.objects.filter(post_id=fold.post_id)
-    older, older_total = _ranked(rolls.filter(seq__lt=seq), newest_first=True, limit=FOLD_AROUND)
-    newer, newer_total = _ranked(
-        rolls.filter(seq__gte=seq, seq__lt=fold.before), newest_first=False, limit=FOLD_AROUND
-    )
-    window = older + newer
-    more = gap = None
-    if older_total > len(older):
-        more = RollsMore(session_id, fold.post_id, window[0].seq, 0, older_total - len(older))
-    if newer_total > len(newer):
-        gap = RollsMore(
-            session_id,
-            fold.post_id,
-            fold.before,
-            window[-1].seq,
-            newer_total - len(newer),
-            later=True,
-        )
-    views = tuple(rendered_roll(roll) for roll in window)
-    return Fold(session_id, fold.post_id, fold.before, more, views, gap)
-
-
-def _fold_html(fold: Fold) -> str:
-    from django.template.loader import render_to_string
-
-    return render_to_string("rolls/roll_fold.html", {"fold": fold})
-
-
-def _unfolded_at(session, folds: dict[int, Fold], seq: int | None) -> Fold | None:
-    """The fold of the page's post that holds roll `seq` among its folded rolls, unfolded
-    around it; None when there is no such roll on the page (one query, then two)."""
-    if seq is None or not folds:
-        return None
-    post_id = (
-        Roll.objects.filter(session=session, seq=seq, post_id__in=list(folds))
-        .values_list("post_id", flat=True)
-        .first()
-    )
-    fold = folds.get(post_id)
-    if fold is None or seq >= fold.before:
-        return None
-    return _fold_around(fold, session.pk, seq)
 
 
 @dataclass(frozen=True)
@@ -452,121 +152,6 @@ def reroll_offers_for(access, offers) -> dict[int, list[RerollOffer]]:
         if access.is_gm or (offer.owner == username and offer.mode not in gm_only):
             by_post.setdefault(offer.post_id, []).append(offer)
     return by_post
-
-
-def diary_rolls(posts, access, turn=None, entry_character=None, roll=None):
-    """What the diary page shows of rolls (registered in rolls/apps.py): each post's roll
-    views, the chain head, whether the user gets the panel, and the running initiative event.
-
-    The ledger's part is read once per activity marker (six queries, then none until
-    something happens in the session; rolls.presenters caches each roll's HTML); what stays
-    per request is the running event (four queries while one runs, since ending it moves no
-    marker) and the GM's entry forms (two). The user's role comes from the page's
-    SessionAccess. `roll`: a roll's seq from its permalink; when it is folded, its post's
-    fold opens around it (three queries, only then)."""
-    running = access.session.is_running
-    shows_open_asks = access.is_gm and running
-    ledger = _page_ledger(
-        access.session, [p.pk for p in posts], turn.number if turn else None, shows_open_asks
-    )
-    who = {"is_gm": access.is_gm, "user_id": access.user.pk, "running": running}
-    asks_by_post: dict[int, list] = {}
-    for ask in ledger.asks:
-        asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
-    # The requests waiting for an answer: the GM's list, while the session runs.
-    open_asks = [ask_view(a, **who) for a in ledger.open_asks]
-    # An event is opened by a roll (the marker moves) but ended without one, so a
-    # cached event id is checked live; no id means no event, without a query.
-    event_id = ledger.running_event_id
-    event = (
-        initiative_selectors.running_event(
-            access.session, pk=event_id, turn_number=turn.number if turn else None
-        )
-        if event_id
-        else None
-    )
-    fight = (
-        initiative_selectors.fight_view(
-            event,
-            turn.number if turn else event.opened_turn,
-            sees_hidden=access.is_gm or access.is_moderator,
-        )
-        if event
-        else None
-    )
-    folds_html = ledger.folds_html
-    unfolded = _unfolded_at(access.session, ledger.folds, roll)
-    if unfolded is not None:
-        folds_html = folds_html | {unfolded.post_id: _fold_html(unfolded)}
-    return DiaryRolls(
-        # Both parts are rendered templates' output (a plain "" + SafeString is not safe).
-        by_post={
-            post_id: mark_safe(folds_html.get(post_id, "") + block)
-            for post_id, block in ledger.rolls_html.items()
-        },
-        head=ledger.head,
-        may_roll=may_roll_in_diary(access),
-        asks_by_post=asks_by_post,
-        open_asks=open_asks,
-        shows_open_asks=shows_open_asks,
-        may_ask=access.is_player and not access.is_gm and access.session.is_running,
-        action_counts=ledger.counts,
-        # A system that refuses a further action roll outside combat shows the limit; the
-        # others count action rolls and show them.
-        action_limit=1 if _refuses_extra_action_rolls(access.session) and not event else None,
-        fight=fight,
-        may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
-        item_counts=ledger.uses,
-        entry_forms=(
-            _entry_forms(access, entry_character, _own_posts_on_page(access, posts, turn))
-            if may_write_entries_in_diary(access)
-            else None
-        ),
-        may_use_items=may_open_item_use(access),
-        may_roll_free=may_roll_free_in_diary(access),
-        reroll_offers_by_post=reroll_offers_for(access, ledger.reroll_offers),
-    )
-
-
-def _refuses_extra_action_rolls(session) -> bool:
-    system = registry.system_for(session.system)
-    return bool(system and system.refuses_extra_action_rolls)
-
-
-def _own_posts_on_page(access, posts, turn) -> list:
-    """The GM's own visible posts of this turn among the page's, newest first: where an
-    entry may land by choice (no query; the turn's posts are on its last pages)."""
-    if turn is None:
-        return []
-    return sorted(
-        (
-            p
-            for p in posts
-            if p.author_id == access.user.pk and p.turn_id == turn.pk and not p.is_hidden
-        ),
-        key=lambda p: -p.pk,
-    )
-
-
-def _entry_forms(access, entry_character=None, posts=()) -> dict:
-    """The GM's entry forms for the diary, each with its own one-time token; a
-    link's `?entry_character=<pk>` (the sheet's) preselects that character; `posts`: the
-    GM's posts an entry may land in by choice."""
-    targets = entry_targets(access.session)
-    picked = preselected_character(entry_character, targets)
-    npc_targets = npc_entry_targets(access.session)
-    return {
-        name: form(
-            prefix=name,
-            user=access.user,
-            session=access.session,
-            characters=targets,
-            npc_targets=npc_targets,
-            posts=posts,
-            initial={"character": picked} if picked else None,
-        )
-        for name, form in GM_ENTRY_FORMS.items()
-    }
 
 
 def asks_waiting_for(user) -> list:
@@ -764,7 +349,7 @@ def locked_reads(
     the locked session's row. Always the roll its one-time token already made (TokenUse);
     `action_of` (a character's id): its TurnActionState in `turn`; `newest_post`: the newest
     visible post (diary.selectors.newest_visible_post), as a Post with NEWEST_POST_FIELDS and
-    `newest_in_session`; `turn_seed`: `turn`'s TurnSeedRead (rolls.fair_dice).
+    `newest_in_session`; `turn_seed`: `turn`'s TurnSeedRead (rolls.ledger.fair_dice).
 
     Issued after the lock's own `SELECT ... FOR UPDATE`, never folded into it: in
     PostgreSQL's READ COMMITTED a statement that waited for the row lock re-reads only the
@@ -877,7 +462,7 @@ def chain_head(session) -> ChainHead:
     return ChainHead(last.seq, last.hash) if last else ChainHead(0, None)
 
 
-def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
+def chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
     """chain_head() and the running initiative event's id, in one query."""
     from django.db.models import OuterRef, Subquery
 
@@ -896,172 +481,3 @@ def _chain_head_and_running_event(session) -> tuple[ChainHead, int | None]:
 
 def session_rolls(session):
     return Roll.objects.filter(session=session).select_related("post", "rolled_by").order_by("seq")
-
-
-@dataclass
-class FreeRollStats:
-    """One roller's free-form rolls in the moderators' audit, per die size: how many rolls,
-    how many dice of each size and their mean face against a fair die's. Fate dice (faces
-    "F": −1, 0, +1) are a size of their own, after the numbered ones."""
-
-    username: str
-    by_player: bool
-    rolls: int = 0
-    faces: dict[int | str, list[int]] = field(default_factory=dict)  # die size → every face
-
-    @property
-    def dice(self) -> list[tuple[int | str, int, float, float]]:
-        """(die size, dice rolled, mean face, a fair die's mean), smallest die first."""
-        return [
-            (size, len(seen), sum(seen) / len(seen), 0.0 if size == "F" else (size + 1) / 2)
-            for size, seen in sorted(self.faces.items(), key=lambda item: _die_order(item[0]))
-        ]
-
-
-def _die_order(size: int | str) -> tuple[bool, int]:
-    return (size == "F", size if isinstance(size, int) else 0)
-
-
-def _stored_dice_terms(terms):
-    """Every stored dice term of a free roll's result, those inside products and groups too."""
-    for term in terms:
-        if term.get("kind") == "dice":
-            yield term
-        for part in (*term.get("factors", ()), *term.get("items", ())):
-            yield from _stored_dice_terms(part["terms"])
-
-
-def free_roll_stats(session) -> list[FreeRollStats]:
-    """Every roller's free-form rolls (the GM's and, where allowed, each player's), read
-    from the records in one query; a secret roll counts once revealed, as its reveal."""
-    stats: dict[tuple[str, bool], FreeRollStats] = {}
-    rows = Roll.objects.filter(session=session, test__in=(free_notation.TEST, REVEAL_TEST))
-    for record in rows.values_list("record", flat=True):
-        try:
-            shown = record["reveals"]["record"] if "reveals" in record else record
-            if shown.get("kind") != free_notation.TEST:
-                continue
-            faces: dict[int | str, list[int]] = {}
-            for term in _stored_dice_terms(shown["result"]["terms"]):
-                size = term["faces"]
-                if not (size == "F" or type(size) is int):
-                    raise TypeError(size)
-                seen = [die["face"] for die in term["dice"]]
-                if not all(type(face) is int for face in seen):
-                    raise TypeError(seen)
-                faces.setdefault(size, []).extend(seen)
-            key = (record["rolled_by"]["username"], is_player_free_roll(shown))
-            row = stats.setdefault(key, FreeRollStats(*key))
-            row.rolls += 1
-            for size, seen in faces.items():
-                row.faces.setdefault(size, []).extend(seen)
-        except (KeyError, TypeError, AttributeError):
-            continue  # a damaged record; the chain report names it
-    return sorted(stats.values(), key=lambda s: (not s.by_player, s.username))
-
-
-# ---------------------------------------------------------------------------
-# Fair dice (rolls.fair_dice) as a roll's page shows them
-
-
-@dataclass(frozen=True)
-class TurnCommitment:
-    """The current turn's dice commitment, as the roll forms show it before a roll."""
-
-    turn: int
-    seq: int
-    public: str
-
-
-def turn_commitment(session) -> TurnCommitment | None:
-    """The commitment the current turn's dice come from; None for a turn without one."""
-    turn = session.current_turn
-    if turn is None:
-        return None
-    commit = (
-        TurnSeed.objects.filter(session=session, turn_number=turn.number)
-        .values_list("commit__seq", "commit__record")
-        .first()
-    )
-    if commit is None:
-        return None
-    seq, record = commit
-    return TurnCommitment(turn=turn.number, seq=seq, public=record["dice_commit"]["public"])
-
-
-@dataclass(frozen=True)
-class DiceCheck:
-    """What a roll's page says of its dice: drawn from turn `turn`'s seed (committed in
-    entry `commit_seq`) and the roller's seed; `reveal_seq` the entry that revealed the seed,
-    None while the turn runs (or the secret stream is sealed); `follows` whether every
-    draw is the face the seeds give, recomputed now."""
-
-    turn: int
-    stream: str
-    commit_seq: int
-    client_seed: str
-    by_browser: bool
-    draws: int
-    reveal_seq: int | None
-    follows: bool
-
-
-def dice_check(roll: Roll, record: dict | None = None) -> DiceCheck | None:
-    """The fair dice of a roll (of `record`, its revealed record for a secret roll), or None
-    for a roll without them (an entry, a turn opened before seeds were committed)."""
-    record = record if record is not None else roll.record
-    fair = record.get("fair")
-    if not isinstance(fair, dict):
-        return None
-    stream = fair.get("stream")
-    seeds = (
-        TurnSeed.objects.filter(session_id=roll.session_id, turn_number=record.get("turn"))
-        .select_related("public_reveal", "secret_reveal")
-        .first()
-    )
-    reveal = None
-    if seeds is not None:
-        reveal = seeds.secret_reveal if stream == "secret" else seeds.public_reveal
-    follows = False
-    if reveal is not None:
-        seed = reveal.record["dice_reveal"]["seeds"][stream]
-        follows = (
-            draws_match(
-                seed=seed,
-                session=roll.session_id,
-                seq=record["seq"],
-                client_seed=fair["client_seed"],
-                draws=fair["draws"],
-            )
-            is None
-        )
-    return DiceCheck(
-        turn=record.get("turn"),
-        stream=stream,
-        commit_seq=fair.get("commit"),
-        client_seed=fair.get("client_seed", ""),
-        by_browser=fair.get("client_seed_by") == "browser",
-        draws=len(fair.get("draws") or ()),
-        reveal_seq=reveal.seq if reveal is not None else None,
-        follows=follows,
-    )
-
-
-def ledger_export(session) -> dict:
-    """The session's whole ledger as the export and the archive give it (docs/audit.md): every
-    row with its hashes and signature, the chain's rules and the keys that verify it."""
-    rows = (
-        Roll.objects.filter(session=session)
-        .order_by("seq")
-        .values("seq", "prev_hash", "hash", "record", "key_id", "signature")
-    )
-    return {
-        "session": session.pk,
-        "title": session.title,
-        "genesis_hash": chain.GENESIS_HASH,
-        "hash_rule": 'sha256(canonical_json({"prev_hash": prev_hash, "record": record}))',
-        "signature_rule": signing.SIGNATURE_RULE,
-        # key_id → base64 public key; compare them with the ones the site publishes.
-        "public_keys": signing.trusted_public_keys(),
-        "rolls": list(rows),
-    }

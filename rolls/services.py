@@ -36,10 +36,16 @@ from diary.selectors import move_actions_in_turn, newest_visible_post, own_posts
 from diary.services import current_turn, post_create_for_rolls
 from rolls import registry
 from rolls.access import access_roll_panel, askable_modes, check_may_roll, may_ask
-from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import systems as engine_systems
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.fair_dice import NOT_READ, FairRoll, fair_roll, reveal_all, secret_stream_freed
+from rolls.ledger.chain_writer import chain_append, lock_session
+from rolls.ledger.fair_dice import NOT_READ, FairRoll, fair_roll, reveal_all, secret_stream_freed
+from rolls.ledger.secret import (
+    HIDDEN_CHANGED,
+    REVEAL_TEST,
+    commitment_matches,
+    reveal_token,
+)
 from rolls.models import (
     ASK_NOTE_MAX_LENGTH,
     SESSION_END_KIND,
@@ -49,13 +55,8 @@ from rolls.models import (
     SecretRoll,
 )
 from rolls.plugins import Case, RequestError, RollContext
+from rolls.presenters import roll_announcement
 from rolls.roll_plan import PlanChanged, RollPlan
-from rolls.secret import (
-    HIDDEN_CHANGED,
-    REVEAL_TEST,
-    commitment_matches,
-    reveal_token,
-)
 from rolls.selectors import (
     TokenUse,
     TurnActionState,
@@ -156,7 +157,7 @@ def _action_record(session, case: Case, turn, characters, extra_action_reason, c
 
 
 # ---------------------------------------------------------------------------
-# Secret rolls (rolls.secret)
+# Secret rolls (rolls.ledger.secret)
 
 SECRET_VISIBLE_REFUSED = gettext_lazy(
     "This roll cannot be secret: it changes a sheet or opens an event that everyone sees."
@@ -283,10 +284,10 @@ def roll_make(
 ) -> RollMade:
     """Roll a case (the module's docstring). `answers`: the request answered, `answer_note` why
     the roll differs; `characters`: the sheets the panel read (others are not playing);
-    `secret`: rolls.secret; `extra_action_reason`: the GM allows another action; `client_seed`:
-    the page's share of the turn's fair dice (rolls.fair_dice); `dice`: faces given instead;
-    `plan`: the digest of the roll the page described (rolls.roll_plan): any other roll is
-    refused (PlanChanged) before a die falls."""
+    `secret`: rolls.ledger.secret; `extra_action_reason`: the GM allows another action;
+    `client_seed`: the page's share of the turn's fair dice (rolls.ledger.fair_dice);
+    `dice`: faces given instead; `plan`: the digest of the roll the page described
+    (rolls.roll_plan): any other roll is refused (PlanChanged) before a die falls."""
     with transaction.atomic():
         locked = lock_session(session)
         for effect in case.effects:
@@ -322,6 +323,7 @@ def roll_make(
             token=token,
             digest=digest,
             body=body,
+            announce=roll_announcement,
             secret=secret,
         )
         for effect in case.effects:
@@ -473,7 +475,7 @@ def secret_roll_reveal(*, session, by, seq: int):
         if turn is None:
             raise PermissionDenied
         roll = _reveal_secret(locked, by, hidden, turn.number)
-        # Its turn's secret seed may now be free to publish (rolls.fair_dice).
+        # Its turn's secret seed may now be free to publish (rolls.ledger.fair_dice).
         secret_stream_freed(locked, by, hidden.roll.turn_number)
     return RollMade(roll, created=True)
 
@@ -514,6 +516,7 @@ def _reveal_secret(locked: GameSession, by, hidden: SecretRoll, turn_number: int
         token=reveal_token(secret_row),
         digest=hashlib.sha256(f"reveal:{secret_row.hash}".encode()).hexdigest(),
         body=body,
+        announce=roll_announcement,
     )
     hidden.reveal = roll
     hidden.save(update_fields=["reveal"])
@@ -523,7 +526,7 @@ def _reveal_secret(locked: GameSession, by, hidden: SecretRoll, turn_number: int
 def session_finishing(session: GameSession, by) -> None:
     """The session ends (diary.services.session_transition, under its lock, by its GM): every
     secret roll still sealed is revealed, so a GM who rolled several and showed the one they
-    liked is seen doing it; then every dice seed still held is published (rolls.fair_dice);
+    liked is seen doing it; then every dice seed still held is published (rolls.ledger.fair_dice);
     then the chain's last entry says the session ended, so that anyone holding the export
     can check that nothing stays sealed after it (docs/audit.md)."""
     turn = current_turn(session)
@@ -550,6 +553,7 @@ def session_finishing(session: GameSession, by) -> None:
             "kind": SESSION_END_KIND,
             SESSION_END_KIND: {"status": SessionStatus.FINISHED.value},
         },
+        announce=None,
     )
 
 

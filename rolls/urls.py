@@ -1,6 +1,9 @@
 from django.urls import path
 
-from rolls import free_views, initiative_views, views
+from rolls import views
+from rolls.audit import views as audit_views
+from rolls.free import views as free_views
+from rolls.initiative import views as initiative_views
 
 app_name = "rolls"
 
@@ -10,10 +13,10 @@ urlpatterns = [
     path("<int:pk>/rolls/<int:seq>/reveal/", views.reveal, name="reveal"),
     path("<int:pk>/rolls/<int:seq>/reroll/", views.reroll, name="reroll"),
     path("<int:pk>/posts/<int:post_pk>/rolls/", views.post_rolls, name="post_rolls"),
-    path("<int:pk>/rolls/audit/", views.audit, name="audit"),
-    path("<int:pk>/rolls/ledger.json", views.export, name="export"),
-    path("<int:pk>/archive.zip", views.archive, name="archive"),
-    path("ledger-keys.json", views.ledger_keys, name="ledger_keys"),
+    path("<int:pk>/rolls/audit/", audit_views.audit, name="audit"),
+    path("<int:pk>/rolls/ledger.json", audit_views.export, name="export"),
+    path("<int:pk>/archive.zip", audit_views.archive, name="archive"),
+    path("ledger-keys.json", audit_views.ledger_keys, name="ledger_keys"),
     path("<int:pk>/rolls/ask/", views.ask_create, name="ask"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/withdraw/", views.ask_withdraw, name="ask_withdraw"),
     path("<int:pk>/rolls/asks/<int:ask_pk>/decline/", views.ask_decline, name="ask_decline"),
@@ -22,7 +25,7 @@ urlpatterns = [
     path("<int:pk>/abilities/use/", views.ability_use, name="ability_use"),
 ]
 
-# The initiative event (rolls/initiative_views.py).
+# The initiative event (rolls/initiative/views.py).
 urlpatterns += [
     path("<int:pk>/rolls/initiative/", initiative_views.initiative, name="initiative"),
     path(
@@ -48,5 +51,5 @@ urlpatterns += [
     path("<int:pk>/rolls/initiative/end/", initiative_views.initiative_end, name="initiative_end"),
 ]
 
-# The GM's free-form dice (rolls/free_views.py).
+# The GM's free-form dice (rolls/free/views.py).
 urlpatterns += [path("<int:pk>/rolls/free/", free_views.free_roll, name="free")]

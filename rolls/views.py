@@ -5,67 +5,41 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from characters.selectors import catalog_version_subquery
 from config.form_errors import apply_service_errors
-from config.roles import is_moderator
 from diary import permissions as diary_permissions
-from diary.models import GameSession, Post
+from diary.models import Post
 from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import archive as session_archive
-from rolls import chain, entries, ledger, registry, selectors, services, signing
-from rolls.chain_writer import lock_session
+from rolls import registry, selectors, services
 from rolls.engine.errors import RuleError
-from rolls.entry_forms import (
+from rolls.entries import selectors as entry_selectors
+from rolls.entries import services as entries
+from rolls.entries.forms import (
     GM_ENTRY_FORMS,
     AbilityUseForm,
     ItemUseForm,
     preselected_character,
 )
 from rolls.forms import AskDeclineForm, AskTargetForm, ClientSeedForm
+from rolls.ledger import chain
+from rolls.ledger.secret import REVEAL_TEST, SECRET_TEST
+from rolls.ledger.selectors import dice_check
 from rolls.messages import refusal_message
 from rolls.models import Roll, RollAsk, SecretRoll
 from rolls.panel import LEAVE_ASK, Panel, preserve_typed_fields
 from rolls.plugins import FormContext, percent_text
+from rolls.posts.presenters import post_rolls_batch
 from rolls.presenters import hidden_view, roll_view
 from rolls.roll_plan import PlanChanged
-from rolls.secret import REVEAL_TEST, SECRET_TEST
-
-
-def _session_for_reader(
-    request, pk: int, *, lock: bool = False, newest_post: bool = False
-) -> GameSession:
-    # The current turn rides along: the panel and the roll read it off the row; so does the
-    # catalogs' version, under which the forms find the catalogs cached (no query of its own).
-    # `lock`: the row locked for the rest of the transaction (rolls.chain_writer.lock_session).
-    # `newest_post`: the diary's newest visible post too, where the panel's line says the
-    # GM's roll lands (rolls.panel.Panel.plan).
-    version = {"catalog_version": catalog_version_subquery()}
-    if newest_post:
-        version[selectors.NEWEST_POST_ANNOTATION] = selectors.newest_post_subquery()
-    if lock:
-        try:
-            session = lock_session(pk, related=("gm",), annotations=version)
-        except GameSession.DoesNotExist:
-            raise Http404 from None
-    else:
-        sessions = GameSession.objects.select_related("gm", "current_turn").annotate(**version)
-        session = get_object_or_404(sessions, pk=pk)
-    # Its GM always reads a session (diary.access.SessionAccess.can_read), which the row
-    # already says: the participations and the moderator check are read for others only.
-    if diary_permissions.is_gm(request.user, session):
-        return session
-    if not diary_permissions.can_read_session(request.user, session):
-        raise Http404
-    return session
+from rolls.selectors import NEWEST_POST_ANNOTATION, newest_post_subquery
 
 
 def _panel_url(request, access, fields, *, fresh_token: bool = False) -> str:
@@ -111,13 +85,15 @@ def _is_own_panel(request, access) -> bool:
 def panel(request, pk: int):
     """The roll panel: pick a test, see the threshold and the exact chance, roll."""
     if request.method == "GET":
-        session = _session_for_reader(request, pk, newest_post=True)
+        session = rolls_access.session_for_reader(
+            request, pk, annotations={NEWEST_POST_ANNOTATION: newest_post_subquery()}
+        )
         return _panel_get(request, _panel_access(request, session))
     # A roll reads its session once, locked from the start: the roll service would lock it
     # anyway, so the session's rolls queue a few milliseconds of form checks earlier and
     # every roll saves a statement.
     with transaction.atomic():
-        session = _session_for_reader(request, pk, lock=True)
+        session = rolls_access.session_for_reader(request, pk, lock=True)
         return _panel_post(request, _panel_access(request, session))
 
 
@@ -291,7 +267,7 @@ def _render_panel(
 @require_GET
 def roll_detail(request, pk: int, seq: int):
     """A roll's permalink: the full stored record and its place in the chain."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     roll = get_object_or_404(
         Roll.objects.select_related("post", "rolled_by"), session=session, seq=seq
     )
@@ -323,9 +299,9 @@ def post_rolls(request, pk: int, post_pk: int):
     seqs they lie between): the fragment an htmx click puts in place of its control, or
     without JS a page of them. Whoever reads the diary reads them, rendered as the diary
     renders them (a secret roll's commitment, never its record)."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     post = get_object_or_404(Post.objects.only("pk", "session_id"), pk=post_pk, session=session)
-    batch = selectors.post_rolls_batch(
+    batch = post_rolls_batch(
         post,
         before=_seq_bound(request.GET.get("before")),
         after=_seq_bound(request.GET.get("after")),
@@ -342,8 +318,8 @@ def _dice_of(roll: Roll):
     """The fair dice this entry shows: its own, or a revealed secret roll's."""
     if roll.test == REVEAL_TEST:
         revealed = roll.record["reveals"].get("record")
-        return selectors.dice_check(roll, revealed) if isinstance(revealed, dict) else None
-    return selectors.dice_check(roll)
+        return dice_check(roll, revealed) if isinstance(revealed, dict) else None
+    return dice_check(roll)
 
 
 def _secret_context(user, session, roll) -> dict:
@@ -371,10 +347,10 @@ def _secret_context(user, session, roll) -> dict:
 @login_required
 @require_POST
 def reveal(request, pk: int, seq: int):
-    """The GM reveals a secret roll: a reveal entry joins the chain (rolls.secret). It cannot
+    """The GM reveals a secret roll: a reveal entry joins the chain (rolls.ledger.secret). It cannot
     be undone, so the roll page's button only asks again (a page with the real button, which
     works without JavaScript); the reveal happens on `confirm=yes`."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     hidden = get_object_or_404(SecretRoll, roll__session=session, roll__seq=seq)
     if request.POST.get("confirm") != "yes" and hidden.reveal_id is None:
         if not rolls_access.access_roll_panel(request.user, session).may_roll_secret:
@@ -419,7 +395,7 @@ REROLL_NOT_OFFERED = gettext_lazy(
 def reroll(request, pk: int, seq: int):
     """A failed roll rerolled by choice (a system's przerzut): the sources that apply, the
     chance, and the reroll, a roll of its own linked to this one (which stays as it was)."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     first = get_object_or_404(
         Roll.objects.select_related("post", "character"), session=session, seq=seq
     )
@@ -498,76 +474,11 @@ def _reroll_refusal(user, session, first, system) -> str | None:
 
 
 @login_required
-@require_GET
-def audit(request, pk: int):
-    """Moderators: the session's chain verified, and roll statistics per character."""
-    if not is_moderator(request.user):
-        raise PermissionDenied  # before the lookup: no one learns which sessions exist
-    session = get_object_or_404(GameSession.objects.select_related("gm"), pk=pk)
-    system = registry.system_for(session.system)
-    return render(
-        request,
-        "rolls/audit.html",
-        {
-            "session": session,
-            # The strongest check: chain, signatures, and every result recomputed.
-            "report": ledger.verify_session(session.pk, recompute=True),
-            "signing_key_id": signing.key_id_of(signing.current_public_key()),
-            "rolls": [roll_view(r) for r in selectors.session_rolls(session)],
-            # The system's own figures of its dice, and the legend of its marks.
-            "audit_template": system.audit_template if system else "",
-            "stats": system.audit(session) if system and system.audit else None,
-            # Free-form dice, per roller (the GM's, and each player's where allowed).
-            "free_stats": selectors.free_roll_stats(session),
-            "legend_template": system.legend_template if system else "",
-            "legend": system.legend if system else None,
-        },
-    )
-
-
-@login_required
-@require_GET
-def export(request, pk: int):
-    """The session's whole ledger as JSON, to recompute the chain anywhere (docs/audit.md)."""
-    session = _session_for_reader(request, pk)
-    payload = selectors.ledger_export(session)
-    response = JsonResponse(payload, json_dumps_params={"ensure_ascii": False, "indent": 1})
-    response["Content-Disposition"] = f'attachment; filename="codziennik-ledger-{session.pk}.json"'
-    return response
-
-
-@login_required
-@require_GET
-def archive(request, pk: int):
-    """The session carried away (rolls/archive.py): one ZIP of its diary as static pages, its
-    ledger, the site's public keys and verify.html, for whoever reads the session."""
-    session = _session_for_reader(request, pk)
-    response = HttpResponse(
-        session_archive.session_archive(request.user, session), content_type="application/zip"
-    )
-    response["Content-Disposition"] = f'attachment; filename="codziennik-sesja-{session.pk}.zip"'
-    return response
-
-
-@require_GET
-def ledger_keys(request):
-    """The public keys every roll's signature verifies against (docs/audit.md): public, so
-    anyone can check an exported ledger with docs/verify_ledger.py --public-key."""
-    keys = signing.trusted_public_keys()
-    payload = {
-        "signature_rule": signing.SIGNATURE_RULE,
-        "current_key_id": signing.key_id_of(signing.current_public_key()),
-        "public_keys": keys,
-    }
-    return JsonResponse(payload, json_dumps_params={"indent": 1})
-
-
-@login_required
 @require_http_methods(["GET", "POST"])
 def ask_create(request, pk: int):
     """A player asks the GM for a roll: the test and what of their sheet applies, checked
     against the rules now (RULES 1.2), shown in their post, answered by the GM."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     if not rolls_access.may_ask(request.user, session):
         raise PermissionDenied
     system = registry.system_for(session.system)
@@ -631,7 +542,7 @@ def ask_create(request, pk: int):
 @login_required
 @require_POST
 def ask_withdraw(request, pk: int, ask_pk: int):
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     ask = get_object_or_404(RollAsk, pk=ask_pk, session=session)
     try:
         services.roll_ask_withdraw(ask=ask, by=request.user)
@@ -646,7 +557,7 @@ def ask_withdraw(request, pk: int, ask_pk: int):
 @require_http_methods(["GET", "POST"])
 def ask_decline(request, pk: int, ask_pk: int):
     """The GM declines a player's request, saying why (it will not be rolled)."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     if not diary_permissions.is_gm(request.user, session):
         raise PermissionDenied
     ask = get_object_or_404(RollAsk.objects.select_related("post"), pk=ask_pk, session=session)
@@ -745,11 +656,11 @@ def entries_page(request, pk: int):
     """The GM's diary entries: HP (damage), an effect, an effect freed, an item grant. The
     diary shows the same forms; a refused one comes back here with its errors next to the
     fields. `?entry_character=<pk>` preselects a character (the sheet's link)."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     if not rolls_access.may_write_entries(request.user, session):
         raise PermissionDenied
-    targets = selectors.entry_targets(session)
-    npc_targets = selectors.npc_entry_targets(session)
+    targets = entry_selectors.entry_targets(session)
+    npc_targets = entry_selectors.npc_entry_targets(session)
     own_posts = own_posts_in_turn(session, request.user, current_turn(session))
     posted = request.POST.get("entry") if request.method == "POST" else None
     picked = preselected_character(request.GET.get("entry_character"), targets)
@@ -788,7 +699,7 @@ def _action_without_roll_page(request, pk: int):
     """The session of a page recording an action without a roll (a potion, a spell or an
     ability), for its players and GM while it runs; whether this user may allow a further
     action. Only the GM allows one (RULES 1.5): a player sending the GM's reason is refused."""
-    session = _session_for_reader(request, pk)
+    session = rolls_access.session_for_reader(request, pk)
     is_gm = diary_permissions.is_gm(request.user, session)
     if not session.is_running or not (is_gm or diary_permissions.is_player(request.user, session)):
         raise PermissionDenied
@@ -807,7 +718,7 @@ def item_use(request, pk: int):
     """A character uses a potion or healing item (an action without a roll, seed line 142):
     its owner, or the GM for them."""
     session, is_gm, may_allow = _action_without_roll_page(request, pk)
-    potions = selectors.usable_items(session, request.user, is_gm=is_gm)
+    potions = entry_selectors.usable_items(session, request.user, is_gm=is_gm)
     posted = request.method == "POST"
     form = ItemUseForm(
         request.POST if posted else None,
@@ -847,7 +758,7 @@ def ability_use(request, pk: int):
     """A character uses a spell or ability without a roll (the turn's action, seed 000
     VII.1): its owner, or the GM for any character."""
     session, is_gm, may_allow = _action_without_roll_page(request, pk)
-    characters = selectors.characters_acting_for(session, request.user, is_gm=is_gm)
+    characters = entry_selectors.characters_acting_for(session, request.user, is_gm=is_gm)
     posted = request.method == "POST"
     form = AbilityUseForm(
         request.POST if posted else None,

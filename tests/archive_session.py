@@ -2,7 +2,7 @@
 secret roll and its reveal, a diary entry, table talk, and dice of the fair scheme (a turn's
 commitment, a roll whose every die follows from the turn's seed, the seed's reveal).
 
-The dice are the roll path's own (rolls.fair_dice): the turn's seeds committed, rolls made
+The dice are the roll path's own (rolls.ledger.fair_dice): the turn's seeds committed, rolls made
 with the browser's seed, every seed revealed as the session's end does."""
 
 from __future__ import annotations
@@ -14,11 +14,12 @@ from django.db import transaction
 from diary import services as diary_services
 from diary import talk_services
 from diary.services import current_turn
-from rolls import entries, fair_dice
-from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import fair
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import ScriptedDice
+from rolls.entries import services as entries
+from rolls.ledger import fair_dice
+from rolls.ledger.chain_writer import chain_append, lock_session
 from rolls.services import secret_roll_reveal
 from tests.rolling import make_roll
 from tests.rolls.test_ledger import percepcja_request
@@ -42,6 +43,7 @@ def _append(session, by, post, turn, test, content_for, *, secret=False):
             token=uuid.uuid4(),
             digest="0" * 64,
             body=content_for,
+            announce=None,
             secret=secret,
         )
 
@@ -85,7 +87,7 @@ def _fair_roll(session, gm, post, turn, commit_seq, *, stream, seed, secret=Fals
 
 
 def _roll_path_fair_dice(session, gm, table):
-    """The roll path's own fair dice (rolls.fair_dice): the turn's
+    """The roll path's own fair dice (rolls.ledger.fair_dice): the turn's
     seeds committed, a roll and a secret roll made with the browser's seed, the secret roll
     revealed, then every seed (as the session's end does)."""
     turn = current_turn(session).number

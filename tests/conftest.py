@@ -34,7 +34,8 @@ def pytest_configure(config):
 
     # Real password hashing costs ~0.3 s a user; tests make hundreds of users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-    # The test database gets the ledger's flush permit (rolls/ledger_sql.py); nothing else does.
+    # The test database gets the ledger's flush permit (rolls/ledger/triggers.py); nothing
+    # else does.
     settings.ROLL_LEDGER_TEST_FLUSH = True
     # Tests post and sign up far faster than people; tests/site/test_rate_limits.py
     # puts the real limits back to prove them.
@@ -46,7 +47,7 @@ def pytest_configure(config):
         "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
     }
     settings.WHITENOISE_AUTOREFRESH = True
-    # The suite signs rolls with a key of its own, never one in var/ (rolls/signing.py).
+    # The suite signs rolls with a key of its own, never one in var/ (rolls/ledger/signing.py).
     import tempfile
     from pathlib import Path
 
@@ -78,7 +79,7 @@ def _polish_by_default(settings):
 
 @pytest.fixture(autouse=True)
 def _dice_seeds_only_where_marked(request):
-    """Turns commit dice seeds as they open (rolls.fair_dice), which adds two chain entries
+    """Turns commit dice seeds as they open (rolls.ledger.fair_dice), which adds two chain entries
     to every turn. Tests marked `fair_dice` play that way, as the site does; the others play
     sessions as they were before it did (turns without a seed roll the server's dice, as
     turns opened before the upgrade do), so that their roll numbers stay the rolls' own."""

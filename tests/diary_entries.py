@@ -1,11 +1,11 @@
 """The GM's diary entries called as services, for tests that need a character in
 play damaged, affected or given potions: in play the sheet no longer writes these, so the
-tests go through the same entries the diary's forms make (rolls.entries)."""
+tests go through the same entries the diary's forms make (rolls.entries.services)."""
 
 import uuid
 
 from characters.models import HealingPotion, NegativeEffect
-from rolls import entries
+from rolls.entries import services as entries
 
 
 def _once() -> dict:

@@ -3,9 +3,9 @@
 The first roll is made through the real service (rolls.services.roll_make or
 roll_make_case), so its record is one the site writes; the rest are copies of it with their
 own seq, post, time, hash and signature, written with bulk_create. The chain verifies
-(rolls.ledger.verify_session, with --recompute too: a copy keeps its case and dice) and the
+(rolls.ledger.verify.verify_session, with --recompute too: a copy keeps its case and dice) and the
 session's head (GameSession.chain_seq / chain_hash) is moved to the last row, as
-rolls.chain_writer.chain_append would have left it.
+rolls.ledger.chain_writer.chain_append would have left it.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ import uuid
 from django.utils import timezone
 
 from diary.models import GameSession, Post
-from rolls import signing
-from rolls.chain import chain_hash
+from rolls.ledger import signing
+from rolls.ledger.chain import chain_hash
 from rolls.models import Roll
 from tests.scale import foreign_keys_unchecked
 

@@ -35,7 +35,7 @@ _SPACE = 2**256
 
 def canonical_json(value) -> bytes:
     """Keys sorted, no insignificant whitespace, UTF-8, no ASCII escaping: the encoding the
-    chain hashes (rolls/chain.py) and the seeds' commitments use."""
+    chain hashes (rolls/ledger/chain.py) and the seeds' commitments use."""
     return json.dumps(
         value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
     ).encode("utf-8")

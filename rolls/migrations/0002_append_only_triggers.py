@@ -1,7 +1,7 @@
 """Make rolls_roll append-only in the database itself, on PostgreSQL and SQLite.
 
 This migration holds its own SQL and imports nothing from the project, so it
-stays what it was when it was applied (rolls/ledger_sql.py and the `flush`
+stays what it was when it was applied (rolls/ledger/triggers.py and the `flush`
 command read the names and statements from here, never the other way round).
 
 The test suite empties its database between live-server tests with Django's

@@ -62,7 +62,7 @@ def install_sql(vendor: str, hatch: bool) -> list[str]:
 
 
 def drop_sql(vendor: str) -> list[str]:
-    """Only for tests that simulate an attacker with DDL rights (rolls.ledger_sql)."""
+    """Only for tests that simulate an attacker with DDL rights (rolls.ledger.triggers)."""
     if vendor == "postgresql":
         return [
             f"DROP TRIGGER IF EXISTS rolls_secretroll_guard ON {TABLE}",

@@ -6,7 +6,7 @@ without rolls, change as before. Deleting such a post is already refused by roll
 foreign key; the test database's flush deletes, never updates, so no hatch is needed.
 
 Like 0002, this migration holds its own SQL and imports nothing from the project, so it
-stays what it was when it was applied (rolls/ledger_sql.py re-exports it).
+stays what it was when it was applied (rolls/ledger/triggers.py re-exports it).
 
 On SQLite a later migration that rebuilds diary_post (an ALTER SQLite cannot do in place)
 drops this trigger with the old table: tests/rolls/test_ledger_placement.py finds that.
@@ -54,7 +54,7 @@ def install_sql(vendor: str) -> list[str]:
 
 
 def drop_sql(vendor: str) -> list[str]:
-    """Only for tests that simulate an attacker with DDL rights (rolls.ledger_sql)."""
+    """Only for tests that simulate an attacker with DDL rights (rolls.ledger.triggers)."""
     if vendor == "postgresql":
         return [
             f"DROP TRIGGER IF EXISTS rolls_post_stays ON {TABLE}",

@@ -6,7 +6,7 @@ turn a lie. The only change allowed is filling each reveal column (`public_revea
 test database's flush hatch where 0002 built it (its permit table exists).
 
 Like 0015, this migration holds its own SQL and imports nothing from the project, so it stays
-what it was when it was applied (rolls/ledger_sql.py re-exports it). On SQLite a later
+what it was when it was applied (rolls/ledger/triggers.py re-exports it). On SQLite a later
 migration that rebuilds rolls_turnseed (an ALTER SQLite cannot do in place) drops these
 triggers with the old table and must install them again, as 0014 does for rolls_roll.
 """
@@ -72,7 +72,7 @@ def install_sql(vendor: str, hatch: bool) -> list[str]:
 
 
 def drop_sql(vendor: str) -> list[str]:
-    """Only for tests that simulate an attacker with DDL rights (rolls.ledger_sql)."""
+    """Only for tests that simulate an attacker with DDL rights (rolls.ledger.triggers)."""
     if vendor == "postgresql":
         return [
             f"DROP TRIGGER IF EXISTS rolls_turnseed_guard ON {TABLE}",

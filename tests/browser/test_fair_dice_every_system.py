@@ -11,7 +11,9 @@ from django.utils import translation
 from playwright.sync_api import expect
 
 from diary import services as diary_services
-from rolls import archive, selectors, signing
+from rolls.audit import archive
+from rolls.ledger import signing
+from rolls.ledger.export import ledger_export
 from tests.browser.test_session_archive import _offline_page, _resigned, _verdict
 from tests.rolls.test_fair_dice_play import a_roll_of_each_system
 from tests.rolls.test_signing import load_script
@@ -37,7 +39,7 @@ def test_every_system_s_dice_recompute_outside_the_site(browser, table, make_use
     try:
         for session, gm, roll in made:
             diary_services.turn_open_next(session=session, by=gm)
-            ledger = json.loads(json.dumps(selectors.ledger_export(session), default=str))
+            ledger = json.loads(json.dumps(ledger_export(session), default=str))
             path = tmp_path / f"ledger-{session.system}.json"
             path.write_text(json.dumps(ledger), encoding="utf-8")
             assert script.main([str(path), "--public-key", public_key]) == 0, session.system
@@ -62,7 +64,7 @@ def test_every_system_s_dice_recompute_outside_the_site(browser, table, make_use
         # The three verifiers' other rules, on the first session's ledger (re-signed by a
         # forger with the site's key, so only these rules can tell).
         session, _gm, roll = made[0]
-        ledger = json.loads(json.dumps(selectors.ledger_export(session), default=str))
+        ledger = json.loads(json.dumps(ledger_export(session), default=str))
         reveal = next(r for r in ledger["rolls"] if r["record"]["kind"] == "dice_reveal")
 
         def result_dice_changed(record):

@@ -9,7 +9,8 @@ import pytest
 from django.utils import translation
 from playwright.sync_api import expect
 
-from rolls import archive, selectors
+from rolls.audit import archive
+from rolls.ledger.export import ledger_export
 from tests.browser.test_session_archive import _offline_page, _verdict
 from tests.rolls.fair_ledgers import (
     REFUSED,
@@ -31,7 +32,7 @@ def _page_verdict(page, tmp_path, ledger, name="verify.html"):
 
 
 def _export(session) -> dict:
-    return json.loads(json.dumps(selectors.ledger_export(session), default=str))
+    return json.loads(json.dumps(ledger_export(session), default=str))
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from rolls import ledger
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD, polish

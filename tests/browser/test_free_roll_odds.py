@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from rolls import ledger
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
 from tests.browser.conftest import log_in, wait_until_quiet
 from tests.conftest import PASSWORD, polish

@@ -30,7 +30,7 @@ from playwright.sync_api import expect
 from diary import npc_services
 from diary.models import GameSession, Notification, NotificationKind, Turn
 from diary.notifications import notify_deadlines
-from rolls.initiative_forms import MAX_NPC_SCORE
+from rolls.initiative.forms import MAX_NPC_SCORE
 from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
 from tests.browser.conftest import _polish_page, log_in, open_turn, wait_until_quiet
 from tests.browser.steps import (

@@ -16,8 +16,9 @@ from playwright.sync_api import expect
 
 from characters.portraits import portrait_check_and_encode
 from characters.services import character_portrait_set
-from rolls import archive, signing
-from rolls.chain import chain_hash
+from rolls.audit import archive
+from rolls.ledger import signing
+from rolls.ledger.chain import chain_hash
 from tests.archive_session import NARRATION, TALK, archived_session
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD

@@ -36,7 +36,8 @@ from config.views import SignUpForm
 from diary import npc_services
 from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
-from rolls import entries, initiative_services
+from rolls.entries import services as entries
+from rolls.initiative import services as initiative_services
 from rolls.models import ASK_NOTE_MAX_LENGTH, InitiativeEvent, Roll
 from rolls.services import roll_ask_decline
 from rolls.systems.forum1000.requests import GmModifier, InitiativeLine, RollRequest, SideRequest
@@ -446,7 +447,7 @@ def diary_pages(w: World) -> list[str]:
     post's folded rolls (a post shows its newest FOLD_SHOWN; the rest come FOLD_PAGE at a
     time from rolls:post_rolls, as the diary's "earlier rolls" link opens them)."""
     from diary.models import DIARY_PAGE_SIZE
-    from rolls.selectors import FOLD_PAGE, FOLD_SHOWN
+    from rolls.posts.presenters import FOLD_PAGE, FOLD_SHOWN
 
     url = reverse("diary:session", args=[w.session.pk])
     ids = list(Post.objects.filter(session=w.session).order_by("id").values_list("id", flat=True))

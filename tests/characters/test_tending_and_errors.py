@@ -51,7 +51,7 @@ def test_gm_of_a_finished_session_no_longer_tends(moved_on, client_for):
 
 def test_gm_of_the_running_session_tends_in_its_diary(moved_on, client_for):
     # In play the sheet is the sum of the diary's entries: the sheet refuses the GM,
-    # the diary's entries (rolls.entries) are how the GM of the running session tends.
+    # the diary's entries (rolls.entries.services) are how the GM of the running session tends.
     _, gm_b, hero, session_b = moved_on
     client = client_for(gm_b)
     assert (

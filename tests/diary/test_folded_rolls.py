@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from diary import page_cache
 from diary.services import post_create
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.rolls.test_append_costs import RollRowsRead, forum1000_roll, roll_post
 from tests.scale_rolls import add_rolls
@@ -26,8 +26,8 @@ pytestmark = pytest.mark.django_db
 # The speed issue's goal: a turn of 2,000 rolls made a 1.4 MB page.
 PAGE_MAX_BYTES = 250_000
 BIG = 2_000
-SHOWN = 20  # rolls.selectors.FOLD_SHOWN
-FRAGMENT = 100  # rolls.selectors.FOLD_PAGE
+SHOWN = 20  # rolls.posts.presenters.FOLD_SHOWN
+FRAGMENT = 100  # rolls.posts.presenters.FOLD_PAGE
 ROLL_ID = re.compile(r'id="roll-(\d+)"')
 
 

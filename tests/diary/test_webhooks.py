@@ -18,7 +18,7 @@ from diary import services, webhook_services
 from diary.models import SessionWebhook
 from diary.notifications import notify_deadlines
 from diary.webhook_delivery import DeliveryError, _public_address, post_json, url_problem
-from rolls.free_rolls import FreeRoll, roll_make_free
+from rolls.free.services import FreeRoll, roll_make_free
 from tests.conftest import polish
 from tests.smtp import run_worker
 

@@ -9,7 +9,7 @@ the server's environment. Both print one JSON object.
   roll for their own characters, through the same services the pages use (as
   tests/conftest.py's fixtures do). Prints the ids and the log-ins.
 - `check`: what the ledger holds after the storm: every roll's token, seq and post, the
-  chain verified by `rolls.ledger.verify_session`, and roll-holding posts without a roll.
+  chain verified by `rolls.ledger.verify.verify_session`, and roll-holding posts without a roll.
 """
 
 import json
@@ -66,7 +66,7 @@ def seed() -> dict:
 
 def check(session_id: int) -> dict:
     from diary.models import Post
-    from rolls.ledger import verify_session
+    from rolls.ledger.verify import verify_session
     from rolls.models import Roll
 
     # The rolls the browsers made, and the turn's own entries (its dice seed committed or

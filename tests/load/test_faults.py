@@ -25,7 +25,7 @@ with no retry allowed: the server must have recovered by itself.
 
 Then the ledger is read back: every acknowledged roll stored exactly once (by token, at
 the number its answer named), numbers 1..N without a gap, the chain valid
-(`rolls.ledger.verify_session` and `manage.py verify_rolls`), no roll-holding post
+(`rolls.ledger.verify.verify_session` and `manage.py verify_rolls`), no roll-holding post
 without its roll, and no roll from a token nobody sent. Bounded: request timeouts, a
 deadline per roll, the server and the cluster always stopped.
 

@@ -1,5 +1,6 @@
 """Crafted chains of the fair-dice scheme, shared by the three verifiers' tests: the site's
-(rolls.ledger and rolls.fair_check), docs/verify_ledger.py and the archive's verify.html.
+(rolls.ledger.verify and rolls.ledger.fair_check), docs/verify_ledger.py and the archive's
+verify.html.
 
 `Chain` appends rows shaped as docs/audit.md ("Provably fair dice") says, through the one
 writer (chain_append), so that a test can build what the site would never write. `REFUSED`
@@ -58,6 +59,7 @@ class Chain:
                 token=uuid.uuid4(),
                 digest=test,
                 body=lambda seq: {**body(seq, number), "post": post.pk if post else None},
+                announce=None,
                 secret=secret,
             )
 
@@ -213,7 +215,7 @@ def ended_session(table) -> Chain:
 @dataclass(frozen=True)
 class Refused:
     """A chain one rule refuses: `build` makes it and returns the number every verifier
-    names; `site` is rolls.ledger's problem code, `script` a regular expression of what
+    names; `site` is rolls.ledger.verify's problem code, `script` a regular expression of what
     docs/verify_ledger.py prints after "BROKEN at #N: ", `page` words verify.html shows (in
     Polish)."""
 
@@ -425,8 +427,8 @@ def vectors_ledger(change=None) -> dict:
     vector's, its draws exactly the dice its rules asked for; no seed is revealed, so only
     the draws' shape is checked. `change(records)` edits the records (by number) before they
     are chained and signed."""
-    from rolls import signing
-    from rolls.chain import GENESIS_HASH, chain_hash
+    from rolls.ledger import signing
+    from rolls.ledger.chain import GENESIS_HASH, chain_hash
 
     def envelope(seq):
         return {

@@ -65,8 +65,8 @@ def test_the_sites_role_cannot_change_rolls(table, app_role, sql):
 def test_a_roll_the_sites_role_appends_without_the_key_is_found(table, app_role):
     """The site's own role may INSERT (it appends rolls), so it could add a
     forged roll with a correct hash; without the signing key, verify_rolls finds it."""
-    from rolls.chain import chain_hash
-    from rolls.ledger import verify_session
+    from rolls.ledger.chain import chain_hash
+    from rolls.ledger.verify import verify_session
 
     (roll,) = make_rolls(table, [500])
     record = dict(roll.record, seq=2)

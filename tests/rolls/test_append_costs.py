@@ -16,7 +16,7 @@ from django.urls import reverse
 
 from characters.models import Attribute
 from rolls import access
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.rolls.conftest import described_plan
 from tests.rolls.test_panel_q10 import pool
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.django_db
 # A roll into a post already there also marks the post changed and notifies the owner of
 # the character it concerns (diary.notifications.notify_character_changed: who hears, in one
 # query, and the insert); a roll that needs a new GM post writes that post instead.
-# The POST reads its turn's dice seed (rolls.fair_dice), and the whole panel shows the turn's
+# The POST reads its turn's dice seed (rolls.ledger.fair_dice), and the whole panel shows the turn's
 # dice commitment before the roll: one query each.
 BOUNDS = {"forum1000": (18, 33), "q10": (15, 30)}  # (preview, POST)
 # 1 k posts and rolls, then 100 k posts and this many rolls: the chain's length no longer

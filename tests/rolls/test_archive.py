@@ -1,4 +1,4 @@
-"""A session carried away (rolls/archive.py): the ZIP's pages, ledger and keys, for readers
+"""A session carried away (rolls/audit/archive.py): the ZIP's pages, ledger and keys, for readers
 only; verify.html's own checks run in Chromium (tests/browser/test_session_archive.py)."""
 
 import io
@@ -9,7 +9,7 @@ import zipfile
 import pytest
 
 from diary import services as diary_services
-from rolls import archive
+from rolls.audit import archive
 from tests.archive_session import TALK, archived_session
 from tests.characters.test_portrait_pages import png, upload
 

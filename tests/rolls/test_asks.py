@@ -326,7 +326,7 @@ def test_a_finished_sessions_request_cannot_be_withdrawn(table, client_for):
 
 
 def test_the_open_requests_are_the_gms_list_while_the_session_runs(table, client_for):
-    """rolls.selectors.diary_rolls decides who sees the open requests (the template only
+    """rolls.posts.presenters.diary_rolls decides who sees the open requests (the template only
     asks its flag): the GM of a running session; nobody once it is finished."""
     from diary.services import session_transition
 

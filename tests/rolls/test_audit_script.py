@@ -12,8 +12,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from django.conf import settings
 
-from rolls import signing
-from rolls.chain import GENESIS_HASH, chain_hash
+from rolls.ledger import signing
+from rolls.ledger.chain import GENESIS_HASH, chain_hash
 from rolls.selectors import chain_head
 from tests.rolling import make_roll
 from tests.rolls.test_ledger import make_rolls, percepcja_request

@@ -9,7 +9,7 @@ import pytest
 from django.db import connection
 
 from rolls.access import sign_token
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from rolls.plugins import Case
 from rolls.services import roll_make

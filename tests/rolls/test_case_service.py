@@ -12,10 +12,12 @@ from django.core.exceptions import PermissionDenied, ValidationError
 
 from diary.models import Post
 from diary.services import post_create
-from rolls import entries, ledger, services
+from rolls import services
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.entries import services as entries
+from rolls.ledger import verify as ledger
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.plugins import Case
 

@@ -14,10 +14,10 @@ from rolls.engine import ciernie as engine
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
-from rolls.ledger import verify_session
+from rolls.ledger.recompute import recompute_problem
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll, is_entry_record
 from rolls.plugins import FormContext, RequestError
-from rolls.recompute import recompute_problem
 from rolls.selectors import sheets_in_play
 from rolls.services import TokenReused, roll_make
 from rolls.systems.ciernie import display, forms, rerolls

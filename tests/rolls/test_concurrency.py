@@ -12,7 +12,7 @@ from django.test import Client
 from characters.models import Attribute
 from diary.models import GameSession
 from rolls.access import sign_token
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.rolling import make_roll

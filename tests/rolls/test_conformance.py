@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from rolls import conformance
-from rolls.engine import systems
+from rolls.engine import conformance, systems
 from rolls.engine.errors import RuleError
 from tests.rolls.vector_folders import OWN_VECTORS, SHARED_VECTORS
 
@@ -36,7 +35,7 @@ def cases(folder: Path) -> list[pytest.param]:
 
 def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rolls.conformance", *map(str, args)],
+        [sys.executable, "-m", "rolls.engine.conformance", *map(str, args)],
         cwd=cwd,
         capture_output=True,
         text=True,
@@ -352,16 +351,16 @@ def _imported_modules(path: Path) -> set[str]:
 
 
 def test_engine_and_runner_import_no_django():
-    sources = [*sorted((REPO / "rolls" / "engine").glob("*.py")), REPO / "rolls" / "conformance.py"]
+    sources = sorted((REPO / "rolls" / "engine").glob("*.py"))
     assert len(sources) > 5
     for path in sources:
         for module in _imported_modules(path):
             assert not module.startswith("django"), f"{path.name} imports {module}"
-    for module in _imported_modules(REPO / "rolls" / "conformance.py"):
+    for module in _imported_modules(REPO / "rolls" / "engine" / "conformance.py"):
         assert module.split(".")[0] != "rolls" or module.startswith("rolls.engine"), module
 
     probe = (
-        "import sys, rolls.conformance, rolls.engine.systems;"
+        "import sys, rolls.engine.conformance, rolls.engine.systems;"
         "loaded = sorted(m for m in sys.modules if m.split('.')[0] == 'django');"
         "print(loaded); sys.exit(1 if loaded else 0)"
     )

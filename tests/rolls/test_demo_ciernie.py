@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from rolls.plugins import FormContext
 from rolls.presenters import roll_view

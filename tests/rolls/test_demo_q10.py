@@ -2,7 +2,7 @@
 
 import pytest
 
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.systems.q10.demo import seed_q10_rolls
 
 pytestmark = pytest.mark.django_db

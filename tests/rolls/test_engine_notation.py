@@ -6,9 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls import recompute
-from rolls.conformance import run_case
 from rolls.engine import notation, systems
+from rolls.engine.conformance import run_case
 from rolls.engine.dice import DiceExhausted, FaceOutOfRange, RandomDice, ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.engine.notation import (
@@ -20,6 +19,7 @@ from rolls.engine.notation import (
     parse_notation,
     roll_notation,
 )
+from rolls.ledger import recompute
 
 PROPERTY = settings(deadline=None, derandomize=True, max_examples=200)
 

@@ -15,7 +15,7 @@ from characters.selectors import held_character_ids
 from characters.services import effect_add
 from diary.services import session_transition, turn_open_next
 from rolls import access, selectors
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import LedgerError, Roll
 from rolls.systems.forum1000.audit import character_stats as audit_stats
 from tests.conftest import polish
@@ -613,11 +613,11 @@ def test_bad_free_input_is_refused_next_to_the_field(table, client_for, change, 
 
 
 def test_the_free_service_refuses_what_the_form_would_not_offer(table, client_for):
-    """rolls.entries.effect_free checks the effect itself under the session lock: one freed
+    """rolls.entries.services.effect_free checks the effect itself under the session lock: one freed
     already, or one on a character who does not play here, stores nothing."""
     from django.core.exceptions import ValidationError
 
-    from rolls import entries
+    from rolls.entries import services as entries
 
     stun = applied(table, client_for, table.borys)
     NegativeEffect.objects.filter(pk=stun.pk).update(freed_at=timezone.now(), freed_note="x")
@@ -771,7 +771,7 @@ def test_in_play_the_sheet_is_the_sum_of_the_chains_entries(table, client_for, m
 
 def _service_call(table, name: str, **change):
     """One of the GM's entry services, called directly with valid input but for `change`."""
-    from rolls import entries
+    from rolls.entries import services as entries
 
     common = {
         "session": table.session,
@@ -810,7 +810,7 @@ def _service_call(table, name: str, **change):
     ],
 )
 def test_the_entry_services_refuse_what_the_forms_refuse(table, name, change, field):
-    """rolls.entries checks its input itself: a blank reason or description, a zero HP
+    """rolls.entries.services checks its input itself: a blank reason or description, a zero HP
     change, a count below one are refused next to the form's field; nothing is stored."""
     from django.core.exceptions import ValidationError
 

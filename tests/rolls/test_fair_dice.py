@@ -226,7 +226,7 @@ def test_the_conformance_vectors_still_pass():
     files = sorted(SHARED_VECTORS.glob("*.jsonl")) + sorted(OWN_VECTORS.glob("*.jsonl"))
     assert len(files) >= 8
     done = subprocess.run(
-        [sys.executable, "-m", "rolls.conformance", *map(str, files)],
+        [sys.executable, "-m", "rolls.engine.conformance", *map(str, files)],
         cwd=REPO,
         capture_output=True,
         text=True,
@@ -298,14 +298,14 @@ CANONICAL_BYTES = (
 
 
 def test_canonical_json_sorts_keys_at_every_depth():
-    from rolls.chain import canonical_json
+    from rolls.ledger.chain import canonical_json
 
     assert canonical_json(UNSORTED_RECORD) == CANONICAL_BYTES
 
 
 def test_a_chain_hash_and_a_secret_commitment_known_answers():
-    from rolls.chain import GENESIS_HASH, chain_hash
-    from rolls.secret import commitment_for
+    from rolls.ledger.chain import GENESIS_HASH, chain_hash
+    from rolls.ledger.secret import commitment_for
 
     assert chain_hash(GENESIS_HASH, UNSORTED_RECORD) == (
         "962b0d9023b50e4eb511b616819650b0dcf6ba3801c254c82077977392170ab2"

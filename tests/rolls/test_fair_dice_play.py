@@ -1,6 +1,6 @@
 """Provably fair dice played through: a turn's seeds committed as it opens, every roll's
 dice drawn from them and the roller's seed, the seed revealed as the turn closes, and the
-site's verifier recomputing every die (rolls.fair_dice, rolls.fair_check)."""
+site's verifier recomputing every die (rolls.ledger.fair_dice, rolls.ledger.fair_check)."""
 
 import json
 import uuid
@@ -12,11 +12,11 @@ from django.urls import reverse
 
 from diary import services as diary_services
 from diary.models import SessionStatus
-from rolls import fair_dice, signing
-from rolls.chain import GENESIS_HASH, chain_hash
 from rolls.engine.fair import derive_face, seed_commitment
-from rolls.free_rolls import FreeRoll, roll_make_free
-from rolls.ledger import verify_chain, verify_session
+from rolls.free.services import FreeRoll, roll_make_free
+from rolls.ledger import fair_dice, signing
+from rolls.ledger.chain import GENESIS_HASH, chain_hash
+from rolls.ledger.verify import verify_chain, verify_session
 from rolls.models import Roll, SecretRoll, TurnSeed
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
@@ -396,7 +396,7 @@ def test_the_sessions_end_is_a_signed_entry_after_the_reveals_it_makes(table, cl
     import io
     import zipfile
 
-    from rolls.archive import session_archive
+    from rolls.audit.archive import session_archive
     from tests.rolls.test_audit_script import export, run_script
 
     session, gm = table.session, table.gm

@@ -50,7 +50,7 @@ def test_the_worked_example_recomputes(example):
     commit, roll, reveal = (json.loads(block) for block in blocks(example, "json"))
     session, turn = commit["session"], commit["turn"]
     assert commit["dice_commit"]["turn"] == turn == roll["turn"] == reveal["dice_reveal"]["turn"]
-    # The reveal is an entry of the turn it reveals, as the site writes it (rolls.fair_dice).
+    # The reveal is an entry of the turn it reveals, as the site writes it (rolls.ledger.fair_dice).
     assert reveal["turn"] == turn and reveal["seq"] > roll["seq"]
     for stream, seed in seeds.items():
         assert commit["dice_commit"][stream] == seed_commitment(

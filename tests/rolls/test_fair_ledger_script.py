@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from tests.rolls.fair_ledgers import REFUSED, Chain, ended_session, full_session
 from tests.rolls.test_audit_script import export, run_script
 from tests.rolls.test_secret_rolls import _rechain_and_resign

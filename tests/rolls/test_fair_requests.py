@@ -2,7 +2,7 @@
 without the engine reads them from a record: docs/verify_ledger.py agrees with the engine on
 every conformance vector of every system and of free-form notation, with the vector's faces
 and with random ones (explosions, doublings, rerolls); a die too many, one too few or one on
-another range is named. The site's verifier asks the engine itself (rolls.recompute), so on a
+another range is named. The site's verifier asks the engine itself (rolls.ledger.recompute), so on a
 ledger of all the vectors the three verifiers agree."""
 
 import copy
@@ -10,7 +10,7 @@ import re
 
 import pytest
 
-from rolls.ledger import verify_chain
+from rolls.ledger.verify import verify_chain
 from tests.rolls.fair_ledgers import (
     VECTOR_SESSION,
     cut_short,

@@ -14,7 +14,7 @@ from characters.models import Character
 from diary.models import GameSession
 from diary.services import post_create
 from rolls import registry
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.selectors import ask_answer_query
 from tests.rolls.d6 import D6

@@ -51,7 +51,7 @@ def test_the_free_roll_page_never_fails_on_garbage(
     if response.status_code != 302:
         assert Roll.objects.count() == before
     else:
-        from rolls.ledger import verify_session
+        from rolls.ledger.verify import verify_session
 
         assert method == "post" and verify_session(table.session.pk, recompute=True).ok
 

@@ -1,13 +1,14 @@
-"""rolls.free_rolls.roll_make_free: the GM's free-form dice in the chain."""
+"""rolls.free.services.roll_make_free: the GM's free-form dice in the chain."""
 
 import uuid
 
 import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 
-from rolls import free_rolls, ledger
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
+from rolls.free import services as free_rolls
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
 
 pytestmark = pytest.mark.django_db
@@ -97,8 +98,8 @@ def test_verify_rolls_recompute_passes_with_free_rolls(table, capsys):
 
 def test_a_tampered_free_roll_fails_the_recompute(table):
     """The recompute really checks a free roll: a changed total is caught."""
+    from rolls.ledger.recompute import recompute_problem
     from rolls.models import is_entry_record
-    from rolls.recompute import recompute_problem
 
     roll = make(table).roll
     assert recompute_problem(roll.record, is_entry_record) is None

@@ -1,4 +1,4 @@
-"""Players' free-form rolls (rolls.free_rolls, rolls/free_views.py): where the GM allows it
+"""Players' free-form rolls (rolls.free.services, rolls/free/views.py): where the GM allows it
 in the session's settings, a player rolls dice notation into their own post, through the
 same service and chain as the GM; where not, they are told so in Polish."""
 
@@ -11,8 +11,10 @@ from django.urls import reverse
 
 from diary import services as diary_services
 from diary.models import GameSession
-from rolls import access, free_rolls, ledger
+from rolls import access
 from rolls.engine.dice import ScriptedDice
+from rolls.free import services as free_rolls
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
 from tests.conftest import polish
 
@@ -175,7 +177,7 @@ def test_the_audit_counts_each_players_free_rolls(table):
     roll(table, table.alice, "1k20", faces=(1,))
     roll(table, table.bob, faces=(1, 2))
     roll(table, table.gm, faces=(4, 4))
-    from rolls.selectors import free_roll_stats
+    from rolls.free.selectors import free_roll_stats
 
     stats = {(s.username, s.by_player): s for s in free_roll_stats(table.session)}
     alice = stats[("alicja", True)]
@@ -191,7 +193,7 @@ def test_the_audit_writes_a_fate_mean_below_zero_with_the_minus_sign(table):
     allow(table)
     roll(table, table.bob, "4kF", faces=(-1, -1, -1, 0))
     roll(table, table.bob, "1k6", faces=(2,))
-    from rolls.selectors import free_roll_stats
+    from rolls.free.selectors import free_roll_stats
 
     (bob,) = free_roll_stats(table.session)
     assert bob.dice == [(6, 1, 2.0, 3.5), ("F", 4, -0.75, 0.0)]

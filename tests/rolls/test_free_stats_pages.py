@@ -10,9 +10,10 @@ from django.test import Client
 from django.urls import reverse
 
 from diary.models import GameSession
-from rolls import access, ledger
+from rolls import access
+from rolls.free.selectors import free_roll_stats
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
-from rolls.selectors import free_roll_stats
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fair_dice]
 

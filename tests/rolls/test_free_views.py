@@ -1,4 +1,4 @@
-"""The GM's free-form roll page (rolls/free_views.py): preview, roll, refusals."""
+"""The GM's free-form roll page (rolls/free/views.py): preview, roll, refusals."""
 
 import uuid
 
@@ -6,7 +6,8 @@ import pytest
 from django.test import Client
 from django.urls import reverse
 
-from rolls import access, ledger
+from rolls import access
+from rolls.ledger import verify as ledger
 from rolls.models import Roll
 from tests.conftest import polish
 

@@ -11,8 +11,10 @@ from django.urls import reverse
 
 from diary import npc_services
 from diary.services import post_create, turn_open_next
-from rolls import access, initiative_selectors, initiative_services
+from rolls import access
 from rolls.engine.dice import ScriptedDice
+from rolls.initiative import selectors as initiative_selectors
+from rolls.initiative import services as initiative_services
 from rolls.models import (
     ChangeKind,
     InitiativeChange,

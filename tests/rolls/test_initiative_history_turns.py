@@ -10,7 +10,7 @@ from django.urls import reverse
 from characters.models import NegativeEffect
 from characters.services import effect_add
 from diary.services import turn_open_next
-from rolls import initiative_selectors
+from rolls.initiative import selectors as initiative_selectors
 from rolls.models import InitiativeEvent
 from tests.conftest import polish
 from tests.diary_entries import effect_entry, free_entry

@@ -10,8 +10,9 @@ from django.db import IntegrityError, transaction
 from django.urls import reverse
 
 from diary import npc_services
-from rolls import access, entries
+from rolls import access
 from rolls.engine.dice import ScriptedDice
+from rolls.entries import services as entries
 from rolls.models import ChangeKind, InitiativeEvent, InitiativeParticipant, Roll
 from rolls.selectors import sheets_in_play
 from tests.diary_entries import effect_entry
@@ -303,7 +304,7 @@ def test_a_hidden_npc_takes_no_effect_entry(fixed_fight):
 
 def test_an_npc_stun_for_one_turn_ends_by_itself_and_the_history_says_so(fixed_fight):
     from diary.services import turn_open_next
-    from rolls.initiative_selectors import history_rows
+    from rolls.initiative.selectors import history_rows
 
     join(fixed_fight, fixed_fight.guard, "600", "30")
     npc_stun(fixed_fight, fixed_fight.guard, length=1)

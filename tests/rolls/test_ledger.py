@@ -7,10 +7,10 @@ from django.db.models import ProtectedError
 
 from characters.models import Attribute
 from diary.services import post_edit, post_hide
-from rolls import ledger_sql
-from rolls.chain import GENESIS_HASH, chain_hash
 from rolls.engine.dice import ScriptedDice
-from rolls.ledger import verify_session
+from rolls.ledger import triggers as ledger_sql
+from rolls.ledger.chain import GENESIS_HASH, chain_hash
+from rolls.ledger.verify import verify_session
 from rolls.models import LedgerError, Roll
 from rolls.selectors import chain_head
 from rolls.systems.forum1000.requests import RollRequest, SideRequest

@@ -40,10 +40,10 @@ def test_the_trigger_migration_imports_nothing_from_the_project(migration):
 
 
 def test_the_flush_helpers_read_the_migration_not_a_copy():
-    """rolls/ledger_sql.py keeps no second copy of the trigger SQL."""
-    from rolls import ledger_sql
+    """rolls/ledger/triggers.py keeps no second copy of the trigger SQL."""
+    from rolls.ledger import triggers as ledger_sql
 
     migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
     assert ledger_sql.install_sql is migration.install_sql
     assert ledger_sql.PERMIT_TABLE == migration.PERMIT_TABLE
-    assert "CREATE TRIGGER" not in (ROOT / "rolls" / "ledger_sql.py").read_text(encoding="utf-8")
+    assert "CREATE TRIGGER" not in (ROOT / "rolls" / "ledger" / "triggers.py").read_text(encoding="utf-8")

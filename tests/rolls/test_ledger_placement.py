@@ -9,8 +9,8 @@ from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from diary.models import Post, Turn
-from rolls import ledger_sql
-from rolls.ledger import verify_session
+from rolls.ledger import triggers as ledger_sql
+from rolls.ledger.verify import verify_session
 from tests.rolls.test_ledger import make_rolls
 
 pytestmark = pytest.mark.django_db
@@ -180,7 +180,7 @@ def test_only_a_reveal_lands_in_an_earlier_turns_post(table):
     import uuid
 
     from diary.services import turn_open_next
-    from rolls.chain_writer import chain_append, lock_session
+    from rolls.ledger.chain_writer import chain_append, lock_session
     from rolls.services import secret_roll_reveal
     from tests.rolling import make_roll
     from tests.rolls.test_ledger import percepcja_request
@@ -204,6 +204,7 @@ def test_only_a_reveal_lands_in_an_earlier_turns_post(table):
             token=uuid.uuid4(),
             digest="note",
             body=lambda _seq: {"kind": "note", "characters": {}},
+            announce=None,
         )
     report = verify_session(table.session.pk)
     assert (report.broken_seq, report.problem) == (stray.seq, "wrong_turn")

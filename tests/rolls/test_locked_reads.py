@@ -22,7 +22,7 @@ from django.urls import reverse
 from diary.models import GameSession
 from diary.services import turn_open_next
 from rolls.access import sign_token
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll, TurnSeed
 from tests.conftest import polish
 from tests.rolls.concurrency import in_thread, waiting_for_a_lock

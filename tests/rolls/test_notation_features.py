@@ -11,11 +11,11 @@ from fractions import Fraction
 
 import pytest
 
-from rolls import recompute
 from rolls.engine import notation
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.engine.notation import OddsTooLarge, exact_odds, parse_notation, roll_notation
+from rolls.ledger import recompute
 
 
 class _Branch(Exception):
@@ -362,7 +362,7 @@ def test_the_range_is_the_odds_span(small_caps, text):
 
 
 def test_conformance_compares_the_exact_distribution():
-    from rolls.conformance import run_case
+    from rolls.engine.conformance import run_case
 
     case = {
         "id": "d4",

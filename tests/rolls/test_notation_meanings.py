@@ -15,11 +15,11 @@ from django.utils import translation
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from rolls import recompute
 from rolls.engine import notation
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
 from rolls.engine.notation import exact_odds, parse_notation, roll_notation, value_range
+from rolls.ledger import recompute
 from rolls.messages import notation_error_message
 from tests.rolls.test_notation_features import enumerated
 
@@ -369,7 +369,8 @@ def test_an_unknown_version_is_refused(version):
 
 @pytest.mark.django_db
 def test_a_session_with_rolls_of_both_versions_verifies(table, monkeypatch):
-    from rolls import free_rolls, ledger
+    from rolls.free import services as free_rolls
+    from rolls.ledger import verify as ledger
 
     def roll(expression, faces):
         return free_rolls.roll_make_free(

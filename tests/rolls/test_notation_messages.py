@@ -5,7 +5,7 @@ from django.utils import translation
 
 from rolls.engine.errors import RuleError
 from rolls.engine.notation import parse_notation
-from rolls.free_forms import parsed_expression
+from rolls.free.forms import parsed_expression
 from rolls.messages import notation_error_message
 
 

@@ -23,7 +23,7 @@ from rolls.engine import arsmagica as ars
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.engine.errors import RuleError
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from rolls.plugins import Case, FormContext
 from rolls.selectors import sheets_in_play

@@ -45,6 +45,6 @@ def test_panel_never_fails_on_garbage(table, client_for, data, method):
         assert Roll.objects.count() == before
     else:
         # A redirect after a POST is a made (or replayed) roll, and it verifies.
-        from rolls.ledger import verify_session
+        from rolls.ledger.verify import verify_session
 
         assert verify_session(table.session.pk).ok

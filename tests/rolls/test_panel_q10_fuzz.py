@@ -40,7 +40,7 @@ def test_the_q10_panel_never_fails_on_garbage(q10, client_for, data, method):
     if method == "get" or response.status_code != 302:
         assert Roll.objects.count() == before
     else:
-        from rolls.ledger import verify_session
+        from rolls.ledger.verify import verify_session
 
         assert verify_session(q10.session.pk).ok
 

@@ -262,6 +262,10 @@ def test_a_redraw_keeps_a_signed_address_and_a_foreign_token_starts_over(table, 
 
 ENGINE_NUMBERS = {
     "rolls/selectors.py": {50, 950},
+    "rolls/posts/presenters.py": {50, 950},
+    "rolls/entries/selectors.py": {50, 950},
+    "rolls/free/selectors.py": {50, 950},
+    "rolls/ledger/selectors.py": {50, 950},
     "rolls/systems/forum1000/audit.py": {50, 950},
     "rolls/systems/forum1000/display.py": {50, 950},
     "rolls/messages.py": {300, 500},

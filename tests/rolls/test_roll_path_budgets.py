@@ -20,7 +20,7 @@ from django.urls import reverse
 from diary.models import Notification, Post
 from diary.services import post_create
 from rolls import access
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.rolls.conftest import PanelClient
 from tests.rolls.test_append_costs import forum1000_roll

@@ -1,7 +1,7 @@
 import hashlib
 
-from rolls.chain import canonical_json
-from rolls.secret import commitment_for, commitment_matches, new_salt_hex
+from rolls.ledger.chain import canonical_json
+from rolls.ledger.secret import commitment_for, commitment_matches, new_salt_hex
 
 
 def test_commitment_is_sha256_of_salt_newline_and_canonical_record():

@@ -15,9 +15,10 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.core.management import call_command
 
-from rolls import ledger, signing
-from rolls.chain import GENESIS_HASH, canonical_json, chain_hash
 from rolls.engine.dice import ScriptedDice
+from rolls.ledger import signing
+from rolls.ledger import verify as ledger
+from rolls.ledger.chain import GENESIS_HASH, canonical_json, chain_hash
 from rolls.models import Roll, SecretRoll
 from rolls.services import secret_roll_reveal
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
@@ -297,13 +298,13 @@ def test_moderators_read_the_hidden_record_players_never_and_the_audit_verifies(
 
 
 def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
-    """rolls/free_rolls.py is another branch's: its roll reaches the chain through
+    """rolls/free/services.py is another branch's: its roll reaches the chain through
     chain_append, which takes `secret` (the free-roll form can pass it later)."""
     from django.db import transaction
 
     from diary.services import current_turn
-    from rolls.chain_writer import chain_append, lock_session
     from rolls.engine import notation
+    from rolls.ledger.chain_writer import chain_append, lock_session
     from rolls.services import target_post
 
     with transaction.atomic():
@@ -326,6 +327,7 @@ def test_the_free_form_path_can_chain_a_secret_roll_through_chain_append(table):
                 "label": "Pułapka: obrażenia",
                 "result": notation.roll_notation(parsed, ScriptedDice([3, 5])).to_dict(),
             },
+            announce=None,
             secret=True,
         )
     assert roll.record["secret"]["test"] == "notation" and "result" not in roll.record
@@ -360,7 +362,7 @@ def _hidden_tampered(sql: str, params) -> None:
     """An attacker with DDL rights: the guard's triggers dropped, the hidden row changed."""
     from django.db import connection
 
-    from rolls import ledger_sql
+    from rolls.ledger import triggers as ledger_sql
 
     with connection.cursor() as cursor:
         for statement in ledger_sql.drop_secret_guard_sql(connection.vendor):

@@ -19,9 +19,9 @@ from characters.models import Attribute
 from diary import models as diary_models
 from diary.models import GameSession, Turn
 from diary.services import turn_open_next
-from rolls import ledger
-from rolls.chain_writer import ChainHeadMoved, chain_append
-from rolls.ledger import verify_session
+from rolls.ledger import verify as ledger
+from rolls.ledger.chain_writer import ChainHeadMoved, chain_append
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.rolling import make_roll
@@ -93,6 +93,7 @@ def test_a_writer_with_a_stale_row_stores_nothing(table):
                 token=uuid.uuid4(),
                 digest="x",
                 body=lambda _seq: {"kind": "hp"},
+                announce=None,
             )
     assert Roll.objects.count() == 1
     assert head_of(table.session.pk) == last_of(table.session.pk)

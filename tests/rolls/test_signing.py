@@ -16,9 +16,9 @@ from django.core.management import call_command
 from django.db import connection
 from django.urls import reverse
 
-from rolls import signing
-from rolls.chain import chain_hash
-from rolls.ledger import verify_session
+from rolls.ledger import signing
+from rolls.ledger.chain import chain_hash
+from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.diary_entries import hp_entry
 from tests.rolls.test_ledger import _tamper, make_rolls
@@ -212,6 +212,7 @@ def test_recompute_finds_a_result_the_dice_do_not_give(table, capsys):
     record = dict(last.record, seq=2)
     record["result"] = dict(record["result"], success=True, outcome="success")
     row_hash = chain_hash(last.hash, record)
+    key_id, signature = signing.sign(row_hash)  # a writer holding the site's key
     Roll.objects.create(
         session=table.session,
         seq=2,
@@ -224,6 +225,8 @@ def test_recompute_finds_a_result_the_dice_do_not_give(table, capsys):
         record=record,
         prev_hash=last.hash,
         hash=row_hash,
+        key_id=key_id,
+        signature=signature,
         token=uuid.uuid4(),
         request_digest="x",
         created_at=last.created_at,

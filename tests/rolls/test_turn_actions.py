@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from diary.services import turn_open_next
 from rolls import selectors
-from rolls.initiative_services import initiative_event_end
+from rolls.initiative.services import initiative_event_end
 from rolls.models import InitiativeEvent, Roll
 from tests.conftest import polish
 from tests.rolls.test_panel import attr, opposed, panel_url, single

@@ -10,7 +10,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
-from rolls import entries
+from rolls.entries import services as entries
 from rolls.models import InitiativeEvent, Roll
 from tests.conftest import polish
 from tests.rolls.test_entries import granted, token, use, use_url

@@ -8,7 +8,7 @@ from django.core.management import call_command
 from django.db import DatabaseError, IntegrityError, connection, transaction
 
 from diary import services as diary_services
-from rolls import ledger_sql
+from rolls.ledger import triggers as ledger_sql
 from rolls.models import LedgerError, Roll, TurnSeed
 from tests.rolling import make_roll
 from tests.rolls.test_ledger import percepcja_request

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from characters.models import Character
 from diary.models import GameSession, Post
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 

@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from diary.models import GameSession
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 

@@ -103,7 +103,7 @@ def test_seed_demo_puts_npcs_in_the_gate_fight_one_wounded_one_hidden():
 
 def test_seed_demo_stuns_the_wolves_who_wait_at_the_end_of_the_order():
     from diary.services import current_turn
-    from rolls.initiative_selectors import fight_view
+    from rolls.initiative.selectors import fight_view
     from rolls.models import InitiativeEvent
 
     event = InitiativeEvent.objects.running().get(session__npc_mode="fixed_modifiers")

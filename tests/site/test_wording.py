@@ -7,7 +7,7 @@ from django.urls import reverse
 from django.utils import translation
 
 from diary.models import NotificationKind
-from rolls.initiative_selectors import change_text
+from rolls.initiative.selectors import change_text
 from rolls.models import ChangeKind, InitiativeChange
 from rolls.presenters import entry_text
 from rolls.systems.forum1000.display import threshold_terms

@@ -1,6 +1,6 @@
 """Django's `flush`, able to empty the roll ledger of a *test* database only.
 
-In a test database (see rolls/ledger_sql.py) the append-only triggers honour a
+In a test database (see rolls/ledger/triggers.py) the append-only triggers honour a
 permit row; this command inserts it for the duration of the flush. Anywhere
 else the permit table does not exist, nothing is inserted, and the triggers
 refuse the flush: the ledger fails closed.
@@ -9,7 +9,7 @@ refuse the flush: the ledger fails closed.
 from django.core.management.commands import flush
 from django.db import connections
 
-from rolls import ledger_sql
+from rolls.ledger import triggers as ledger_sql
 
 
 class Command(flush.Command):

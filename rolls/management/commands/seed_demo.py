@@ -25,8 +25,9 @@ from diary import services as diary_services
 from diary.models import GameSession, Npc, NpcMode, Post, RollPolicy, SessionStatus, TalkThread
 from diary.quoting import quote_markdown
 from diary.reading import read_mark_advance
-from rolls import entries, initiative_services
-from rolls.free_rolls import FreeRoll, roll_make_free
+from rolls.entries import services as entries
+from rolls.free.services import FreeRoll, roll_make_free
+from rolls.initiative import services as initiative_services
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import join_session, seed_system_sessions, system_character
 from rolls.models import InitiativeEvent
@@ -795,7 +796,7 @@ def seed_stand_in_session(users: dict) -> GameSession:
     return session
 
 
-# The pack's charge: more rolls in one post than a post shows (rolls.selectors.FOLD_SHOWN),
+# The pack's charge: more rolls in one post than a post shows (rolls.posts.presenters.FOLD_SHOWN),
 # so the demo has a long run folded behind "Pokaż … wcześniejszych rzutów".
 DEMO_PACK_SIZE = 30
 

@@ -2,7 +2,7 @@
 [--recompute]`.
 
 Checks every session's chain, every row's place and signature against the site's trusted
-keys, and every fair die whose turn's seed is revealed (rolls.fair_check);
+keys, and every fair die whose turn's seed is revealed (rolls.ledger.fair_check);
 `--recompute` also rolls every stored case again through the engine and compares the result.
 Exits 1 if any chain is broken, naming the first broken number and what is wrong.
 """
@@ -10,7 +10,7 @@ Exits 1 if any chain is broken, naming the first broken number and what is wrong
 from django.core.management.base import BaseCommand, CommandError
 
 from diary.models import GameSession
-from rolls.ledger import verify_session
+from rolls.ledger.verify import verify_session
 
 
 class Command(BaseCommand):
@@ -52,7 +52,7 @@ class Command(BaseCommand):
 
 
 def _fair_dice(report) -> str:
-    """The fair dice's counts (rolls.fair_check), where the session has any."""
+    """The fair dice's counts (rolls.ledger.fair_check), where the session has any."""
     if not (report.dice_recomputed or report.dice_awaiting):
         return ""
     return (

@@ -19,7 +19,7 @@ from characters.models import (
 )
 from characters.services import sheet_record_change
 from diary.models import NpcModifier
-from rolls.initiative_services import initiative_event_open
+from rolls.initiative.services import initiative_event_open
 from rolls.models import InitiativeEvent
 from rolls.plugins import Effect, RequestError, RollContext
 from rolls.systems.forum1000.requests import NpcTarget

@@ -16,9 +16,9 @@ from dataclasses import asdict, dataclass, field
 from characters.models import Character, Skill
 from characters.selectors import system_catalog
 from diary.models import NpcMode, NpcModifier
-from rolls.chain import canonical_json
 from rolls.engine import forum1000 as f1000
 from rolls.engine.errors import RuleError
+from rolls.ledger.chain import canonical_json
 from rolls.plugins import RequestError
 
 SIDE_TESTS = ("attribute", "combined", "skill")  # the kinds a one-sided request may be

@@ -17,10 +17,14 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import NOTE_MAX, EffectKind, NegativeEffect
 from config.form_fields import DefaultedIntegerField
 from diary.models import Turn
-from rolls.forms import SignedTokenForm, extra_action_field, post_target_choices
-from rolls.initiative_selectors import npc_effects
+from rolls.forms import (
+    FOREIGN_FORM_TOKEN,
+    SignedTokenForm,
+    extra_action_field,
+    post_target_choices,
+)
+from rolls.initiative.selectors import npc_effects
 
-FOREIGN_ENTRY_TOKEN = _("This form has expired or was not issued to you; send it again.")
 AMOUNT_MAX = 9_999
 LENGTH_MAX = 99
 GRANT_MAX = 20
@@ -32,7 +36,7 @@ HP_DIRECTIONS = [("damage", _("damage (HP lost)")), ("restore", _("HP restored")
 class EntryForm(SignedTokenForm):
     """The token every entry form carries, signed for its user and session."""
 
-    foreign_token_message = FOREIGN_ENTRY_TOKEN
+    foreign_token_message = FOREIGN_FORM_TOKEN
 
     def digest(self) -> str:
         """What was asked, for the token's replay check (same token, same entry)."""
@@ -64,7 +68,7 @@ class _ForCharacter(EntryForm):
 
 class _ForCharacterOrNpc(_ForCharacter):
     """Its targets include the running fight's sheet-less NPCs visible to players
-    (`npc_targets`, rolls.selectors.npc_entry_targets: their keys, an NPC's id negated,
+    (`npc_targets`, rolls.entries.selectors.npc_entry_targets: their keys, an NPC's id negated,
     names, and whether the GM gave them HP): the HP and effect forms treat them as
     characters; the HP form offers only those with HP."""
 

@@ -24,12 +24,14 @@ from diary.models import GameSession, Post
 from diary.selectors import move_actions_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
-from rolls import entry_forms, registry
-from rolls.chain_writer import chain_append, lock_session
-from rolls.initiative_selectors import npc_effects
+from rolls import registry
+from rolls.entries import forms as entry_forms
+from rolls.initiative.selectors import npc_effects
+from rolls.ledger.chain_writer import chain_append, lock_session
 from rolls.messages import refusal_message
 from rolls.models import InitiativeParticipant, Roll
 from rolls.plugins import RequestError
+from rolls.presenters import roll_announcement
 from rolls.selectors import sheets_in_play, turn_actions
 from rolls.services import TokenReused, check_turn_action, target_post
 
@@ -57,7 +59,7 @@ NPC_ENTRY_KINDS = ("hp", "effect", "effect_free")
 
 def _npc_target(session: GameSession, key: int, *, needs_hp: bool) -> InitiativeParticipant:
     """A sheet-less NPC of the running fight, visible to players, with HP for an HP entry
-    (the targets `rolls.selectors.npc_entry_targets` offers), locked (its HP change is this
+    (the targets `rolls.entries.selectors.npc_entry_targets` offers), locked (its HP change is this
     entry's), else refused next to the field."""
     participant = (
         InitiativeParticipant.objects.select_for_update()
@@ -120,6 +122,7 @@ def _append(session, by, *, kind, character, turn, post, token, digest, body) ->
         token=token,
         digest=digest,
         body=lambda _seq: {"kind": kind, "characters": {"a": _named(character)}, "entry": body},
+        announce=roll_announcement,
     )
 
 
@@ -248,7 +251,7 @@ def effect_apply(
         length_turns, reason = cleaned["length_turns"], cleaned["reason"]
         if isinstance(character, InitiativeParticipant):
             # A sheet-less NPC: the entry itself is the effect (its id is the entry's, read
-            # by rolls.initiative_selectors.npc_effects), as the chain is its only record.
+            # by rolls.initiative.selectors.npc_effects), as the chain is its only record.
             return {
                 "effect": {"id": None, "kind": kind, "description": description},
                 "began_turn": turn.number,

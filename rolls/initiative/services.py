@@ -20,9 +20,9 @@ from django.utils.translation import gettext as _
 from characters.systems import SPEED_ATTRIBUTE
 from diary.models import GameSession, Npc, NpcMode
 from diary.services import current_turn
-from rolls import initiative_selectors as selectors
 from rolls.access import access_fight
 from rolls.engine import systems as engine_systems
+from rolls.initiative import selectors
 from rolls.models import (
     ChangeKind,
     InitiativeChange,

@@ -15,7 +15,7 @@ import json
 from rolls.engine import systems
 from rolls.engine.dice import DiceError, ScriptedDice
 from rolls.engine.errors import RuleError
-from rolls.secret import is_reveal_record, is_secret_record
+from rolls.ledger.secret import is_reveal_record, is_secret_record
 
 
 def _plain(value):
@@ -27,7 +27,7 @@ def recompute_problem(record: dict, is_entry) -> str | None:
     """None if the record's result is what its case gives, else a short reason. `is_entry`
     tells a diary entry's record (rolls.models.is_entry_record). A secret roll's
     entry has nothing to recompute until revealed; a reveal's revealed record is rolled
-    again like any roll (rolls.ledger checks it against the commitment)."""
+    again like any roll (rolls.ledger.verify checks it against the commitment)."""
     if is_secret_record(record):
         return None
     if is_reveal_record(record):

@@ -26,8 +26,9 @@ from django.utils.translation import gettext as _
 
 from diary.access import session_access
 from diary.models import ParticipationStatus, Post, TalkKind, TalkThread
-from rolls import selectors, signing
 from rolls.engine import fair
+from rolls.ledger import signing
+from rolls.ledger.export import ledger_export
 from rolls.models import Roll
 from rolls.presenters import rendered_roll
 
@@ -226,7 +227,7 @@ def session_archive(user, session) -> bytes:
     rolls = list(Roll.objects.filter(session=session).order_by("seq"))
     thread = TalkThread.objects.filter(session=session, kind=TalkKind.OOC).first()
     talk = list(thread.messages.select_related("author").order_by("id")) if thread else []
-    payload = selectors.ledger_export(session)
+    payload = ledger_export(session)
     characters = sorted(
         {
             p.character.pk: p.character

@@ -1,4 +1,4 @@
-"""Verification of a session's chain of rolls: every link (rolls.chain), every signature,
+"""Verification of a session's chain of rolls: every link (rolls.ledger.chain), every signature,
 every secret roll's commitment, every row's place (its post, turn and characters as its record
 names them) and, on request, every result recomputed from its record."""
 
@@ -8,13 +8,13 @@ from django.utils.translation import gettext_lazy as _
 
 from characters.models import Character
 from diary.models import Post
-from rolls import recompute as recomputing
-from rolls import secret as secrets_
-from rolls import signing
-from rolls.chain import GENESIS_HASH, chain_hash
-from rolls.fair_check import FairDiceCheck
+from rolls.ledger import recompute as recomputing
+from rolls.ledger import secret as secrets_
+from rolls.ledger import signing
+from rolls.ledger.chain import GENESIS_HASH, chain_hash
+from rolls.ledger.fair_check import FairDiceCheck
+from rolls.ledger.secret import commitment_matches
 from rolls.models import SESSION_END_KIND, Roll, SecretRoll, is_entry_record
-from rolls.secret import commitment_matches
 
 # What verification can find wrong with a roll, as stable codes with labels.
 PROBLEMS = {
@@ -22,16 +22,16 @@ PROBLEMS = {
     "bad_link": _("bad link to the previous roll"),
     "changed_record": _("changed record (its hash does not match)"),
     "wrong_position": _("record does not match its row (session or number)"),
-    # rolls.signing.
+    # rolls.ledger.signing.
     "unsigned": _("not signed (written without the site's signing key)"),
     "unknown_key": _("signed with a key the site does not trust"),
     "bad_signature": _("bad signature (not made by the site's key)"),
-    # rolls.recompute (verify_rolls --recompute).
+    # rolls.ledger.recompute (verify_rolls --recompute).
     "wrong_result": _("its result is not what its stored case and dice give"),
-    # rolls.secret.
+    # rolls.ledger.secret.
     "bad_reveal": _("a reveal that does not match the secret roll's commitment"),
     "hidden_changed": _("a secret roll's hidden record no longer gives its commitment"),
-    # rolls.fair_check: a turn's dice seeds and every die drawn from them.
+    # rolls.ledger.fair_check: a turn's dice seeds and every die drawn from them.
     "bad_dice_commit": _("a turn's dice commitment that is not one per turn"),
     "bad_seed_reveal": _("a revealed dice seed that is not the committed one"),
     "unfair_die": _("a die that does not follow from its turn's seed and the roller's seed"),
@@ -52,8 +52,8 @@ class ChainReport:
     broken_seq: int | None = None
     problem: str | None = None
     detail: str = ""
-    # Fair dice (rolls.fair_check): rolls whose every die was recomputed from a revealed seed,
-    # and rolls whose turn's seed is not revealed yet.
+    # Fair dice (rolls.ledger.fair_check): rolls whose every die was recomputed from a
+    # revealed seed, and rolls whose turn's seed is not revealed yet.
     dice_recomputed: int = 0
     dice_awaiting: int = 0
 

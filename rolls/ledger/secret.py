@@ -21,7 +21,7 @@ import uuid
 
 from django.utils.translation import gettext_lazy as _
 
-from rolls.chain import canonical_json
+from rolls.ledger.chain import canonical_json
 
 logger = logging.getLogger(__name__)
 
@@ -34,7 +34,8 @@ HIDDEN_CHANGED = _(
 SECRET_TEST = "secret"
 REVEAL_TEST = "reveal"
 # What a secret entry's public record keeps of the full one: where and when it was rolled
-# and by whom (the chain's envelope, rolls.chain_writer.chain_append), nothing of what or whom.
+# and by whom (the chain's envelope, rolls.ledger.chain_writer.chain_append), nothing of
+# what or whom.
 PUBLIC_KEYS = ("format", "session", "seq", "turn", "post", "rolled_by", "rolled_at")
 # The reveal's one-time token is derived from the secret roll, so the chain's unique
 # (session, token) refuses a second reveal even past the lock.

@@ -21,7 +21,6 @@ import secrets
 import uuid
 from dataclasses import dataclass
 
-from rolls.chain_writer import chain_append
 from rolls.engine.fair import (
     CLIENT_SEED_PATTERN,
     SCHEME,
@@ -29,7 +28,8 @@ from rolls.engine.fair import (
     SeededDice,
     seed_commitment,
 )
-from rolls.fair_check import COMMIT_KIND, REVEAL_KIND
+from rolls.ledger.chain_writer import chain_append
+from rolls.ledger.fair_check import COMMIT_KIND, REVEAL_KIND
 from rolls.models import SecretRoll, TurnSeed
 
 PUBLIC, SECRET = "public", "secret"
@@ -101,6 +101,7 @@ def _append(session, by, turn_number: int, kind: str, body):
         token=uuid.uuid4(),
         digest="",
         body=body,
+        announce=None,
     )
 
 

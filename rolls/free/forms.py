@@ -11,7 +11,7 @@ from django.utils.translation import gettext_lazy as _
 from rolls.engine import notation as free_notation
 from rolls.engine.errors import RuleError
 from rolls.forms import SignedTokenForm, client_seed_field, post_target_choices, secret_field
-from rolls.free_rolls import LABEL_MAX_LENGTH, FreeRoll
+from rolls.free.services import LABEL_MAX_LENGTH, FreeRoll
 from rolls.messages import notation_error_message
 
 

@@ -91,7 +91,7 @@ def sign(row_hash: str) -> tuple[str, str]:
 
 
 def signature_problem(row_hash: str, key_id: str, signature: str, keys: dict[str, str]):
-    """None if the signature is good, else the problem's code (rolls.ledger.PROBLEMS)."""
+    """None if the signature is good, else the problem's code (rolls.ledger.verify.PROBLEMS)."""
     if not signature or not key_id:
         return "unsigned"
     public = keys.get(key_id)

@@ -4,9 +4,10 @@ encounters — rolled from dice notation (rolls.engine.notation) into the sessio
 One service, `roll_make_free`, with roll_make's guarantees: one transaction under the
 session's row lock, a one-time token (a replay answers with its roll, the same token with
 other inputs is refused), every refusal before any die, and the chain's one writer
-(rolls.chain_writer.chain_append). The session's GM rolls free-form dice ("what the rules leave
-to the GM"); its players too where the GM allowed it in the session's settings
-(GameSession.players_free_rolls), each into their own post, marked as a player's roll."""
+(rolls.ledger.chain_writer.chain_append). The session's GM rolls free-form dice
+("what the rules leave to the GM"); its players too where the GM allowed it in the
+session's settings (GameSession.players_free_rolls), each into their own post, marked as
+a player's roll."""
 
 from __future__ import annotations
 
@@ -22,12 +23,13 @@ from django.utils.translation import gettext_lazy
 from diary.models import GameSession, Post
 from diary.services import current_turn
 from rolls.access import access_free_roll
-from rolls.chain import canonical_json
-from rolls.chain_writer import chain_append, lock_session
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import DiceSource, SystemDice
-from rolls.fair_dice import fair_roll
+from rolls.ledger.chain import canonical_json
+from rolls.ledger.chain_writer import chain_append, lock_session
+from rolls.ledger.fair_dice import fair_roll
 from rolls.models import PLAYER_ROLLER
+from rolls.presenters import roll_announcement
 from rolls.selectors import sheets_in_play
 from rolls.services import RollMade, replayed_roll, target_post
 
@@ -46,7 +48,7 @@ class FreeRoll:
     expression: str
     label: str
     character_id: int | None = None
-    # A secret roll (rolls.secret): only the commitment is public until the GM reveals it.
+    # A secret roll (rolls.ledger.secret): only the commitment is public until the GM reveals it.
     secret: bool = False
 
     def digest(self) -> str:
@@ -140,6 +142,7 @@ def roll_make_free(
             token=token,
             digest=free.digest(),
             body=body,
+            announce=roll_announcement,
             secret=free.secret,
         )
     return RollMade(roll, created=True)

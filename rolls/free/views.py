@@ -1,6 +1,6 @@
 """The free-form roll page (the GM's; a player's where the GM allows it): type an
 expression, see what it means, roll it into the session's chain
-(rolls.free_rolls.roll_make_free)."""
+(rolls.free.services.roll_make_free)."""
 
 from __future__ import annotations
 
@@ -14,14 +14,15 @@ from diary.selectors import own_posts_in_turn
 from diary.services import current_turn
 from rolls import access as rolls_access
 from rolls import services
+from rolls.access import session_for_reader
 from rolls.engine.errors import RuleError
-from rolls.free_forms import FreeRollForm, parsed_expression
-from rolls.free_rolls import FREE_ROLLS_NOT_ALLOWED, roll_make_free
+from rolls.free.forms import FreeRollForm, parsed_expression
+from rolls.free.services import FREE_ROLLS_NOT_ALLOWED, roll_make_free
+from rolls.ledger.secret import SECRET_TEST
+from rolls.ledger.selectors import turn_commitment
 from rolls.messages import notation_error_message
 from rolls.presenters import notation_odds, notation_summary
-from rolls.secret import SECRET_TEST
-from rolls.selectors import sheets_in_play, turn_commitment
-from rolls.views import _session_for_reader
+from rolls.selectors import sheets_in_play
 
 
 def _target(value) -> int | None:
@@ -52,7 +53,7 @@ def _preview(text: str, target=None) -> dict:
 def free_roll(request, pk: int):
     """GET: the form (htmx: only the preview of `?expression=`); POST: roll, or, with
     `preview` (no JavaScript), show the form again with the preview and roll nothing."""
-    session = _session_for_reader(request, pk)
+    session = session_for_reader(request, pk)
     access = rolls_access.access_free_roll(request.user, session)
     if access.refused_by_setting:
         # A player is told why, not shown a bare refusal (docs/decisions.md, free-form dice).

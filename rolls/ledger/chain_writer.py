@@ -18,10 +18,10 @@ from django.utils import timezone
 from diary import webhooks
 from diary.models import GameSession, Post, SessionWebhook
 from diary.notifications import notify_character_changed
-from rolls.chain import chain_hash
+from rolls.ledger import signing
+from rolls.ledger.chain import chain_hash
+from rolls.ledger.secret import SECRET_TEST, secret_split
 from rolls.models import Roll, SecretRoll
-from rolls.presenters import roll_announcement
-from rolls.secret import SECRET_TEST, secret_split
 
 
 class ChainHeadMoved(Exception):
@@ -80,6 +80,7 @@ def chain_append(
     token: uuid.UUID,
     digest: str,
     body: Callable[[int], dict],
+    announce: Callable[[Roll, str], str] | None,
     secret: bool = False,
 ) -> Roll:
     """The chain's one writer: every row of a session's chain (rolls of every system,
@@ -93,7 +94,13 @@ def chain_append(
     query; one UPDATE moves it and the activity marker, and only if it is still the head
     this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
 
-    `secret` (rolls.secret): the chain gets only the envelope, the test and a
+    `announce(roll, session_title)`: the line the table's chat hears of a row that lands in a
+    post, where the session has a webhook (rolls.presenters.roll_announcement); the ledger
+    writes rows and does not word them. None: the chat hears nothing of this row.
+
+    Every row is signed here as it is written (rolls.ledger.signing).
+
+    `secret` (rolls.ledger.secret): the chain gets only the envelope, the test and a
     commitment to the full record; the full record and its salt go to SecretRoll. The row
     names no character and is no action roll: nothing in the diary may tell what it was."""
     seq = session.chain_seq + 1
@@ -118,6 +125,8 @@ def chain_append(
         system = result.get("system", session.system) if isinstance(result, dict) else None
         hidden, record = secret_split(record, system=system or session.system, test=test)
         character_id, test, is_action = None, SECRET_TEST, False
+    row_hash = chain_hash(prev_hash, record)
+    key_id, signature = signing.sign(row_hash)
     roll = Roll.objects.create(
         session=session,
         seq=seq,
@@ -130,7 +139,9 @@ def chain_append(
         is_action=is_action,
         record=record,
         prev_hash=prev_hash,
-        hash=chain_hash(prev_hash, record),
+        hash=row_hash,
+        key_id=key_id,
+        signature=signature,
         token=token,
         request_digest=digest,
         created_at=now,
@@ -149,8 +160,8 @@ def chain_append(
         session, post, by, seq=seq, characters=None if secret else content.get("characters")
     )
     # A session not read by lock_session says nothing of its webhook: ask at commit.
-    if getattr(session, "wants_roll_webhook", True):
-        webhooks.announce(session.pk, "roll", lambda: roll_announcement(roll, session.title))
+    if announce is not None and getattr(session, "wants_roll_webhook", True):
+        webhooks.announce(session.pk, "roll", lambda: announce(roll, session.title))
     return roll
 
 

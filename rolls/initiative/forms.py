@@ -11,9 +11,8 @@ from django.utils.translation import gettext_lazy as _
 from config.form_fields import DefaultedIntegerField
 from rolls import access
 from rolls.engine import systems as engine_systems
-from rolls.entry_forms import FOREIGN_ENTRY_TOKEN
-from rolls.forms import SignedTokenForm
-from rolls.initiative_services import MAX_NPC_HP, MAX_NPC_SCORE, MAX_TURNS
+from rolls.forms import FOREIGN_FORM_TOKEN, SignedTokenForm
+from rolls.initiative.services import MAX_NPC_HP, MAX_NPC_SCORE, MAX_TURNS
 from rolls.plugins import typed_modifier_field
 
 BACK_CHOICES = [("fight", "fight"), ("diary", "diary"), ("panel", "panel")]
@@ -28,7 +27,7 @@ def _character_field(label, participants, *, required=True):
 
 
 class _EventForm(SignedTokenForm):
-    foreign_token_message = FOREIGN_ENTRY_TOKEN
+    foreign_token_message = FOREIGN_FORM_TOKEN
     back = forms.ChoiceField(choices=BACK_CHOICES, required=False, widget=forms.HiddenInput)
     # The three forms share one page: each gets its own element ids ("modifier_reason").
     id_prefix = "event"

@@ -12,12 +12,10 @@ from django.views.decorators.http import require_GET, require_POST
 
 from config.form_errors import apply_service_errors
 from diary.services import current_turn
-from rolls import initiative_selectors as selectors
-from rolls import initiative_services as services
-from rolls.access import access_fight
-from rolls.initiative_forms import HandoverForm, MarkerForm, ModifierForm, NpcJoinForm
+from rolls.access import access_fight, session_for_reader
+from rolls.initiative import selectors, services
+from rolls.initiative.forms import HandoverForm, MarkerForm, ModifierForm, NpcJoinForm
 from rolls.models import InitiativeEvent
-from rolls.views import _session_for_reader
 
 NO_EVENT = gettext_lazy("No initiative event is running in this session; nothing was changed.")
 
@@ -26,7 +24,7 @@ NO_EVENT = gettext_lazy("No initiative event is running in this session; nothing
 @require_GET
 def initiative(request, pk: int):
     """The running event's order and the GM's controls; every event's history."""
-    access = access_fight(request.user, _session_for_reader(request, pk))
+    access = access_fight(request.user, session_for_reader(request, pk))
     return _render(request, access)
 
 
@@ -72,7 +70,7 @@ def _render(request, access, *, forms=None, refusal="", status=200):
 
 def _running_for_gm(request, pk: int):
     """(access, the running event or None) for the GM of a running session; 404/403 else."""
-    access = access_fight(request.user, _session_for_reader(request, pk))
+    access = access_fight(request.user, session_for_reader(request, pk))
     if not access.can_manage:
         raise PermissionDenied
     event = InitiativeEvent.objects.running().filter(session=access.session).first()
@@ -181,7 +179,7 @@ def initiative_npc_add(request, pk: int):
             token=data["token"],
         )
 
-    session = _session_for_reader(request, pk)
+    session = session_for_reader(request, pk)
     return _change(request, pk, NpcJoinForm, "npc_join", write, npcs=_npcs(session))
 
 

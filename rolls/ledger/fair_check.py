@@ -1,4 +1,4 @@
-"""Checking a chain's fair dice (rolls.fair_dice) as it is walked: each turn's commitment,
+"""Checking a chain's fair dice (rolls.ledger.fair_dice) as it is walked: each turn's commitment,
 each revealed seed against it, and every draw of every roll against the revealed seed.
 
 A roll comes before its turn's reveal, so its draws wait until the seed is seen; a seed not
@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, field
 
 from rolls.engine.fair import CLIENT_SEED_PATTERN, SCHEME, draws_match, seed_commitment
+from rolls.ledger.secret import is_reveal_record
 from rolls.models import TURN_ENTRY_KINDS
-from rolls.secret import is_reveal_record
 
 COMMIT_KIND, REVEAL_KIND = TURN_ENTRY_KINDS
 STREAMS = ("public", "secret")
@@ -23,7 +23,7 @@ SEED_PATTERN = re.compile(r"^[0-9a-f]{64}$")
 @dataclass(frozen=True)
 class DiceFault:
     seq: int
-    problem: str  # a rolls.ledger PROBLEMS code
+    problem: str  # a rolls.ledger.verify PROBLEMS code
     detail: str = ""
 
 
