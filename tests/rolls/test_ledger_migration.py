@@ -46,4 +46,5 @@ def test_the_flush_helpers_read_the_migration_not_a_copy():
     migration = importlib.import_module("rolls.migrations.0002_append_only_triggers")
     assert ledger_sql.install_sql is migration.install_sql
     assert ledger_sql.PERMIT_TABLE == migration.PERMIT_TABLE
-    assert "CREATE TRIGGER" not in (ROOT / "rolls" / "ledger" / "triggers.py").read_text(encoding="utf-8")
+    triggers = ROOT / "rolls" / "ledger" / "triggers.py"
+    assert "CREATE TRIGGER" not in triggers.read_text(encoding="utf-8")
