@@ -22,7 +22,7 @@ from rolls.ledger import fair_dice
 from rolls.ledger.chain_writer import chain_append, lock_session
 from rolls.services import secret_roll_reveal
 from tests.rolling import make_roll
-from tests.rolls.test_ledger import percepcja_request
+from tests.rolls.ledger.test_ledger import percepcja_request
 
 CLIENT_SEED = "0123456789abcdef" * 2
 NARRATION = "Mgła nad **Czarnym Brodem** gęstnieje; ktoś woła „Stój!” <script>alert(1)</script>"

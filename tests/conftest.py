@@ -26,7 +26,7 @@ from diary.models import SessionStatus
 PASSWORD = "Sekretne-Haslo-1000"
 
 # The q10 table (a running q10 session) for the case path's tests.
-pytest_plugins = ["tests.rolls.q10_table", "tests.smtp", "tests.chat_server"]
+pytest_plugins = ["tests.rolls.systems.q10.q10_table", "tests.smtp", "tests.chat_server"]
 
 
 def pytest_configure(config):

@@ -9,7 +9,7 @@ Like 0002, this migration holds its own SQL and imports nothing from the project
 stays what it was when it was applied (rolls/ledger/triggers.py re-exports it).
 
 On SQLite a later migration that rebuilds diary_post (an ALTER SQLite cannot do in place)
-drops this trigger with the old table: tests/rolls/test_ledger_placement.py finds that.
+drops this trigger with the old table: tests/rolls/ledger/test_ledger_placement.py finds that.
 """
 
 from django.db import migrations

@@ -233,7 +233,7 @@ def test_on_a_phone_the_q10_panel_does_not_scroll_sideways(phone, q10):
 
 @pytest.fixture
 def ciernie(make_user):
-    from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+    from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table, flag_reroll_sources
 
     table = build_ciernie_table(make_user)
     flag_reroll_sources()
@@ -244,7 +244,7 @@ def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie)
     from rolls.systems.ciernie.demo import seed_ciernie_rolls
     from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
-    from tests.rolls.test_ciernie_reroll import vera_fails
+    from tests.rolls.systems.ciernie.test_ciernie_reroll import vera_fails
 
     rolls = seed_ciernie_rolls(ciernie.session, [ciernie.vera, ciernie.tomasz], {})
     failed = vera_fails(ciernie)  # the diary offers its reroll; its page has the form
@@ -285,7 +285,7 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
     from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
     from tests.conftest import PASSWORD
-    from tests.rolls.ars_table import demo_saga
+    from tests.rolls.systems.arsmagica.ars_table import demo_saga
 
     demo, characters, users = demo_saga(make_user)
     rolls = seed_arsmagica_rolls(demo, characters, users)
@@ -348,7 +348,7 @@ def test_the_catalogs_and_the_new_systems_pages_have_no_axe_violations(page, dem
 
 def test_on_a_phone_the_arsmagica_panel_does_not_scroll_sideways(phone, make_user):
     from tests.conftest import PASSWORD
-    from tests.rolls.ars_table import build_saga
+    from tests.rolls.systems.arsmagica.ars_table import build_saga
 
     t = build_saga(make_user)
     log_in(phone, t.gm.username, PASSWORD)

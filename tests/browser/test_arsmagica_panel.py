@@ -15,7 +15,7 @@ from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
-from tests.rolls.ars_table import build_saga, demo_saga
+from tests.rolls.systems.arsmagica.ars_table import build_saga, demo_saga
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -26,7 +26,7 @@ from tests.browser.test_roll_panel import (
     type_in,
 )
 from tests.conftest import PASSWORD
-from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table, flag_reroll_sources
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -12,7 +12,7 @@ from rolls.models import Roll
 from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose
 from tests.conftest import PASSWORD, polish
-from tests.rolls.ciernie_table import build_ciernie_table, flag_reroll_sources
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table, flag_reroll_sources
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

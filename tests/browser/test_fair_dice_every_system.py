@@ -15,8 +15,8 @@ from rolls.audit import archive
 from rolls.ledger import signing
 from rolls.ledger.export import ledger_export
 from tests.browser.test_session_archive import _offline_page, _resigned, _verdict
-from tests.rolls.test_fair_dice_play import a_roll_of_each_system
-from tests.rolls.test_signing import load_script
+from tests.rolls.ledger.test_fair_dice_play import a_roll_of_each_system
+from tests.rolls.ledger.test_signing import load_script
 
 pytestmark = [pytest.mark.django_db, pytest.mark.fair_dice]
 

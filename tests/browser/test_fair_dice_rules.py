@@ -1,6 +1,6 @@
 """verify.html, opened in Chromium from disk, applies the fair-dice rules of docs/audit.md as
-the site's verifier and docs/verify_ledger.py do (tests/rolls/test_fair_ledger_script.py,
-tests/rolls/test_fair_requests.py): on the same crafted chains it names the same entry, in
+the site's verifier and docs/verify_ledger.py do (tests/rolls/ledger/test_fair_ledger_script.py,
+tests/rolls/ledger/test_fair_requests.py): on the same crafted chains it names the same entry, in
 Polish; an honest session to its end, and every conformance vector's dice, hold."""
 
 import json
@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from rolls.audit import archive
 from rolls.ledger.export import ledger_export
 from tests.browser.test_session_archive import _offline_page, _verdict
-from tests.rolls.fair_ledgers import (
+from tests.rolls.ledger.fair_ledgers import (
     REFUSED,
     Chain,
     cut_short,

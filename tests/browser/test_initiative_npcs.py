@@ -17,7 +17,7 @@ from tests.browser.conftest import log_in, wait_until_quiet
 from tests.browser.test_effects_and_potions import entry_form
 from tests.conftest import PASSWORD, polish
 from tests.rolls.conftest import described_plan
-from tests.rolls.test_initiative_event import initiative
+from tests.rolls.initiative.test_initiative_event import initiative
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -18,8 +18,8 @@ from rolls.models import Roll
 from tests.browser.conftest import log_in, roll_button, settle_panel
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, open_panel, skill_id
 from tests.conftest import PASSWORD, polish
-from tests.rolls.ars_table import build_saga
-from tests.rolls.ciernie_table import build_ciernie_table
+from tests.rolls.systems.arsmagica.ars_table import build_saga
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

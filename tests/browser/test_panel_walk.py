@@ -38,9 +38,9 @@ from rolls.models import AskStatus, Roll, RollAsk, SecretRoll
 from rolls.registry import system_for
 from tests.browser.conftest import log_in, wait_until_quiet
 from tests.conftest import PASSWORD, polish
-from tests.rolls.ars_table import build_saga
-from tests.rolls.ciernie_table import build_ciernie_table
-from tests.rolls.q10_table import build_q10_table
+from tests.rolls.systems.arsmagica.ars_table import build_saga
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
+from tests.rolls.systems.q10.q10_table import build_q10_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

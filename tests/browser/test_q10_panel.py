@@ -13,7 +13,7 @@ from rolls.models import AskStatus, Roll, RollAsk
 from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish
-from tests.rolls.q10_table import build_archer_table
+from tests.rolls.systems.q10.q10_table import build_archer_table
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

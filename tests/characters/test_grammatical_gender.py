@@ -1,5 +1,5 @@
 """A sheet's grammatical gender, which the owner sets (what the site writes with it:
-tests/rolls/test_initiative_gender.py)."""
+tests/rolls/initiative/test_initiative_gender.py)."""
 
 import html
 

@@ -16,9 +16,9 @@ from diary.services import post_create
 from rolls.models import AskStatus, Roll, RollAsk
 from rolls.selectors import ask_answer_query
 from tests.conftest import polish
-from tests.rolls.ars_table import build_saga
-from tests.rolls.ciernie_table import build_ciernie_table
-from tests.rolls.q10_table import build_q10_table
+from tests.rolls.systems.arsmagica.ars_table import build_saga
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
+from tests.rolls.systems.q10.q10_table import build_q10_table
 
 pytestmark = pytest.mark.django_db
 

@@ -19,7 +19,7 @@ from rolls import access
 from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.rolls.conftest import described_plan
-from tests.rolls.test_panel_q10 import pool
+from tests.rolls.systems.q10.test_panel_q10 import pool
 from tests.scale_rolls import add_posts, add_rolls
 
 pytestmark = pytest.mark.django_db

@@ -13,9 +13,9 @@ from django.urls import reverse
 
 from characters.models import Attribute, CatalogVersion, Skill
 from characters.selectors import system_catalog
-from tests.rolls.ars_table import build_saga
-from tests.rolls.ciernie_table import build_ciernie_table
-from tests.rolls.q10_table import build_q10_table
+from tests.rolls.systems.arsmagica.ars_table import build_saga
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
+from tests.rolls.systems.q10.q10_table import build_q10_table
 
 pytestmark = pytest.mark.django_db
 

@@ -11,7 +11,7 @@ from diary.models import DIARY_PAGE_SIZE, GameSession, Notification, Notificatio
 from diary.reading import sessions_with_unread
 from diary.services import post_create, post_hide
 from rolls.models import Roll
-from tests.rolls.test_entries import entries_url, granted, hp, token, use_url
+from tests.rolls.entries.test_entries import entries_url, granted, hp, token, use_url
 from tests.rolls.test_panel import panel_url, single
 
 pytestmark = pytest.mark.django_db

@@ -23,8 +23,8 @@ from rolls import access
 from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 from tests.rolls.conftest import PanelClient
+from tests.rolls.initiative.test_initiative_event import fight  # noqa: F401 (a fixture)
 from tests.rolls.test_append_costs import forum1000_roll
-from tests.rolls.test_initiative_event import fight  # noqa: F401 (a fixture)
 
 pytestmark = pytest.mark.django_db
 

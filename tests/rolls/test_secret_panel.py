@@ -10,8 +10,8 @@ from django.urls import reverse
 from characters.models import Attribute, Skill
 from rolls.models import Roll, SecretRoll
 from tests.conftest import polish
-from tests.rolls.test_panel_q10 import pool
-from tests.rolls.test_panel_q10 import url as q10_url
+from tests.rolls.systems.q10.test_panel_q10 import pool
+from tests.rolls.systems.q10.test_panel_q10 import url as q10_url
 
 pytestmark = pytest.mark.django_db
 
@@ -105,8 +105,8 @@ def test_a_q10_player_cannot_roll_in_secret(q10_players_own, client_for):
 
 @pytest.mark.parametrize("build", ["ciernie", "arsmagica"])
 def test_the_other_case_panels_offer_the_box_to_the_gm_only(make_user, client_for, build):
-    from tests.rolls.ars_table import build_saga
-    from tests.rolls.ciernie_table import build_ciernie_table
+    from tests.rolls.systems.arsmagica.ars_table import build_saga
+    from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
 
     maker = build_ciernie_table if build == "ciernie" else build_saga
     gm_table = maker(make_user)

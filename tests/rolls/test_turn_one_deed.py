@@ -13,7 +13,7 @@ from django.urls import reverse
 from rolls.entries import services as entries
 from rolls.models import InitiativeEvent, Roll
 from tests.conftest import polish
-from tests.rolls.test_entries import granted, token, use, use_url
+from tests.rolls.entries.test_entries import granted, token, use, use_url
 from tests.rolls.test_panel import panel_url, single
 from tests.rolls.test_panel_safety import players_own, preview_of
 
