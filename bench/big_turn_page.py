@@ -34,8 +34,8 @@ from django.urls import reverse
 
 from bench.roll_queries import bench_database, make_table, make_user
 from characters.models import Attribute
-from diary import page_cache
 from diary import services as diary_services
+from diary.live import page_cache
 from diary.models import GameSession
 from rolls import access
 from rolls.ledger.verify import verify_session

@@ -450,7 +450,7 @@ def profiles(seed: dict, directory: Path) -> dict:
     # The poll and the preview: their query counts only (docs/performance.md's table has them).
     page = player.get(page_url).content.decode()
     seen = unescape(re.search(r'hx-get="(/sessions/\d+/live/[^"]*)"', page).group(1))
-    from diary.live_listener import markers
+    from diary.live.listener import markers
 
     markers.wait_listening()  # the poll's copy of the marker is this worker's (PostgreSQL)
     for name, make_request, expected in [

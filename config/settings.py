@@ -89,7 +89,7 @@ TEMPLATES = [
                 "django.template.context_processors.csp",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "diary.context_processors.notifications",
+                "diary.notifications.context_processors.notifications",
             ],
         },
     },
@@ -130,7 +130,7 @@ for number, url in enumerate(DATABASE_REPLICA_URLS, start=1):
 if env_flag("PGBOUNCER_TRANSACTION_MODE"):
     for database in DATABASES.values():
         database["DISABLE_SERVER_SIDE_CURSORS"] = True
-# The live poll's listener (diary/live_listener.py) holds one connection per worker that must
+# The live poll's listener (diary/live/listener.py) holds one connection per worker that must
 # stay on one server session: LISTEN through pgbouncer in transaction mode hears nothing, so
 # there it is off (every poll then reads the marker) unless LIVE_POLL_LISTEN_URL names the
 # primary directly (docs/deploy.md).
@@ -273,7 +273,7 @@ CACHES = {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
         "LOCATION": "codziennik-default",
     },
-    # The diary page's reads and rendered HTML (diary/page_cache.py), per process: every
+    # The diary page's reads and rendered HTML (diary/live/page_cache.py), per process: every
     # key changes with what it caches, so workers need not share it (docs/decisions.md,
     # "The diary page and the live poll").
     "diary": {
@@ -326,7 +326,7 @@ LEDGER_SIGNING_KEY_FILE = Path(
 )
 LEDGER_RETIRED_PUBLIC_KEYS = env_list("LEDGER_RETIRED_PUBLIC_KEYS", "")
 
-# Notifications by e-mail (diary/notification_delivery.py). E-mails leave the request:
+# Notifications by e-mail (diary/notifications/delivery.py). E-mails leave the request:
 # Django's tasks framework queues them in the database (django-tasks-db) and `db_worker`
 # (started by `make run` and `make serve`) sends them over SMTP. `make run` prints them
 # to the console instead (EMAIL_BACKEND).
@@ -355,13 +355,14 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Codziennik <codzienni
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long before a turn's deadline its players who have not posted are reminded.
 DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
-# Sessions' webhooks (diary/webhook_delivery.py): seconds before each retry of a message
-# the other end did not take (down, or 429), how long one attempt may take, and whether
+# Sessions' webhooks (diary/notifications/webhook_delivery.py): seconds before each retry of a
+# message the other end did not take (down, or 429), how long one attempt may take, and whether
 # plain http and local addresses are allowed (only for tests and a developer's machine:
 # in production a GM's URL must not reach into the server's own network).
 WEBHOOK_RETRY_DELAYS = (60, 300, 1800, 7200)
 # Notification e-mails the mail server did not take for now (down, or a 4xx reply): seconds
-# before each new try (diary/tasks.py); after the last the notification stays in the bell.
+# before each new try (diary/notifications/tasks.py); after the last the notification stays in the
+# bell.
 EMAIL_RETRY_DELAYS = (60, 300, 1800, 7200)
 WEBHOOK_TIMEOUT = 10
 WEBHOOK_ALLOW_LOCAL = env_flag("WEBHOOK_ALLOW_LOCAL")

@@ -30,7 +30,7 @@ urlpatterns = [
     path("characters/", include("characters.urls")),
     path("sessions/", include("diary.urls")),
     path("sessions/", include("rolls.urls")),
-    path("notifications/", include("diary.notification_urls")),
+    path("notifications/", include("diary.notifications.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
     path("admin/", admin.site.urls),
 ]

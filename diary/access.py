@@ -37,8 +37,6 @@ from diary.models import (
     TalkKind,
     TalkThread,
 )
-from diary.notification_delivery import page_notices_annotations, unread_subquery
-from diary.talk_selectors import talk_unread_annotations
 
 # What a player is told who tries to edit or hide their post of a closed turn.
 CLOSED_TURN_REFUSAL = _(
@@ -295,6 +293,7 @@ def access_session(
     card_only: bool = False,
     roster: bool = False,
     reading: bool = False,
+    annotations: dict | None = None,
 ) -> SessionAccess:
     """The session and what the user may do in it.
 
@@ -303,8 +302,8 @@ def access_session(
     reads every participation (the diary's roster) in the query that finds the user's.
     `reading=True` (the diary) reads the user's read mark and first unread post with it
     (`session.viewer_read_mark`, `.viewer_read_seq`, `.viewer_first_unread`;
-    diary/reading.py), and what the
-    page needs to clear the notifications it shows (diary.notification_delivery).
+    diary/reading.py). `annotations`: what else the page reads with the session's row (the
+    diary: the notifications it clears and the unread table talk, `diary_page_reads`).
     """
     # The current turn rides along: every page of a session shows or uses it.
     sessions = GameSession.objects.select_related("gm", "current_turn")
@@ -317,18 +316,15 @@ def access_session(
             )
         )
     if user.is_authenticated and not lock:
-        # The header's bell too (diary.notification_delivery.unread_count reads it back).
-        sessions = sessions.annotate(viewer_unread=unread_subquery(user))
+        # The header's bell too (diary.notifications.delivery.unread_count reads it back).
+        sessions = sessions.annotate(viewer_unread=read_marks.unread_notifications_subquery(user))
         if reading:
             sessions = sessions.annotate(
                 viewer_read_mark=read_marks.read_mark_subquery(user),
                 viewer_read_seq=read_marks.read_seq_subquery(user),
                 viewer_first_unread=read_marks.first_unread_subquery(user),
-                # The notifications this page may clear, and the mute toggle's state.
-                **page_notices_annotations(user),
-                # The unread table talk beside the diary (its links' badges).
-                **talk_unread_annotations(user),
             )
+        sessions = sessions.annotate(**(annotations or {}))
     if lock:
         sessions = sessions.select_for_update(of=("self",))
     session = _get_or_404(sessions, pk)

@@ -581,7 +581,7 @@ class NpcModifierCorrection(models.Model):
 
 # ---------------------------------------------------------------------------
 # Table talk beside the diary: the session's out-of-character thread and whispers
-# (diary/talk_services.py, talk_selectors.py, talk_views.py). Never shown in the diary.
+# (diary/talk/: services, selectors, views). Never shown in the diary.
 # ---------------------------------------------------------------------------
 
 TALK_MESSAGE_MAX = 5_000
@@ -673,8 +673,8 @@ class TalkReadMark(models.Model):
 
 
 # ---------------------------------------------------------------------------
-# Notifications: who hears of what (diary/notifications.py), in the site (the
-# bell) and by e-mail (diary/notification_delivery.py)
+# Notifications: who hears of what (diary/notifications/notices.py), in the site (the
+# bell) and by e-mail (diary/notifications/delivery.py)
 # ---------------------------------------------------------------------------
 
 
@@ -803,7 +803,7 @@ class NotificationSettings(models.Model):
 
 class SessionMute(models.Model):
     """One user has muted one session: its play (new posts, turns, quotes, answered roll
-    requests, deadlines) makes them no notifications (diary.notifications.MUTED_KINDS)."""
+    requests, deadlines) makes them no notifications (diary.notifications.notices.MUTED_KINDS)."""
 
     user = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="session_mutes"
@@ -845,8 +845,8 @@ class ReadMark(models.Model):
 
 class SessionWebhook(models.Model):
     """Where a session's table chat hears of its play: one Discord-compatible webhook URL
-    the GM set, and which events it is told of (diary/webhooks.py sends them through the
-    task worker). The URL is a secret — whoever holds it can post to the channel — so only
+    the GM set, and which events it is told of (diary/notifications/webhooks.py sends them through
+    the task worker). The URL is a secret — whoever holds it can post to the channel — so only
     the GM's settings page shows it, and only masked."""
 
     session = models.OneToOneField(

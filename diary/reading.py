@@ -34,7 +34,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from config.roles import is_moderator
-from diary.models import READING_STATUSES, Participation, Post, ReadMark
+from diary.models import READING_STATUSES, Notification, Participation, Post, ReadMark
 
 # ---------------------------------------------------------------------------
 # Writes
@@ -341,3 +341,16 @@ class TurnJumpForm(forms.Form):
             raise forms.ValidationError(_("Turn %(number)s has no posts yet.") % {"number": number})
         self.first_post_id = first
         return number
+
+
+def unread_notifications_subquery(user):
+    """The user's unread notifications (the bell's count) as a subquery, to ride in another
+    query."""
+    unread = (
+        Notification.objects.filter(recipient=user.pk, read_at__isnull=True)
+        .order_by()
+        .values("recipient")
+        .annotate(n=Count("pk"))
+        .values("n")
+    )
+    return Subquery(unread[:1], output_field=IntegerField())

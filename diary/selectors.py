@@ -11,7 +11,7 @@ from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
 from config.roles import is_moderator
-from diary.diffs import word_diff
+from diary.live.page_cache import memo
 from diary.models import (
     DIARY_PAGE_SIZE,
     GameSession,
@@ -24,7 +24,7 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
-from diary.page_cache import memo
+from diary.posts.diffs import word_diff
 from diary.reading import sessions_with_unread
 
 
@@ -553,7 +553,7 @@ def npc_roster_for(npc_access) -> list:
             npcs = npcs.filter(visible_to_players=True)
         return list(npcs.only("pk", "name", "description", "visible_to_players", "session_id"))
 
-    # Every NPC change moves the session's activity marker (diary/npc_services.py).
+    # Every NPC change moves the session's activity marker (diary/npcs/services.py).
     key = ("npcs", session.pk, session.activity_marker, npc_access.sees_hidden)
     return memo(key, read)
 

@@ -19,7 +19,7 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
-from diary import notifications, permissions, selectors
+from diary import permissions, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
@@ -34,6 +34,7 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
+from diary.notifications import notices as notifications
 
 # ---------------------------------------------------------------------------
 # Sessions

@@ -1,6 +1,10 @@
 from django.urls import path
 
-from diary import npc_views, search_views, talk_views, views, webhook_views
+from diary import views
+from diary.notifications import webhook_views
+from diary.npcs import views as npc_views
+from diary.search import views as search_views
+from diary.talk import views as talk_views
 
 app_name = "diary"
 

@@ -14,7 +14,7 @@ from config.form_errors import apply_service_errors, posted
 from config.markdown import render_narration
 from config.rate_limits import rate_limited
 from config.redirects import with_query
-from diary import live, notification_delivery, quoting, reading, selectors, services
+from diary import reading, selectors, services
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -24,7 +24,6 @@ from diary.access import (
     npc_access,
     sessions_open_to_join,
 )
-from diary.diffs import word_diff
 from diary.forms import (
     DecisionNoteForm,
     HideForm,
@@ -40,8 +39,14 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
+from diary.live import poll as live
 from diary.models import ParticipationStatus, SessionStatus
-from diary.rendering import post_body_html
+from diary.notifications import delivery as notification_delivery
+from diary.notifications.delivery import page_notices_annotations
+from diary.posts import quoting
+from diary.posts.diffs import word_diff
+from diary.posts.rendering import post_body_html
+from diary.talk.selectors import talk_unread_annotations
 
 
 def _cursor(value: str | None) -> int | None:
@@ -148,7 +153,7 @@ def _diary_context(
         before, after = None, turn_form.first_post_id - 1
     page = selectors.diary_page(session, before=before, after=after)
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
-    # and text are rendered once per version and viewer variant (diary/rendering.py).
+    # and text are rendered once per version and viewer variant (diary/posts/rendering.py).
     for post in page.posts:
         post.access = access.post(post)
         post.body_html = post_body_html(
@@ -251,11 +256,25 @@ def _npc_context(access: SessionAccess) -> dict:
     return {"npc_access": flags, "npcs": selectors.npc_roster_for(flags)}
 
 
+def diary_page_reads(user) -> dict:
+    """What the diary page reads with the session's row, no query of its own: the
+    notifications it clears (and the mute toggle's state), and the unread table talk beside
+    the diary (its links' badges)."""
+    return {**page_notices_annotations(user), **talk_unread_annotations(user)}
+
+
 @login_required
 @require_GET
 def session_detail(request, pk: int):
     """The session's diary: posts by turn, newest page first, the post form below."""
-    access = access_session(request.user, pk, roster=True, reading=True, card_only=True)
+    access = access_session(
+        request.user,
+        pk,
+        roster=True,
+        reading=True,
+        card_only=True,
+        annotations=diary_page_reads(request.user),
+    )
     if not access.can_read:
         # Someone who may see the card but not the diary: a page that says the diary is
         # its table's and leads to the session's public page, not a bare refusal.
@@ -269,7 +288,7 @@ def session_live(request, pk: int):
     """Polled by an open diary: nothing (204, or 304 for its ETag) until something changes,
     then the fresh posts. "Nothing new" comes from this process's copy of the session's
     marker (no query) or one query, while this browser's access is freshly checked
-    (diary/live.py); everything else takes the full path (log-in first, then GET only, as
+    (diary/live/poll.py); everything else takes the full path (log-in first, then GET only, as
     every diary view)."""
     if request.method == "GET":
         status = live.nothing_new(request, pk)
@@ -281,7 +300,9 @@ def session_live(request, pk: int):
 @login_required
 @require_GET
 def _session_live_checked(request, pk: int):
-    access = access_session(request.user, pk, roster=True, reading=True)
+    access = access_session(
+        request.user, pk, roster=True, reading=True, annotations=diary_page_reads(request.user)
+    )
     marker = access.session.activity_marker
     tag = live.etag(marker, request.user.pk)
     if request.headers.get("If-None-Match") == tag:
@@ -714,7 +735,7 @@ def post_history(request, pk: int):
         raise PermissionDenied
     post = post_access.post
     revisions = list(post.revisions.select_related("written_by", "character").order_by("version"))
-    # Each version against the one before it, word by word (diary.diffs); newest first.
+    # Each version against the one before it, word by word (diary.posts.diffs); newest first.
     shown = [
         (revision, word_diff(earlier.narration, revision.narration) if earlier else None)
         for earlier, revision in zip([None, *revisions], revisions, strict=False)

@@ -20,7 +20,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from characters.models import EffectKind
 from characters.numbers import with_minus
-from diary.page_cache import memo
+from diary.live.page_cache import memo
 from rolls import registry
 from rolls.engine import notation as free_notation
 from rolls.ledger.secret import commitment_matches, is_reveal_record, is_secret_record
@@ -660,8 +660,8 @@ def rendered_roll(roll) -> RenderedRoll:
 
 
 def roll_announcement(roll, session_title: str) -> dict:
-    """A chain row as the session's table chat reads it (diary.webhooks): the diary's own
-    lines, as text. A secret roll says no more there than in the diary."""
+    """A chain row as the session's table chat reads it (diary.notifications.webhooks): the diary's
+    own lines, as text. A secret roll says no more there than in the diary."""
     text = " ".join(strip_tags(rendered_roll(roll).html).split())
     return {
         "content": _("**%(session)s**: roll #%(seq)s by %(who)s.")

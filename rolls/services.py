@@ -31,7 +31,7 @@ from django.utils.translation import gettext_lazy
 
 from diary import permissions as diary_permissions
 from diary.models import GameSession, Post, SessionStatus
-from diary.notifications import notify_ask_closed
+from diary.notifications.notices import notify_ask_closed
 from diary.selectors import move_actions_in_turn, newest_visible_post, own_posts_in_turn
 from diary.services import current_turn, post_create_for_rolls
 from rolls import registry

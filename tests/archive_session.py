@@ -12,8 +12,8 @@ import uuid
 from django.db import transaction
 
 from diary import services as diary_services
-from diary import talk_services
 from diary.services import current_turn
+from diary.talk import services as talk_services
 from rolls.engine import fair
 from rolls.engine import notation as free_notation
 from rolls.engine.dice import ScriptedDice

@@ -92,9 +92,9 @@ def _dice_seeds_only_where_marked(request):
 
 @pytest.fixture(autouse=True)
 def _empty_diary_cache():
-    """The diary's per-process cache (diary/page_cache.py) starts empty in every test: ids
+    """The diary's per-process cache (diary/live/page_cache.py) starts empty in every test: ids
     and markers come back after a test's rollback, and a test must see its own misses."""
-    from diary import page_cache
+    from diary.live import page_cache
 
     page_cache.clear()
 
@@ -367,8 +367,8 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="session")
 def django_db_setup(django_db_setup):
     """The test database, and before it is dropped, the live poll's listener (its connection
-    would hold the database open; diary/live_listener.py)."""
+    would hold the database open; diary/live/listener.py)."""
     yield
-    from diary.live_listener import markers
+    from diary.live.listener import markers
 
     markers.stop()

@@ -3,7 +3,7 @@ a GIN index on the posts' search expression.
 
 `codziennik_search` is PostgreSQL's "simple" configuration (stock builds have no Polish
 one) with `unaccent` in front, so "zolw" and "żółw" are the same lexeme on both sides of
-the match. SQLite has neither: the migration does nothing there (diary/search.py falls
+the match. SQLite has neither: the migration does nothing there (diary/search/selectors.py falls
 back to a case-insensitive contains)."""
 
 from django.db import migrations
@@ -19,7 +19,7 @@ ALTER TEXT SEARCH CONFIGURATION {CONFIGURATION}
     WITH unaccent, simple;
 """
 
-# The expression diary.search._full_text matches against, exactly as Django writes it: the
+# The expression diary.search.selectors._full_text matches against, exactly as Django writes it: the
 # planner uses an expression index only for the same expression. Without it a search ranks
 # every post (measured in docs/decisions.md: seconds at 200,000 posts, ~30 ms with it).
 INDEX = f"""

@@ -1,7 +1,7 @@
 """On PostgreSQL, every change of a session's activity marker (and a session's deletion)
 sends NOTIFY diary_activity, '<session id>' as its transaction commits (emptying the table,
 '*'): the live poll's
-per-process marker cache (diary/live_listener.py) listens and forgets that session's marker.
+per-process marker cache (diary/live/listener.py) listens and forgets that session's marker.
 
 A trigger rather than a call in each service: every writer of `activity_at` (GameSession.touch,
 the ledger's head update, a save of the whole row, a raw UPDATE) is covered, and the notice

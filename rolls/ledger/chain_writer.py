@@ -15,9 +15,9 @@ from django.db import transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
-from diary import webhooks
 from diary.models import GameSession, Post, SessionWebhook
-from diary.notifications import notify_character_changed
+from diary.notifications import webhooks
+from diary.notifications.notices import notify_character_changed
 from rolls.ledger import signing
 from rolls.ledger.chain import chain_hash
 from rolls.ledger.secret import SECRET_TEST, secret_split

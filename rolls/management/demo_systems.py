@@ -12,9 +12,9 @@ characters by the short keys of the returned dicts (e.g. `["q10"][1]["eragon"]`)
 from characters import services as character_services
 from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.systems import RuleSystem
-from diary import npc_services
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
+from diary.npcs import services as npc_services
 
 
 def system_character(

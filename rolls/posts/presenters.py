@@ -12,7 +12,7 @@ from django.db.models.functions import RowNumber
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
-from diary.page_cache import memo
+from diary.live.page_cache import memo
 from diary.selectors import DiaryRolls
 from rolls import registry
 from rolls.access import (

@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from diary import npc_services
+from diary.npcs import services as npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import ChangeKind, InitiativeChange, InitiativeEvent, Roll
 from rolls.selectors import sheets_in_play

@@ -9,7 +9,7 @@ import uuid
 import pytest
 from playwright.sync_api import expect
 
-from diary import npc_services
+from diary.npcs import services as npc_services
 from rolls.engine.dice import ScriptedDice
 from rolls.models import InitiativeParticipant
 from rolls.selectors import sheets_in_play

@@ -15,8 +15,9 @@ leads him up to it. Then a fight with initiative and NPCs in the order (one hidd
 players, one wounded); at last the month's final deadline passes.
 
 Time moves only where the site depends on it, the turns' deadlines: the cron's run is given
-the moment it runs at (as tests/diary/test_notifications.py does), and the passing of the last
-deadline is its stored moment moved into the past (as tests/diary/test_turn_status.py does).
+the moment it runs at (as tests/diary/notifications/test_notifications.py does), and the passing of
+the last deadline is its stored moment moved into the past (as tests/diary/test_turn_status.py
+does).
 """
 
 import re
@@ -27,9 +28,9 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from diary import npc_services
 from diary.models import GameSession, Notification, NotificationKind, Turn
-from diary.notifications import notify_deadlines
+from diary.notifications.notices import notify_deadlines
+from diary.npcs import services as npc_services
 from rolls.initiative.forms import MAX_NPC_SCORE
 from rolls.models import AskStatus, InitiativeEvent, Roll, RollAsk
 from tests.browser.conftest import _polish_page, log_in, open_turn, wait_until_quiet

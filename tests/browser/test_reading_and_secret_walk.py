@@ -21,7 +21,7 @@ from characters.portraits import portrait_check_and_encode
 from characters.services import character_portrait_set
 from diary import services
 from diary.models import NotificationKind, Post
-from diary.notification_delivery import notification_mark_all_read, notification_preferences_save
+from diary.notifications.delivery import notification_mark_all_read, notification_preferences_save
 from rolls.models import Roll
 from tests.browser.conftest import log_in, open_turn, roll_button
 from tests.browser.test_quote import _select_from

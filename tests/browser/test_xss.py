@@ -33,9 +33,9 @@ from characters import services as character_services
 from characters.models import NOTE_MAX, Attribute, Character, Item, Skill, Trait
 from characters.systems import RuleSystem
 from config.views import SignUpForm
-from diary import npc_services
 from diary import services as diary_services
 from diary.models import Npc, Post, SessionStatus
+from diary.npcs import services as npc_services
 from rolls.entries import services as entries
 from rolls.initiative import services as initiative_services
 from rolls.models import ASK_NOTE_MAX_LENGTH, InitiativeEvent, Roll

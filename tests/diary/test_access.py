@@ -104,7 +104,7 @@ def test_a_players_diary_query_count_is_small_and_flat(table, client_for):
     client = client_for(table.alice)
     url = reverse("diary:session", args=[table.session.pk])
     client.get(url)  # warm up (content types, translations)
-    # Measured right after a change both times: the diary's cache (diary/page_cache.py)
+    # Measured right after a change both times: the diary's cache (diary/live/page_cache.py)
     # misses then, the dearest view; tests/diary/test_page_costs.py counts the cached one.
     post_create(session=table.session, author=table.bob, character=None, narration="0", nc_note="")
     with CaptureQueriesContext(connection) as small:

@@ -1,5 +1,5 @@
 """A closed turn is read-only for its players (diary.access, diary.services.post_edit and
-post_hide); post revisions and plan resubmissions show word-level changes (diary.diffs)."""
+post_hide); post revisions and plan resubmissions show word-level changes (diary.posts.diffs)."""
 
 import pytest
 from django.core.exceptions import PermissionDenied
@@ -7,8 +7,8 @@ from django.test import Client
 from django.urls import reverse
 
 from diary import services
-from diary.diffs import word_diff
 from diary.models import PlanSubmission, Post, SessionStatus
+from diary.posts.diffs import word_diff
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db

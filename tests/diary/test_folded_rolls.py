@@ -14,7 +14,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from diary import page_cache
+from diary.live import page_cache
 from diary.services import post_create
 from rolls.ledger.verify import verify_session
 from rolls.models import Roll

@@ -1,6 +1,7 @@
 """The diary page and the live poll: few queries, the same at 1 k and 100 k posts,
 for a player, the GM and a moderator; and the caches that make them few never show stale or
-another viewer's content (diary/page_cache.py, diary/rendering.py, diary/live.py)."""
+another viewer's content (diary/live/page_cache.py, diary/posts/rendering.py,
+diary/live/poll.py)."""
 
 import html
 
@@ -9,7 +10,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from diary import live, page_cache
+from diary.live import page_cache
+from diary.live import poll as live
 from diary.models import GameSession, Post
 from diary.reading import read_mark_advance
 from diary.services import participation_withdraw, post_create, post_edit, post_hide

@@ -311,7 +311,7 @@ def test_admin_shows_submissions_read_only(planned, client):
 
 def test_the_plan_shows_the_npc_designs_and_each_submission_keeps_them(planned, client_for):
     """Seed 000 line 53: the plan includes the NPC designs; a submission keeps them as sent."""
-    from diary.npc_services import npc_create, npc_modifier_create
+    from diary.npcs.services import npc_create, npc_modifier_create
 
     session = planned.session
     session.npc_mode = "fixed_modifiers"

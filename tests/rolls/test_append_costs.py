@@ -28,7 +28,7 @@ pytestmark = pytest.mark.django_db
 # speed work made 34 and 25 (forum1000), 30 and 15 (q10), and grew in rows read
 # (docs/performance.md). The test's transaction adds a SAVEPOINT and its RELEASE to a POST.
 # A roll into a post already there also marks the post changed and notifies the owner of
-# the character it concerns (diary.notifications.notify_character_changed: who hears, in one
+# the character it concerns (diary.notifications.notices.notify_character_changed: who hears, in one
 # query, and the insert); a roll that needs a new GM post writes that post instead.
 # The POST reads its turn's dice seed (rolls.ledger.fair_dice), and the whole panel shows the turn's
 # dice commitment before the roll: one query each.

@@ -7,10 +7,10 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
 from characters.models import Attribute, Character, Item, ItemHolding, Skill
-from diary import npc_services
 from diary import services as diary_services
 from diary.access import joinable_characters, session_access
 from diary.models import Participation
+from diary.npcs import services as npc_services
 from rolls.models import Roll
 from rolls.selectors import sheets_in_play
 from rolls.systems.forum1000.requests import (

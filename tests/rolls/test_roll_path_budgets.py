@@ -33,7 +33,7 @@ pytestmark = pytest.mark.django_db
 # the log-in session and user, the session, the sheets (one statement), the NPC modifiers,
 # the two catalogs; under the lock the replayed-token check, the turn's action state, the
 # post, the turn's seed; the insert, the head's and the post's updates; the notification
-# of the character's owner (six statements of diary.notifications); on commit, the table
+# of the character's owner (six statements of diary.notifications.notices); on commit, the table
 # chat's webhook; the redirect's page. Then: the owner told in two statements, the webhook's
 # wish read with the lock, the redirect's page known without a count: 17. Then: the NPC
 # modifiers read only when one is chosen or the field drawn; the session read once, locked
@@ -139,7 +139,7 @@ def test_the_gms_roll_into_a_narrated_post_is_within_its_budget(
     table, client_for, django_capture_on_commit_callbacks
 ):
     """The same roll landing in the GM's own narrated post, already read: the post reads as
-    changed and the character's owner is told (diary.notifications)."""
+    changed and the character's owner is told (diary.notifications.notices)."""
     session, gm = table.session, table.gm
     client = client_for(gm)
     assert roll_post(client, gm, session, forum1000_roll(table, table.borys)).status_code == 302

@@ -29,8 +29,8 @@ from characters.models import Skill
 from characters.services import sheet_proposal_create
 from config import access_matrix
 from diary import services as diary_services
-from diary import talk_services
 from diary.models import Participation
+from diary.talk import services as talk_services
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.diary_entries import effect_entry, grant_entry
 from tests.rolling import ask_roll, make_roll
@@ -253,7 +253,7 @@ def _portrait(character) -> str:
 
 def _npc(session):
     """An NPC of S with one fixed modifier."""
-    from diary import npc_services
+    from diary.npcs import services as npc_services
 
     npc = npc_services.npc_create(
         session=session, by=session.gm, name="Stary kupiec", description="", visible_to_players=True

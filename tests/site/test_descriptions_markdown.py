@@ -6,8 +6,8 @@ import pytest
 from django.urls import reverse
 
 from characters.models import Item
-from diary import npc_services
 from diary import services as diary_services
+from diary.npcs import services as npc_services
 
 pytestmark = pytest.mark.django_db
 

@@ -172,7 +172,7 @@ def test_the_demo_rolls_every_test_of_each_other_system():
 
 def test_seed_demo_shows_a_quote_linked_back_and_its_notification():
     from diary.models import Notification
-    from diary.quoting import quoted_post_pks
+    from diary.posts.quoting import quoted_post_pks
 
     quoting = Post.objects.get(narration__contains="Świeże. Ktoś szedł tędy o świcie.")
     (quoted_pk,) = quoted_post_pks(quoting.narration)
@@ -247,7 +247,7 @@ def test_seed_demo_leaves_the_player_unread_posts(client):
 
 def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
     """Search: gracz finds the turn-3 word, not the one in the stand-in session."""
-    from diary.search import posts_matching
+    from diary.search.selectors import posts_matching
     from rolls.management.commands.seed_demo import (
         SEARCH_WORD_HIDDEN_FROM_GRACZ,
         SEARCH_WORD_TURN_3,

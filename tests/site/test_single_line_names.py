@@ -6,8 +6,8 @@ import pytest
 
 from characters.forms import CharacterForm
 from diary.forms import InviteForm, SessionForm
-from diary.npc_forms import NpcForm
-from diary.talk_forms import WhisperForm
+from diary.npcs.forms import NpcForm
+from diary.talk.forms import WhisperForm
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db

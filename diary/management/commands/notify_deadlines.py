@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from diary.notifications import notify_deadlines
+from diary.notifications.notices import notify_deadlines
 
 
 class Command(BaseCommand):

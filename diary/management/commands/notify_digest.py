@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand
 
-from diary.notification_delivery import send_digests
+from diary.notifications.delivery import send_digests
 
 
 class Command(BaseCommand):

@@ -20,11 +20,12 @@ from characters import services as character_services
 from characters.models import Attribute, Character, Skill, Trait
 from characters.systems import RuleSystem
 from config.roles import MODERATOR_GROUP
-from diary import npc_services, talk_services
 from diary import services as diary_services
 from diary.models import GameSession, Npc, NpcMode, Post, RollPolicy, SessionStatus, TalkThread
-from diary.quoting import quote_markdown
+from diary.npcs import services as npc_services
+from diary.posts.quoting import quote_markdown
 from diary.reading import read_mark_advance
+from diary.talk import services as talk_services
 from rolls.entries import services as entries
 from rolls.free.services import FreeRoll, roll_make_free
 from rolls.initiative import services as initiative_services

@@ -112,7 +112,7 @@ class TargetsNpc(Effect):
 
     def after(self, context: RollContext, roll) -> None:
         # Seed 000 line 51: once a roll carried it, the modifier stays as it was for the
-        # session (diary.npc_services refuses to change it); the first such roll is named.
+        # session (diary.npcs.services refuses to change it); the first such roll is named.
         if self.modifier_id:
             NpcModifier.objects.filter(pk=self.modifier_id, used_by_seq__isnull=True).update(
                 used_by_seq=roll.seq

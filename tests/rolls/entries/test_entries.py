@@ -434,7 +434,7 @@ def test_the_gms_diary_stays_flat_as_entries_grow(table, client_for):
     gm = client_for(table.gm)
     url = reverse("diary:session", args=[table.session.pk])
     gm.get(url)  # warm up (content types, translations)
-    # Both views right after a change, when the diary's cache (diary/page_cache.py) misses.
+    # Both views right after a change, when the diary's cache (diary/live/page_cache.py) misses.
     gm.post(entries_url(table), hp(table, table.borys, 1))
     with CaptureQueriesContext(connection) as small:
         assert gm.get(url).status_code == 200
@@ -492,7 +492,7 @@ def test_an_action_roll_after_an_item_use_needs_the_gms_reason(table, client_for
 
 
 def test_the_gm_damages_and_stuns_a_stand_in_but_grants_it_no_items(stand_in_table, client_for):
-    from diary import npc_services
+    from diary.npcs import services as npc_services
 
     wolves = stand_in_table
 

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from diary import npc_services
+from diary.npcs import services as npc_services
 from diary.services import post_create, turn_open_next
 from rolls import access
 from rolls.engine.dice import ScriptedDice
@@ -282,7 +282,7 @@ def test_the_diary_query_count_stays_flat_during_a_fight(fight, client_for):
     client = client_for(fight.alice)
     url = reverse("diary:session", args=[fight.session.pk])
     client.get(url)  # warm up (content types, translations)
-    # Both views right after a change, when the diary's cache (diary/page_cache.py) misses.
+    # Both views right after a change, when the diary's cache (diary/live/page_cache.py) misses.
     post_create(session=fight.session, author=fight.bob, character=None, narration="-", nc_note="")
     with CaptureQueriesContext(connection) as small:
         client.get(url)

@@ -9,7 +9,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.urls import reverse
 
-from diary import npc_services
+from diary.npcs import services as npc_services
 from rolls import access
 from rolls.engine.dice import ScriptedDice
 from rolls.entries import services as entries

@@ -6,7 +6,7 @@ Built on tests/rolls/system_tables.py; the NPC stand-in through the diary's serv
 from types import SimpleNamespace
 
 from characters.models import Item, Trait
-from diary import npc_services
+from diary.npcs import services as npc_services
 from tests.rolls.system_tables import (
     catalog_attribute,
     catalog_item,

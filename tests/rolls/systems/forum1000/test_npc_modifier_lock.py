@@ -6,8 +6,8 @@ import pytest
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.urls import reverse
 
-from diary import npc_services
 from diary.models import NpcModifier, NpcModifierCorrection
+from diary.npcs import services as npc_services
 from rolls.models import Roll
 from tests.rolls.test_panel import single
 

@@ -8,8 +8,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
-from diary import npc_services
 from diary.models import GameSession
+from diary.npcs import services as npc_services
 from rolls import access
 from rolls.models import Roll
 from tests.conftest import polish

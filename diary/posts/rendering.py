@@ -1,0 +1,45 @@
+"""The diary's posts rendered once: each post's head and body (templates/diary/
+session_detail.html#post_body), cached under a digest of every value it shows.
+
+The key is the content itself (fields, names, the viewer's one flag that changes it, the
+language and time zone), not an id to invalidate: an edit, a hide, a renamed character or a
+viewer who may not read a hidden post's text is another key, so a cached body is never
+stale or another viewer's. The post's links and forms (its footer: the viewer's own flags
+and a CSRF token) are rendered per request."""
+
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.utils.translation import get_language
+
+from diary.live.page_cache import memo
+
+
+def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
+    shown = (
+        post.pk,
+        post.created_at,
+        post.edited_at,
+        post.hidden_at,
+        str(post.hidden_by) if post.hidden_by_id else "",
+        post.hidden_reason,
+        str(post.author),
+        post.author_id == gm_id,
+        post.character.name if post.character_id else None,
+        # A new portrait is a new (content-hash) name, so it shows at once.
+        post.character.portrait.name if post.character_id else None,
+        post.narration_html,
+        post.nc_note,
+        post.move_metres,
+        post.move_mounted,
+        post.move_actions,
+        can_see_content,
+        get_language(),
+        timezone.get_current_timezone_name(),
+    )
+    return memo(
+        ("post", *shown),
+        lambda: render_to_string(
+            "diary/session_detail.html#post_body",
+            {"post": post, "gm_id": gm_id, "can_see_content": can_see_content},
+        ),
+    )
