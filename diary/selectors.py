@@ -2,8 +2,7 @@
 
 import itertools
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
@@ -11,6 +10,8 @@ from django.utils.translation import gettext, ngettext
 
 from characters.models import Character
 from config.roles import is_moderator
+from diary import hooks
+from diary.hooks import DiaryRolls, TurnActions
 from diary.live.page_cache import memo
 from diary.models import (
     DIARY_PAGE_SIZE,
@@ -28,50 +29,6 @@ from diary.posts.diffs import word_diff
 from diary.reading import sessions_with_unread
 
 
-@dataclass(frozen=True)
-class DiaryRolls:
-    """What the diary page shows of rolls, computed by the rolls app: each post's roll views
-    (for rolls/post_rolls.html) and the chain head (for rolls/chain_head.html)."""
-
-    by_post: dict[int, str] = field(default_factory=dict)  # each post's rolls, as HTML
-    head: object | None = None
-    may_roll: bool = False
-    # Players' requests for rolls: those on each post of the page, those still open in the
-    # whole session (the GM answers them while it runs), and whether this user may ask.
-    asks_by_post: dict[int, list] = field(default_factory=dict)
-    open_asks: list = field(default_factory=list)
-    shows_open_asks: bool = False  # the list of open requests is shown (the GM, running)
-    may_ask: bool = False
-    # RULES 1.5, the current turn: action rolls per character id, and the limit outside
-    # combat (None in combat: counted and shown, not refused).
-    action_counts: dict[int, int] = field(default_factory=dict)
-    action_limit: int | None = 1
-    # The running initiative event's order and marker (rolls.initiative.selectors
-    # .FightView), or None; and whether this user runs it (the GM's controls).
-    fight: object | None = None
-    may_run_fight: bool = False
-    # Potions and items used per character this turn (actions without a roll), the
-    # GM's entry forms (HP, effect, item grant; None for everyone else) and whether the
-    # item-use link shows.
-    item_counts: dict[int, int] = field(default_factory=dict)
-    entry_forms: dict | None = None
-    may_use_items: bool = False
-    # A player's link to the free-form roll page, where the GM allowed it (the GM's link
-    # comes with the entry forms).
-    may_roll_free: bool = False
-    # Failed rolls this user may reroll (a system's przerzut), by post.
-    reroll_offers_by_post: dict[int, list] = field(default_factory=dict)
-
-
-# The rolls app registers the function that fills DiaryRolls (rolls/apps.py), so the
-# diary shows rolls without importing the rolls app: (posts, SessionAccess) -> DiaryRolls.
-_rolls_provider: list[Callable] = []
-
-
-def register_diary_rolls(provider: Callable) -> None:
-    _rolls_provider[:] = [provider]
-
-
 def diary_rolls(
     posts: list[Post],
     access,
@@ -79,36 +36,15 @@ def diary_rolls(
     entry_character: str | None = None,
     roll: int | None = None,
 ) -> DiaryRolls | None:
-    """`entry_character`: a link's preselected character for the GM's entry forms (as the
-    query string gave it; the rolls app's form reads it). `roll`: the seq a roll's link
-    names (`?roll=`), shown even where its post's run of rolls is folded."""
-    if not _rolls_provider:
-        return None
-    return _rolls_provider[0](posts, access, turn=turn, entry_character=entry_character, roll=roll)
-
-
-@dataclass(frozen=True)
-class TurnActions:
-    """What the rolls app knows of one character's turn (RULES 1.5): its action rolls, and
-    whether an initiative event runs (in combat actions are counted, not refused)."""
-
-    action_rolls: int = 0
-    in_combat: bool = False
-    item_uses: int = 0  # potions, items, spells and abilities used: actions without a roll
-
-
-# Registered by the rolls app too: (session, turn, character id) -> TurnActions.
-_turn_actions_provider: list[Callable] = []
-
-
-def register_turn_actions(provider: Callable) -> None:
-    _turn_actions_provider[:] = [provider]
+    """What the page shows of rolls, from the rules app (diary.hooks.DiaryHooks.diary_rolls)."""
+    return hooks.current().diary_rolls(
+        posts, access, turn=turn, entry_character=entry_character, roll=roll
+    )
 
 
 def turn_actions(session: GameSession, turn: Turn, character_id: int) -> TurnActions:
-    if not _turn_actions_provider:
-        return TurnActions()
-    return _turn_actions_provider[0](session, turn, character_id)
+    """The character's action rolls this turn, from the rules app (diary.hooks)."""
+    return hooks.current().turn_actions(session, turn, character_id)
 
 
 def move_actions_in_turn(turn: Turn, character_id: int, exclude_post: Post | None = None) -> int:

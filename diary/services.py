@@ -5,8 +5,6 @@ view) and raise PermissionDenied or ValidationError before writing anything.
 """
 
 import uuid
-from collections.abc import Callable
-from contextlib import contextmanager
 
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import IntegrityError, transaction
@@ -19,7 +17,7 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
-from diary import permissions, selectors
+from diary import hooks, permissions, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
@@ -161,8 +159,7 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
     if to == SessionStatus.RUNNING:
         _check_cast_free_to_start(session)
     if to == SessionStatus.FINISHED:
-        for listener in _session_finishing_listeners:
-            listener(session, by)
+        hooks.current().session_finishing(session, by)
     source = session.status
     session.status = to
     session.save(update_fields=["status", "updated_at"])
@@ -170,7 +167,7 @@ def session_transition(*, session: GameSession, by, to: str) -> GameSession:
     if to == SessionStatus.RUNNING and not session.turns.exists():
         turn = Turn.objects.create(session=session, number=1, opened_by=by)
         session.touch(current_turn=turn)
-        _turn_opened(session, turn, by)
+        hooks.current().turn_opened(session, turn, by)
         notifications.notify_turn_opened(turn, by=by)
     return session
 
@@ -368,35 +365,6 @@ def participation_withdraw(*, participation: Participation, by) -> Participation
 # ---------------------------------------------------------------------------
 
 
-# What a turn's opening and a session's end do to the ledger (a turn's dice seeds committed
-# and revealed), registered by the rolls app at start-up: the diary imports no rolls module.
-# Each runs in the transaction, under the session's row lock, that opens or ends.
-_turn_opened_listeners: list[Callable] = []
-_session_finishing_listeners: list[Callable] = []
-
-
-def register_turn_listeners(*, turn_opened: Callable, session_finishing: Callable) -> None:
-    _turn_opened_listeners[:] = [turn_opened]
-    _session_finishing_listeners[:] = [session_finishing]
-
-
-@contextmanager
-def turns_open_without_listeners():
-    """Turns open as they did before the rolls app listened (the test suite's sessions
-    that play as older ones did)."""
-    saved = list(_turn_opened_listeners)
-    _turn_opened_listeners.clear()
-    try:
-        yield
-    finally:
-        _turn_opened_listeners[:] = saved
-
-
-def _turn_opened(session: GameSession, turn: Turn, by) -> None:
-    for listener in _turn_opened_listeners:
-        listener(session, turn, by)
-
-
 @transaction.atomic
 def turn_open_next(*, session: GameSession, by) -> Turn:
     # The row lock makes two simultaneous clicks open two turns, one after the other.
@@ -411,7 +379,7 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
     effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
     # The head moves with the marker, under the lock that made the turn.
     session.touch(current_turn=turn)
-    _turn_opened(session, turn, by)
+    hooks.current().turn_opened(session, turn, by)
     notifications.notify_turn_opened(turn, by=by)
     return turn
 

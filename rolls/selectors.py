@@ -10,8 +10,9 @@ from django.db.models.functions import Coalesce, JSONObject
 
 from characters.models import Character
 from characters.sheet_rows import sheets_with_values
+from diary.hooks import TurnActions
 from diary.models import GameSession, NpcMode, ParticipationStatus, Post, SessionStatus
-from diary.selectors import TurnActions, visible_posts_newest_first
+from diary.selectors import visible_posts_newest_first
 from rolls import registry
 from rolls.access import (
     may_roll_in_diary,

@@ -22,6 +22,7 @@ from characters.systems import RuleSystem
 from config.roles import MODERATOR_GROUP
 from diary import services as diary_services
 from diary.models import SessionStatus
+from rolls.ledger import fair_dice
 
 PASSWORD = "Sekretne-Haslo-1000"
 
@@ -86,7 +87,7 @@ def _dice_seeds_only_where_marked(request):
     if request.node.get_closest_marker("fair_dice"):
         yield
         return
-    with diary_services.turns_open_without_listeners():
+    with fair_dice.turns_open_unseeded():
         yield
 
 
@@ -126,7 +127,7 @@ def rows_for_the_module(django_db_blocker, build):
     after the test. Built as every test not marked fair_dice plays
     (_dice_seeds_only_where_marked). Yields what `build()` returned."""
     with django_db_blocker.unblock(), transaction.atomic():
-        with diary_services.turns_open_without_listeners():
+        with fair_dice.turns_open_unseeded():
             built = build()
         yield built
         transaction.set_rollback(True)

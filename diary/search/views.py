@@ -6,7 +6,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from diary.search.forms import SearchForm
-from diary.search.selectors import posts_matching, snippet
+from diary.search.presenters import snippet
+from diary.search.selectors import posts_matching
 
 RESULTS_PER_PAGE = 20
 

@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import secrets
 import uuid
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from rolls.engine.fair import (
@@ -111,9 +113,29 @@ def _sealed_secret_rolls(session, turn_number: int) -> bool:
     ).exists()
 
 
+# Turns opened while this is set commit no seeds: they roll the server's dice, as turns
+# opened before the site committed seeds did (docs/audit.md: such a turn holds no `fair`
+# part). The demo's scripted scenes and the test suite's sessions that play as older ones
+# did open their turns so (`turns_open_unseeded`).
+_unseeded: ContextVar[bool] = ContextVar("turns_open_unseeded", default=False)
+
+
+@contextmanager
+def turns_open_unseeded():
+    """Turns opened in this block commit no dice seeds (and reveal none of the turns before
+    them): they play as turns opened before the site committed seeds."""
+    token = _unseeded.set(True)
+    try:
+        yield
+    finally:
+        _unseeded.reset(token)
+
+
 def turn_opened(session, turn, by) -> None:
     """The turns before `turn` are closed: reveal what they still hold that may be revealed,
     then commit the new turn's seeds (the caller holds the session's lock)."""
+    if _unseeded.get():
+        return
     held = TurnSeed.objects.select_related("commit").filter(
         session=session, turn_number__lt=turn.number, public_reveal__isnull=True
     )

@@ -12,8 +12,8 @@ from django.db.models.functions import RowNumber
 from django.utils.safestring import mark_safe
 from django.utils.translation import get_language
 
+from diary.hooks import DiaryRolls
 from diary.live.page_cache import memo
-from diary.selectors import DiaryRolls
 from rolls import registry
 from rolls.access import (
     fight_access_in_diary,

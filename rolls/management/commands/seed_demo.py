@@ -29,6 +29,7 @@ from diary.talk import services as talk_services
 from rolls.entries import services as entries
 from rolls.free.services import FreeRoll, roll_make_free
 from rolls.initiative import services as initiative_services
+from rolls.ledger import fair_dice
 from rolls.management.demo_systems import SESSIONS as SYSTEM_SESSIONS
 from rolls.management.demo_systems import join_session, seed_system_sessions, system_character
 from rolls.models import InitiativeEvent
@@ -154,7 +155,7 @@ class Command(BaseCommand):
                 # played as turns opened before dice seeds were committed (server dice, no
                 # fair part); the forum1000 session shows the fair dice, and the next turn
                 # a user opens in these is committed too.
-                with diary_services.turns_open_without_listeners():
+                with fair_dice.turns_open_unseeded():
                     for system, (session, characters) in seed_system_sessions(users).items():
                         # A roll of every test, through the service the panel uses.
                         DEMO_ROLLS[system](session, characters, users)

@@ -21,6 +21,7 @@ from diary.services import current_turn
 from rolls.engine import notation
 from rolls.engine.dice import ScriptedDice, SystemDice
 from rolls.engine.fair import SCHEME, SeededDice, seed_commitment
+from rolls.ledger import fair_dice
 from rolls.services import chain_append, lock_session, secret_roll_reveal, target_post
 
 POSTLESS = ("dice_commit", "dice_reveal", "session_end")
@@ -66,7 +67,7 @@ class Chain:
     def open_turn(self):
         """The session's next turn, opened with no entry of the site's own (a test's chain
         says itself what the turn's dice entries are)."""
-        with diary_services.turns_open_without_listeners():
+        with fair_dice.turns_open_unseeded():
             diary_services.turn_open_next(session=self.table.session, by=self.table.gm)
         self.table.session.refresh_from_db()
 

@@ -253,7 +253,7 @@ def test_free_rolls_take_the_fair_dice_too(table):
 
 
 def test_a_turn_opened_before_seeds_were_committed_rolls_as_before(table):
-    with diary_services.turns_open_without_listeners():
+    with fair_dice.turns_open_unseeded():
         diary_services.turn_open_next(session=table.session, by=table.gm)
     roll = make_roll(table.session, table.gm, percepcja_request(table.lirael)).roll
     assert "fair" not in roll.record
