@@ -274,7 +274,7 @@ CACHES = {
         "LOCATION": "codziennik-default",
     },
     # The diary page's reads and rendered HTML (diary/live/page_cache.py), per process: every
-    # key changes with what it caches, so workers need not share it (docs/decisions.md,
+    # key changes with what it caches, so workers need not share it (docs/performance.md,
     # "The diary page and the live poll").
     "diary": {
         "BACKEND": "django.core.cache.backends.locmem.LocMemCache",

@@ -1,6 +1,6 @@
 """The diary page's cache: per process (locmem, alias "diary"), never stale by construction.
 
-Two kinds of entries (docs/decisions.md, "The diary page and the live poll"):
+Two kinds of entries (docs/performance.md, "The diary page and the live poll"):
 
 - reads that change only when the session's activity marker moves (every post, edit, hide,
   turn, deadline, roll, entry, request and NPC change bumps it in the same transaction),

@@ -24,7 +24,7 @@ from django.utils.translation import get_language
 from diary.live.listener import markers
 from diary.models import GameSession
 
-ACCESS_TTL = 30  # seconds; docs/decisions.md, "The diary page and the live poll"
+ACCESS_TTL = 30  # seconds; docs/performance.md, "The diary page and the live poll"
 
 
 GRANT_COOKIE = "live_grant"
