@@ -62,55 +62,80 @@ def _with_suggestion(message: str, suggestion: str) -> str:
     return f"{message} " + _("Perhaps: %(suggestion)s") % {"suggestion": suggestion}
 
 
+# The notation's refusals that their parameters word alone (`%(name)s` from the error's).
+NOTATION_REFUSALS = {
+    "notation_empty": gettext_lazy("Write a roll in dice notation, e.g. 2d6+3 or 4d6kh3."),
+    "notation_too_long": gettext_lazy(
+        "A roll has at most %(max)s characters (this one has %(length)s)."
+    ),
+    "notation_too_many_dice": gettext_lazy(
+        "A roll has at most %(max)s dice (this one asks for %(count)s)."
+    ),
+    "notation_faces": gettext_lazy("A die has %(min)s to %(max)s faces (not %(faces)s)."),
+    "notation_constant_range": gettext_lazy(
+        "A number in a roll is at most %(max)s (not %(value)s)."
+    ),
+    "notation_no_dice": gettext_lazy("This roll has no dice: add some, e.g. 1d6."),
+    "notation_division": gettext_lazy(
+        "Divide only by a whole number above 0, not by dice (character %(position)s): "
+        "1d6/2 halves and rounds down."
+    ),
+    "notation_reroll_all": gettext_lazy(
+        "%(reroll)s (character %(position)s) would reroll every face of the die: nothing "
+        "would stay."
+    ),
+    "notation_explode_all": gettext_lazy(
+        "%(explode)s (character %(position)s) would explode on every face a die can "
+        "keep: the chain would never end."
+    ),
+    "notation_explode_none": gettext_lazy(
+        "%(explode)s (character %(position)s) matches no face of the die: nothing would explode."
+    ),
+    "notation_group_one_part": gettext_lazy(
+        "%(selection)s (character %(position)s) after a group of one part keeps from "
+        "its dice, and only when that part is one term of dice: keep from the dice "
+        "themselves (4d10kl1), or list the parts to choose from ({1d20, 1d20}kh1)."
+    ),
+    "notation_fate_explode": gettext_lazy(
+        "Fate dice (dF) do not explode (character %(position)s)."
+    ),
+    "notation_label": gettext_lazy(
+        "A label in square brackets has 1 to %(max)s characters (character %(position)s)."
+    ),
+    "notation_selection_success": gettext_lazy(
+        "Keeping or dropping dice and counting successes cannot be combined on the same "
+        "dice (character %(position)s)."
+    ),
+}
+
+# What an expression that ends too early lacks (its error's `missing`; "" when unknown).
+NOTATION_MISSING = {
+    "faces": gettext_lazy(
+        "The roll ends too early (character %(position)s): the die's faces are "
+        "missing (1d6, d%%, 4dF)."
+    ),
+    "term": gettext_lazy(
+        "The roll ends too early (character %(position)s): a number or dice is "
+        "missing after “%(after)s”."
+    ),
+    "number": gettext_lazy(
+        "The roll ends too early (character %(position)s): a number is missing after “%(after)s”."
+    ),
+    "": gettext_lazy("The roll ends too early (character %(position)s): something is missing."),
+}
+
+
 def notation_error_message(error: RuleError) -> str:
     """A free-form roll's refusal (rolls.engine.notation, codes `notation_*`) in words."""
     p = error.params
     code = error.code
-    if code == "notation_empty":
-        return _("Write a roll in dice notation, e.g. 2d6+3 or 4d6kh3.")
-    if code == "notation_too_long":
-        return _("A roll has at most %(max)s characters (this one has %(length)s).") % p
-    if code == "notation_too_many_dice":
-        return _("A roll has at most %(max)s dice (this one asks for %(count)s).") % p
-    if code == "notation_faces":
-        return _("A die has %(min)s to %(max)s faces (not %(faces)s).") % p
-    if code == "notation_constant_range":
-        return _("A number in a roll is at most %(max)s (not %(value)s).") % p
-    if code == "notation_no_dice":
-        return _("This roll has no dice: add some, e.g. 1d6.")
+    if code in NOTATION_REFUSALS:
+        return str(NOTATION_REFUSALS[code]) % p
     if code == "notation_selection":
-        if p["most"] < 1:
-            return _("A single die leaves nothing to drop.")
-        if p["selection"].startswith("k"):
-            return _("Keep (kh, kl) 1 to %(most)s of the %(count)s dice rolled.") % p
-        return _("Drop (dh, dl) 1 to %(most)s of the %(count)s dice rolled.") % p
+        return _selection_message(p)
     if code == "notation_incomplete":
-        missing = p.get("missing", "")
-        if missing == "faces":
-            return (
-                _(
-                    "The roll ends too early (character %(position)s): the die's faces are "
-                    "missing (1d6, d%%, 4dF)."
-                )
-                % p
-            )
-        if missing == "term":
-            return (
-                _(
-                    "The roll ends too early (character %(position)s): a number or dice is "
-                    "missing after “%(after)s”."
-                )
-                % p
-            )
-        if missing == "number":
-            return (
-                _(
-                    "The roll ends too early (character %(position)s): a number is missing "
-                    "after “%(after)s”."
-                )
-                % p
-            )
-        return _("The roll ends too early (character %(position)s): something is missing.") % p
+        missing = NOTATION_MISSING.get(p.get("missing", ""), NOTATION_MISSING[""])
+        return str(missing) % p
     if code == "notation_unclosed":
         message = (
             _(
@@ -120,73 +145,31 @@ def notation_error_message(error: RuleError) -> str:
             % p
         )
         return _with_suggestion(message, p.get("suggestion", ""))
-    if code == "notation_division":
-        return (
-            _(
-                "Divide only by a whole number above 0, not by dice (character %(position)s): "
-                "1d6/2 halves and rounds down."
-            )
-            % p
-        )
-    if code == "notation_reroll_all":
-        return (
-            _(
-                "%(reroll)s (character %(position)s) would reroll every face of the die: nothing "
-                "would stay."
-            )
-            % p
-        )
-    if code == "notation_explode_all":
-        return (
-            _(
-                "%(explode)s (character %(position)s) would explode on every face a die can "
-                "keep: the chain would never end."
-            )
-            % p
-        )
-    if code == "notation_explode_none":
-        return (
-            _(
-                "%(explode)s (character %(position)s) matches no face of the die: nothing "
-                "would explode."
-            )
-            % p
-        )
-    if code == "notation_group_one_part":
-        return (
-            _(
-                "%(selection)s (character %(position)s) after a group of one part keeps from "
-                "its dice, and only when that part is one term of dice: keep from the dice "
-                "themselves (4d10kl1), or list the parts to choose from ({1d20, 1d20}kh1)."
-            )
-            % p
-        )
-    if code == "notation_fate_explode":
-        return _("Fate dice (dF) do not explode (character %(position)s).") % p
-    if code == "notation_label":
-        return (
-            _("A label in square brackets has 1 to %(max)s characters (character %(position)s).")
-            % p
-        )
-    if code == "notation_selection_success":
-        return (
-            _(
-                "Keeping or dropping dice and counting successes cannot be combined on the same "
-                "dice (character %(position)s)."
-            )
-            % p
-        )
     if code == "notation_syntax":
-        message = _("The roll cannot be read at character %(position)s (%(found)s).") % {
-            "position": p["position"],
-            "found": _shown(p["found"]),
-        }
-        hint = NOTATION_HINTS.get(p.get("hint", ""))
-        message = f"{message} {hint}" if hint else message
-        return _with_suggestion(message, p.get("suggestion", ""))
+        return _syntax_message(p)
     if code == "odds_too_large":
         return odds_too_large_message()
     return _("The rules do not allow this roll (%(reason)s).") % {"reason": str(error)}
+
+
+def _selection_message(p: dict) -> str:
+    if p["most"] < 1:
+        return _("A single die leaves nothing to drop.")
+    if p["selection"].startswith("k"):
+        return _("Keep (kh, kl) 1 to %(most)s of the %(count)s dice rolled.") % p
+    return _("Drop (dh, dl) 1 to %(most)s of the %(count)s dice rolled.") % p
+
+
+def _syntax_message(p: dict) -> str:
+    """The character that cannot be read, what was most likely meant, and a spelling that
+    reads, where there is one."""
+    message = _("The roll cannot be read at character %(position)s (%(found)s).") % {
+        "position": p["position"],
+        "found": _shown(p["found"]),
+    }
+    hint = NOTATION_HINTS.get(p.get("hint", ""))
+    message = f"{message} {hint}" if hint else message
+    return _with_suggestion(message, p.get("suggestion", ""))
 
 
 def odds_too_large_message() -> str:

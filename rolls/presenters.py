@@ -546,63 +546,88 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
     """A diary entry in words, from its record only; and whether it left the
     character at 0 HP."""
     if kind == "hp":
-        delta = entry["delta"]
-        what = (
-            _("%(name)s loses %(amount)s HP") if delta < 0 else _("%(name)s regains %(amount)s HP")
-        ) % {"name": name, "amount": abs(delta)}
-        text = _("%(what)s (HP %(before)s → %(after)s). Reason: %(reason)s") % {
-            "what": what,
-            "before": entry["hp_before"],
-            "after": entry["hp_after"],
-            "reason": entry["reason"],
-        }
-        return text, bool(entry["down"])
+        return _hp_text(name, entry)
     if kind == "effect":
-        effect = entry["effect"]
-        text = _("%(name)s: %(kind)s, %(description)s, from turn %(turn)s") % {
-            "name": name,
-            "kind": _effect_kind(effect["kind"]),
-            "description": effect["description"],
-            "turn": entry["began_turn"],
-        }
-        if entry["length_turns"]:
-            text = _then(
-                text,
-                ngettext(
-                    "for %(length)s turn: it ends by itself when turn %(end)s opens",
-                    "for %(length)s turns: it ends by itself when turn %(end)s opens",
-                    entry["length_turns"],
-                )
-                % {"length": entry["length_turns"], "end": entry["ends_at_turn"]},
-            )
-        else:
-            text = _then(text, _("until freed"))
-        return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
+        return _effect_text(name, entry), False
     if kind == "effect_free":
-        effect = entry["effect"]
-        text = _("%(name)s is freed of %(kind)s, %(description)s, in turn %(turn)s") % {
-            "name": name,
-            "kind": _effect_kind(effect["kind"]),
-            "description": effect["description"],
-            "turn": entry["freed_turn"],
-        }
-        return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}, False
+        return _effect_free_text(name, entry), False
     if kind == "item_grant":
-        potion = entry["potion"]
-        text = _("%(name)s receives %(count)s× %(effect)s") % {
-            "name": name,
-            "count": potion["count"],
-            "effect": potion["effect"],
-        }
-        return text + _structured(potion), False
+        return _item_grant_text(name, entry), False
     if kind == "ability_use":
-        text = _("Action without a roll: %(name)s — %(description)s") % {
-            "name": entry["name"],
-            "description": entry["description"],
-        }
-        if entry.get("extra_action"):
-            text = _then(text, extra_action_words(entry["extra_action"]))
-        return text, False
+        return _ability_use_text(entry), False
+    return _item_use_text(name, entry), False
+
+
+def _hp_text(name: str, entry: dict) -> tuple[str, bool]:
+    delta = entry["delta"]
+    what = (
+        _("%(name)s loses %(amount)s HP") if delta < 0 else _("%(name)s regains %(amount)s HP")
+    ) % {"name": name, "amount": abs(delta)}
+    text = _("%(what)s (HP %(before)s → %(after)s). Reason: %(reason)s") % {
+        "what": what,
+        "before": entry["hp_before"],
+        "after": entry["hp_after"],
+        "reason": entry["reason"],
+    }
+    return text, bool(entry["down"])
+
+
+def _effect_text(name: str, entry: dict) -> str:
+    effect = entry["effect"]
+    text = _("%(name)s: %(kind)s, %(description)s, from turn %(turn)s") % {
+        "name": name,
+        "kind": _effect_kind(effect["kind"]),
+        "description": effect["description"],
+        "turn": entry["began_turn"],
+    }
+    if entry["length_turns"]:
+        text = _then(
+            text,
+            ngettext(
+                "for %(length)s turn: it ends by itself when turn %(end)s opens",
+                "for %(length)s turns: it ends by itself when turn %(end)s opens",
+                entry["length_turns"],
+            )
+            % {"length": entry["length_turns"], "end": entry["ends_at_turn"]},
+        )
+    else:
+        text = _then(text, _("until freed"))
+    return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}
+
+
+def _effect_free_text(name: str, entry: dict) -> str:
+    effect = entry["effect"]
+    text = _("%(name)s is freed of %(kind)s, %(description)s, in turn %(turn)s") % {
+        "name": name,
+        "kind": _effect_kind(effect["kind"]),
+        "description": effect["description"],
+        "turn": entry["freed_turn"],
+    }
+    return text + ". " + _("Reason: %(reason)s") % {"reason": entry["reason"]}
+
+
+def _item_grant_text(name: str, entry: dict) -> str:
+    potion = entry["potion"]
+    text = _("%(name)s receives %(count)s× %(effect)s") % {
+        "name": name,
+        "count": potion["count"],
+        "effect": potion["effect"],
+    }
+    return text + _structured(potion)
+
+
+def _ability_use_text(entry: dict) -> str:
+    """A spell or ability used without a roll: named by the record, not the character."""
+    text = _("Action without a roll: %(name)s — %(description)s") % {
+        "name": entry["name"],
+        "description": entry["description"],
+    }
+    if entry.get("extra_action"):
+        text = _then(text, extra_action_words(entry["extra_action"]))
+    return text
+
+
+def _item_use_text(name: str, entry: dict) -> str:
     potion = entry["potion"]
     text = _("%(name)s uses: %(effect)s") % {"name": name, "effect": potion["effect"]}
     if entry["hp_before"] != entry["hp_after"]:
@@ -620,7 +645,7 @@ def entry_text(kind: str, name: str, entry: dict) -> tuple[str, bool]:
     text = _then(text, _("left: %(count)s") % {"count": entry["left"]})
     if entry.get("extra_action"):
         text = _then(text, extra_action_words(entry["extra_action"]))
-    return text, False
+    return text
 
 
 def _structured(potion: dict) -> str:

@@ -21,8 +21,7 @@ from django.contrib.staticfiles import finders
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
-from django.utils.translation import get_language
-from django.utils.translation import gettext as _
+from django.utils.translation import get_language, gettext_lazy
 
 from diary.access import session_access
 from diary.models import ParticipationStatus, Post, TalkKind, TalkThread
@@ -60,94 +59,106 @@ def script_json(value) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+# What verify.html says (its script fills in %(name)s), by the key its script looks up.
+VERIFIER_MESSAGES = {
+    "checking": gettext_lazy("Checking the ledger…"),
+    "ok": gettext_lazy(
+        "OK: %(rows)s entries of the chain; every hash, link and signature checks out."
+    ),
+    "secrets": gettext_lazy(
+        "Secret rolls: %(secret)s, revealed: %(revealed)s (each reveal matches its "
+        "commitment); the rest stay commitments."
+    ),
+    "dice": gettext_lazy(
+        "Dice recomputed from the revealed seeds: %(recomputed)s rolls; awaiting their "
+        "seed's reveal: %(awaiting)s."
+    ),
+    "head": gettext_lazy("Head (the newest hash): %(head)s"),
+    "keys": gettext_lazy(
+        "Signatures checked against the keys listed in this archive: compare them with "
+        "the ones the site publishes (ledger-keys.json)."
+    ),
+    "broken": gettext_lazy(
+        "BROKEN at roll #%(seq)s: %(problem)s. Entries verified before it: %(rows)s."
+    ),
+    "missing": gettext_lazy("a number is missing (next found: #%(found)s)"),
+    "bad_link": gettext_lazy("bad link to the previous roll"),
+    "changed": gettext_lazy("changed record (its hash does not match)"),
+    "position": gettext_lazy("wrong position (the record's session or number differs)"),
+    "unsigned": gettext_lazy("not signed"),
+    "unknown_key": gettext_lazy("signed with a key not listed in the archive"),
+    "bad_signature": gettext_lazy("bad signature (not made by the site's key)"),
+    "reveal_not_secret": gettext_lazy("bad reveal: #%(target)s is not an earlier secret roll"),
+    "reveal_twice": gettext_lazy("bad reveal: #%(target)s is revealed a second time"),
+    "reveal_mismatch": gettext_lazy(
+        "bad reveal: the revealed record and salt do not give the commitment of #%(target)s"
+    ),
+    "reveal_elsewhere": gettext_lazy(
+        "bad reveal: the revealed record does not name #%(target)s of this session"
+    ),
+    "commit_turn": gettext_lazy("bad dice commitment: its turn is not the entry's turn"),
+    "commit_twice": gettext_lazy("bad dice commitment: a second one for turn %(turn)s"),
+    "commit_streams": gettext_lazy("bad dice commitment: a stream's commitment is missing"),
+    "seed_no_commit": gettext_lazy(
+        "bad seed reveal: it names no earlier dice commitment of its turn"
+    ),
+    "seed_twice": gettext_lazy("bad seed reveal: the seed (stream: %(stream)s) is revealed again"),
+    "seed_mismatch": gettext_lazy(
+        "bad seed reveal: the seed (stream: %(stream)s) does not give the commitment of #%(commit)s"
+    ),
+    "stream_public": gettext_lazy("public"),
+    "stream_secret": gettext_lazy("secret"),
+    "bad_fair": gettext_lazy("the roll's fair dice name no commitment of its turn"),
+    "no_fair": gettext_lazy("a roll of a committed turn without fair dice"),
+    "result_not_draws": gettext_lazy("the roll's result shows other dice than its draws"),
+    "seed_never": gettext_lazy("bad dice commitment: turn %(turn)s's seed was never revealed"),
+    "bad_die": gettext_lazy("die %(die)s does not follow from the revealed seed"),
+    "after_seed": gettext_lazy("a roll made after its seed was revealed (#%(reveal)s)"),
+    "uncommitted_turn": gettext_lazy(
+        "a roll of turn %(turn)s, a turn with no dice commitment (every turn from turn "
+        "%(first)s on is committed)"
+    ),
+    "commit_skipped": gettext_lazy("bad dice commitment: turn %(turn)s was never committed"),
+    "commit_order": gettext_lazy(
+        "bad dice commitment: turn %(turn)s is committed after turn %(last)s"
+    ),
+    "seed_other_turn": gettext_lazy(
+        "bad seed reveal: it is not an entry of the turn whose seeds it reveals"
+    ),
+    "not_asked": gettext_lazy("the roll's draws are not the dice its rules ask for: %(detail)s"),
+    "asked_more": gettext_lazy(
+        "its rules ask for die %(die)s (%(low)s..%(high)s), but only %(drawn)s were drawn"
+    ),
+    "asked_range": gettext_lazy(
+        "die %(die)s was drawn on %(drawn_low)s..%(drawn_high)s, its rules ask for "
+        "%(low)s..%(high)s"
+    ),
+    "asked_fewer": gettext_lazy("dice drawn beyond the dice its rules ask for: %(extra)s"),
+    "asked_unknown": gettext_lazy(
+        "docs/audit.md does not say which dice system %(system)s asks for"
+    ),
+    "asked_unreadable": gettext_lazy("its rules cannot read what it tested (%(system)s)"),
+    "end_status": gettext_lazy("the session's end without its finished status"),
+    "sealed_at_end": gettext_lazy(
+        "the session ended with something still sealed: secret roll #%(target)s"
+    ),
+    "held_at_end": gettext_lazy(
+        "the session ended with something still sealed: turn %(turn)s's seed (stream: %(stream)s)"
+    ),
+    "after_end": gettext_lazy("an entry after the session's end (#%(end)s)"),
+    "ended": gettext_lazy("The session ended in entry #%(end)s: nothing stays sealed."),
+    "unreadable": gettext_lazy("The ledger embedded in this page cannot be read."),
+    "no_crypto": gettext_lazy(
+        "This browser cannot check the signatures (WebCrypto with Ed25519 is missing): "
+        "use docs/verify_ledger.py instead."
+    ),
+}
+
+
 def verifier_messages() -> dict[str, str]:
     """What verify.html says, in the archive's language; %(name)s is filled in by its
     script."""
-    return {
-        "checking": _("Checking the ledger…"),
-        "ok": _("OK: %(rows)s entries of the chain; every hash, link and signature checks out."),
-        "secrets": _(
-            "Secret rolls: %(secret)s, revealed: %(revealed)s (each reveal matches its "
-            "commitment); the rest stay commitments."
-        ),
-        "dice": _(
-            "Dice recomputed from the revealed seeds: %(recomputed)s rolls; awaiting their "
-            "seed's reveal: %(awaiting)s."
-        ),
-        "head": _("Head (the newest hash): %(head)s"),
-        "keys": _(
-            "Signatures checked against the keys listed in this archive: compare them with "
-            "the ones the site publishes (ledger-keys.json)."
-        ),
-        "broken": _("BROKEN at roll #%(seq)s: %(problem)s. Entries verified before it: %(rows)s."),
-        "missing": _("a number is missing (next found: #%(found)s)"),
-        "bad_link": _("bad link to the previous roll"),
-        "changed": _("changed record (its hash does not match)"),
-        "position": _("wrong position (the record's session or number differs)"),
-        "unsigned": _("not signed"),
-        "unknown_key": _("signed with a key not listed in the archive"),
-        "bad_signature": _("bad signature (not made by the site's key)"),
-        "reveal_not_secret": _("bad reveal: #%(target)s is not an earlier secret roll"),
-        "reveal_twice": _("bad reveal: #%(target)s is revealed a second time"),
-        "reveal_mismatch": _(
-            "bad reveal: the revealed record and salt do not give the commitment of #%(target)s"
-        ),
-        "reveal_elsewhere": _(
-            "bad reveal: the revealed record does not name #%(target)s of this session"
-        ),
-        "commit_turn": _("bad dice commitment: its turn is not the entry's turn"),
-        "commit_twice": _("bad dice commitment: a second one for turn %(turn)s"),
-        "commit_streams": _("bad dice commitment: a stream's commitment is missing"),
-        "seed_no_commit": _("bad seed reveal: it names no earlier dice commitment of its turn"),
-        "seed_twice": _("bad seed reveal: the seed (stream: %(stream)s) is revealed again"),
-        "seed_mismatch": _(
-            "bad seed reveal: the seed (stream: %(stream)s) does not give the commitment of "
-            "#%(commit)s"
-        ),
-        "stream_public": _("public"),
-        "stream_secret": _("secret"),
-        "bad_fair": _("the roll's fair dice name no commitment of its turn"),
-        "no_fair": _("a roll of a committed turn without fair dice"),
-        "result_not_draws": _("the roll's result shows other dice than its draws"),
-        "seed_never": _("bad dice commitment: turn %(turn)s's seed was never revealed"),
-        "bad_die": _("die %(die)s does not follow from the revealed seed"),
-        "after_seed": _("a roll made after its seed was revealed (#%(reveal)s)"),
-        "uncommitted_turn": _(
-            "a roll of turn %(turn)s, a turn with no dice commitment (every turn from turn "
-            "%(first)s on is committed)"
-        ),
-        "commit_skipped": _("bad dice commitment: turn %(turn)s was never committed"),
-        "commit_order": _("bad dice commitment: turn %(turn)s is committed after turn %(last)s"),
-        "seed_other_turn": _(
-            "bad seed reveal: it is not an entry of the turn whose seeds it reveals"
-        ),
-        "not_asked": _("the roll's draws are not the dice its rules ask for: %(detail)s"),
-        "asked_more": _(
-            "its rules ask for die %(die)s (%(low)s..%(high)s), but only %(drawn)s were drawn"
-        ),
-        "asked_range": _(
-            "die %(die)s was drawn on %(drawn_low)s..%(drawn_high)s, its rules ask for "
-            "%(low)s..%(high)s"
-        ),
-        "asked_fewer": _("dice drawn beyond the dice its rules ask for: %(extra)s"),
-        "asked_unknown": _("docs/audit.md does not say which dice system %(system)s asks for"),
-        "asked_unreadable": _("its rules cannot read what it tested (%(system)s)"),
-        "end_status": _("the session's end without its finished status"),
-        "sealed_at_end": _(
-            "the session ended with something still sealed: secret roll #%(target)s"
-        ),
-        "held_at_end": _(
-            "the session ended with something still sealed: turn %(turn)s's seed (stream: "
-            "%(stream)s)"
-        ),
-        "after_end": _("an entry after the session's end (#%(end)s)"),
-        "ended": _("The session ended in entry #%(end)s: nothing stays sealed."),
-        "unreadable": _("The ledger embedded in this page cannot be read."),
-        "no_crypto": _(
-            "This browser cannot check the signatures (WebCrypto with Ed25519 is missing): "
-            "use docs/verify_ledger.py instead."
-        ),
-    }
+    return {key: str(message) for key, message in VERIFIER_MESSAGES.items()}
 
 
 def verify_page(payload: dict) -> str:
@@ -228,21 +239,12 @@ def session_archive(user, session) -> bytes:
     thread = TalkThread.objects.filter(session=session, kind=TalkKind.OOC).first()
     talk = list(thread.messages.select_related("author").order_by("id")) if thread else []
     payload = ledger_export(session)
-    characters = sorted(
-        {
-            p.character.pk: p.character
-            for p in (access.roster or ())
-            if p.status == ParticipationStatus.ACCEPTED
-        }.values(),
-        key=lambda c: c.name,
-    )
+    characters = _roster_characters(access)
     portraits = {
         _portrait_name(c): c.portrait
         for c in [*characters, *(p.character for p in posts if p.character_id)]
         if c.portrait
     }
-    for character in characters:
-        character.portrait_file = _portrait_name(character) if character.portrait else ""
     context = {
         "session": session,
         "turns": _diary_turns(access, posts, rolls),
@@ -262,15 +264,41 @@ def session_archive(user, session) -> bytes:
         "language": get_language(),
         "site_css": mark_safe(_site_css()),
     }
-    keys = {
+    return _zipped(context, payload, portraits)
+
+
+def _roster_characters(access) -> list:
+    """The session's accepted characters by name, each with its portrait's file name in
+    the archive ("" for none)."""
+    characters = sorted(
+        {
+            p.character.pk: p.character
+            for p in (access.roster or ())
+            if p.status == ParticipationStatus.ACCEPTED
+        }.values(),
+        key=lambda c: c.name,
+    )
+    for character in characters:
+        character.portrait_file = _portrait_name(character) if character.portrait else ""
+    return characters
+
+
+def _ledger_keys() -> dict:
+    return {
         "signature_rule": signing.SIGNATURE_RULE,
         "current_key_id": signing.key_id_of(signing.current_public_key()),
         "public_keys": signing.trusted_public_keys(),
     }
+
+
+def _zipped(context: dict, payload: dict, portraits: dict) -> bytes:
+    """The archive's files: the diary (and its out-of-character talk, if any), verify.html,
+    the ledger, the keys and the portraits."""
+    keys = _ledger_keys()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr(DIARY_FILE, render_to_string("rolls/archive/diary.html", context))
-        if talk:
+        if context["talk"]:
             archive.writestr(TALK_FILE, render_to_string("rolls/archive/talk.html", context))
         archive.writestr(VERIFY_FILE, verify_page(payload))
         archive.writestr(LEDGER_FILE, json.dumps(payload, ensure_ascii=False, indent=1))

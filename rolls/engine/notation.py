@@ -718,100 +718,9 @@ class _Parser:
         return Compare(op or "=", self.number())
 
     def dice(self, count: int, start: int) -> DiceTerm:
-        self.peek()
-        self.pos += 1  # the d or k
-        self.peek()
-        faces_at = self.pos
-        fate = False
-        if self.at() == "%":
-            self.pos += 1
-            faces = PERCENT_FACES
-        elif self.at() == "f":
-            self.pos += 1
-            faces, fate = 3, True
-        elif _isdigit(self.at()):
-            faces = self.number()
-        else:
-            raise self.error(faces_at, "faces") if self.at().strip() else self.incomplete("faces")
-        mods: dict[str, Any] = {}
-
-        def once(kind: str, at: int) -> None:
-            if kind in mods:
-                raise self.error(at, "twice")
-
-        while True:
-            c = self.peek()
-            at = self.pos
-            if c == "!":
-                # `1d6 != 3` reads as "not equal"; `1d6!=3`, glued, explodes on 3.
-                spaced = at > 0 and self.text[at - 1] == " "
-                if self.at(1) == "=" and (self.version < 2 or spaced):
-                    raise self.error(at, "not_equal")
-                once("explode", at)
-                compound = self.at(1) == "!"
-                self.pos += 2 if compound else 1
-                mods["explode"], mods["explode_at"] = ("!!" if compound else "!"), at
-                if self.version >= 2 and self.peek() in ("<", ">", "=") and self.peek():
-                    mods["explode_on"] = self.compare(False, "compare")
-            elif c == "r":
-                once("reroll", at)
-                self.pos += 1
-                is_once = self.at() == "o"
-                if is_once:
-                    self.pos += 1
-                modifier = "ro" if is_once else "r"
-                mods["reroll"] = (self.compare(True, "compare", modifier), is_once, at)
-            elif c in ("k", "d") and (self.at(1) in ("h", "l") or _isdigit(self.at(1))):
-                once("selection", at)
-                mods["selection"] = self.selection(start)
-            elif c in ("<", ">", "="):
-                once("success", at)
-                mods["success"] = self.compare(False, "compare")
-            elif c == "f" and "success" in mods:
-                once("failure", at)
-                self.pos += 1
-                mods["failure"] = self.compare(True, "compare", self.original[at])
-            elif c == "f":
-                raise self.error(at, "failure")
-            elif c == "[":
-                once("label", at)
-                end = self.original.find("]", at)
-                if end < 0:
-                    raise RuleError(
-                        "notation_unclosed",
-                        f"the [ at character {at + 1} is never closed: add ]",
-                        expression=self.original.strip(),
-                        position=len(self.original.rstrip()) + 1,
-                        opened=at + 1,
-                        bracket="[",
-                        closing="]",
-                        suggestion=self._suggest(self.original.strip() + "]" + self.closings()),
-                    )
-                label = " ".join(self.original[at + 1 : end].split())
-                if len(label) > MAX_LABEL or not label or "[" in label:
-                    raise RuleError(
-                        "notation_label",
-                        f"a label has 1 to {MAX_LABEL} characters, got {len(label)}",
-                        position=at + 1,
-                        length=len(label),
-                        max=MAX_LABEL,
-                    )
-                mods["label"] = label
-                self.pos = end + 1
-            else:
-                break
-        if count < 1:
-            raise RuleError(
-                "notation_no_dice", f"{count}d{faces} rolls no dice", expression=f"{count}d{faces}"
-            )
-        if not fate and not MIN_FACES <= faces <= MAX_FACES:
-            raise RuleError(
-                "notation_faces",
-                f"a die has {MIN_FACES} to {MAX_FACES} faces, got {faces}",
-                faces=faces,
-                min=MIN_FACES,
-                max=MAX_FACES,
-            )
+        faces, fate = self.faces()
+        mods = self.modifiers(start)
+        _check_dice(count, faces, fate)
         explode = mods.get("explode")
         if explode and fate:
             raise RuleError("notation_fate_explode", "Fate dice do not explode", position=start + 1)
@@ -827,29 +736,109 @@ class _Parser:
             failure=mods.get("failure"),
         )
         if "reroll" in mods:
-            compare, is_once, at = mods["reroll"]
-            matching = [f for f in range(term.low, term.high + 1) if compare.matches(f)]
-            if len(matching) == term.high - term.low + 1:
-                raise RuleError(
-                    "notation_reroll_all",
-                    f"{compare.text(True)} matches every face of the die: nothing would stay",
-                    position=at + 1,
-                    reroll=("ro" if is_once else "r") + compare.text(True),
-                )
-            term = _replace(term, reroll=compare, reroll_once=is_once)
+            term = _with_reroll(term, *mods["reroll"])
         if explode and self.version >= 2:
             term = self._checked_explosion(term, mods.get("explode_on"), mods["explode_at"])
         if "selection" in mods:
-            name, n = mods["selection"]
-            if term.success:
-                raise RuleError(
-                    "notation_selection_success",
-                    "keep/drop and a success count cannot be combined on the same dice",
-                    position=start + 1,
-                )
-            _check_selection(name, n, count, "dice", faces=faces)
-            term = _replace(term, selection=name, selection_count=n)
+            term = _with_selection(term, *mods["selection"], start)
         return term
+
+    def faces(self) -> tuple[int, bool]:
+        """A die's faces, read from its d or k on: (faces, whether it is a Fate die)."""
+        self.peek()
+        self.pos += 1  # the d or k
+        self.peek()
+        faces_at = self.pos
+        if self.at() == "%":
+            self.pos += 1
+            return PERCENT_FACES, False
+        if self.at() == "f":
+            self.pos += 1
+            return 3, True
+        if _isdigit(self.at()):
+            return self.number(), False
+        raise self.error(faces_at, "faces") if self.at().strip() else self.incomplete("faces")
+
+    def modifiers(self, start: int) -> dict[str, Any]:
+        """The modifiers after a die's faces, in any order, each at most once, by kind."""
+        mods: dict[str, Any] = {}
+        while True:
+            c = self.peek()
+            at = self.pos
+            if c == "!":
+                self.explosion(mods, at)
+            elif c == "r":
+                self._once(mods, "reroll", at)
+                mods["reroll"] = self.reroll(at)
+            elif c in ("k", "d") and (self.at(1) in ("h", "l") or _isdigit(self.at(1))):
+                self._once(mods, "selection", at)
+                mods["selection"] = self.selection(start)
+            elif c in ("<", ">", "="):
+                self._once(mods, "success", at)
+                mods["success"] = self.compare(False, "compare")
+            elif c == "f" and "success" in mods:
+                self._once(mods, "failure", at)
+                self.pos += 1
+                mods["failure"] = self.compare(True, "compare", self.original[at])
+            elif c == "f":
+                raise self.error(at, "failure")
+            elif c == "[":
+                self._once(mods, "label", at)
+                mods["label"] = self.label(at)
+            else:
+                return mods
+
+    def _once(self, mods: dict[str, Any], kind: str, at: int) -> None:
+        if kind in mods:
+            raise self.error(at, "twice")
+
+    def explosion(self, mods: dict[str, Any], at: int) -> None:
+        """`!` or `!!` at `at`, and (version 2) its trigger, into `mods`."""
+        # `1d6 != 3` reads as "not equal"; `1d6!=3`, glued, explodes on 3.
+        spaced = at > 0 and self.text[at - 1] == " "
+        if self.at(1) == "=" and (self.version < 2 or spaced):
+            raise self.error(at, "not_equal")
+        self._once(mods, "explode", at)
+        compound = self.at(1) == "!"
+        self.pos += 2 if compound else 1
+        mods["explode"], mods["explode_at"] = ("!!" if compound else "!"), at
+        if self.version >= 2 and self.peek() in ("<", ">", "=") and self.peek():
+            mods["explode_on"] = self.compare(False, "compare")
+
+    def reroll(self, at: int) -> tuple[Compare, bool, int]:
+        """`rX` or `roX` at `at`: (what is rerolled, only once?, where it was written)."""
+        self.pos += 1
+        is_once = self.at() == "o"
+        if is_once:
+            self.pos += 1
+        modifier = "ro" if is_once else "r"
+        return self.compare(True, "compare", modifier), is_once, at
+
+    def label(self, at: int) -> str:
+        """The `[text]` opened at `at`, its spaces collapsed."""
+        end = self.original.find("]", at)
+        if end < 0:
+            raise RuleError(
+                "notation_unclosed",
+                f"the [ at character {at + 1} is never closed: add ]",
+                expression=self.original.strip(),
+                position=len(self.original.rstrip()) + 1,
+                opened=at + 1,
+                bracket="[",
+                closing="]",
+                suggestion=self._suggest(self.original.strip() + "]" + self.closings()),
+            )
+        label = " ".join(self.original[at + 1 : end].split())
+        if len(label) > MAX_LABEL or not label or "[" in label:
+            raise RuleError(
+                "notation_label",
+                f"a label has 1 to {MAX_LABEL} characters, got {len(label)}",
+                position=at + 1,
+                length=len(label),
+                max=MAX_LABEL,
+            )
+        self.pos = end + 1
+        return label
 
     def _checked_explosion(self, term: DiceTerm, trigger: Compare | None, at: int) -> DiceTerm:
         """The term with its trigger (none where it is the highest face alone: the plain
@@ -891,41 +880,9 @@ class _Parser:
             fixed = original[:pos] + " " + original[pos + 1 :] if c in CHARACTER_NAMES else ""
             return self.error(pos, "whitespace" if fixed else "", self._suggest(fixed))
         if c.isalpha():
-            end = pos
-            while end < len(self.text) and self.text[end].isalpha():
-                end += 1
-            word = original[pos:end]
-            lower = word.lower()
-            if lower == "x":
-                return self.error(
-                    pos, "multiplication", self._suggest(original[:pos] + "*" + original[end:])
-                )
-            if lower == "e" or (lower.startswith("e") and len(lower) <= 2):
-                return self.error(pos, "explode")
-            if lower in ("h", "l"):
-                return self.error(pos, "keep")
-            if lower.startswith("p") and len(lower) <= 2:
-                return self.error(pos, "drop")
-            rest = (original[:pos] + original[end:]).strip()
-            candidate = ""
-            # Only a word standing apart is a label: one glued to the dice may be a modifier
-            # of another roller (`2d6max3`, `1d8cf<4`), and taking it out would glue what is
-            # left into something else (a d63, a success count).
-            apart = (pos == 0 or self.text[pos - 1] == " ") and self.text[end : end + 1] in (
-                "",
-                " ",
-            )
-            if rest and apart:
-                candidate = self._suggest(f"{rest}[{word}]")
-            return self.error(pos, "word", candidate, found=word)
+            return self._unexpected_word(pos)
         if c == ",":
-            before = self.text[pos - 1] if pos else ""
-            after = self.at(1)
-            if _isdigit(before) and _isdigit(after):
-                return self.error(pos, "decimal")
-            if self.opened and self.original[self.opened[-1]] == "(":
-                return self.error(pos, "comma", self._braced(self.opened[-1]))
-            return self.error(pos, "comma")
+            return self._unexpected_comma(pos)
         if c == ".":
             return self.error(pos, "decimal")
         if c == "%":
@@ -949,6 +906,48 @@ class _Parser:
                 pos, "operator", self._suggest(original[:pos].rstrip() + " + " + original[pos:])
             )
         return self.error(pos)
+
+    def _unexpected_word(self, pos: int) -> RuleError:
+        """The refusal of the letters at `pos`: another roller's spelling, else a word (a
+        label, where one standing apart would read in brackets)."""
+        original = self.original
+        end = pos
+        while end < len(self.text) and self.text[end].isalpha():
+            end += 1
+        word = original[pos:end]
+        lower = word.lower()
+        if lower == "x":
+            return self.error(
+                pos, "multiplication", self._suggest(original[:pos] + "*" + original[end:])
+            )
+        if lower == "e" or (lower.startswith("e") and len(lower) <= 2):
+            return self.error(pos, "explode")
+        if lower in ("h", "l"):
+            return self.error(pos, "keep")
+        if lower.startswith("p") and len(lower) <= 2:
+            return self.error(pos, "drop")
+        rest = (original[:pos] + original[end:]).strip()
+        candidate = ""
+        # Only a word standing apart is a label: one glued to the dice may be a modifier
+        # of another roller (`2d6max3`, `1d8cf<4`), and taking it out would glue what is
+        # left into something else (a d63, a success count).
+        apart = (pos == 0 or self.text[pos - 1] == " ") and self.text[end : end + 1] in (
+            "",
+            " ",
+        )
+        if rest and apart:
+            candidate = self._suggest(f"{rest}[{word}]")
+        return self.error(pos, "word", candidate, found=word)
+
+    def _unexpected_comma(self, pos: int) -> RuleError:
+        """A comma: a decimal one, one between the parts of a group in ( ), or a stray."""
+        before = self.text[pos - 1] if pos else ""
+        after = self.at(1)
+        if _isdigit(before) and _isdigit(after):
+            return self.error(pos, "decimal")
+        if self.opened and self.original[self.opened[-1]] == "(":
+            return self.error(pos, "comma", self._braced(self.opened[-1]))
+        return self.error(pos, "comma")
 
     def _braced(self, opened: int) -> str:
         """The text with the ( at `opened` and its ) as braces, if that reads."""
@@ -991,6 +990,46 @@ def _check_selection(name: str, n: int, count: int, what: str, faces: int | None
             count=count,
             most=most,
         )
+
+
+def _check_dice(count: int, faces: int, fate: bool) -> None:
+    if count < 1:
+        raise RuleError(
+            "notation_no_dice", f"{count}d{faces} rolls no dice", expression=f"{count}d{faces}"
+        )
+    if not fate and not MIN_FACES <= faces <= MAX_FACES:
+        raise RuleError(
+            "notation_faces",
+            f"a die has {MIN_FACES} to {MAX_FACES} faces, got {faces}",
+            faces=faces,
+            min=MIN_FACES,
+            max=MAX_FACES,
+        )
+
+
+def _with_reroll(term: DiceTerm, compare: Compare, is_once: bool, at: int) -> DiceTerm:
+    """The term rerolling what matches `compare`, refused where that is every face."""
+    matching = [f for f in range(term.low, term.high + 1) if compare.matches(f)]
+    if len(matching) == term.high - term.low + 1:
+        raise RuleError(
+            "notation_reroll_all",
+            f"{compare.text(True)} matches every face of the die: nothing would stay",
+            position=at + 1,
+            reroll=("ro" if is_once else "r") + compare.text(True),
+        )
+    return _replace(term, reroll=compare, reroll_once=is_once)
+
+
+def _with_selection(term: DiceTerm, name: str, n: int, start: int) -> DiceTerm:
+    """The term keeping/dropping `n` of its dice, refused next to a success count."""
+    if term.success:
+        raise RuleError(
+            "notation_selection_success",
+            "keep/drop and a success count cannot be combined on the same dice",
+            position=start + 1,
+        )
+    _check_selection(name, n, term.count, "dice", faces=term.faces)
+    return _replace(term, selection=name, selection_count=n)
 
 
 def _negated(term: Term) -> Term:

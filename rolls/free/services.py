@@ -79,11 +79,7 @@ def roll_make_free(
     for anyone but the GM of a running session and its players where the GM allowed it."""
     with transaction.atomic():
         locked = lock_session(session)
-        access = access_free_roll(by, locked)
-        if not access.may_roll:
-            raise PermissionDenied(FREE_ROLLS_NOT_ALLOWED if access.refused_by_setting else "")
-        if free.secret and not access.is_gm:
-            raise ValidationError({"secret": _("Only the GM rolls in secret.")})
+        access = _checked_access(by, locked, free)
         replayed = replayed_roll(locked, by, token, free.digest())
         if replayed is not None:
             return replayed
@@ -91,21 +87,7 @@ def roll_make_free(
         label = free.label.strip()
         if len(label) > LABEL_MAX_LENGTH:
             raise ValidationError({"label": _("The label is too long.")})
-        people = {}
-        if free.character_id is not None:
-            playing = sheets_in_play(locked, ids=[free.character_id])
-            character = playing.get(free.character_id)
-            if character is None:
-                raise ValidationError(
-                    {"character": _("This character does not play in the session.")}
-                )
-            if not access.is_gm and character.owner_id != by.pk:
-                raise ValidationError({"character": _("You roll only for your own character.")})
-            people["a"] = {
-                "id": character.pk,
-                "name": character.name,
-                "owner": character.owner.username,
-            }
+        people = _concerned(locked, by, access, free.character_id)
         turn = current_turn(locked)
         if turn is None:
             raise PermissionDenied
@@ -115,22 +97,6 @@ def roll_make_free(
             if dice is not None
             else fair_roll(locked, by, turn, client_seed, secret=free.secret)
         )
-
-        def body(seq: int) -> dict:
-            source = fair.dice(seq) if fair is not None else (dice or SystemDice())
-            result = free_notation.roll_notation(parsed, source)
-            record = {
-                "kind": free_notation.TEST,
-                "characters": people,
-                "label": label,
-                "result": result.to_dict(),
-            }
-            if fair is not None:
-                record["fair"] = fair.record(source)
-            if not access.is_gm:
-                record["roller"] = PLAYER_ROLLER
-            return record
-
         roll = chain_append(
             locked,
             by,
@@ -141,8 +107,54 @@ def roll_make_free(
             is_action=False,
             token=token,
             digest=free.digest(),
-            body=body,
+            body=_record_body(parsed, people, label, fair=fair, dice=dice, by_gm=access.is_gm),
             announce=roll_announcement,
             secret=free.secret,
         )
     return RollMade(roll, created=True)
+
+
+def _checked_access(by, locked: GameSession, free: FreeRoll):
+    """The roller's access to free-form dice in the session; PermissionDenied for anyone who
+    may not roll them, ValidationError for a player's secret roll."""
+    access = access_free_roll(by, locked)
+    if not access.may_roll:
+        raise PermissionDenied(FREE_ROLLS_NOT_ALLOWED if access.refused_by_setting else "")
+    if free.secret and not access.is_gm:
+        raise ValidationError({"secret": _("Only the GM rolls in secret.")})
+    return access
+
+
+def _concerned(locked: GameSession, by, access, character_id: int | None) -> dict:
+    """The record's characters: the one the roll concerns, if any, as `{"a": …}`; refused
+    where it does not play in the session, or, for a player, is not theirs."""
+    if character_id is None:
+        return {}
+    character = sheets_in_play(locked, ids=[character_id]).get(character_id)
+    if character is None:
+        raise ValidationError({"character": _("This character does not play in the session.")})
+    if not access.is_gm and character.owner_id != by.pk:
+        raise ValidationError({"character": _("You roll only for your own character.")})
+    return {"a": {"id": character.pk, "name": character.name, "owner": character.owner.username}}
+
+
+def _record_body(parsed, people: dict, label: str, *, fair, dice, by_gm: bool):
+    """The chain entry's body for its sequence number: the dice drawn (from the fair-dice
+    seeds, the dice given, or the system's), the result, and a player's roll marked so."""
+
+    def body(seq: int) -> dict:
+        source = fair.dice(seq) if fair is not None else (dice or SystemDice())
+        result = free_notation.roll_notation(parsed, source)
+        record = {
+            "kind": free_notation.TEST,
+            "characters": people,
+            "label": label,
+            "result": result.to_dict(),
+        }
+        if fair is not None:
+            record["fair"] = fair.record(source)
+        if not by_gm:
+            record["roller"] = PLAYER_ROLLER
+        return record
+
+    return body

@@ -388,14 +388,8 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
     """Stuns and immobilisations of the participants that began or ended during the event,
     each with its turn: the one it began in (an effect from this session's diary), the one
     whose opening ended it by itself, else the session's turn at that moment (the sheet)."""
-    from django.utils.translation import gettext as _
-
     hidden = set() if sees_hidden else hidden_keys(event)
-    names = {}  # each participant's sheet: a character's, or an NPC's stand-in
-    for p in event.participants.all():
-        sheet = p.character_id if p.character_id is not None else p.npc.stand_in_id
-        if sheet is not None and p.key not in hidden:
-            names[sheet] = p.name
+    names = _sheet_names(event, hidden)
     genders = genders_of(event)
     until = event.ended_at or timezone.now()
     effects = NegativeEffect.objects.filter(
@@ -405,49 +399,24 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
         | Q(freed_at__gte=event.opened_at, freed_at__lte=until)
     )
     effects = list(effects)
-    # The diary entries that applied or freed these effects say who did it and why (every
-    # change records who and why); an effect from the sheet has none: "the sheet".
-    entries = {}
-    if effects:
-        for test, record, username in Roll.objects.filter(
-            session_id=event.session_id, test__in=("effect", "effect_free")
-        ).values_list("test", "record", "rolled_by__username"):
-            effect_id = record.get("entry", {}).get("effect", {}).get("id")
-            entries[(test, effect_id)] = (username, record["entry"].get("reason", ""))
+    entries = _effect_entries(event) if effects else {}
+    turn_at = _turn_at(event.session_id)
     rows = []
-    turns = None  # the session's turns, read once if a row needs the turn of a moment
-
-    def turn_at(moment) -> int | None:
-        nonlocal turns
-        if turns is None:
-            turns = list(
-                Turn.objects.filter(session_id=event.session_id)
-                .order_by("number")
-                .values_list("number", "opened_at")
-            )
-        return max((n for n, opened in turns if opened <= moment), default=None)
-
     for effect in effects:
         name = names[effect.character_id]
         kind = effect.get_kind_display()
         if event.opened_at <= effect.created_at <= until:
             from_this_session = effect.began_in_session == event.session_id
+            who, reason = entries.get(("effect", effect.pk), ("", ""))
             rows.append(
                 HistoryRow(
                     effect.created_at,
                     effect.began_turn if from_this_session else turn_at(effect.created_at),
                     "held",
-                    entries.get(("effect", effect.pk), ("", ""))[0],
+                    who,
                     name,
-                    _("%(kind)s: drops to the end of the order while it lasts") % {"kind": kind},
-                    " — ".join(
-                        part
-                        for part in (
-                            effect.description,
-                            entries.get(("effect", effect.pk), ("", ""))[1],
-                        )
-                        if part
-                    ),
+                    _held_text(kind),
+                    _joined(effect.description, reason),
                 )
             )
         if effect.freed_at and event.opened_at <= effect.freed_at <= until:
@@ -458,25 +427,78 @@ def effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[His
                     "freed",
                     entries.get(("effect_free", effect.pk), ("", ""))[0],
                     name,
-                    gendered(
-                        genders.get(effect.character_id, ""),
-                        masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
-                        feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
-                        neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
-                    )
-                    % {"kind": kind},
+                    _freed_text(genders.get(effect.character_id, ""), kind),
                     effect.freed_note,
                 )
             )
     return rows
 
 
+def _sheet_names(event: InitiativeEvent, hidden: set[int]) -> dict[int, str]:
+    """Each participant's sheet (a character's, or an NPC's stand-in) → its name."""
+    names = {}
+    for p in event.participants.all():
+        sheet = p.character_id if p.character_id is not None else p.npc.stand_in_id
+        if sheet is not None and p.key not in hidden:
+            names[sheet] = p.name
+    return names
+
+
+def _effect_entries(event: InitiativeEvent) -> dict[tuple[str, int], tuple[str, str]]:
+    """(entry's test, effect's id) → (who, why) of the session's diary entries that applied
+    or freed an effect (every change records who and why); an effect from the sheet has
+    none: "the sheet"."""
+    entries = {}
+    for test, record, username in Roll.objects.filter(
+        session_id=event.session_id, test__in=("effect", "effect_free")
+    ).values_list("test", "record", "rolled_by__username"):
+        effect_id = record.get("entry", {}).get("effect", {}).get("id")
+        entries[(test, effect_id)] = (username, record["entry"].get("reason", ""))
+    return entries
+
+
+def _turn_at(session_id: int):
+    """The session's turn at a moment (None before the first), its turns read once, if a
+    row needs one."""
+    turns = None
+
+    def turn_at(moment) -> int | None:
+        nonlocal turns
+        if turns is None:
+            turns = list(
+                Turn.objects.filter(session_id=session_id)
+                .order_by("number")
+                .values_list("number", "opened_at")
+            )
+        return max((n for n, opened in turns if opened <= moment), default=None)
+
+    return turn_at
+
+
+def _held_text(kind: str) -> str:
+    from django.utils.translation import gettext as _
+
+    return _("%(kind)s: drops to the end of the order while it lasts") % {"kind": kind}
+
+
+def _freed_text(gender: str, kind: str) -> str:
+    return gendered(
+        gender,
+        masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
+        feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
+        neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
+    ) % {"kind": kind}
+
+
+def _joined(*parts: str) -> str:
+    """The parts that say something, one dash between them."""
+    return " — ".join(part for part in parts if part)
+
+
 def npc_effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list[HistoryRow]:
     """Stuns and immobilisations of the sheet-less NPCs in the order, from their effect
     entries during the event (as `effect_rows` reads a sheet): applied, freed early, or run
     out when the turn that ends them opened (its opening is the moment)."""
-    from django.utils.translation import gettext as _
-
     hidden = set() if sees_hidden else hidden_keys(event)
     keys = {
         p.npc_id: p.key
@@ -504,48 +526,24 @@ def npc_effect_rows(event: InitiativeEvent, *, sees_hidden: bool = True) -> list
         if named.get("npc") not in keys or entry["effect"]["kind"] not in HOLDING_EFFECT_KINDS:
             continue
         kind = EffectKind(entry["effect"]["kind"]).label
-        gender = genders.get(keys[named["npc"]], "")
-        freed_text = gendered(
-            gender,
-            masculine=pgettext("masculine", "freed of %(kind)s: back in the order"),
-            feminine=pgettext("feminine", "freed of %(kind)s: back in the order"),
-            neuter=pgettext("neuter", "freed of %(kind)s: back in the order"),
-        ) % {"kind": kind}
+        freed_text = _freed_text(genders.get(keys[named["npc"]], ""), kind)
         if test == "effect":
             ends = entry.get("ends_at_turn")
             opened = turns.get(ends) if ends else None
             if when >= event.opened_at:
+                held = _held_text(kind)
+                reason = _joined(entry["effect"]["description"], entry["reason"])
                 rows.append(
-                    HistoryRow(
-                        when,
-                        entry["began_turn"],
-                        "held",
-                        who,
-                        named["name"],
-                        _("%(kind)s: drops to the end of the order while it lasts")
-                        % {"kind": kind},
-                        " — ".join(
-                            part
-                            for part in (entry["effect"]["description"], entry["reason"])
-                            if part
-                        ),
-                    )
+                    HistoryRow(when, entry["began_turn"], "held", who, named["name"], held, reason)
                 )
             if opened is not None and event.opened_at <= opened <= until:
                 run_out[pk] = HistoryRow(opened, ends, "freed", "", named["name"], freed_text, "")
             continue
         run_out.pop(entry["effect"].get("entry"), None)  # freed early: it did not run out
         if when >= event.opened_at:
+            freed_turn, name = entry["freed_turn"], named["name"]
             rows.append(
-                HistoryRow(
-                    when,
-                    entry["freed_turn"],
-                    "freed",
-                    who,
-                    named["name"],
-                    freed_text,
-                    entry["reason"],
-                )
+                HistoryRow(when, freed_turn, "freed", who, name, freed_text, entry["reason"])
             )
     return rows + list(run_out.values())
 

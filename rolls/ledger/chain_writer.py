@@ -83,22 +83,14 @@ def chain_append(
     announce: Callable[[Roll, str], str] | None,
     secret: bool = False,
 ) -> Roll:
-    """The chain's one writer: every row of a session's chain (rolls of every system,
-    free-form rolls, secret rolls and their reveals, diary entries) is appended here, under
-    the session's row lock the caller holds. `body(seq)` gives the record's own keys (kind,
-    characters, result…); it may roll and write in the same transaction (healing needs the
-    roll's number). The envelope — format, session, seq, turn, post, who and when — is the
-    same for every row.
-
-    The head comes from the locked session row (lock_session), not from a "last roll"
-    query; one UPDATE moves it and the activity marker, and only if it is still the head
-    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts).
+    """One row appended to the session's chain, under the session's row lock the caller
+    holds: the envelope (`_envelope`), then the record's own keys from `body(seq)` (kind,
+    characters, result…; it may roll and write in the same transaction: healing needs the
+    roll's number), signed as it is written; the head moves only from the one it read.
 
     `announce(roll, session_title)`: the line the table's chat hears of a row that lands in a
     post, where the session has a webhook (rolls.presenters.roll_announcement); the ledger
     writes rows and does not word them. None: the chat hears nothing of this row.
-
-    Every row is signed here as it is written (rolls.ledger.signing).
 
     `secret` (rolls.ledger.secret): the chain gets only the envelope, the test and a
     commitment to the full record; the full record and its salt go to SecretRoll. The row
@@ -107,7 +99,40 @@ def chain_append(
     prev_hash = session.chain_hash
     content = body(seq)
     now = timezone.now()
-    record = {
+    record = {**_envelope(session, by, seq, turn_number, post, now), **content}
+    hidden = None
+    if secret:
+        hidden, record = _secret_split(session, record, content, test)
+        character_id, test, is_action = None, SECRET_TEST, False
+    roll = _signed_row(
+        session,
+        record,
+        prev_hash,
+        seq=seq,
+        post=post,
+        rolled_by=by,
+        character_id=character_id,
+        test=test,
+        turn_number=turn_number,
+        is_action=is_action,
+        token=token,
+        request_digest=digest,
+        created_at=now,
+    )
+    _move_head(session, seq, roll.hash, now)
+    if hidden is not None:
+        SecretRoll.objects.create(roll=roll, **hidden)
+    session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
+    # A turn's own entry (its dice seed) lands in no post: no post changed, nothing to announce.
+    if post is not None:
+        characters = None if secret else content.get("characters")
+        _landed(session, post, by, roll, characters=characters, announce=announce)
+    return roll
+
+
+def _envelope(session: GameSession, by, seq: int, turn_number: int, post, now) -> dict:
+    """What every row's record starts with: format, session, seq, turn, post, who and when."""
+    return {
         "format": 1,
         "session": session.pk,
         "seq": seq,
@@ -115,54 +140,51 @@ def chain_append(
         "post": post.pk if post is not None else None,
         "rolled_by": {"id": by.pk, "username": by.get_username()},
         "rolled_at": now.isoformat(),
-        **content,
     }
-    hidden = None
-    if secret:
-        # The stub names the roll's own system, as its record will (a free-form roll's is
-        # "free", whatever the session's).
-        result = content.get("result")
-        system = result.get("system", session.system) if isinstance(result, dict) else None
-        hidden, record = secret_split(record, system=system or session.system, test=test)
-        character_id, test, is_action = None, SECRET_TEST, False
+
+
+def _secret_split(session: GameSession, record: dict, content: dict, test: str):
+    """(SecretRoll's fields, the public record) of a secret row (rolls.ledger.secret)."""
+    # The stub names the roll's own system, as its record will (a free-form roll's is
+    # "free", whatever the session's).
+    result = content.get("result")
+    system = result.get("system", session.system) if isinstance(result, dict) else None
+    return secret_split(record, system=system or session.system, test=test)
+
+
+def _signed_row(session: GameSession, record: dict, prev_hash: str, **columns) -> Roll:
+    """The row, its hash chained to the previous row's and signed (rolls.ledger.signing)."""
     row_hash = chain_hash(prev_hash, record)
     key_id, signature = signing.sign(row_hash)
-    roll = Roll.objects.create(
+    return Roll.objects.create(
         session=session,
-        seq=seq,
-        post=post,
-        rolled_by=by,
-        character_id=character_id,
         system=session.system,
-        test=test,
-        turn_number=turn_number,
-        is_action=is_action,
         record=record,
         prev_hash=prev_hash,
         hash=row_hash,
         key_id=key_id,
         signature=signature,
-        token=token,
-        request_digest=digest,
-        created_at=now,
+        **columns,
     )
-    moved = GameSession.objects.filter(pk=session.pk, chain_seq=seq - 1).update(
-        chain_seq=seq, chain_hash=roll.hash, activity_at=now
-    )
-    if moved != 1:
-        raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
-    if hidden is not None:
-        SecretRoll.objects.create(roll=roll, **hidden)
-    session.chain_seq, session.chain_hash, session.activity_at = seq, roll.hash, now
-    if post is None:
-        return roll  # a turn's own entry (its dice seed): no post changed, nothing to announce
-    post_changed(
-        session, post, by, seq=seq, characters=None if secret else content.get("characters")
-    )
+
+
+def _landed(session: GameSession, post: Post, by, roll: Roll, *, characters, announce) -> None:
+    """The row is in the post (post_changed); the table's chat hears of it, if it listens."""
+    post_changed(session, post, by, seq=roll.seq, characters=characters)
     # A session not read by lock_session says nothing of its webhook: ask at commit.
     if announce is not None and getattr(session, "wants_roll_webhook", True):
         webhooks.announce(session.pk, "roll", lambda: announce(roll, session.title))
-    return roll
+
+
+def _move_head(session: GameSession, seq: int, row_hash: str, now) -> None:
+    """The head comes from the locked session row (lock_session), not from a "last roll"
+    query; one UPDATE moves it and the activity marker, and only if it is still the head
+    this writer read (else ChainHeadMoved: the insert rolls back, the head never drifts)."""
+    moved = GameSession.objects.filter(pk=session.pk, chain_seq=seq - 1).update(
+        chain_seq=seq, chain_hash=row_hash, activity_at=now
+    )
+    if moved != 1:
+        raise ChainHeadMoved(f"session {session.pk}: the head is not #{seq - 1}")
 
 
 def post_changed(
