@@ -17,6 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from characters.models import Attribute, Character
+from demo.systems.arsmagica import seed_arsmagica_rolls
 from rolls import registry as registry
 from rolls import services
 from rolls.engine import arsmagica as ars
@@ -29,7 +30,6 @@ from rolls.plugins import Case, FormContext
 from rolls.selectors import sheets_in_play
 from rolls.systems import arsmagica as plugin
 from rolls.systems.arsmagica import display, forms
-from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from tests.rolls.systems.arsmagica.ars_table import build_saga
 
 pytestmark = pytest.mark.django_db
@@ -717,7 +717,7 @@ def test_the_demo_rolls_every_ars_magica_test_through_the_panels_path(make_user)
     """The rolls match the demo's narration: Magnus reads the Latin inscription
     (Inteligencja + Łacina, a simple die against 9), Wilhelm and Agnieszka climb the cliff
     in the wind (Siła + Atletyka, stress dice, two botch dice each)."""
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
 
     users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
     users["moderator"] = make_user("moderator", moderator=True)
@@ -875,9 +875,9 @@ def test_an_answer_rolling_another_test_needs_a_reason(saga, client_for, changed
 
 
 def test_the_demo_rolls_work_on_the_demo_saga(make_user):
-    """On the demo's own Ars Magica session (rolls/management/demo_systems.py), as seed_demo
+    """On the demo's own Ars Magica session (demo/systems/__init__.py), as seed_demo
     will call it."""
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
 
     users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
     users["moderator"] = make_user("moderator", moderator=True)

@@ -1,4 +1,4 @@
-"""rolls.systems.ciernie.demo and the ciernie panel: rolls made through the system's forms
+"""demo.systems.ciernie and the ciernie panel: rolls made through the system's forms
 and `roll_make`, stored with the engine's case, recomputed from the record alone, chained
 and verified; the panel page of a ciernie session."""
 
@@ -7,6 +7,7 @@ import uuid
 import pytest
 from django.urls import reverse
 
+from demo.systems.ciernie import seed_ciernie_rolls
 from rolls.engine import systems
 from rolls.engine.dice import ScriptedDice
 from rolls.ledger.verify import verify_session
@@ -16,7 +17,6 @@ from rolls.presenters import roll_view
 from rolls.selectors import sheets_in_play
 from rolls.services import roll_make
 from rolls.systems.ciernie import display, forms
-from rolls.systems.ciernie.demo import seed_ciernie_rolls
 from tests.rolls.conftest import described_plan
 from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table, flag_reroll_sources
 
@@ -244,12 +244,12 @@ def test_a_player_asks_for_a_skill_test_and_the_gm_answers_it_with_the_factor(ci
 
 
 def test_the_demo_rolls_in_the_demo_ciernie_session():
-    """The demo command's ciernie session (rolls.management.demo_systems): every test rolls
+    """The demo command's ciernie session (demo.systems): every test rolls
     there, the reroll from Vera's own reroll sources, the comparative against its stand-in."""
-    from rolls.management.commands.seed_demo import Command
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
+    from demo.users import demo_users
 
-    users = Command()._users()
+    users = demo_users()
     session, characters = seed_system_sessions(users)["ciernie"]
     rolls = seed_ciernie_rolls(session, characters, users)
     results = [r.record["result"] for r in rolls]
