@@ -44,6 +44,8 @@ INSTALLED_APPS = [
     "rolls",
     "diary",
     "characters",
+    # The demo data for `make run` (`seed_demo`); no app imports it.
+    "demo",
     "django.contrib.admin",
     "django.contrib.auth",
     "django.contrib.contenttypes",

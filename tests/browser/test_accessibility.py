@@ -12,9 +12,9 @@ import io
 import pytest
 from django.core.management import call_command
 
+from demo.ford.story import SESSION_TITLE
+from demo.users import DEMO_USERS as DEMO_PASSWORDS
 from diary.models import GameSession
-from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 from tests.browser.axe import violations as _violations
 from tests.browser.conftest import log_in
@@ -150,7 +150,7 @@ def _walk(page, urls) -> dict[str, list[str]]:
 
 
 def test_the_q10_pages_have_no_axe_violations(browser, live_server, q10):
-    from rolls.systems.q10.demo import seed_q10_rolls
+    from demo.systems.q10 import seed_q10_rolls
     from tests.conftest import PASSWORD
 
     rolls = seed_q10_rolls(q10.session, {"Eryk": q10.eryk, "Runa": q10.runa}, {"gm": q10.gm})
@@ -241,7 +241,7 @@ def ciernie(make_user):
 
 
 def test_the_ciernie_pages_have_no_axe_violations(browser, live_server, ciernie):
-    from rolls.systems.ciernie.demo import seed_ciernie_rolls
+    from demo.systems.ciernie import seed_ciernie_rolls
     from rolls.systems.ciernie.forms import MODES
     from tests.conftest import PASSWORD
     from tests.rolls.systems.ciernie.test_ciernie_reroll import vera_fails
@@ -283,7 +283,7 @@ def test_on_a_phone_the_ciernie_panel_does_not_scroll_sideways(phone, ciernie):
 
 
 def test_the_arsmagica_pages_have_no_axe_violations(browser, live_server, make_user):
-    from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
+    from demo.systems.arsmagica import seed_arsmagica_rolls
     from tests.conftest import PASSWORD
     from tests.rolls.systems.arsmagica.ars_table import demo_saga
 
@@ -309,7 +309,7 @@ def _catalog_and_system_pages(role: str) -> list[str]:
     """The catalogs (the moderator's with add and edit forms), the three new
     systems' sessions, sheets and sheet forms."""
     from characters.models import Character, Item, Skill
-    from rolls.management.demo_systems import SESSIONS
+    from demo.systems import SESSIONS
 
     if role == "moderator":
         picks = Item.objects.get(system="ciernie", name="Uzbrojenie naprowadzane")  # in use

@@ -8,10 +8,10 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from demo.systems.arsmagica import seed_arsmagica_rolls
 from rolls.engine import systems
 from rolls.models import Roll
 from rolls.systems.arsmagica import display
-from rolls.systems.arsmagica.demo import seed_arsmagica_rolls
 from tests.browser.conftest import log_in, roll_button
 from tests.browser.test_roll_panel import COUNT_REDRAWS, choose, percent, redraw, type_in
 from tests.conftest import PASSWORD, polish

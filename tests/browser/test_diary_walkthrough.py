@@ -8,8 +8,8 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from demo.ford.story import SESSION_TITLE
 from diary.models import GameSession, Post
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.every_database]

@@ -11,12 +11,9 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from demo.stand_in_session import DEMO_PACK_SIZE, STAND_IN_SESSION_TITLE
+from demo.users import DEMO_USERS
 from diary.models import GameSession
-from rolls.management.commands.seed_demo import (
-    DEMO_PACK_SIZE,
-    DEMO_USERS,
-    STAND_IN_SESSION_TITLE,
-)
 from rolls.models import Roll
 from tests.browser.conftest import log_in
 from tests.conftest import PASSWORD

@@ -13,9 +13,10 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from demo.ford.story import SESSION_TITLE
+from demo.systems import SESSIONS
+from demo.users import DEMO_USERS
 from diary.models import GameSession, Post
-from rolls.management.commands.seed_demo import DEMO_USERS, SESSION_TITLE
-from rolls.management.demo_systems import SESSIONS
 from rolls.models import Roll
 from tests.browser.axe import violations
 from tests.browser.conftest import log_in

@@ -8,9 +8,9 @@ import pytest
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from demo.ford.story import SESSION_TITLE
+from demo.users import DEMO_USERS as DEMO_PASSWORDS
 from diary.models import GameSession
-from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in, roll_button, wait_until_quiet
 from tests.conftest import polish
 

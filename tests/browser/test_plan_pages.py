@@ -8,10 +8,10 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from playwright.sync_api import expect
 
+from demo.ford.story import SESSION_TITLE
+from demo.users import DEMO_USERS as DEMO_PASSWORDS
 from diary import services as diary_services
 from diary.models import GameSession, PlanDecision, PlanSubmission
-from rolls.management.commands.seed_demo import DEMO_USERS as DEMO_PASSWORDS
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from tests.browser.conftest import log_in
 from tests.browser.test_accessibility import _report, _violations
 

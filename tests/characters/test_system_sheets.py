@@ -11,9 +11,9 @@ from django.urls import reverse
 from characters import services
 from characters.models import Attribute, Character, Item, ProposalStatus, Skill, Trait
 from characters.systems import ATTRIBUTE_RANGE, SKILL_LEVEL_RANGE, words_for
+from demo.sheets import system_character
 from diary import services as diary_services
 from diary.models import SessionStatus
-from rolls.management.demo_systems import system_character
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db

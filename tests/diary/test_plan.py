@@ -282,8 +282,8 @@ def test_settings_form_disables_plan_settings_under_review(planned, client_for):
 def test_seed_demo_plan_was_returned_once_then_accepted():
     from django.core.management import call_command
 
+    from demo.ford.story import SESSION_TITLE
     from diary.models import GameSession
-    from rolls.management.commands.seed_demo import SESSION_TITLE
 
     call_command("seed_demo")
     session = GameSession.objects.get(title=SESSION_TITLE)

@@ -5,9 +5,9 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
 
+from demo.sheets import system_character
 from diary import services as diary_services
 from diary.models import GameSession, Participation, SessionStatus
-from rolls.management.demo_systems import system_character
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db

@@ -108,7 +108,7 @@ def test_names_that_differ_to_the_eye_still_sign_up(client, make_user, username)
 
 def test_the_demo_users_are_no_look_alikes_of_each_other():
     from config.usernames import skeleton
-    from rolls.management.commands.seed_demo import DEMO_USERS
+    from demo.users import DEMO_USERS
 
     skeletons = [skeleton(name) for name in DEMO_USERS]
     assert len(set(skeletons)) == len(skeletons), skeletons

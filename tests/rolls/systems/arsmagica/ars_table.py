@@ -52,9 +52,9 @@ def build_saga(make_user, *, roll_policy="gm_only") -> SimpleNamespace:
 
 
 def demo_saga(make_user):
-    """The demo command's Ars Magica session (rolls/management/demo_systems.py), whose
+    """The demo command's Ars Magica session (demo/systems/__init__.py), whose
     narration the demo rolls follow: (session, characters by key, users by name)."""
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
 
     users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
     users["moderator"] = make_user("moderator", moderator=True)

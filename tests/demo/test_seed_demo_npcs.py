@@ -23,8 +23,8 @@ def test_seed_demo_has_npcs_and_a_roll_against_the_merchant():
 
 
 def test_seed_demo_shows_the_other_mode_in_a_second_session():
+    from demo.stand_in_session import DEMO_PACK_SIZE, STAND_IN_SESSION_TITLE
     from diary.models import GameSession
-    from rolls.management.commands.seed_demo import DEMO_PACK_SIZE, STAND_IN_SESSION_TITLE
 
     call_command("seed_demo", stdout=io.StringIO())  # still once
     session = GameSession.objects.get(title=STAND_IN_SESSION_TITLE)
@@ -41,13 +41,10 @@ def test_seed_demo_leaves_running_fights_one_with_the_wolf(client):
     """The demo session's turn-3 initiative roll leaves the fight at the gate running
     (its NPCs play by fixed modifiers, so player characters only), and the session with
     stand-ins has the wolf in its fight."""
+    from demo.ford.rolls import DEMO_GATE_FIGHT_NAME
+    from demo.ford.story import SESSION_TITLE
+    from demo.stand_in_session import DEMO_FIGHT_NAME, STAND_IN_SESSION_TITLE
     from diary.models import GameSession
-    from rolls.management.commands.seed_demo import (
-        DEMO_FIGHT_NAME,
-        DEMO_GATE_FIGHT_NAME,
-        SESSION_TITLE,
-        STAND_IN_SESSION_TITLE,
-    )
     from rolls.models import InitiativeEvent
     from rolls.selectors import in_combat
 
@@ -81,8 +78,8 @@ def test_seed_demo_plays_each_character_in_one_running_session_at_most():
 
 
 def test_seed_demo_has_a_session_with_a_pitch_and_a_pending_application():
+    from demo.application_session import APPLICATION_SESSION_TITLE
     from diary.models import GameSession, Participation
-    from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
 
     session = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
     assert "**Wilcze Pola**" in session.description

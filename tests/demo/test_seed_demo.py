@@ -9,9 +9,9 @@ from django.urls import reverse
 from django.utils import timezone
 
 from characters.models import Character
+from demo.ford.story import SESSION_TITLE
 from diary.models import GameSession, Post
 from rolls.ledger.verify import verify_session
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("demo_once")]
@@ -115,7 +115,7 @@ def test_seed_demo_runs_a_session_of_each_other_system_with_full_sheets():
     characters of the demo players, an open turn and Polish posts; run twice, built once."""
     from characters.models import Trait
     from characters.systems import ATTRIBUTE_RANGE
-    from rolls.management.demo_systems import SESSIONS
+    from demo.systems import SESSIONS
 
     call_command("seed_demo")
     for system, spec in SESSIONS.items():
@@ -230,8 +230,8 @@ def test_seed_demo_has_a_revealed_and_a_still_secret_roll():
 def test_seed_demo_leaves_the_player_unread_posts(client):
     """`make run` shows the unread count on the home page and the list, and the
     diary marks the first unread post."""
+    from demo.ford.reading import DEMO_UNREAD_POSTS
     from diary.reading import sessions_with_unread
-    from rolls.management.commands.seed_demo import DEMO_UNREAD_POSTS
 
     session = GameSession.objects.get(title=SESSION_TITLE)
     player = get_user_model().objects.get(username="gracz")
@@ -247,11 +247,8 @@ def test_seed_demo_leaves_the_player_unread_posts(client):
 
 def test_seed_demo_has_a_word_to_find_in_turn_3_and_one_gracz_may_not_read():
     """Search: gracz finds the turn-3 word, not the one in the stand-in session."""
+    from demo.search_words import SEARCH_WORD_HIDDEN_FROM_GRACZ, SEARCH_WORD_TURN_3
     from diary.search.selectors import posts_matching
-    from rolls.management.commands.seed_demo import (
-        SEARCH_WORD_HIDDEN_FROM_GRACZ,
-        SEARCH_WORD_TURN_3,
-    )
 
     users = get_user_model().objects
     gracz, gracz2 = users.get(username="gracz"), users.get(username="gracz2")
@@ -295,7 +292,7 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
 
 def test_seed_demo_puts_the_caravan_on_the_recruiting_board_with_its_habits(client):
 
-    from rolls.management.commands.seed_demo import APPLICATION_SESSION_TITLE
+    from demo.application_session import APPLICATION_SESSION_TITLE
 
     caravan = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
     client.force_login(get_user_model().objects.get(username="gracz"))

@@ -1,9 +1,9 @@
-"""rolls.systems.q10.demo: the demo's q10 rolls go through the panel's form and service."""
+"""demo.systems.q10: the demo's q10 rolls go through the panel's form and service."""
 
 import pytest
 
+from demo.systems.q10 import seed_q10_rolls
 from rolls.ledger.verify import verify_session
-from rolls.systems.q10.demo import seed_q10_rolls
 
 pytestmark = pytest.mark.django_db
 
@@ -23,7 +23,7 @@ def test_the_demo_rolls_a_pool_with_a_ten_and_an_achieved_raise(q10):
 def test_the_demo_jump_is_rolled_on_sila_and_atletyka(make_user):
     """Seed 001: "Za przeskoczenie ponad przepaścią odpowiada Siła i Atletyka"; the demo's
     narration jumps, so its rolls test Siła + Atletyka (not the sheet's best pair)."""
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
 
     users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
     users["moderator"] = make_user("moderator", moderator=True)

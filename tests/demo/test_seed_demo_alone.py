@@ -8,9 +8,9 @@ from django.core.management import call_command
 from django.urls import reverse
 
 from characters.models import Character
+from demo.ford.story import SESSION_TITLE
 from diary.models import GameSession
 from rolls.ledger.verify import verify_session
-from rolls.management.commands.seed_demo import SESSION_TITLE
 from rolls.models import Roll
 
 pytestmark = pytest.mark.django_db
@@ -28,7 +28,7 @@ def test_every_demo_roll_verifies_signed_and_recomputed(capsys):
 
 
 def test_seed_system_sessions_returns_the_characters_by_their_short_names(make_user):
-    from rolls.management.demo_systems import seed_system_sessions
+    from demo.systems import seed_system_sessions
 
     users = {name: make_user(name) for name in ("gm", "gracz", "gracz2", "gracz3")}
     users["moderator"] = make_user("moderator", moderator=True)
