@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
-PROJECT_PACKAGES = {"config", "characters", "diary", "rolls", "tests", "bench"}
+PROJECT_PACKAGES = {"config", "characters", "demo", "diary", "rolls", "tests", "bench"}
 MIGRATION = ROOT / "rolls" / "migrations" / "0002_append_only_triggers.py"
 POST_GUARD = ROOT / "rolls" / "migrations" / "0015_roll_posts_stay_in_place.py"
 TURN_SEED_GUARD = ROOT / "rolls" / "migrations" / "0016_turn_seed_guard.py"
