@@ -17,7 +17,7 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
-from diary import hooks, permissions, selectors
+from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
@@ -32,6 +32,7 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
+from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
 
 # ---------------------------------------------------------------------------
@@ -665,6 +666,37 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
     post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
     post.session.touch()
     return post
+
+
+# ---------------------------------------------------------------------------
+# Reading the diary
+# ---------------------------------------------------------------------------
+
+
+def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bool) -> None:
+    """What showing a diary page to its reader records, from what the session's query read
+    with it (`access_session(..., reading=True)`; without it, nothing): the read mark moves
+    to the newest post shown and the chain head (one write, only when it moves and the page
+    reads on from the mark), and the notifications about what the page shows are read (one
+    UPDATE, only when the query found such an unread one; the bell already counts them
+    read). `newest`: the page reaches the newest post (a new turn's notices are read too)."""
+    if not hasattr(session, "viewer_read_mark"):
+        return
+    first_unread = getattr(session, "viewer_first_unread", None)
+    if reading.page_continues_reading(
+        posts, mark=session.viewer_read_mark, first_unread=first_unread
+    ):
+        reading.read_mark_advance(
+            user=user,
+            session_id=session.pk,
+            post_id=posts[-1].pk,
+            seq=session.chain_seq,
+            known=session.viewer_read_mark,
+            known_seq=session.viewer_read_seq or 0,
+        )
+    notification_delivery.notifications_read_on_page(
+        user=user, session=session, post_ids=[post.pk for post in posts], newest=newest
+    )
 
 
 # ---------------------------------------------------------------------------
