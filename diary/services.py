@@ -414,6 +414,63 @@ def _check_not_empty(narration: str, nc_note: str) -> None:
         )
 
 
+def _movement_rules(session: GameSession, character: Character | None, mounted: bool):
+    """The system's movement rules, once the post may move its character at all."""
+    rules = MOVEMENT_RULES.get(session.system)
+    if rules is None:
+        raise ValidationError(
+            {"move_metres": _("Movement is counted per action only in the k1000 system.")}
+        )
+    if character is None:
+        raise ValidationError(
+            {"move_metres": _("Movement belongs to a character: choose who this post narrates.")}
+        )
+    if mounted and character.pk not in mount_holder_ids([character.pk]):
+        raise ValidationError(
+            {"move_mounted": _("%(name)s has no mount on the sheet.") % {"name": character.name}}
+        )
+    return rules
+
+
+def _move_actions(
+    rules, character: Character, metres: int, mounted: bool
+) -> tuple[int, int | None]:
+    """The move actions `metres` take at the character's Szybkość, and that Szybkość."""
+    speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
+    try:
+        return rules.move_actions(metres, speed or 0, mounted), speed
+    except ValueError:
+        raise ValidationError(
+            {
+                "move_metres": _("At Szybkość %(speed)s %(name)s cannot move this way.")
+                % {"speed": speed or 0, "name": character.name}
+            }
+        ) from None
+
+
+def _past_actions_left(
+    rules, *, character: Character, metres: int, mounted: bool, speed, actions: int, left: int
+) -> ValidationError:
+    """The refusal of movement that takes more move actions than the turn has left."""
+    on_foot, on_mount = rules.movement_metres(speed)
+    return ValidationError(
+        {
+            "move_metres": _(
+                "%(metres)s m takes move actions: %(actions)s (%(per)s m each). "
+                "%(name)s has actions left in this turn: %(left)s (two a turn, one of "
+                "them may have a roll)."
+            )
+            % {
+                "metres": metres,
+                "actions": actions,
+                "per": on_mount if mounted else on_foot,
+                "name": character.name,
+                "left": max(left, 0),
+            }
+        }
+    )
+
+
 def _check_movement(
     *,
     session: GameSession,
@@ -430,51 +487,22 @@ def _check_movement(
         if mounted:
             raise ValidationError({"move_metres": _("Say how many metres the character rides.")})
         return 0
-    rules = MOVEMENT_RULES.get(session.system)
-    if rules is None:
-        raise ValidationError(
-            {"move_metres": _("Movement is counted per action only in the k1000 system.")}
-        )
-    if character is None:
-        raise ValidationError(
-            {"move_metres": _("Movement belongs to a character: choose who this post narrates.")}
-        )
-    if mounted and character.pk not in mount_holder_ids([character.pk]):
-        raise ValidationError(
-            {"move_mounted": _("%(name)s has no mount on the sheet.") % {"name": character.name}}
-        )
-    speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
-    try:
-        actions = rules.move_actions(metres, speed or 0, mounted)
-    except ValueError:
-        raise ValidationError(
-            {
-                "move_metres": _("At Szybkość %(speed)s %(name)s cannot move this way.")
-                % {"speed": speed or 0, "name": character.name}
-            }
-        ) from None
+    rules = _movement_rules(session, character, mounted)
+    actions, speed = _move_actions(rules, character, metres, mounted)
     known = selectors.turn_actions(session, turn, character.pk)
     if known.in_combat:
         return actions
     used = selectors.move_actions_in_turn(turn, character.pk, exclude_post=post)
     left = rules.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
     if actions > left:
-        on_foot, on_mount = rules.movement_metres(speed)
-        raise ValidationError(
-            {
-                "move_metres": _(
-                    "%(metres)s m takes move actions: %(actions)s (%(per)s m each). "
-                    "%(name)s has actions left in this turn: %(left)s (two a turn, one of "
-                    "them may have a roll)."
-                )
-                % {
-                    "metres": metres,
-                    "actions": actions,
-                    "per": on_mount if mounted else on_foot,
-                    "name": character.name,
-                    "left": max(left, 0),
-                }
-            }
+        raise _past_actions_left(
+            rules,
+            character=character,
+            metres=metres,
+            mounted=mounted,
+            speed=speed,
+            actions=actions,
+            left=left,
         )
     return actions
 
