@@ -17,7 +17,7 @@ from characters.selectors import mount_holder_ids
 from characters.services import effects_end_by_turn
 from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
-from diary import hooks, permissions, selectors
+from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.models import (
     GONE_STATUSES,
@@ -32,6 +32,7 @@ from diary.models import (
     SessionStatus,
     Turn,
 )
+from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
 
 # ---------------------------------------------------------------------------
@@ -413,6 +414,63 @@ def _check_not_empty(narration: str, nc_note: str) -> None:
         )
 
 
+def _movement_rules(session: GameSession, character: Character | None, mounted: bool):
+    """The system's movement rules, once the post may move its character at all."""
+    rules = MOVEMENT_RULES.get(session.system)
+    if rules is None:
+        raise ValidationError(
+            {"move_metres": _("Movement is counted per action only in the k1000 system.")}
+        )
+    if character is None:
+        raise ValidationError(
+            {"move_metres": _("Movement belongs to a character: choose who this post narrates.")}
+        )
+    if mounted and character.pk not in mount_holder_ids([character.pk]):
+        raise ValidationError(
+            {"move_mounted": _("%(name)s has no mount on the sheet.") % {"name": character.name}}
+        )
+    return rules
+
+
+def _move_actions(
+    rules, character: Character, metres: int, mounted: bool
+) -> tuple[int, int | None]:
+    """The move actions `metres` take at the character's Szybkość, and that Szybkość."""
+    speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
+    try:
+        return rules.move_actions(metres, speed or 0, mounted), speed
+    except ValueError:
+        raise ValidationError(
+            {
+                "move_metres": _("At Szybkość %(speed)s %(name)s cannot move this way.")
+                % {"speed": speed or 0, "name": character.name}
+            }
+        ) from None
+
+
+def _past_actions_left(
+    rules, *, character: Character, metres: int, mounted: bool, speed, actions: int, left: int
+) -> ValidationError:
+    """The refusal of movement that takes more move actions than the turn has left."""
+    on_foot, on_mount = rules.movement_metres(speed)
+    return ValidationError(
+        {
+            "move_metres": _(
+                "%(metres)s m takes move actions: %(actions)s (%(per)s m each). "
+                "%(name)s has actions left in this turn: %(left)s (two a turn, one of "
+                "them may have a roll)."
+            )
+            % {
+                "metres": metres,
+                "actions": actions,
+                "per": on_mount if mounted else on_foot,
+                "name": character.name,
+                "left": max(left, 0),
+            }
+        }
+    )
+
+
 def _check_movement(
     *,
     session: GameSession,
@@ -429,51 +487,22 @@ def _check_movement(
         if mounted:
             raise ValidationError({"move_metres": _("Say how many metres the character rides.")})
         return 0
-    rules = MOVEMENT_RULES.get(session.system)
-    if rules is None:
-        raise ValidationError(
-            {"move_metres": _("Movement is counted per action only in the k1000 system.")}
-        )
-    if character is None:
-        raise ValidationError(
-            {"move_metres": _("Movement belongs to a character: choose who this post narrates.")}
-        )
-    if mounted and character.pk not in mount_holder_ids([character.pk]):
-        raise ValidationError(
-            {"move_mounted": _("%(name)s has no mount on the sheet.") % {"name": character.name}}
-        )
-    speed = Character.objects.with_values().get(pk=character.pk).value_of(SPEED_ATTRIBUTE)
-    try:
-        actions = rules.move_actions(metres, speed or 0, mounted)
-    except ValueError:
-        raise ValidationError(
-            {
-                "move_metres": _("At Szybkość %(speed)s %(name)s cannot move this way.")
-                % {"speed": speed or 0, "name": character.name}
-            }
-        ) from None
+    rules = _movement_rules(session, character, mounted)
+    actions, speed = _move_actions(rules, character, metres, mounted)
     known = selectors.turn_actions(session, turn, character.pk)
     if known.in_combat:
         return actions
     used = selectors.move_actions_in_turn(turn, character.pk, exclude_post=post)
     left = rules.MOVE_ACTIONS_PER_TURN - used - min(known.action_rolls, 1) - known.item_uses
     if actions > left:
-        on_foot, on_mount = rules.movement_metres(speed)
-        raise ValidationError(
-            {
-                "move_metres": _(
-                    "%(metres)s m takes move actions: %(actions)s (%(per)s m each). "
-                    "%(name)s has actions left in this turn: %(left)s (two a turn, one of "
-                    "them may have a roll)."
-                )
-                % {
-                    "metres": metres,
-                    "actions": actions,
-                    "per": on_mount if mounted else on_foot,
-                    "name": character.name,
-                    "left": max(left, 0),
-                }
-            }
+        raise _past_actions_left(
+            rules,
+            character=character,
+            metres=metres,
+            mounted=mounted,
+            speed=speed,
+            actions=actions,
+            left=left,
         )
     return actions
 
@@ -665,6 +694,37 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
     post.save(update_fields=["hidden_at", "hidden_by", "hidden_reason"])
     post.session.touch()
     return post
+
+
+# ---------------------------------------------------------------------------
+# Reading the diary
+# ---------------------------------------------------------------------------
+
+
+def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bool) -> None:
+    """What showing a diary page to its reader records, from what the session's query read
+    with it (`access_session(..., reading=True)`; without it, nothing): the read mark moves
+    to the newest post shown and the chain head (one write, only when it moves and the page
+    reads on from the mark), and the notifications about what the page shows are read (one
+    UPDATE, only when the query found such an unread one; the bell already counts them
+    read). `newest`: the page reaches the newest post (a new turn's notices are read too)."""
+    if not hasattr(session, "viewer_read_mark"):
+        return
+    first_unread = getattr(session, "viewer_first_unread", None)
+    if reading.page_continues_reading(
+        posts, mark=session.viewer_read_mark, first_unread=first_unread
+    ):
+        reading.read_mark_advance(
+            user=user,
+            session_id=session.pk,
+            post_id=posts[-1].pk,
+            seq=session.chain_seq,
+            known=session.viewer_read_mark,
+            known_seq=session.viewer_read_seq or 0,
+        )
+    notification_delivery.notifications_read_on_page(
+        user=user, session=session, post_ids=[post.pk for post in posts], newest=newest
+    )
 
 
 # ---------------------------------------------------------------------------

@@ -136,13 +136,8 @@ def _without_quote(request) -> str:
     return query.urlencode()
 
 
-def _diary_context(
-    request,
-    access: SessionAccess,
-    post_form: PostForm | None = None,
-    deadline_form: TurnDeadlineForm | None = None,
-) -> dict:
-    session = access.session
+def _diary_cursors(request, session) -> tuple[reading.TurnJumpForm, int | None, int | None]:
+    """The "?turn=" form and the page's cursors (before, after)."""
     before, after = _cursor(request.GET.get("before")), _cursor(request.GET.get("after"))
     # ?turn=N: the page that starts at turn N's first post; a bad N is said next
     # to the field and the page is the one the cursors ask for.
@@ -151,73 +146,85 @@ def _diary_context(
     )
     if turn_form.is_bound and turn_form.is_valid():
         before, after = None, turn_form.first_post_id - 1
-    page = selectors.diary_page(session, before=before, after=after)
+    return turn_form, before, after
+
+
+def _posts_for_viewer(posts, access: SessionAccess) -> None:
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/posts/rendering.py).
-    for post in page.posts:
+    for post in posts:
         post.access = access.post(post)
         post.body_html = post_body_html(
-            post, gm_id=session.gm_id, can_see_content=post.access.can_see_content
+            post, gm_id=access.session.gm_id, can_see_content=post.access.can_see_content
         )
-    current_turn = services.current_turn(session)
+
+
+def _rolls_on_posts(request, access: SessionAccess, posts, current_turn):
+    """The rolls app's part of the page (None without it), each post given its own."""
     rolls = selectors.diary_rolls(
-        page.posts,
+        posts,
         access,
         turn=current_turn,
         entry_character=request.GET.get("entry_character"),
         roll=_cursor(request.GET.get("roll")),
     )
     if rolls is not None:
-        for post in page.posts:
+        for post in posts:
             post.rolls_html = rolls.by_post.get(post.pk, "")
             post.ask_views = rolls.asks_by_post.get(post.pk, [])
             post.reroll_offers = rolls.reroll_offers_by_post.get(post.pk, [])
-    can_post = access.can_post
-    if can_post and post_form is None:
-        # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
-        quoted = quoting.quote_prefill(access, request.GET.get("quote"), page.posts)
-        post_form = NewPostForm(
-            characters=access.my_characters,
-            movement=_counts_movement(access),
-            initial={"narration": quoted} if quoted else None,
-        )
-    for post in page.posts:
+    return rolls
+
+
+def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
+    # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
+    quoted = quoting.quote_prefill(access, request.GET.get("quote"), posts)
+    return NewPostForm(
+        characters=access.my_characters,
+        movement=_counts_movement(access),
+        initial={"narration": quoted} if quoted else None,
+    )
+
+
+def _posts_quotable(posts, *, can_post: bool) -> None:
+    for post in posts:
         post.can_quote = can_post and quoting.quotable(post.access)
         post.quote_header = quoting.quote_header(post) if post.can_quote else ""
+
+
+def _diary_participations(access: SessionAccess) -> list:
     # The roster comes with the access when the view asked for it (one query for both).
-    participations = (
-        list(access.roster)
-        if access.roster is not None
-        else selectors.session_participations(session)
-    )
-    playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
+    if access.roster is not None:
+        return list(access.roster)
+    return selectors.session_participations(access.session)
+
+
+def _diary_context(
+    request,
+    access: SessionAccess,
+    post_form: PostForm | None = None,
+    deadline_form: TurnDeadlineForm | None = None,
+) -> dict:
+    """The diary page; showing it to its reader also moves their read mark and reads the
+    notifications about what it shows (services.diary_page_seen)."""
+    session = access.session
+    turn_form, before, after = _diary_cursors(request, session)
+    page = selectors.diary_page(session, before=before, after=after)
+    _posts_for_viewer(page.posts, access)
+    current_turn = services.current_turn(session)
+    rolls = _rolls_on_posts(request, access, page.posts, current_turn)
+    can_post = access.can_post
+    if can_post and post_form is None:
+        post_form = _new_post_form(request, access, page.posts)
+    _posts_quotable(page.posts, can_post=can_post)
+    participations = _diary_participations(access)
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
-    # The first unread post as the session's query found it, before this view
-    # moves the mark to the newest post it shows and the chain head that query read (one
-    # write, only when the mark moves).
+    # The first unread post as the session's query found it, before the page moves the mark.
     first_unread = getattr(session, "viewer_first_unread", None)
-    if hasattr(session, "viewer_read_mark") and reading.page_continues_reading(
-        page.posts, mark=session.viewer_read_mark, first_unread=first_unread
-    ):
-        reading.read_mark_advance(
-            user=request.user,
-            session_id=session.pk,
-            post_id=page.posts[-1].pk,
-            seq=session.chain_seq,
-            known=session.viewer_read_mark,
-            known_seq=session.viewer_read_seq or 0,
-        )
-    # The notifications about what this page shows are read now (one UPDATE, only when the
-    # session's query found such an unread one); the bell below already counts them read.
+    # The page that reaches the newest post follows the game live; older pages stay put.
     newest = before is None and page.newer_cursor is None
-    if hasattr(session, "viewer_read_mark"):
-        notification_delivery.notifications_read_on_page(
-            user=request.user,
-            session=session,
-            post_ids=[post.pk for post in page.posts],
-            newest=newest,
-        )
+    services.diary_page_seen(user=request.user, session=session, posts=page.posts, newest=newest)
     return {
         "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
@@ -229,16 +236,9 @@ def _diary_context(
         "access": access,
         "page": page,
         "rolls": rolls,
-        # The page that reaches the newest post follows the game live; older pages stay put.
         "live": newest,
         "live_after": after,
-        "roster": [access.participation(p) for p in participations],
-        # Who is awaited this turn, action rolls per character, the deadline.
-        "turn_status": selectors.turn_status(current_turn, playing, rolls, session=session),
-        "deadline_form": deadline_form if access.can_set_turn_deadline else None,
-        "current_turn": current_turn,
-        "next_turn": (current_turn.number if current_turn else 0) + 1,
-        "is_gm": access.is_gm,
+        **_turn_context(access, current_turn, participations, rolls, deadline_form),
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
@@ -247,6 +247,21 @@ def _diary_context(
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
         **_npc_context(access),
+    }
+
+
+def _turn_context(access: SessionAccess, current_turn, participations, rolls, deadline_form):
+    """The diary sidebar's table: the roster, who is awaited this turn, the deadline."""
+    playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
+    session = access.session
+    return {
+        "roster": [access.participation(p) for p in participations],
+        # Who is awaited this turn, action rolls per character, the deadline.
+        "turn_status": selectors.turn_status(current_turn, playing, rolls, session=session),
+        "deadline_form": deadline_form if access.can_set_turn_deadline else None,
+        "current_turn": current_turn,
+        "next_turn": (current_turn.number if current_turn else 0) + 1,
+        "is_gm": access.is_gm,
     }
 
 

@@ -115,26 +115,41 @@ class Panel:
         if redraw and data is not None and data.get(LEAVE_ASK):
             data = self._redrawn(data)
         self.mode = mode if mode in keys else (keys[0] if keys else "")
-        # The sheets, read once a request: the forms' choices, the preview and the roll
-        # (rolls.services.roll_make takes them) all use these.
-        self.sheets = selectors.sheets_in_play(session)
+        self._read_sheets()
+        self.fields = data
+        self.bound = data is not None
+        self._ask_id = self._asked_id(data)
+        self.token_form = self._token_form(data)
+        self.form = self.system.form(self.mode, data, self.context)
+        if redraw and self.bound:
+            self._take_starting_values()
+            self.form.settle()
+        self._mark_structural_fields()
+        self._case: Case | None = None
+        self._action_rolls: dict[int, selectors.TurnActionState] = {}
+
+    def _read_sheets(self) -> None:
+        """The sheets, read once a request: the forms' choices, the preview and the roll
+        (rolls.services.roll_make takes them) all use these; and the current turn."""
+        self.sheets = selectors.sheets_in_play(self.session)
         self.all_characters = list(self.sheets.values())
         self.characters = [c for c in self.all_characters if self.access.may_roll_for(c)]
-        self.turn = current_turn(session)
+        self.turn = current_turn(self.session)
         self.context = FormContext(
             characters=self.characters,
             all_characters=self.all_characters,
             gm=self.access.may_type_modifiers,
-            session=session,
+            session=self.session,
             may_target_npcs=self.access.may_target_npcs,
         )
-        self.fields = data
-        self.bound = data is not None
-        self._ask_id = self._asked_id(data)
-        self.token_form = PanelTokenForm(
+
+    def _token_form(self, data) -> PanelTokenForm:
+        """The fields every mode carries (the one-time token, the mode, the post, the request
+        answered), and the GM's boxes this user may set."""
+        return PanelTokenForm(
             data,
-            user=user,
-            session=session,
+            user=self.user,
+            session=self.session,
             modes=self.modes,
             # Read when the field is drawn or a post was chosen: a preview of the
             # #preview part that names no post never reads them.
@@ -147,13 +162,6 @@ class Panel:
             answering=self._ask_id is not None,
             resolves=self.gm,
         )
-        self.form = self.system.form(self.mode, data, self.context)
-        if redraw and self.bound:
-            self._take_starting_values()
-            self.form.settle()
-        self._mark_structural_fields()
-        self._case: Case | None = None
-        self._action_rolls: dict[int, selectors.TurnActionState] = {}
 
     # -- a redraw's own action ------------------------------------------------
 

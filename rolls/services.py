@@ -312,26 +312,27 @@ def roll_make(
         target = target or post_create_for_rolls(session=locked, author=by, turn=turn)
         dice = dice or fair_roll(locked, by, turn, client_seed, read.turn_seed, secret=secret)
         body = _record_body(context, test, dice, action | _answer_part(answer))
-        roll = chain_append(
-            locked,
-            by,
-            post=target,
-            turn_number=turn.number,
-            character_id=case.character_id,
-            test=case.mode,
-            is_action=case.is_action,
-            token=token,
-            digest=digest,
-            body=body,
-            announce=roll_announcement,
-            secret=secret,
-        )
+        row = _case_row(case, post=target, turn=turn, token=token, digest=digest)
+        roll = chain_append(locked, by, **row, body=body, announce=roll_announcement, secret=secret)
         for effect in case.effects:
             effect.after(context, roll)
         if ask is not None:
             status = AskStatus.ANSWERED_DIFFERENTLY if "rolled" in answer else AskStatus.ANSWERED
             _close_ask(ask, status, answer=roll, note=answer.get("note", ""))
     return RollMade(roll, created=True)
+
+
+def _case_row(case: Case, *, post: Post, turn, token: uuid.UUID, digest: str) -> dict:
+    """The chain row's fields (chain_append) that say what was rolled, for whom, where."""
+    return {
+        "post": post,
+        "turn_number": turn.number,
+        "character_id": case.character_id,
+        "test": case.mode,
+        "is_action": case.is_action,
+        "token": token,
+        "digest": digest,
+    }
 
 
 def _planned_target(context: RollContext, post, ask, answer, action, secret, newest, plan):

@@ -185,22 +185,7 @@ def _panel_roll(request, access, mode: str):
     fresh_url = None  # offered when the token cannot roll (spent, or not this user's)
     if panel.is_valid():
         try:
-            target, answers = _post_and_answered_ask(panel, session)
-            made = services.roll_make(
-                session=session,
-                by=request.user,
-                case=panel.case(),
-                token=panel.token_form.cleaned_data["token"],
-                post=target,
-                answers=answers,
-                answer_note=panel.answer_note,
-                # The sheets the panel read for its forms: a roll reads them once.
-                characters=panel.sheets,
-                secret=panel.secret,
-                extra_action_reason=panel.extra_action_reason,
-                client_seed=panel.token_form.cleaned_data.get("client_seed", ""),
-                plan=panel.token_form.cleaned_data.get("plan", ""),
-            )
+            made = _roll_make_from_panel(request, panel, session)
         except PlanChanged as changed:
             refusal = _(
                 "Nothing was rolled: the roll is no longer the one described above the button "
@@ -213,11 +198,7 @@ def _panel_roll(request, access, mode: str):
         except RuleError as error:
             panel.add_rule_error(error)
         except ValidationError as error:  # the chosen post left the turn, the request closed
-            fields = getattr(error, "error_dict", {})
-            named = next(
-                (name for name in ("post", "answer_note", "secret") if name in fields), None
-            )
-            panel.add_error(named, " ".join(error.messages))
+            _panel_add_service_error(panel, error)
         except services.TokenReused:
             panel.add_error(
                 None,
@@ -225,10 +206,7 @@ def _panel_roll(request, access, mode: str):
             )
             fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
         else:
-            if made.roll.test == SECRET_TEST:
-                # The GM sees the hidden result (and the reveal button) on the roll's page.
-                return redirect("rolls:detail", session.pk, made.roll.seq)
-            return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+            return _to_the_roll(made.roll, session)
     elif panel.token_form.cleaned_data.get("token") is None:
         fresh_url = _panel_url(request, access, request.POST, fresh_token=True)
     return _render_panel(
@@ -239,6 +217,42 @@ def _panel_roll(request, access, mode: str):
         fresh_url=fresh_url,
         status=400,
     )
+
+
+def _roll_make_from_panel(request, panel, session):
+    """The roll a valid panel describes, made (rolls.services.roll_make)."""
+    target, answers = _post_and_answered_ask(panel, session)
+    return services.roll_make(
+        session=session,
+        by=request.user,
+        case=panel.case(),
+        token=panel.token_form.cleaned_data["token"],
+        post=target,
+        answers=answers,
+        answer_note=panel.answer_note,
+        # The sheets the panel read for its forms: a roll reads them once.
+        characters=panel.sheets,
+        secret=panel.secret,
+        extra_action_reason=panel.extra_action_reason,
+        client_seed=panel.token_form.cleaned_data.get("client_seed", ""),
+        plan=panel.token_form.cleaned_data.get("plan", ""),
+    )
+
+
+def _panel_add_service_error(panel, error: ValidationError) -> None:
+    """The roll service's refusal next to the field it names (the post, the reason an
+    answer differs, the secret box), else above the form."""
+    fields = getattr(error, "error_dict", {})
+    named = next((name for name in ("post", "answer_note", "secret") if name in fields), None)
+    panel.add_error(named, " ".join(error.messages))
+
+
+def _to_the_roll(roll: Roll, session):
+    """Where a made roll is shown: its place in the diary, or a secret roll's own page."""
+    if roll.test == SECRET_TEST:
+        # The GM sees the hidden result (and the reveal button) on the roll's page.
+        return redirect("rolls:detail", session.pk, roll.seq)
+    return redirect(roll.post.get_absolute_url(anchor=f"roll-{roll.seq}"))
 
 
 def _render_panel(
@@ -430,6 +444,12 @@ def reroll(request, pk: int, seq: int):
             if not made.created:
                 messages.info(request, _("This roll was already rerolled: once only."))
             return redirect(made.roll.post.get_absolute_url(anchor=f"roll-{made.roll.seq}"))
+    return _reroll_page(request, session, first, form, seed_form, refusal=refusal, done=done)
+
+
+def _reroll_page(request, session, first, form, seed_form, *, refusal, done):
+    """The reroll's page: the roll, its sources and the chance, or why it cannot be rerolled
+    (403)."""
     preview = form.preview_case() if form is not None and refusal is None else None
     try:
         chance = percent_text(preview.probability()) if preview is not None else ""
@@ -490,15 +510,7 @@ def ask_create(request, pk: int):
     data = request.POST if posted else (request.GET or None)
     asked = (data or {}).get("mode")
     mode = asked if asked in {m.key for m in modes} else modes[0].key
-    form = system.form(
-        mode,
-        data,
-        FormContext(
-            characters=mine, all_characters=everyone, gm=False, session=session, for_request=True
-        ),
-    )
-    # A request names only what is tested; the rest (a difficulty, a factor) is the GM's.
-    form.keep_only_asked()
+    form = _request_form(system, mode, data, session=session, mine=mine, everyone=everyone)
     target = AskTargetForm(data, posts=posts)
     # Any change redraws the request form: what is being typed stays as typed.
     preserve_typed_fields([*form.forms, target])
@@ -521,6 +533,26 @@ def ask_create(request, pk: int):
         else:
             messages.success(request, _("Your request is in your post; the GM will answer it."))
             return redirect(ask.post.get_absolute_url(anchor=f"ask-{ask.pk}"))
+    return _ask_page(request, session, system, modes, mode, form, target, posted=posted)
+
+
+def _request_form(system, mode: str, data, *, session, mine: list, everyone: list):
+    """The mode's panel form as a player's request: for their own characters, naming only
+    what is tested (the rest, a difficulty or a factor, is the GM's)."""
+    form = system.form(
+        mode,
+        data,
+        FormContext(
+            characters=mine, all_characters=everyone, gm=False, session=session, for_request=True
+        ),
+    )
+    form.keep_only_asked()
+    return form
+
+
+def _ask_page(request, session, system, modes, mode, form, target, *, posted: bool):
+    """The request form (its htmx part on a redraw); after a refused POST, 400 with the
+    refusals shown."""
     template = "rolls/ask.html#ask" if request.htmx else "rolls/ask.html"
     return render(
         request,

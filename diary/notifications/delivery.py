@@ -44,6 +44,49 @@ def _deadline_words(value: str) -> str:
     return formats.date_format(moment, "DATETIME_FORMAT")
 
 
+def _ask_answered_text(a: dict) -> str:
+    if a.get("status") == "declined":
+        return (
+            _("%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s") % a
+        )
+    if a.get("status") == "answered_differently":
+        return (
+            _(
+                "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
+                "another roll: %(note)s"
+            )
+            % a
+        )
+    return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
+
+
+def _participation_decided_text(a: dict) -> str:
+    if a.get("note"):
+        if a.get("accepted"):
+            return _("%(actor)s accepted %(character)s in “%(session)s”: %(note)s") % a
+        return _("%(actor)s declined %(character)s in “%(session)s”: %(note)s") % a
+    if a.get("accepted"):
+        return _("%(actor)s accepted %(character)s in “%(session)s”.") % a
+    return _("%(actor)s declined %(character)s in “%(session)s”.") % a
+
+
+def _plan_reviewed_text(a: dict) -> str:
+    if a.get("accepted"):
+        return _("%(actor)s accepted the plan of “%(session)s”.") % a
+    return _("%(actor)s returned the plan of “%(session)s” for changes.") % a
+
+
+def _deadline_near_text(a: dict) -> str:
+    a["deadline"] = _deadline_words(a["deadline"])
+    return (
+        _(
+            "Turn %(number)s of “%(session)s” ends on %(deadline)s and you have not posted "
+            "in it yet."
+        )
+        % a
+    )
+
+
 def notification_text(notification: Notification) -> str:
     a = dict(notification.args)
     a.setdefault("actor", _("someone"))
@@ -55,20 +98,7 @@ def notification_text(notification: Notification) -> str:
     if kind == NotificationKind.QUOTE:
         return _("%(actor)s quoted your post in “%(session)s”.") % a
     if kind == NotificationKind.ASK_ANSWERED:
-        if a.get("status") == "declined":
-            return (
-                _("%(actor)s declined your roll request (%(summary)s) in “%(session)s”: %(note)s")
-                % a
-            )
-        if a.get("status") == "answered_differently":
-            return (
-                _(
-                    "%(actor)s answered your roll request (%(summary)s) in “%(session)s” with "
-                    "another roll: %(note)s"
-                )
-                % a
-            )
-        return _("%(actor)s answered your roll request (%(summary)s) in “%(session)s”.") % a
+        return _ask_answered_text(a)
     if kind == NotificationKind.CHARACTER_CHANGED:
         return (
             _("%(actor)s added a roll or an entry about your character to a post in “%(session)s”.")
@@ -79,28 +109,13 @@ def notification_text(notification: Notification) -> str:
     if kind == NotificationKind.JOIN_REQUEST:
         return _("%(actor)s asks for %(character)s to join “%(session)s”.") % a
     if kind == NotificationKind.PARTICIPATION_DECIDED:
-        if a.get("note"):
-            if a.get("accepted"):
-                return _("%(actor)s accepted %(character)s in “%(session)s”: %(note)s") % a
-            return _("%(actor)s declined %(character)s in “%(session)s”: %(note)s") % a
-        if a.get("accepted"):
-            return _("%(actor)s accepted %(character)s in “%(session)s”.") % a
-        return _("%(actor)s declined %(character)s in “%(session)s”.") % a
+        return _participation_decided_text(a)
     if kind == NotificationKind.PLAN_SUBMITTED:
         return _("%(actor)s submitted the plan of “%(session)s” for review.") % a
     if kind == NotificationKind.PLAN_REVIEWED:
-        if a.get("accepted"):
-            return _("%(actor)s accepted the plan of “%(session)s”.") % a
-        return _("%(actor)s returned the plan of “%(session)s” for changes.") % a
+        return _plan_reviewed_text(a)
     if kind == NotificationKind.DEADLINE_NEAR:
-        a["deadline"] = _deadline_words(a["deadline"])
-        return (
-            _(
-                "Turn %(number)s of “%(session)s” ends on %(deadline)s and you have not posted "
-                "in it yet."
-            )
-            % a
-        )
+        return _deadline_near_text(a)
     if kind == NotificationKind.TALK_OOC:
         return _("%(actor)s wrote out of character in “%(session)s”.") % a
     if kind == NotificationKind.WHISPER:

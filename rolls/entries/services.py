@@ -422,6 +422,33 @@ def _action_without_roll(locked, turn, character, extra_action_reason: str, *, f
     return {"number": used + 1, "in_combat": known.in_combat}, allowed
 
 
+def _item_use_record(potion: HealingPotion, applied, action, allowed) -> dict:
+    """The entry's record: the item as it was, the HP it restored, the effect it freed, how
+    many are left, whether the GM applies it (free text), and the action it took."""
+    freed = applied.freed
+    body = {
+        "potion": {
+            "id": potion.pk,
+            "effect": potion.effect,
+            "restores_hp": potion.restores_hp,
+            "frees_kind": potion.frees_kind,
+        },
+        "hp_before": applied.hp_before,
+        "hp_after": applied.hp_after,
+        "freed_effect": (
+            {"id": freed.pk, "kind": freed.kind, "description": freed.description}
+            if freed
+            else None
+        ),
+        "left": applied.potion.count,
+        "for_gm": not potion.is_structured,
+        "action": action,
+    }
+    if allowed:
+        body["extra_action"] = allowed
+    return body
+
+
 def item_use(
     *, session: GameSession, by, potion_id: int, token, digest: str, extra_action_reason=""
 ) -> EntryMade:
@@ -452,27 +479,7 @@ def item_use(
         )
         post = target_post(locked, by, turn, None)
         applied = character_services.potion_use(potion=potion, by=by)
-        freed = applied.freed
-        body = {
-            "potion": {
-                "id": potion.pk,
-                "effect": potion.effect,
-                "restores_hp": potion.restores_hp,
-                "frees_kind": potion.frees_kind,
-            },
-            "hp_before": applied.hp_before,
-            "hp_after": applied.hp_after,
-            "freed_effect": (
-                {"id": freed.pk, "kind": freed.kind, "description": freed.description}
-                if freed
-                else None
-            ),
-            "left": applied.potion.count,
-            "for_gm": not potion.is_structured,
-            "action": action,
-        }
-        if allowed:
-            body["extra_action"] = allowed
+        body = _item_use_record(potion, applied, action, allowed)
         entry = _append(
             locked,
             by,

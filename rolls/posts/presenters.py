@@ -289,10 +289,11 @@ def diary_rolls(posts, access, turn=None, entry_character=None, roll=None):
     marker) and the GM's entry forms (two). The user's role comes from the page's
     SessionAccess. `roll`: a roll's seq from its permalink; when it is folded, its post's
     fold opens around it (three queries, only then)."""
-    running = access.session.is_running
+    session = access.session
+    running = session.is_running
     shows_open_asks = access.is_gm and running
     ledger = _page_ledger(
-        access.session, [p.pk for p in posts], turn.number if turn else None, shows_open_asks
+        session, [p.pk for p in posts], turn.number if turn else None, shows_open_asks
     )
     who = {"is_gm": access.is_gm, "user_id": access.user.pk, "running": running}
     asks_by_post: dict[int, list] = {}
@@ -300,9 +301,38 @@ def diary_rolls(posts, access, turn=None, entry_character=None, roll=None):
         asks_by_post.setdefault(ask.post_id, []).append(ask_view(ask, **who))
     # The requests waiting for an answer: the GM's list, while the session runs.
     open_asks = [ask_view(a, **who) for a in ledger.open_asks]
+    event, fight = _running_fight(access, ledger.running_event_id, turn)
+    by_post = _rolls_html_with_folds(session, ledger, roll)
+    return DiaryRolls(
+        by_post=by_post,
+        head=ledger.head,
+        may_roll=may_roll_in_diary(access),
+        asks_by_post=asks_by_post,
+        open_asks=open_asks,
+        shows_open_asks=shows_open_asks,
+        may_ask=access.is_player and not access.is_gm and session.is_running,
+        action_counts=ledger.counts,
+        # A system that refuses a further action roll outside combat shows the limit; the
+        # others count action rolls and show them.
+        action_limit=1 if _refuses_extra_action_rolls(session) and not event else None,
+        fight=fight,
+        may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
+        item_counts=ledger.uses,
+        entry_forms=(
+            _entry_forms(access, entry_character, _own_posts_on_page(access, posts, turn))
+            if may_write_entries_in_diary(access)
+            else None
+        ),
+        may_use_items=may_open_item_use(access),
+        may_roll_free=may_roll_free_in_diary(access),
+        reroll_offers_by_post=reroll_offers_for(access, ledger.reroll_offers),
+    )
+
+
+def _running_fight(access, event_id: int | None, turn):
+    """The running initiative event and its view for this viewer, or (None, None)."""
     # An event is opened by a roll (the marker moves) but ended without one, so a
     # cached event id is checked live; no id means no event, without a query.
-    event_id = ledger.running_event_id
     event = (
         initiative_selectors.running_event(
             access.session, pk=event_id, turn_number=turn.number if turn else None
@@ -319,38 +349,20 @@ def diary_rolls(posts, access, turn=None, entry_character=None, roll=None):
         if event
         else None
     )
+    return event, fight
+
+
+def _rolls_html_with_folds(session, ledger: _PageLedger, roll: int | None) -> dict:
+    """Each post's rolls HTML after its fold's; the fold around a permalinked roll open."""
     folds_html = ledger.folds_html
-    unfolded = _unfolded_at(access.session, ledger.folds, roll)
+    unfolded = _unfolded_at(session, ledger.folds, roll)
     if unfolded is not None:
         folds_html = folds_html | {unfolded.post_id: _fold_html(unfolded)}
-    return DiaryRolls(
-        # Both parts are rendered templates' output (a plain "" + SafeString is not safe).
-        by_post={
-            post_id: mark_safe(folds_html.get(post_id, "") + block)
-            for post_id, block in ledger.rolls_html.items()
-        },
-        head=ledger.head,
-        may_roll=may_roll_in_diary(access),
-        asks_by_post=asks_by_post,
-        open_asks=open_asks,
-        shows_open_asks=shows_open_asks,
-        may_ask=access.is_player and not access.is_gm and access.session.is_running,
-        action_counts=ledger.counts,
-        # A system that refuses a further action roll outside combat shows the limit; the
-        # others count action rolls and show them.
-        action_limit=1 if _refuses_extra_action_rolls(access.session) and not event else None,
-        fight=fight,
-        may_run_fight=fight is not None and fight_access_in_diary(access).can_manage,
-        item_counts=ledger.uses,
-        entry_forms=(
-            _entry_forms(access, entry_character, _own_posts_on_page(access, posts, turn))
-            if may_write_entries_in_diary(access)
-            else None
-        ),
-        may_use_items=may_open_item_use(access),
-        may_roll_free=may_roll_free_in_diary(access),
-        reroll_offers_by_post=reroll_offers_for(access, ledger.reroll_offers),
-    )
+    # Both parts are rendered templates' output (a plain "" + SafeString is not safe).
+    return {
+        post_id: mark_safe(folds_html.get(post_id, "") + block)
+        for post_id, block in ledger.rolls_html.items()
+    }
 
 
 def _refuses_extra_action_rolls(session) -> bool:

@@ -487,6 +487,28 @@ class ComparativeForm(CiernieForm):
         self.fields["attribute"] = self.attribute_field(gettext_lazy("Attribute"))
         own = self.selected_character()
         others = [c for c in self.all_characters if own is None or c.pk != own.pk]
+        self._add_opponent_fields(others)
+        self.skills = {s.pk: s for s in self.catalog.skills}
+        self._add_compared_skill_field()
+        self._add_opponent_sources_field(others)
+        if self.gm:
+            self._add_typed_opponent_fields()
+        self.order_fields(
+            [
+                "character",
+                "attribute",
+                "opponent",
+                "opponent_attribute",
+                "opponent_value",
+                "opponent_reason",
+                "compared_skill",
+                "opponent_sources",
+            ]
+        )
+
+    def _add_opponent_fields(self, others: list[Character]) -> None:
+        """Who the test is against (another character, or for the GM a typed value) and
+        which of their attributes."""
         choices = [(str(c.pk), character_label(c)) for c in others]
         if self.gm:
             choices.append((OPPONENT_VALUE, _("a value I type")))
@@ -503,7 +525,8 @@ class ComparativeForm(CiernieForm):
             choices=[("", gettext_lazy("— the same attribute —"))]
             + [(a.pk, a.name) for a in self.attributes.values()],
         )
-        self.skills = {s.pk: s for s in self.catalog.skills}
+
+    def _add_compared_skill_field(self) -> None:
         self.fields["compared_skill"] = forms.TypedChoiceField(
             label=gettext_lazy("Skill (each side's level)"),
             coerce=int,
@@ -516,6 +539,8 @@ class ComparativeForm(CiernieForm):
                 "agility with the skill's modifiers)."
             ),
         )
+
+    def _add_opponent_sources_field(self, others: list[Character]) -> None:
         self.fields["opponent_sources"] = forms.MultipleChoiceField(
             label=gettext_lazy("Their abilities, flaws and items"),
             required=False,
@@ -529,29 +554,19 @@ class ComparativeForm(CiernieForm):
                 "Only the other side's own, tied to their tested attribute, count (against you)."
             ),
         )
-        if self.gm:
-            low, high = OPPOSING_VALUE_RANGE
-            self.fields["opponent_value"] = forms.IntegerField(
-                label=gettext_lazy("Opposing value"),
-                required=False,
-                min_value=low,
-                max_value=high,
-                help_text=gettext_lazy("Only with “a value I type”: from 0 to 30."),
-            )
-            self.fields["opponent_reason"] = forms.CharField(
-                label=gettext_lazy("What the value is"), required=False, max_length=REASON_MAX
-            )
-        self.order_fields(
-            [
-                "character",
-                "attribute",
-                "opponent",
-                "opponent_attribute",
-                "opponent_value",
-                "opponent_reason",
-                "compared_skill",
-                "opponent_sources",
-            ]
+
+    def _add_typed_opponent_fields(self) -> None:
+        """The GM's "a value I type": the value and what it is."""
+        low, high = OPPOSING_VALUE_RANGE
+        self.fields["opponent_value"] = forms.IntegerField(
+            label=gettext_lazy("Opposing value"),
+            required=False,
+            min_value=low,
+            max_value=high,
+            help_text=gettext_lazy("Only with “a value I type”: from 0 to 30."),
+        )
+        self.fields["opponent_reason"] = forms.CharField(
+            label=gettext_lazy("What the value is"), required=False, max_length=REASON_MAX
         )
 
     def tested_attribute_ids(self, cleaned):

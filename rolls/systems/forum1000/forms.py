@@ -142,38 +142,57 @@ class SideForm(forms.Form):
         # chosen one is validated: a roll that targets no NPC never reads them.
         self.npc_modifiers = npc_modifiers
         if npc_modifiers is not None:
-            # The GM's target NPC and interaction, before the typed modifiers.
-            self.fields["npc_modifier"] = forms.TypedChoiceField(
-                label=_("Opponent: an NPC") if npc_opponent else _("Target NPC"),
-                coerce=int,
-                required=False,
-                empty_value=None,
-                choices=lambda: (
-                    [("", _("— no NPC —"))]
-                    + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers()]
-                ),
-                help_text=_(
-                    "The NPC rolls no defence: the character's test gets the NPC's fixed "
-                    "modifier for this interaction."
-                )
-                if npc_opponent
-                else _("Its fixed modifier is added as a GM difficulty modifier."),
-            )
+            self._add_npc_modifier_field(npc_modifiers, npc_opponent=npc_opponent)
         self.gm = gm
-        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
-        if characters:
-            # The other side of an opposed roll starts on another character.
-            self.fields["character"].initial = characters[
-                min(default_character, len(characters) - 1)
-            ].pk
+        self._offer_characters(characters, default_character)
         # With one kind of test allowed, the mode says it and the field goes.
         self.fixed_test = tests[0] if len(tests) == 1 else None
         if self.fixed_test:
             del self.fields["test"]
         else:
             self.fields["test"].choices = [(k, v) for k, v in TEST_CHOICES if k in tests]
-        system = f1000.SYSTEM
-        catalog = catalog or system_catalog(system)
+        self._offer_catalog(catalog or system_catalog(f1000.SYSTEM), healing_skills)
+        if not gm:
+            # Modifiers are the GM's to give (RULES 1.2): a player rolls with the sheet's only.
+            for name in (
+                "action_value",
+                "action_reason",
+                "gm_difficulty",
+                "gm_difficulty_reason",
+                "gm_bonus",
+                "gm_bonus_reason",
+            ):
+                del self.fields[name]
+
+    def _add_npc_modifier_field(self, npc_modifiers, *, npc_opponent: bool) -> None:
+        """The GM's target NPC and interaction, before the typed modifiers."""
+        self.fields["npc_modifier"] = forms.TypedChoiceField(
+            label=_("Opponent: an NPC") if npc_opponent else _("Target NPC"),
+            coerce=int,
+            required=False,
+            empty_value=None,
+            choices=lambda: (
+                [("", _("— no NPC —"))] + [(m.pk, npc_modifier_label(m)) for m in npc_modifiers()]
+            ),
+            help_text=_(
+                "The NPC rolls no defence: the character's test gets the NPC's fixed "
+                "modifier for this interaction."
+            )
+            if npc_opponent
+            else _("Its fixed modifier is added as a GM difficulty modifier."),
+        )
+
+    def _offer_characters(self, characters: list[Character], default_character: int) -> None:
+        self.fields["character"].choices = [(c.pk, character_label(c)) for c in characters]
+        if characters:
+            # The other side of an opposed roll starts on another character.
+            self.fields["character"].initial = characters[
+                min(default_character, len(characters) - 1)
+            ].pk
+
+    def _offer_catalog(self, catalog: SystemCatalog, healing_skills: bool | None) -> None:
+        """The attributes, skills and sources to choose from, the chosen character's levels
+        and sources shown."""
         attributes = catalog.attributes
         attribute_choices = [("", "—")] + [(a.pk, a.name) for a in attributes]
         self.fields["attribute"].choices = attribute_choices
@@ -195,17 +214,6 @@ class SideForm(forms.Form):
         self.fields["sources"].choices = [
             (option.key, option.label) for option in self.source_options(character)
         ]
-        if not gm:
-            # Modifiers are the GM's to give (RULES 1.2): a player rolls with the sheet's only.
-            for name in (
-                "action_value",
-                "action_reason",
-                "gm_difficulty",
-                "gm_difficulty_reason",
-                "gm_bonus",
-                "gm_bonus_reason",
-            ):
-                del self.fields[name]
 
     # -- what the template needs before validation -------------------------
 

@@ -388,45 +388,10 @@ class PoolForm(SheetCaseForm):
         character = self.characters[data["character"]]
         attribute = self.attributes[data["attribute"]]
         skill = self.skills.get(data["skill"]) if data.get("skill") else None
-        options = {
-            key: (label, dice, keep)
-            for key, label, _a, dice, keep in self.source_options(character)
-        }
-        modifiers = []
-        for key in data.get("sources") or []:
-            label, dice, keep = options[key]
-            kind, _pk = key.split(":")
-            modifiers.append(
-                {"dice": dice, "keep": keep, "label": label, "reason": None, "source": kind}
-            )
-        typed = False
-        for dice, keep, reason in self.pool_rows():
-            d, k = data.get(dice.name) or 0, data.get(keep.name) or 0
-            if d or k:
-                typed = True
-                modifiers.append(
-                    {
-                        "dice": d,
-                        "keep": k,
-                        "label": None,
-                        "reason": data[reason.name].strip(),
-                        "source": "gm",
-                    }
-                )
-        circumstances = []
-        # A player's request proposes circumstances (in its named fields); the GM's roll
-        # sets them.
-        for value, reason in self.circumstance_rows() if self.gm else ():
-            if data.get(value.name):
-                typed = True
-                circumstances.append(
-                    {
-                        "value": data[value.name],
-                        "label": None,
-                        "reason": data[reason.name].strip(),
-                        "source": "gm",
-                    }
-                )
+        from_sheet = self._sheet_pool_modifiers(character, data)
+        typed_pool = self._typed_pool_modifiers(data)
+        circumstances = self._typed_circumstances(data)
+        typed = bool(typed_pool or circumstances)
         difficulty = (
             data["difficulty_value"] if data["difficulty"] == OTHER else int(data["difficulty"])
         )
@@ -438,7 +403,7 @@ class PoolForm(SheetCaseForm):
             input={
                 "attribute": character.attribute_value(attribute.pk),
                 "skill": character.skill_level(skill.pk) if skill else 0,
-                "pool_modifiers": modifiers,
+                "pool_modifiers": from_sheet + typed_pool,
                 "difficulty": difficulty,
                 "circumstances": circumstances,
                 "raises": data["raises"],
@@ -450,6 +415,54 @@ class PoolForm(SheetCaseForm):
             request_fields=self._named_fields(),
             effects=self._effects(data),
         )
+
+    def _sheet_pool_modifiers(self, character, data) -> list[dict]:
+        """The ticked abilities, flaws and items: dice and kept dice from the sheet."""
+        options = {
+            key: (label, dice, keep)
+            for key, label, _a, dice, keep in self.source_options(character)
+        }
+        modifiers = []
+        for key in data.get("sources") or []:
+            label, dice, keep = options[key]
+            kind, _pk = key.split(":")
+            modifiers.append(
+                {"dice": dice, "keep": keep, "label": label, "reason": None, "source": kind}
+            )
+        return modifiers
+
+    def _typed_pool_modifiers(self, data) -> list[dict]:
+        """The GM's typed dice and kept dice, each row with its reason."""
+        modifiers = []
+        for dice, keep, reason in self.pool_rows():
+            d, k = data.get(dice.name) or 0, data.get(keep.name) or 0
+            if d or k:
+                modifiers.append(
+                    {
+                        "dice": d,
+                        "keep": k,
+                        "label": None,
+                        "reason": data[reason.name].strip(),
+                        "source": "gm",
+                    }
+                )
+        return modifiers
+
+    def _typed_circumstances(self, data) -> list[dict]:
+        """The circumstances typed, with their reasons: a player's request proposes them (in
+        its named fields); the GM's roll sets them."""
+        circumstances = []
+        for value, reason in self.circumstance_rows() if self.gm else ():
+            if data.get(value.name):
+                circumstances.append(
+                    {
+                        "value": data[value.name],
+                        "label": None,
+                        "reason": data[reason.name].strip(),
+                        "source": "gm",
+                    }
+                )
+        return circumstances
 
     def _named_fields(self) -> dict:
         """What a request names; a circumstance row left at 0 names nothing, so the GM may
