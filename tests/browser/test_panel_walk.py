@@ -402,6 +402,33 @@ def ars_world(make_user, *_):
     ]
 
 
+# What the page's htmx did, newest last (a ring of the last 80 events, per document): a
+# failing walk prints it, so an ordering that broke a promise under load can be read back.
+HTMX_TRAIL = """
+(() => {
+  const trail = (window.__htmxTrail = []);
+  const name = (el) => el && (el.name || el.id || el.getAttribute?.("data-testid") || el.tagName);
+  const note = (kind) => (event) => {
+    const d = event.detail || {};
+    const elt = (d.requestConfig && d.requestConfig.elt) || d.elt || event.target;
+    const form = document.querySelector("#panel-form");
+    const ask = form && form.querySelector('input[name="ask"]');
+    trail.push([
+      Math.round(performance.now()), kind, name(elt),
+      d.xhr ? d.xhr.status : "", d.shouldSwap === undefined ? "" : "swap=" + d.shouldSwap,
+      "ask=" + (ask ? ask.value : "-"),
+      document.querySelector('[data-testid="answering"]') ? "banner" : "",
+    ].join(" "));
+    if (trail.length > 80) { trail.shift(); }
+  };
+  for (const kind of ["htmx:beforeRequest", "htmx:beforeSwap", "htmx:afterSwap",
+                      "htmx:abort", "htmx:sendError", "click", "change"]) {
+    document.addEventListener(kind, note(kind), true);
+  }
+})();
+"""
+
+
 @pytest.mark.parametrize(
     ("system", "world"),
     [
@@ -415,6 +442,7 @@ def test_a_random_walk_through_the_panel_keeps_its_promises(
     page, system, world, make_user, make_character, make_session
 ):
     t, asks = world(make_user, make_character, make_session)
+    page.add_init_script(HTMX_TRAIL)
     log_in(page, t.gm.username, PASSWORD)
     seed = SEED + sum(map(ord, system))
     walk = Walk(page, t, system, asks, random.Random(seed))
@@ -422,7 +450,11 @@ def test_a_random_walk_through_the_panel_keeps_its_promises(
         walk.run(STEPS)
     except Exception as error:
         steps = "\n".join(walk.world.log)
+        try:
+            trail = "\n".join(page.evaluate("() => window.__htmxTrail || []"))
+        except PlaywrightError:
+            trail = "(the page is gone)"
         raise AssertionError(
             f"{system}: the walk (PANEL_WALK_SEED={SEED}, seed {seed}) failed after:\n{steps}\n"
-            f"-> {type(error).__name__}: {error}"
+            f"-> {type(error).__name__}: {error}\nThe page's last events:\n{trail}"
         ) from error
