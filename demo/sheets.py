@@ -1,6 +1,7 @@
 """What every demo session is made of: characters from catalog names, joined to a session,
 and a session's plan taken through review to a running session."""
 
+import uuid
 from typing import NamedTuple
 
 from characters import services as character_services
@@ -8,6 +9,8 @@ from characters.models import Attribute, Character, Item, Skill, Trait
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
 from diary import services as diary_services
 from diary.models import GameSession, SessionStatus
+from rolls.engine.dice import ScriptedDice
+from rolls.services import roll_make
 
 FORUM1000_ATTRIBUTE_ORDER = [
     "Percepcja", "Zręczność", "Szybkość", "Siła",
@@ -116,3 +119,15 @@ def run_with_accepted_plan(session: GameSession, users: dict) -> GameSession:
         by = users["moderator"] if status == SessionStatus.ACCEPTED else session.gm
         session = diary_services.session_transition(session=session, by=by, to=status)
     return session
+
+
+def scripted_roll(session: GameSession, case, faces: list[int], token: uuid.UUID | None = None):
+    """The GM's roll of `case` through the panel's roll service, with these faces: a demo
+    scene rolls what its narration tells (its turns open unseeded, so no fair part)."""
+    return roll_make(
+        session=session,
+        by=session.gm,
+        case=case,
+        token=token if token is not None else uuid.uuid4(),
+        dice=ScriptedDice(faces),
+    ).roll

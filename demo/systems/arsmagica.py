@@ -9,15 +9,13 @@ rolls 0 and checks its botch dice.
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Mapping
 
 from characters.models import Attribute, Character, Skill
+from demo.sheets import scripted_roll
 from diary.models import NpcMode
-from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_make
 from rolls.systems.arsmagica import forms as panel_arsmagica
 
 SESSION = {
@@ -145,13 +143,7 @@ def _roll(
     )
     if not form.is_valid():
         raise ValueError(f"the demo's {mode} roll is refused: {form.errors.as_json()}")
-    return roll_make(
-        session=session,
-        by=gm,
-        case=form.case(),
-        token=uuid.uuid4(),
-        dice=ScriptedDice(faces),
-    ).roll
+    return scripted_roll(session, form.case(), faces)
 
 
 # What the demo session's narration says (SESSION above): Magnus reads a Latin

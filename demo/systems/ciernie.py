@@ -19,14 +19,13 @@ from dataclasses import dataclass, field
 from django.http import QueryDict
 
 from characters.models import Attribute, Character, Skill
+from demo.sheets import scripted_roll
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode
 from rolls.engine import ciernie as engine
-from rolls.engine.dice import ScriptedDice
 from rolls.models import Roll
 from rolls.plugins import Case, FormContext
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_make
 from rolls.systems.ciernie import forms as panel
 from rolls.systems.ciernie import rerolls
 
@@ -186,15 +185,9 @@ class _Table:
 
     def roll(self, case: Case, faces: list[int], token: uuid.UUID | None = None) -> Roll:
         """The GM's roll of `case` with these faces, as in play."""
-        result = roll_make(
-            session=self.session,
-            by=self.session.gm,
-            case=case,
-            token=token if token is not None else uuid.uuid4(),
-            dice=ScriptedDice(faces),
-        )
-        self.made.append(result.roll)
-        return result.roll
+        roll = scripted_roll(self.session, case, faces, token)
+        self.made.append(roll)
+        return roll
 
 
 def _table(session, characters) -> _Table:

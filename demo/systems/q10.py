@@ -11,16 +11,13 @@ does.
 
 from __future__ import annotations
 
-import uuid
-
 from characters.models import Attribute, Skill
+from demo.sheets import scripted_roll
 from diary.models import NpcMode
 from diary.services import post_create
 from rolls.engine import q10
-from rolls.engine.dice import ScriptedDice
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_make
 from rolls.systems.q10.forms import ASK_FIELDS, LEVEL_NAMES, PoolForm
 
 SESSION = {
@@ -131,13 +128,7 @@ def _the_first_jump(session, gm, first):
         circumstance_1=str(circumstance),
         circumstance_reason_1="Śliska, omszała krawędź",
     )
-    return roll_make(
-        session=session,
-        by=gm,
-        case=form.case(),
-        token=uuid.uuid4(),
-        dice=ScriptedDice(faces),
-    ).roll
+    return scripted_roll(session, form.case(), faces)
 
 
 def _the_second_jump(session, gm, second):
@@ -151,13 +142,7 @@ def _the_second_jump(session, gm, second):
     )
     form = _form(session, gm, second, difficulty="25")
     x = q10.effective_pool(form.case().engine_test()).x
-    return roll_make(
-        session=session,
-        by=gm,
-        case=form.case(),
-        token=uuid.uuid4(),
-        dice=ScriptedDice([3, 1, 4, 1, 5, 2, 6, 2, 3, 1][:x]),
-    ).roll
+    return scripted_roll(session, form.case(), [3, 1, 4, 1, 5, 2, 6, 2, 3, 1][:x])
 
 
 def _jump_pair() -> tuple[int, int]:
