@@ -20,7 +20,6 @@ from __future__ import annotations
 import secrets
 import uuid
 from contextlib import contextmanager
-from contextvars import ContextVar
 from dataclasses import dataclass
 
 from rolls.engine.fair import (
@@ -113,28 +112,29 @@ def _sealed_secret_rolls(session, turn_number: int) -> bool:
     ).exists()
 
 
-# Turns opened while this is set commit no seeds: they roll the server's dice, as turns
-# opened before the site committed seeds did (docs/audit.md: such a turn holds no `fair`
-# part). The demo's scripted scenes and the test suite's sessions that play as older ones
-# did open their turns so (`turns_open_unseeded`).
-_unseeded: ContextVar[bool] = ContextVar("turns_open_unseeded", default=False)
+# While this is above 0, turns open unseeded: they roll the server's dice, as turns opened
+# before the site committed seeds did (docs/audit.md: such a turn holds no `fair` part). The
+# demo's scripted scenes and the test suite's sessions that play as older ones did open
+# their turns so (`turns_open_unseeded`). Process-wide, not per thread: a browser test's
+# live server opens turns in a thread of its own.
+_unseeded = {"depth": 0}
 
 
 @contextmanager
 def turns_open_unseeded():
-    """Turns opened in this block commit no dice seeds (and reveal none of the turns before
-    them): they play as turns opened before the site committed seeds."""
-    token = _unseeded.set(True)
+    """Turns opened in this block, in this process, commit no dice seeds (and reveal none of
+    the turns before them): they play as turns opened before the site committed seeds."""
+    _unseeded["depth"] += 1
     try:
         yield
     finally:
-        _unseeded.reset(token)
+        _unseeded["depth"] -= 1
 
 
 def turn_opened(session, turn, by) -> None:
     """The turns before `turn` are closed: reveal what they still hold that may be revealed,
     then commit the new turn's seeds (the caller holds the session's lock)."""
-    if _unseeded.get():
+    if _unseeded["depth"]:
         return
     held = TurnSeed.objects.select_related("commit").filter(
         session=session, turn_number__lt=turn.number, public_reveal__isnull=True
