@@ -1,6 +1,6 @@
 """Conformance runner for the rule vectors (shared/rules/VECTORS.md).
 
-    python -m rolls.engine.conformance FILE [FILE ...]
+    python -m rolls.conformance FILE [FILE ...]   (rolls/conformance/ names the command)
 
 Evaluates every case of every JSON-lines file with the rules engine, prints one
 line per failing case (its id and what differed) and finally `N passed, M failed`.
@@ -211,7 +211,7 @@ def run_file(path: Path) -> Iterator[CaseReport]:
 def main(argv: Sequence[str] | None = None) -> int:
     paths = list(sys.argv[1:] if argv is None else argv)
     if not paths:
-        print("usage: python -m rolls.engine.conformance FILE [FILE ...]", file=sys.stderr)
+        print("usage: python -m rolls.conformance FILE [FILE ...]", file=sys.stderr)
         return 2
     passed = failed = 0
     for path in paths:

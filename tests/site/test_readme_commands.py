@@ -80,7 +80,7 @@ def test_verify_rolls_as_written(command, demo_database):
     assert re.search(r"session 1 \(Mgły nad Czarnym Brodem\): OK, \d+ rolls", result.stdout)
 
 
-@pytest.mark.parametrize("command", documented_commands("rolls.engine.conformance"))
+@pytest.mark.parametrize("command", documented_commands("rolls.conformance"))
 def test_conformance_runner_as_written(command, demo_database):
     result = run_as_written(command, demo_database)
     assert result.returncode == 0, result.stdout + result.stderr

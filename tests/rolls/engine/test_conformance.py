@@ -35,7 +35,7 @@ def cases(folder: Path) -> list[pytest.param]:
 
 def run(*args: str | Path, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "rolls.engine.conformance", *map(str, args)],
+        [sys.executable, "-m", "rolls.conformance", *map(str, args)],
         cwd=cwd,
         capture_output=True,
         text=True,

@@ -226,7 +226,7 @@ def test_the_conformance_vectors_still_pass():
     files = sorted(SHARED_VECTORS.glob("*.jsonl")) + sorted(OWN_VECTORS.glob("*.jsonl"))
     assert len(files) >= 8
     done = subprocess.run(
-        [sys.executable, "-m", "rolls.engine.conformance", *map(str, files)],
+        [sys.executable, "-m", "rolls.conformance", *map(str, files)],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -1,0 +1,5 @@
+import sys
+
+from rolls.engine.conformance import main
+
+sys.exit(main())
