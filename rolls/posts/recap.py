@@ -95,7 +95,8 @@ def _row_items(roll, view: RollView, record: dict, mine: set[int]):
     changes = [RecapItem(text, url, mine=True) for text in _initiative_places(record, own)]
     healing = getattr(view.body, "healing", "")
     patient = (record.get("characters") or {}).get("patient") or {}
-    if healing and patient.get("id") in mine:
+    hp = record.get("healing") or {}
+    if healing and patient.get("id") in mine and hp.get("hp_before") != hp.get("hp_after"):
         changes.append(RecapItem(str(healing), url, mine=True))
     return RecapItem(_roll_text(view), url, mine=bool(own)), changes
 
