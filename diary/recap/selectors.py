@@ -143,21 +143,22 @@ def _posts_by_turn(session, reader, mark: int) -> dict[int, list[RecapAuthor]]:
     return by_turn
 
 
-def _turns_opened(session, mark: int) -> list[Turn]:
-    """The turns after the one the mark's post belongs to (one query, the turns' index)."""
+def _turns_opened(session, mark: int, moved_at) -> list[Turn]:
+    """The turns after the one the mark's post belongs to, opened after the mark last moved
+    (a turn the reader saw open, with nothing in it yet, is no news); one query, the turns'
+    index."""
     marked_turn = Post.objects.filter(pk=mark).values("turn__number")[:1]
     after = Coalesce(Subquery(marked_turn, output_field=IntegerField()), Value(0))
-    return list(
-        Turn.objects.filter(session=session, number__gt=after)
-        .only("number", "deadline")
-        .order_by("number")
-    )
+    turns = Turn.objects.filter(session=session, number__gt=after)
+    if moved_at is not None:
+        turns = turns.filter(opened_at__gt=moved_at)
+    return list(turns.only("number", "deadline").order_by("number"))
 
 
-def _recap_turns(session, reader, mark: int) -> tuple[list[RecapTurn], int, int]:
+def _recap_turns(session, reader, mark: int, moved_at) -> tuple[list[RecapTurn], int, int]:
     """(the newest RECAP_TURNS turns with news, how many posts in all, turns left out)."""
     by_turn = _posts_by_turn(session, reader, mark)
-    opened = {turn.number: turn for turn in _turns_opened(session, mark)}
+    opened = {turn.number: turn for turn in _turns_opened(session, mark, moved_at)}
     numbers = sorted(set(by_turn) | set(opened))
     shown = numbers[-RECAP_TURNS:]
     turns = [
@@ -215,7 +216,7 @@ def session_recap(
 ) -> Recap:
     """The reader's recap of the session since their mark (post `mark`, chain head `seq`,
     moved at `moved_at`); `character_ids`: the reader's characters playing in it."""
-    turns, post_count, left_out = _recap_turns(session, reader, mark)
+    turns, post_count, left_out = _recap_turns(session, reader, mark, moved_at)
     ledger = hooks.current().recap_rolls(
         session,
         reader,
