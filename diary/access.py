@@ -301,9 +301,10 @@ def access_session(
     read it (`card_only=True` asks only for the card, e.g. to ask to join). `roster=True`
     reads every participation (the diary's roster) in the query that finds the user's.
     `reading=True` (the diary) reads the user's read mark and first unread post with it
-    (`session.viewer_read_mark`, `.viewer_read_seq`, `.viewer_first_unread`;
-    diary/reading.py). `annotations`: what else the page reads with the session's row (the
-    diary: the notifications it clears and the unread table talk, `diary_page_reads`).
+    (`session.viewer_read_mark`, `.viewer_read_seq`, `.viewer_read_moved_at`,
+    `.viewer_first_unread`; diary/reading.py). `annotations`: what else the page reads with
+    the session's row (the diary: the notifications it clears and the unread table talk,
+    `diary_page_reads`).
     """
     # The current turn rides along: every page of a session shows or uses it.
     sessions = GameSession.objects.select_related("gm", "current_turn")
@@ -322,6 +323,7 @@ def access_session(
             sessions = sessions.annotate(
                 viewer_read_mark=read_marks.read_mark_subquery(user),
                 viewer_read_seq=read_marks.read_seq_subquery(user),
+                viewer_read_moved_at=read_marks.read_moved_subquery(user),
                 viewer_first_unread=read_marks.first_unread_subquery(user),
             )
         sessions = sessions.annotate(**(annotations or {}))

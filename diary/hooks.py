@@ -62,6 +62,29 @@ class TurnActions:
 
 
 @dataclass(frozen=True)
+class RecapItem:
+    """One line of "since you were last here" from the ledger: its words as the diary shows
+    them, the link to it, and whether it names one of the reader's characters."""
+
+    text: str
+    url: str
+    mine: bool = False
+
+
+@dataclass(frozen=True)
+class RecapRolls:
+    """What the rolls app adds to a reader's recap (diary/recap/): the rolls since the read
+    mark with their outcomes, what changed on the reader's characters (HP, effects, items,
+    initiative place), and the reader's requests answered or declined. `truncated`: older
+    rolls were left out past the recap's cap (the diary holds them)."""
+
+    rolls: tuple[RecapItem, ...] = ()
+    changes: tuple[RecapItem, ...] = ()
+    asks: tuple[RecapItem, ...] = ()
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
 class DiaryHooks:
     """The parts of the diary the rules app fills in (rolls/apps.py registers them)."""
 
@@ -82,6 +105,12 @@ class DiaryHooks:
     # () -> the names of the systems whose rolls read "Krytyki wyłączone"
     # (rolls.registry.criticals_setting_systems; diary.capabilities asks).
     criticals_setting_systems: Callable[[], Collection[str]]
+    # (session, reader, *, since_seq, since_at, character_ids) -> RecapRolls: the ledger's
+    # part of the reader's "since you were last here": chain rows after `since_seq`, the
+    # reader's requests closed after `since_at`, their characters' changes among them, the
+    # secret rolls shown only as the diary shows them to this reader
+    # (rolls.posts.recap.recap_rolls).
+    recap_rolls: Callable[..., RecapRolls]
 
 
 def _nothing(*_args, **_kwargs) -> None:
@@ -94,6 +123,7 @@ WITHOUT_ROLLS = DiaryHooks(
     turn_opened=_nothing,
     session_finishing=_nothing,
     criticals_setting_systems=tuple,
+    recap_rolls=lambda *_args, **_kwargs: RecapRolls(),
 )
 
 _registered: list[DiaryHooks] = [WITHOUT_ROLLS]

@@ -833,6 +833,10 @@ class ReadMark(models.Model):
     # The session's chain head when the user last read on: a post a roll or an entry landed
     # in after it (Post.changed_seq) is unread again, however old the post.
     last_seen_seq = models.PositiveIntegerField(_("newest roll or entry seen"), db_default=0)
+    # When the mark last moved: a reader whose mark stood still for RECAP_AFTER_HOURS finds
+    # "since you were last here" above the first unread post (diary/recap/). None: not moved
+    # since the site began keeping it, read as long ago.
+    moved_at = models.DateTimeField(_("last read on"), null=True, blank=True)
 
     class Meta:
         constraints = [

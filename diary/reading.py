@@ -17,6 +17,7 @@ from django.db.models import (
     BooleanField,
     Case,
     Count,
+    DateTimeField,
     Exists,
     F,
     Func,
@@ -29,8 +30,9 @@ from django.db.models import (
     Value,
     When,
 )
-from django.db.models.functions import Coalesce, Greatest, Least
+from django.db.models.functions import Coalesce, Greatest, Least, Now
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from config.roles import is_moderator
@@ -84,6 +86,7 @@ def read_mark_advance(
     forwards = {
         "last_seen_post_id": Greatest("last_seen_post_id", Value(post_id)),
         "last_seen_seq": Greatest("last_seen_seq", Value(seq)),
+        "moved_at": Now(),
     }
     if known is UNKNOWN:
         moved = mine.filter(behind).update(**forwards)
@@ -98,7 +101,11 @@ def read_mark_advance(
         ReadMark.objects.bulk_create(
             [
                 ReadMark(
-                    user=user, session_id=session_id, last_seen_post_id=post_id, last_seen_seq=seq
+                    user=user,
+                    session_id=session_id,
+                    last_seen_post_id=post_id,
+                    last_seen_seq=seq,
+                    moved_at=timezone.now(),
                 )
             ],
             ignore_conflicts=True,
@@ -129,6 +136,17 @@ def read_seq_subquery(user, session_ref="pk"):
             "last_seen_seq"
         )[:1],
         output_field=IntegerField(),
+    )
+
+
+def read_moved_subquery(user, session_ref="pk"):
+    """When the user's mark in the outer row's session last moved (None: no mark, or not
+    moved since the site began keeping it); the recap's "after a while" (diary/recap/)."""
+    return Subquery(
+        ReadMark.objects.filter(user=user.pk, session_id=OuterRef(session_ref)).values("moved_at")[
+            :1
+        ],
+        output_field=DateTimeField(),
     )
 
 

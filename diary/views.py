@@ -46,6 +46,7 @@ from diary.notifications.delivery import page_notices_annotations
 from diary.posts import quoting
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
+from diary.recap import selectors as recap_selectors
 from diary.talk.selectors import talk_unread_annotations
 
 
@@ -199,11 +200,36 @@ def _diary_participations(access: SessionAccess) -> list:
     return selectors.session_participations(access.session)
 
 
+def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) -> dict:
+    """The first unread post and "since you were last here" (diary/recap/) for a reader back
+    after a while: above the first unread post when this page shows it, else at the page's
+    top. The live poll computes none: it keeps the one shown (an empty placeholder at its
+    place, `?recap=`, which htmx's hx-preserve fills with the recap the reader has open)."""
+    session = access.session
+    # The first unread post as the session's query found it, before the page moves the mark.
+    first_unread = getattr(session, "viewer_first_unread", None)
+    shown = {post.pk for post in posts}
+    first_unread_url = reading.first_unread_url(session.pk, first_unread, shown)
+    if live_poll:
+        recap, recap_at = None, _cursor(request.GET.get("recap"))
+    else:
+        recap = recap_selectors.page_recap(access, first_unread_url=first_unread_url)
+        recap_at = first_unread if recap is not None and first_unread in shown else None
+    return {
+        "first_unread_id": first_unread,
+        "first_unread_url": first_unread_url,
+        "recap": recap,
+        "recap_at": recap_at,
+    }
+
+
 def _diary_context(
     request,
     access: SessionAccess,
     post_form: PostForm | None = None,
     deadline_form: TurnDeadlineForm | None = None,
+    *,
+    live_poll: bool = False,
 ) -> dict:
     """The diary page; showing it to its reader also moves their read mark and reads the
     notifications about what it shows (services.diary_page_seen)."""
@@ -220,18 +246,14 @@ def _diary_context(
     participations = _diary_participations(access)
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
-    # The first unread post as the session's query found it, before the page moves the mark.
-    first_unread = getattr(session, "viewer_first_unread", None)
+    recap = _recap_context(request, access, page.posts, live_poll=live_poll)
     # The page that reaches the newest post follows the game live; older pages stay put.
     newest = before is None and page.newer_cursor is None
     services.diary_page_seen(user=request.user, session=session, posts=page.posts, newest=newest)
     return {
         "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
-        "first_unread_id": first_unread,
-        "first_unread_url": reading.first_unread_url(
-            session.pk, first_unread, {post.pk for post in page.posts}
-        ),
+        **recap,
         "session": session,
         "access": access,
         "page": page,
@@ -326,7 +348,9 @@ def _session_live_checked(request, pk: int):
         response = HttpResponse(status=204)
     else:
         response = render(
-            request, "diary/session_detail.html#diary_posts", _diary_context(request, access)
+            request,
+            "diary/session_detail.html#diary_posts",
+            _diary_context(request, access, live_poll=True),
         )
         response["ETag"] = tag
         # The browser may keep it, but asks again every time (it is this viewer's only).

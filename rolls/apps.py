@@ -11,6 +11,7 @@ class RollsConfig(AppConfig):
         from rolls import registry, services
         from rolls.ledger import fair_dice
         from rolls.posts.presenters import diary_rolls
+        from rolls.posts.recap import recap_rolls
         from rolls.selectors import turn_actions
 
         # The diary imports no rolls module: it asks for its rules' parts through its one
@@ -22,6 +23,7 @@ class RollsConfig(AppConfig):
                 turn_opened=fair_dice.turn_opened,
                 session_finishing=services.session_finishing,
                 criticals_setting_systems=registry.criticals_setting_systems,
+                recap_rolls=recap_rolls,
             )
         )
         # Each rule system's plug-in registers itself (rolls.registry).

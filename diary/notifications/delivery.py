@@ -31,6 +31,8 @@ from diary.models import (
     NotificationSettings,
     SessionMute,
 )
+from diary.recap.presenters import recap_text
+from diary.recap.selectors import digest_recaps
 
 logger = logging.getLogger(__name__)
 
@@ -340,6 +342,23 @@ def _footer() -> str:
     }
 
 
+def _digest_mail(user, pending: list[Notification]) -> EmailMessage:
+    """The digest: the pending notifications, then "since you were last here" for each
+    session the user plays with unread play (diary/recap/, as the diary shows it)."""
+    with translation.override(_language_of(user)):
+        lines = [f"- {notification_text(n)}\n  {_absolute(notification_url(n))}" for n in pending]
+        subject = ngettext(
+            "Codziennik: %(count)s new notification",
+            "Codziennik: %(count)s new notifications",
+            len(pending),
+        ) % {"count": len(pending)}
+        recaps = [recap_text(recap) for recap in digest_recaps(user)]
+        body = "\n\n".join(
+            [_("What happened since the last digest:"), "\n".join(lines), *recaps, _footer()]
+        )
+    return _Mail(subject=subject, body=body, to=[user.email])
+
+
 def send_digests(now: datetime | None = None) -> int:
     """One e-mail per user who chose the daily digest, with their pending notifications,
     at most once a day (safe to run every few minutes). Returns how many were sent."""
@@ -362,20 +381,7 @@ def send_digests(now: datetime | None = None) -> int:
                 )
                 if not pending or not row.user.email:
                     continue
-                with translation.override(_language_of(row.user)):
-                    lines = [
-                        f"- {notification_text(n)}\n  {_absolute(notification_url(n))}"
-                        for n in pending
-                    ]
-                    subject = ngettext(
-                        "Codziennik: %(count)s new notification",
-                        "Codziennik: %(count)s new notifications",
-                        len(pending),
-                    ) % {"count": len(pending)}
-                    body = "\n\n".join(
-                        [_("What happened since the last digest:"), "\n".join(lines), _footer()]
-                    )
-                message = _Mail(subject=subject, body=body, to=[row.user.email])
+                message = _digest_mail(row.user, pending)
                 try:
                     connection.send_messages([message])
                 except Exception as error:

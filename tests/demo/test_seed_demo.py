@@ -1,6 +1,7 @@
 """`seed_demo` builds the demo table through the services, and only once."""
 
 import html
+from datetime import timedelta
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -334,3 +335,21 @@ def test_seed_demo_gives_each_character_its_grammatical_gender():
         assert genders[name] == "feminine", name
     for name in ("Borys", "Zbyszko", "Jarogniew", "Basior", "Eragon", "Murtagh", "Wilhelm"):
         assert genders[name] == "masculine", name
+
+
+def test_seed_demo_greets_a_player_back_after_a_while_with_the_recap(client):
+    """gracz2 last read the main session days ago, before the rolls against Borys: the
+    diary shows "since you were last here" with those rolls and Borys's wound."""
+    from diary.models import ReadMark
+    from tests.conftest import polish
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    player = get_user_model().objects.get(username="gracz2")
+    mark = ReadMark.objects.get(user=player, session=session)
+    assert mark.moved_at < timezone.now() - timedelta(days=2)
+    client.force_login(player)
+    page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    recap = page.split('data-testid="recap"', 1)[1].split("</details>", 1)[0]
+    assert polish("Since you were last here") in page
+    assert "Cios miecza strażnika" in recap  # Borys's wound, among his player's changes
+    assert 'data-testid="recap-rolls"' in recap and "Borys" in recap

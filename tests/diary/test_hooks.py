@@ -8,6 +8,7 @@ from diary import selectors as diary_selectors
 from rolls import registry, selectors, services
 from rolls.ledger import fair_dice
 from rolls.posts.presenters import diary_rolls
+from rolls.posts.recap import recap_rolls
 
 
 def test_the_rolls_app_registers_its_real_parts():
@@ -17,6 +18,7 @@ def test_the_rolls_app_registers_its_real_parts():
     assert registered.turn_opened is fair_dice.turn_opened
     assert registered.session_finishing is services.session_finishing
     assert registered.criticals_setting_systems is registry.criticals_setting_systems
+    assert registered.recap_rolls is recap_rolls
 
 
 @pytest.fixture
@@ -33,6 +35,7 @@ def test_without_a_rules_app_the_diary_shows_no_rolls_and_counts_none(without_ro
     assert capabilities.criticals_setting_systems() == frozenset()
     assert hooks.current().turn_opened(None, None, None) is None
     assert hooks.current().session_finishing(None, None) is None
+    assert hooks.current().recap_rolls(None, None, since_seq=0) == hooks.RecapRolls()
 
 
 def test_the_criticals_setting_comes_from_the_registered_systems():

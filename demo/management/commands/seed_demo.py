@@ -16,6 +16,7 @@ from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
 from demo.ford.talk import seed_table_talk
 from demo.portraits import seed_portraits
+from demo.recap import seed_recap
 from demo.search_words import seed_search_words
 from demo.stand_in_session import seed_stand_in_session
 from demo.systems import ROLLS, SESSIONS, seed_system_sessions
@@ -41,6 +42,9 @@ class Command(BaseCommand):
                 seed_portraits(users),
                 # Table talk beside the diary (added to an older demo too).
                 seed_table_talk(users),
+                # A player back after a while finds "since you were last here" (added to an
+                # older demo too).
+                seed_recap(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
