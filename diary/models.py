@@ -159,10 +159,12 @@ class GameSession(models.Model):
         max_length=20,
         choices=DeadlineRule.choices,
         default=DeadlineRule.WAIT,
+        db_default=DeadlineRule.WAIT,
     )
     auto_next_turn = models.BooleanField(
         _("the site opens the next turn"),
         default=False,
+        db_default=False,
         help_text=_(
             "Only with a rule other than waiting: the site opens the next turn, with a "
             "deadline as long as this turn's, once every character has acted or, when the "
@@ -317,7 +319,12 @@ class Turn(models.Model):
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
     # Set when the site opened the turn for the GM (diary/deadlines/, advance_turns): why.
     opened_by_site = models.CharField(
-        _("opened by the site"), max_length=20, choices=TurnOpenedBySite.choices, blank=True
+        _("opened by the site"),
+        max_length=20,
+        choices=TurnOpenedBySite.choices,
+        blank=True,
+        default="",
+        db_default="",
     )
 
     class Meta:
@@ -383,7 +390,10 @@ class Post(models.Model):
     token = models.UUIDField(_("form token"), null=True, blank=True, editable=False)
     # The GM wrote it for another player's character still awaited after the deadline
     # (DeadlineRule.GM_PLAYS): the author is the GM, the character acted this turn.
-    played_by_gm = models.BooleanField(_("played by the GM"), default=False, editable=False)
+    # (db_default too: rows written by raw SQL, the scale tests', stay valid.)
+    played_by_gm = models.BooleanField(
+        _("played by the GM"), default=False, db_default=False, editable=False
+    )
     # The chain number (GameSession.chain_seq) of the last roll or entry that landed in the
     # post: a reader whose mark saw an older chain head reads the post as new again
     # (diary/reading.py). 0: nothing landed in it.
