@@ -82,8 +82,10 @@ class SessionForm(forms.ModelForm):
             # A new session's system is picked in this form: the page hides the setting for
             # other systems (session_form.js) and `clean` ignores it for them.
             self.criticals_systems = sorted(criticals_setting_systems())
-        # Left empty, the places stay as they are (four for a new session).
+        # Left empty, the places stay as they are (four for a new session), and so does the
+        # deadline's rule (waiting, for a new session).
         self.fields["player_slots"].required = False
+        self.fields["deadline_rule"].required = False
         self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
 
     def clean(self):
@@ -95,6 +97,9 @@ class SessionForm(forms.ModelForm):
         if cleaned.get("auto_next_turn") and cleaned.get("deadline_rule") == DeadlineRule.WAIT:
             self.add_error("auto_next_turn", AUTO_NEXT_TURN_NEEDS_A_RULE)
         return cleaned
+
+    def clean_deadline_rule(self) -> str:
+        return self.cleaned_data["deadline_rule"] or self.instance.deadline_rule
 
     def clean_player_slots(self) -> int:
         places = self.cleaned_data["player_slots"]

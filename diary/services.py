@@ -389,18 +389,24 @@ def participation_withdraw(*, participation: Participation, by) -> Participation
 # ---------------------------------------------------------------------------
 
 
+def _locked_with_turn(session_id: int) -> GameSession:
+    """The session's row, locked, with its current turn read in the same query (and read
+    again if a turn opened while the lock was awaited)."""
+    return (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn")
+        .get(pk=session_id)
+        .reread_stale_turn()
+    )
+
+
 @transaction.atomic
 def turn_open_next(*, session: GameSession, by, opened_by_site: str = "", deadline=None) -> Turn:
     """The GM opens the next turn (the site does it for the GM through here too, with why
     in `opened_by_site` and the new turn's `deadline`). The closing turn passes over whoever
     it still awaits when its deadline passed under a rule other than waiting."""
     # The row lock makes two simultaneous clicks open two turns, one after the other.
-    session = (
-        GameSession.objects.select_for_update(of=("self",))
-        .select_related("current_turn")
-        .get(pk=session.pk)
-        .reread_stale_turn()
-    )
+    session = _locked_with_turn(session.pk)
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     if not session.is_running:
@@ -645,13 +651,8 @@ def _post_write(
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
-    # also serialises two sends of the same form. The current turn comes in the same query.
-    session = (
-        GameSession.objects.select_for_update(of=("self",))
-        .select_related("current_turn")
-        .get(pk=session.pk)
-        .reread_stale_turn()
-    )
+    # also serialises two sends of the same form.
+    session = _locked_with_turn(session.pk)
     access = session_access(author, session)
     if not access.can_post:
         raise PermissionDenied

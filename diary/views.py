@@ -290,9 +290,13 @@ def _npc_context(access: SessionAccess) -> dict:
 
 def diary_page_reads(user) -> dict:
     """What the diary page reads with the session's row, no query of its own: the
-    notifications it clears (and the mute toggle's state), and the unread table talk beside
-    the diary (its links' badges)."""
-    return {**page_notices_annotations(user), **talk_unread_annotations(user)}
+    notifications it clears (and the mute toggle's state), the unread table talk beside
+    the diary (its links' badges), and whether any turn passed someone over."""
+    return {
+        **page_notices_annotations(user),
+        **talk_unread_annotations(user),
+        **deadline_selectors.page_reads(),
+    }
 
 
 @login_required

@@ -4,7 +4,7 @@ lines of the characters a turn passed over that a diary page shows."""
 
 from dataclasses import dataclass
 
-from django.db.models import F, IntegerField, Subquery, Value
+from django.db.models import Exists, F, IntegerField, OuterRef, Subquery, Value
 from django.db.models.functions import Coalesce
 
 from characters.models import Character
@@ -95,6 +95,12 @@ def gm_playable_characters(access, turn: Turn | None, now) -> list[Character]:
     return [c for c in awaited_in_turn(session, turn) if c.pk not in own]
 
 
+def page_reads() -> dict:
+    """What the diary page reads with the session's row (diary.views.diary_page_reads):
+    whether any of its turns passed someone over. Without, the lines are never looked for."""
+    return {"viewer_has_turn_passes": Exists(TurnPass.objects.filter(turn__session=OuterRef("pk")))}
+
+
 @dataclass(frozen=True)
 class PageTurn:
     """One turn's part of a diary page: its posts, then who it passed over."""
@@ -109,13 +115,18 @@ def page_turns(session: GameSession, page) -> list[PageTurn]:
     passed over, shown at its end. A turn's lines go on the page that shows its end: from
     the turn of the post before the page up to the page's last turn (that one too on the
     newest page, where it may be closed with no later post yet); a closed turn with no post
-    at all gets its own part. One query, none while the session's marker stays."""
+    at all gets its own part. One query, none while the session's marker stays or when the
+    session's row says no turn passed anyone over (page_reads)."""
     groups = page.turns
     if not groups:
         return []
     newest = page.newer_cursor is None
     first_post, last_turn = page.posts[0].pk, groups[-1][0]
-    passes = _passes_between(session, first_post, last_turn.number, newest=newest)
+    passes = (
+        _passes_between(session, first_post, last_turn.number, newest=newest)
+        if getattr(session, "viewer_has_turn_passes", True)
+        else []
+    )
     by_turn: dict[int, list[TurnPass]] = {}
     turns: dict[int, Turn] = {}
     for line in passes:
