@@ -119,3 +119,17 @@ def test_a_turn_closing_moves_the_live_marker_so_the_line_shows_live(table, clie
     live = client.get(reverse("diary:session_live", args=[table.session.pk]), {"seen": marker})
     assert live.status_code == 200
     assert polish("%(name)s waits this turn", name="Borys") in live.content.decode()
+
+
+def test_whoever_the_diary_does_not_await_is_not_passed_over(table):
+    """The diary's own count of who is awaited decides (a post as no one counts for an owner
+    of one character), and a hidden post is no move."""
+    from diary.services import post_hide
+
+    set_rule(table, DeadlineRule.PASS)
+    write(table, table.bob, None, "Bartek pisze bez postaci.")
+    hidden = write(table, table.alice, table.lirael, "Ukryty wpis.")
+    post_hide(post=hidden, by=table.gm, reason="")
+    deadline_passes(table)
+    turn_open_next(session=table.session, by=table.gm)
+    assert [line.character for line in TurnPass.objects.all()] == [table.lirael]
