@@ -8,7 +8,15 @@ from datetime import timedelta
 import pytest
 from django.core.management import call_command
 
-from diary.models import DeadlineRule, GameSession, SessionStatus, Turn, TurnOpenedBySite
+from diary.models import (
+    DeadlineRule,
+    GameSession,
+    Notification,
+    NotificationKind,
+    SessionStatus,
+    Turn,
+    TurnOpenedBySite,
+)
 from diary.services import session_transition, turn_open_due, turn_open_next
 from tests.conftest import polish
 from tests.diary.deadlines.helpers import (
@@ -44,6 +52,12 @@ def test_at_the_deadline_the_site_opens_the_next_turn_once(table, client_for):
     assert abs((opened.deadline - opened.opened_at) - (closed.deadline - closed.opened_at)) < (
         timedelta(seconds=5)
     )
+    # The players hear of it as of the GM's turn: a new turn, opened by the GM.
+    told = Notification.objects.filter(kind=NotificationKind.TURN_OPENED, turn=opened)
+    assert {(n.recipient, n.actor) for n in told} == {
+        (table.alice, table.gm),
+        (table.bob, table.gm),
+    }
     # The turn passed over Borys, and the diary says who opened the new one.
     body = diary(client_for(table.alice), table)
     assert texts(body, "turn-pass") == [polish("%(name)s waits this turn", name="Borys")]
