@@ -12,8 +12,10 @@ from characters.systems import ATTRIBUTE_RANGE, RuleSystem
 from config.text import SingleLineCharField
 from diary.capabilities import criticals_setting_systems, offers_criticals_setting
 from diary.models import (
+    AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
     MAX_PLAYER_SLOTS,
+    DeadlineRule,
     GameSession,
     Participation,
     SessionStatus,
@@ -49,11 +51,14 @@ class SessionForm(forms.ModelForm):
             "recruiting",
             "player_slots",
             "posting_habits",
+            "deadline_rule",
+            "auto_next_turn",
         ]
         field_classes = {"title": SingleLineCharField}
         widgets = {
             "npc_mode": forms.RadioSelect,
             "roll_policy": forms.RadioSelect,
+            "deadline_rule": forms.RadioSelect,
         }
 
     def __init__(self, *args, **kwargs):
@@ -77,8 +82,10 @@ class SessionForm(forms.ModelForm):
             # A new session's system is picked in this form: the page hides the setting for
             # other systems (session_form.js) and `clean` ignores it for them.
             self.criticals_systems = sorted(criticals_setting_systems())
-        # Left empty, the places stay as they are (four for a new session).
+        # Left empty, the places stay as they are (four for a new session), and so does the
+        # deadline's rule (waiting, for a new session).
         self.fields["player_slots"].required = False
+        self.fields["deadline_rule"].required = False
         self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
 
     def clean(self):
@@ -87,7 +94,12 @@ class SessionForm(forms.ModelForm):
         if "criticals_enabled" in cleaned and system and not offers_criticals_setting(system):
             # The setting means nothing to this system's rolls: stored as the default.
             cleaned["criticals_enabled"] = GameSession._meta.get_field("criticals_enabled").default
+        if cleaned.get("auto_next_turn") and cleaned.get("deadline_rule") == DeadlineRule.WAIT:
+            self.add_error("auto_next_turn", AUTO_NEXT_TURN_NEEDS_A_RULE)
         return cleaned
+
+    def clean_deadline_rule(self) -> str:
+        return self.cleaned_data["deadline_rule"] or self.instance.deadline_rule
 
     def clean_player_slots(self) -> int:
         places = self.cleaned_data["player_slots"]
@@ -270,14 +282,31 @@ class PostForm(forms.Form):
     )
     move_mounted = forms.BooleanField(label=_("Mounted (on the sheet's mount)"), required=False)
 
-    def __init__(self, *args, characters: list[Character], movement: bool = True, **kwargs):
+    def __init__(
+        self,
+        *args,
+        characters: list[Character],
+        movement: bool = True,
+        gm_plays: list[Character] = (),
+        gm_may_name: list[Character] = (),
+        **kwargs,
+    ):
+        """`gm_plays`: other players' characters the GM may write for now (the deadline's
+        rule), offered marked as such; `gm_may_name`: the other playing characters, not
+        offered but taken, so that a choice made too early or too late is refused by the
+        service in words (diary.deadlines.services.check_gm_may_play)."""
         super().__init__(*args, **kwargs)
         if not movement:
             del self.fields["move_metres"], self.fields["move_mounted"]
-        self.fields["character"].queryset = Character.objects.filter(
-            pk__in=[c.pk for c in characters]
-        )
-        self.fields["character"].characters = list(characters)
+        field = self.fields["character"]
+        field.queryset = Character.objects.filter(pk__in=[c.pk for c in [*characters, *gm_plays]])
+        played = {c.pk for c in gm_plays}
+        if played:
+            field.label_from_instance = lambda c: (
+                _("%(name)s (the GM plays)") % {"name": c.name} if c.pk in played else c.name
+            )
+        known = {c.pk for c in characters} | played
+        field.characters = [*characters, *gm_plays, *(c for c in gm_may_name if c.pk not in known)]
         if len(characters) == 1 and not self.is_bound and "character" not in self.initial:
             self.initial["character"] = characters[0].pk
 

@@ -33,6 +33,22 @@ class RollPolicy(models.TextChoices):
     PLAYERS_OWN = "players_own", _("players may also roll for their own characters")
 
 
+class DeadlineRule(models.TextChoices):
+    """What happens to the characters still awaited when a turn's deadline passes (the GM's
+    rule per session; diary/deadlines/)."""
+
+    WAIT = "wait", _("Wait for everyone")
+    PASS = "pass", _("The turn passes on")
+    GM_PLAYS = "gm_plays", _("The GM plays the character")
+
+
+# The session form's and session_update's refusal of auto_next_turn under "wait".
+AUTO_NEXT_TURN_NEEDS_A_RULE = _(
+    "The site opens the next turn only when the turn does not wait for everyone: choose what "
+    "happens after the deadline, or leave this off."
+)
+
+
 # Posts on one page of the diary (diary.selectors.diary_page); a post's URL depends on it.
 DIARY_PAGE_SIZE = 20
 
@@ -135,6 +151,25 @@ class GameSession(models.Model):
         max_length=200,
         blank=True,
         help_text=_("E.g. posts every 2–3 days, the turn closes on Sunday."),
+    )
+    # The deadline's rule (diary/deadlines/): what the turn does with whoever has not posted
+    # by the deadline, and whether the site opens the next turn itself (never with "wait").
+    deadline_rule = models.CharField(
+        _("after the deadline"),
+        max_length=20,
+        choices=DeadlineRule.choices,
+        default=DeadlineRule.WAIT,
+        db_default=DeadlineRule.WAIT,
+    )
+    auto_next_turn = models.BooleanField(
+        _("the site opens the next turn"),
+        default=False,
+        db_default=False,
+        help_text=_(
+            "Only with a rule other than waiting: the site opens the next turn, with a "
+            "deadline as long as this turn's, once every character has acted or, when the "
+            "turn passes on, at the deadline."
+        ),
     )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
@@ -268,6 +303,11 @@ class Participation(models.Model):
         return f"{self.character} @ {self.session}"
 
 
+class TurnOpenedBySite(models.TextChoices):
+    DEADLINE = "deadline", _("the deadline passed")
+    ALL_ACTED = "all_acted", _("every character has acted")
+
+
 class Turn(models.Model):
     session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="turns")
     number = models.PositiveIntegerField(_("number"))
@@ -277,6 +317,15 @@ class Turn(models.Model):
     )
     # Set by the GM for the current turn (in the future when set); shown with the time left.
     deadline = models.DateTimeField(_("deadline"), null=True, blank=True)
+    # Set when the site opened the turn for the GM (diary/deadlines/, advance_turns): why.
+    opened_by_site = models.CharField(
+        _("opened by the site"),
+        max_length=20,
+        choices=TurnOpenedBySite.choices,
+        blank=True,
+        default="",
+        db_default="",
+    )
 
     class Meta:
         ordering = ["session", "number"]
@@ -289,6 +338,10 @@ class Turn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session} #{self.number}"
+
+    @property
+    def opened_automatically(self) -> bool:
+        return bool(self.opened_by_site)
 
 
 class PostQuerySet(models.QuerySet):
@@ -335,6 +388,12 @@ class Post(models.Model):
     # The post form's one-time token: the same form sent twice (back, publish again)
     # finds the first post instead of making a second one. Empty for posts made by rolls.
     token = models.UUIDField(_("form token"), null=True, blank=True, editable=False)
+    # The GM wrote it for another player's character still awaited after the deadline
+    # (DeadlineRule.GM_PLAYS): the author is the GM, the character acted this turn.
+    # (db_default too: rows written by raw SQL, the scale tests', stay valid.)
+    played_by_gm = models.BooleanField(
+        _("played by the GM"), default=False, db_default=False, editable=False
+    )
     # The chain number (GameSession.chain_seq) of the last roll or entry that landed in the
     # post: a reader whose mark saw an older chain head reads the post as new again
     # (diary/reading.py). 0: nothing landed in it.
@@ -414,6 +473,35 @@ class PostRevision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.post} v{self.version}"
+
+
+# ---------------------------------------------------------------------------
+# The deadline's rule (diary/deadlines/): a character the turn passed over
+# ---------------------------------------------------------------------------
+
+
+class TurnPass(models.Model):
+    """A character still awaited when its turn closed after the deadline under a rule other
+    than waiting: the diary shows "Mira czeka w tej turze" at the turn's end. Not a post
+    (no author, not counted as the player's, never edited); written once as the turn
+    closes, under the session's lock."""
+
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="passes")
+    character = models.ForeignKey(Character, on_delete=models.PROTECT, related_name="+")
+    # The rule that passed over it (DeadlineRule.PASS or GM_PLAYS: the GM did not play it).
+    rule = models.CharField(_("rule"), max_length=20, choices=DeadlineRule.choices)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        ordering = ["turn", "character__name", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["turn", "character"], name="turn_pass_once"),
+        ]
+        verbose_name = _("character passed over")
+        verbose_name_plural = _("characters passed over")
+
+    def __str__(self) -> str:
+        return f"{self.character_id} @ {self.turn}"
 
 
 # ---------------------------------------------------------------------------

@@ -19,8 +19,12 @@ from characters.systems import ATTRIBUTE_RANGE, MOVEMENT_RULES, SPEED_ATTRIBUTE
 from config.markdown import render_narration
 from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
+from diary.deadlines import selectors as deadline_selectors
+from diary.deadlines import services as deadline_services
 from diary.models import (
+    AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
+    DeadlineRule,
     GameSession,
     Participation,
     ParticipationStatus,
@@ -54,12 +58,15 @@ def session_create(
     recruiting: bool = False,
     player_slots: int = 4,
     posting_habits: str = "",
+    deadline_rule: str = DeadlineRule.WAIT,
+    auto_next_turn: bool = False,
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
     if system not in ATTRIBUTE_RANGE:
         # A session of every system whose sheets can be built, and no other.
         raise ValidationError({"system": _("Unknown rule system.")})
+    _check_auto_next_turn(deadline_rule, auto_next_turn)
     return GameSession.objects.create(
         gm=gm,
         title=title,
@@ -72,6 +79,8 @@ def session_create(
         recruiting=recruiting,
         player_slots=player_slots,
         posting_habits=posting_habits.strip(),
+        deadline_rule=deadline_rule,
+        auto_next_turn=auto_next_turn,
     )
 
 
@@ -109,8 +118,22 @@ def session_update(*, session: GameSession, by, **fields) -> GameSession:
                 {name: _("The plan is with the moderators: take it back to draft to change this.")}
             )
         setattr(session, name, value)
+    _check_auto_next_turn(session.deadline_rule, session.auto_next_turn)
     session.save()
+    if any(name in fields for name in DEADLINE_SETTINGS):
+        # The diary's turn block says the rule: open diaries refresh to show it.
+        session.touch()
     return session
+
+
+# The deadline's rule: shown in the diary's turn block (diary/deadlines/).
+DEADLINE_SETTINGS = ("deadline_rule", "auto_next_turn")
+
+
+def _check_auto_next_turn(rule: str, auto_next_turn: bool) -> None:
+    """The site opens turns only under a rule that lets a turn end without everyone."""
+    if auto_next_turn and rule == DeadlineRule.WAIT:
+        raise ValidationError({"auto_next_turn": AUTO_NEXT_TURN_NEEDS_A_RULE})
 
 
 # The session's settings that are part of its plan, snapshotted with each submission.
@@ -366,16 +389,39 @@ def participation_withdraw(*, participation: Participation, by) -> Participation
 # ---------------------------------------------------------------------------
 
 
+def _locked_with_turn(session_id: int) -> GameSession:
+    """The session's row, locked, with its current turn read in the same query (and read
+    again if a turn opened while the lock was awaited)."""
+    return (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn")
+        .get(pk=session_id)
+        .reread_stale_turn()
+    )
+
+
 @transaction.atomic
-def turn_open_next(*, session: GameSession, by) -> Turn:
+def turn_open_next(*, session: GameSession, by, opened_by_site: str = "", deadline=None) -> Turn:
+    """The GM opens the next turn (the site does it for the GM through here too, with why
+    in `opened_by_site` and the new turn's `deadline`). The closing turn passes over whoever
+    it still awaits when its deadline passed under a rule other than waiting."""
     # The row lock makes two simultaneous clicks open two turns, one after the other.
-    session = GameSession.objects.select_for_update().get(pk=session.pk)
+    session = _locked_with_turn(session.pk)
     if not session_access(by, session).can_manage:
         raise PermissionDenied
     if not session.is_running:
         raise ValidationError(_("Turns are opened only while the session is running."))
+    deadline_services.turn_passes_record(
+        session=session, turn=session.current_turn, now=timezone.now()
+    )
     last = session.turns.aggregate(last=Max("number"))["last"] or 0
-    turn = Turn.objects.create(session=session, number=last + 1, opened_by=by)
+    turn = Turn.objects.create(
+        session=session,
+        number=last + 1,
+        opened_by=by,
+        opened_by_site=opened_by_site,
+        deadline=deadline,
+    )
     # Effects whose length in turns ran out end by themselves as the turn opens.
     effects_end_by_turn(session_id=session.pk, turn_number=turn.number, by=by)
     # The head moves with the marker, under the lock that made the turn.
@@ -383,6 +429,35 @@ def turn_open_next(*, session: GameSession, by) -> Turn:
     hooks.current().turn_opened(session, turn, by)
     notifications.notify_turn_opened(turn, by=by)
     return turn
+
+
+@transaction.atomic
+def turn_open_due(*, session_id: int) -> Turn | None:
+    """The site opens a session's next turn when it is due (diary.deadlines.selectors.
+    turn_due), as its GM, through the GM's own turn_open_next: the same passes, dice seeds'
+    commit and reveal, effects and notices. Checked under the session's row lock, so two
+    runs at once open one turn: the second finds the new turn, not due. The next turn's
+    deadline is as long as the closed one's, counted from now. None: nothing was due."""
+    now = timezone.now()
+    session = (
+        GameSession.objects.select_for_update(of=("self",))
+        .select_related("current_turn", "gm")
+        .filter(pk=session_id)
+        .first()
+    )
+    if session is None:
+        return None
+    session.reread_stale_turn()
+    reason = deadline_selectors.turn_due(session, now)
+    if not reason:
+        return None
+    closing = session.current_turn
+    return turn_open_next(
+        session=session,
+        by=session.gm,
+        opened_by_site=reason,
+        deadline=now + (closing.deadline - closing.opened_at),
+    )
 
 
 def current_turn(session: GameSession) -> Turn | None:
@@ -405,6 +480,25 @@ def _check_narrator(access: SessionAccess, character: Character | None) -> None:
         raise ValidationError(
             {"character": _("You can narrate only as your own character playing in this session.")}
         )
+
+
+def _check_narrator_or_gm_plays(
+    access: SessionAccess, turn: Turn | None, character: Character | None
+) -> bool:
+    """_check_narrator, except that the GM may write for another player's character the
+    deadline's rule lets the GM play now (diary.deadlines.services.check_gm_may_play).
+    Whether the post is the GM's for that character."""
+    if (
+        character is None
+        or not access.is_gm
+        or character.pk in {c.pk for c in access.my_characters}
+    ):
+        _check_narrator(access, character)
+        return False
+    deadline_services.check_gm_may_play(
+        session=access.session, turn=turn, character=character, now=timezone.now()
+    )
+    return True
 
 
 def _check_not_empty(narration: str, nc_note: str) -> None:
@@ -557,19 +651,14 @@ def _post_write(
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
-    # also serialises two sends of the same form. The current turn comes in the same query.
-    session = (
-        GameSession.objects.select_for_update(of=("self",))
-        .select_related("current_turn")
-        .get(pk=session.pk)
-        .reread_stale_turn()
-    )
+    # also serialises two sends of the same form.
+    session = _locked_with_turn(session.pk)
     access = session_access(author, session)
     if not access.can_post:
         raise PermissionDenied
-    _check_narrator(access, character)
-    _check_not_empty(narration, nc_note)
     turn = current_turn(session)
+    played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
+    _check_not_empty(narration, nc_note)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -587,6 +676,7 @@ def _post_write(
         move_metres=move_metres or None,
         move_mounted=bool(move_metres) and move_mounted,
         move_actions=move_actions,
+        played_by_gm=played_by_gm,
     )
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
@@ -646,7 +736,14 @@ def post_edit(
     flags = access.post(post)
     if not flags.can_edit:
         raise PermissionDenied(flags.refusal())
-    _check_narrator(access, character)
+    if post.played_by_gm:
+        # The GM's post for another player's character stays that character's.
+        if character is None or character.pk != post.character_id:
+            raise ValidationError(
+                {"character": _("The GM's post for a player's character keeps its character.")}
+            )
+    else:
+        _check_narrator(access, character)
     _check_not_empty(narration, nc_note)
     post.move_actions = _check_movement(
         session=post.session,

@@ -6,6 +6,7 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -24,6 +25,7 @@ from diary.access import (
     npc_access,
     sessions_open_to_join,
 )
+from diary.deadlines import selectors as deadline_selectors
 from diary.forms import (
     DecisionNoteForm,
     HideForm,
@@ -40,7 +42,7 @@ from diary.forms import (
     TurnDeadlineForm,
 )
 from diary.live import poll as live
-from diary.models import ParticipationStatus, SessionStatus
+from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
 from diary.posts import quoting
@@ -181,10 +183,23 @@ def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
     # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
     quoted = quoting.quote_prefill(access, request.GET.get("quote"), posts)
     return NewPostForm(
-        characters=access.my_characters,
-        movement=_counts_movement(access),
-        initial={"narration": quoted} if quoted else None,
+        initial={"narration": quoted} if quoted else None, **_post_form_kwargs(access)
     )
+
+
+def _post_form_kwargs(access: SessionAccess) -> dict:
+    """Whom a new post may narrate as: the author's own characters and, for the GM under
+    "the GM plays the character" after the deadline, the characters still awaited."""
+    kwargs = {"characters": access.my_characters, "movement": _counts_movement(access)}
+    if access.is_gm and access.session.deadline_rule == DeadlineRule.GM_PLAYS:
+        turn = services.current_turn(access.session)
+        kwargs["gm_plays"] = deadline_selectors.gm_playable_characters(access, turn, timezone.now())
+        kwargs["gm_may_name"] = [
+            p.character
+            for p in _diary_participations(access)
+            if p.status == ParticipationStatus.ACCEPTED
+        ]
+    return kwargs
 
 
 def _posts_quotable(posts, *, can_post: bool) -> None:
@@ -257,6 +272,8 @@ def _diary_context(
         "session": session,
         "access": access,
         "page": page,
+        # The page's turns, each with the characters it passed over at its end.
+        "page_turns": deadline_selectors.page_turns(session, page),
         "rolls": rolls,
         "live": newest,
         "live_after": after,
@@ -295,9 +312,13 @@ def _npc_context(access: SessionAccess) -> dict:
 
 def diary_page_reads(user) -> dict:
     """What the diary page reads with the session's row, no query of its own: the
-    notifications it clears (and the mute toggle's state), and the unread table talk beside
-    the diary (its links' badges)."""
-    return {**page_notices_annotations(user), **talk_unread_annotations(user)}
+    notifications it clears (and the mute toggle's state), the unread table talk beside
+    the diary (its links' badges), and whether any turn passed someone over."""
+    return {
+        **page_notices_annotations(user),
+        **talk_unread_annotations(user),
+        **deadline_selectors.page_reads(),
+    }
 
 
 @login_required
@@ -644,9 +665,7 @@ def post_create(request, pk: int):
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
-    form = NewPostForm(
-        request.POST, characters=access.my_characters, movement=_counts_movement(access)
-    )
+    form = NewPostForm(request.POST, **_post_form_kwargs(access))
     if form.is_valid():
         try:
             post = services.post_create(
@@ -673,9 +692,7 @@ def post_preview(request, pk: int):
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
-    form = NewPostForm(
-        request.POST, characters=access.my_characters, movement=_counts_movement(access)
-    )
+    form = NewPostForm(request.POST, **_post_form_kwargs(access))
     valid = form.is_valid()
     preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
     if request.htmx:
@@ -713,7 +730,8 @@ def post_edit(request, pk: int):
         del initial["character"]
     form = PostForm(
         posted(request),
-        characters=access.my_characters,
+        # The GM's post for a player's character stays that character's.
+        characters=[post.character] if post.played_by_gm else access.my_characters,
         movement=_counts_movement(access),
         initial=initial,
     )

@@ -32,6 +32,7 @@ def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
         post.move_metres,
         post.move_mounted,
         post.move_actions,
+        post.played_by_gm,
         can_see_content,
         get_language(),
         timezone.get_current_timezone_name(),

@@ -133,7 +133,9 @@ def test_seed_demo_runs_a_session_of_each_other_system_with_full_sheets():
             assert len(values) == 8 if system != "q10" else len(values) == 4
             assert all(low <= value <= high for value in values)
             assert character.skill_levels.count() >= 3
-        assert session.turns.count() == 1
+        # q10's first turn passed on at its deadline and the site opened the second
+        # (demo/deadlines.py).
+        assert session.turns.count() == (2 if system == "q10" else 1)
         assert Post.objects.filter(session=session).count() >= 3
     ciernie = GameSession.objects.get(system="ciernie")
     vera = Character.objects.get(name="Vera Kos")
@@ -353,3 +355,29 @@ def test_seed_demo_greets_a_player_back_after_a_while_with_the_recap(client):
     assert polish("Since you were last here") in page
     assert "Cios miecza strażnika" in recap  # Borys's wound, among his player's changes
     assert 'data-testid="recap-rolls"' in recap and "Borys" in recap
+
+
+def test_seed_demo_shows_the_deadlines_rules(client):
+    """The q10 session's turn passed on at the deadline: its closed turn ends with who
+    waited, and the site opened the next one; in the ciernie session the GM played, after
+    the deadline, the character whose player was silent. Run twice, once."""
+    from demo.systems import SESSIONS
+    from diary.models import TurnPass
+
+    call_command("seed_demo")
+    passing = GameSession.objects.get(title=SESSIONS["q10"]["title"])
+    assert (passing.deadline_rule, passing.auto_next_turn) == ("pass", True)
+    assert TurnPass.objects.filter(turn__session=passing).count() == 1
+    assert passing.current_turn.opened_by_site == "deadline"
+    assert passing.current_turn.deadline > timezone.now()
+    client.force_login(get_user_model().objects.get(username="gracz3"))
+    page = html.unescape(client.get(reverse("diary:session", args=[passing.pk])).content.decode())
+    assert "Murtagh czeka w tej turze" in page
+    assert "Turę otworzyła strona (termin minął)" in page
+    assert "Po terminie: tura przechodzi dalej; strona sama otworzy następną turę" in page
+    playing = GameSession.objects.get(title=SESSIONS["ciernie"]["title"])
+    played = Post.objects.get(session=playing, played_by_gm=True)
+    assert played.author == playing.gm and played.character.owner != playing.gm
+    page = html.unescape(client.get(reverse("diary:session", args=[playing.pk])).content.decode())
+    assert f"MG za postać {played.character.name}" in page
+    assert verify_session(passing.pk).ok and verify_session(playing.pk).ok

@@ -12,6 +12,7 @@ from django.db import transaction
 
 from characters.systems import RuleSystem
 from demo.application_session import seed_application
+from demo.deadlines import seed_deadlines
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
 from demo.ford.talk import seed_table_talk
@@ -45,6 +46,9 @@ class Command(BaseCommand):
                 # A player back after a while finds "since you were last here" (added to an
                 # older demo too).
                 seed_recap(users),
+                # The deadline's rules: a turn passed on, a character the GM plays (added
+                # to an older demo too).
+                seed_deadlines(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
