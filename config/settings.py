@@ -357,6 +357,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Codziennik <codzienni
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long before a turn's deadline its players who have not posted are reminded.
 DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
+# A running (or paused) session whose GM has neither posted nor opened a turn for this many
+# days is orphaned: a moderator may hand it to a new GM (diary/handover).
+ORPHANED_AFTER_DAYS = int(os.environ.get("ORPHANED_AFTER_DAYS", "14"))
 # Sessions' webhooks (diary/notifications/webhook_delivery.py): seconds before each retry of a
 # message the other end did not take (down, or 429), how long one attempt may take, and whether
 # plain http and local addresses are allowed (only for tests and a developer's machine:
