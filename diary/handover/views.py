@@ -1,6 +1,7 @@
 """The GM handover's pages: the session's co-GMs, handing it over, and its history."""
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.shortcuts import redirect, render
@@ -61,7 +62,7 @@ def co_gm_remove(request, pk: int):
     if user_pk is None or request.POST.get("confirm") != "yes":
         messages.error(request, _("Choose a co-GM of this session and confirm."))
         return redirect("diary:co_gms", pk=pk)
-    user = type(request.user).objects.get(pk=user_pk)
+    user = get_user_model().objects.get(pk=user_pk)
     try:
         services.co_gm_remove(session=access.session, by=request.user, user=user)
     except ValidationError as error:

@@ -15,6 +15,7 @@ from demo.application_session import seed_application
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
 from demo.ford.talk import seed_table_talk
+from demo.handover import seed_handover
 from demo.portraits import seed_portraits
 from demo.search_words import seed_search_words
 from demo.stand_in_session import seed_stand_in_session
@@ -41,6 +42,8 @@ class Command(BaseCommand):
                 seed_portraits(users),
                 # Table talk beside the diary (added to an older demo too).
                 seed_table_talk(users),
+                # A co-GM and a session handed over (added to an older demo too).
+                seed_handover(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
