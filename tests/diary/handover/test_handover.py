@@ -324,3 +324,25 @@ def test_the_gm_removes_a_player_with_a_reason_the_player_reads(table, client_fo
     )
     # The notice leads where the reason is.
     assert bob.get(reverse("notifications:open", args=[notice.pk])).status_code == 302
+
+
+def test_a_co_gm_declines_a_request_and_the_player_hears_it_from_them(table, client_for, kasia):
+    from rolls.models import AskStatus, RollAsk
+    from rolls.systems.forum1000.requests import SideRequest
+    from tests.rolling import ask_roll
+
+    session = table.session
+    post = diary_services.post_create(
+        session=session, author=table.bob, character=table.borys, narration="Szukam.", nc_note=""
+    )
+    attribute = Attribute.objects.get(system="forum1000", name="Percepcja").pk
+    ask = ask_roll(session, table.bob, SideRequest(table.borys.pk, "attribute", (attribute,)), post)
+    response = client_for(kasia).post(
+        reverse("rolls:ask_decline", args=[session.pk, ask.pk]), {"reason": "Nie teraz."}
+    )
+    assert response.status_code == 302
+    ask = RollAsk.objects.get(pk=ask.pk)
+    assert (ask.status, ask.closed_by) == (AskStatus.DECLINED, kasia)
+    notice = Notification.objects.get(recipient=table.bob, kind=NotificationKind.ASK_ANSWERED)
+    assert notice.actor == kasia
+    assert notification_text(notice).startswith("kasia")
