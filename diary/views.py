@@ -528,7 +528,7 @@ def participation_decide(request, pk: int, decision: str):
             note=note_form.cleaned_data["note"],
         )
     except ValidationError as error:
-        if participation.session.gm_id == request.user.pk:
+        if participation.session.runs(request.user):
             # Said in the row the GM answered, with what was typed there.
             access = access_session(request.user, participation.session_id)
             refused = {
@@ -542,7 +542,7 @@ def participation_decide(request, pk: int, decision: str):
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, _("Answer saved."))
-    if participation.session.gm_id == request.user.pk:
+    if participation.session.runs(request.user):
         return redirect("diary:participants", pk=participation.session_id)
     return redirect("home")
 

@@ -346,3 +346,37 @@ def test_a_co_gm_declines_a_request_and_the_player_hears_it_from_them(table, cli
     notice = Notification.objects.get(recipient=table.bob, kind=NotificationKind.ASK_ANSWERED)
     assert notice.actor == kasia
     assert notification_text(notice).startswith("kasia")
+
+
+def test_a_co_gm_answers_a_request_and_removes_a_player_as_the_gm(
+    table, client_for, kasia, make_character
+):
+    session = table.session
+    newcomer = make_character(table.outsider, "Nowy")
+    asked = diary_services.participation_request(
+        session=session, by=table.outsider, character=newcomer
+    )
+    client = client_for(kasia)
+    accepted = client.post(reverse("diary:participation_accept", args=[asked.pk]))
+    assert accepted.url == reverse("diary:participants", args=[session.pk])
+    asked.refresh_from_db()
+    assert asked.status == "accepted"
+    borys = Participation.objects.get(session=session, character=table.borys)
+    client.post(
+        reverse("diary:participation_withdraw", args=[borys.pk]),
+        {"confirm": "yes", "reason": "Zgoda całego stołu."},
+    )
+    borys.refresh_from_db()
+    assert (borys.status, borys.withdrawn_by) == ("withdrawn", kasia)
+    notice = Notification.objects.get(recipient=table.bob, kind=NotificationKind.CHARACTER_REMOVED)
+    assert notice.actor == kasia
+
+
+def test_a_co_gm_steps_back_but_removes_no_other(table, client_for, kasia, make_user):
+    olek = make_user("olek")
+    name_co_gm(client_for, table, olek)
+    url = reverse("diary:co_gm_remove", args=[table.session.pk])
+    client_for(kasia).post(url, {"user": olek.pk, "confirm": "yes"})
+    assert CoGameMaster.objects.filter(user=olek).exists()
+    assert client_for(kasia).post(url, {"user": kasia.pk, "confirm": "yes"}).status_code == 302
+    assert list(CoGameMaster.objects.values_list("user__username", flat=True)) == ["olek"]
