@@ -360,6 +360,9 @@ DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
 # A reader whose read mark in a session stood still this long finds "since you were last
 # here" above the first unread post (diary/recap/).
 RECAP_AFTER_HOURS = int(os.environ.get("RECAP_AFTER_HOURS", "12"))
+# A running (or paused) session whose GM has neither posted nor opened a turn for this many
+# days is orphaned: a moderator may hand it to a new GM (diary/handover).
+ORPHANED_AFTER_DAYS = int(os.environ.get("ORPHANED_AFTER_DAYS", "14"))
 # Sessions' webhooks (diary/notifications/webhook_delivery.py): seconds before each retry of a
 # message the other end did not take (down, or 429), how long one attempt may take, and whether
 # plain http and local addresses are allowed (only for tests and a developer's machine:

@@ -12,6 +12,8 @@ DEMO_USERS = {
     "gracz2": "kostka-gracz2-1000",
     "gracz3": "kostka-gracz3-1000",
     "moderator": "kostka-mod-1000",
+    # The main session's co-GM (plays no character), who handed another session to gm.
+    "mg2": "kostka-mg2-1000",
 }
 
 

@@ -5,8 +5,9 @@ not know it exists, 403 where they may know it but not act on it), lock it
 when asked, and return it with typed flags. Views, services and templates read
 the flags; none of them re-derives a rule (Zulip's `access_message` model).
 
-GM and player are roles within a session: its GM, and the owners of its
-accepted characters. Moderators (a site-wide group) read everything.
+GM and player are roles within a session: its GM (and the co-GMs the GM named, who have the
+same powers: `is_gm`), and the owners of its accepted characters. Moderators (a site-wide
+group) read everything.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from diary.models import (
     GONE_STATUSES,
     READING_STATUSES,
     SHEET_OPENING_STATUSES,
+    CoGameMaster,
     GameSession,
     Notification,
     Npc,
@@ -36,6 +38,8 @@ from diary.models import (
     SessionStatus,
     TalkKind,
     TalkThread,
+    co_gm_list_annotation,
+    co_gm_sessions,
 )
 
 # What a player is told who tries to edit or hide their post of a closed turn.
@@ -170,6 +174,33 @@ class SessionAccess:
         """A moderator accepts or returns a plan that waits for review."""
         return self.is_moderator and self.session.status == SessionStatus.PLAN_SUBMITTED
 
+    # --- Co-GMs and the session's handover (diary/handover) ---
+
+    @property
+    def is_session_gm(self) -> bool:
+        """The GM the session is named after (not a co-GM): names and removes co-GMs."""
+        return self.user.is_authenticated and self.session.gm_id == self.user.pk
+
+    @property
+    def is_co_gm(self) -> bool:
+        return self.is_gm and not self.is_session_gm
+
+    @property
+    def can_name_co_gms(self) -> bool:
+        """The session's GM names and removes co-GMs, until the session is finished."""
+        return self.is_session_gm and self.session.status != SessionStatus.FINISHED
+
+    @property
+    def can_step_down(self) -> bool:
+        """The session's GM hands it to one of its co-GMs (diary.handover.services)."""
+        return self.can_name_co_gms and bool(self.session.co_gm_ids)
+
+    @property
+    def can_hand_over(self) -> bool:
+        """A moderator hands an orphaned session to a new GM (whether it is orphaned now is
+        diary.handover.selectors.orphaned_since's)."""
+        return self.is_moderator and self.session.status != SessionStatus.FINISHED
+
     def post(self, post: Post) -> PostAccess:
         """The flags for one post of this session (no query)."""
         user_id = self.user.pk if self.user.is_authenticated else None
@@ -231,8 +262,10 @@ def may_know_session(session: GameSession, *, card: bool = False) -> Q:
     any session past its draft is for everyone."""
     if card and session.status != SessionStatus.DRAFT:
         return Q()
-    rule = Q(pk=session.gm_id) | Q(
-        Exists(Group.objects.filter(name=MODERATOR_GROUP, user=OuterRef("pk")))
+    rule = (
+        Q(pk=session.gm_id)
+        | Q(Exists(Group.objects.filter(name=MODERATOR_GROUP, user=OuterRef("pk"))))
+        | Q(Exists(CoGameMaster.objects.filter(session=session, user=OuterRef("pk"))))
     )
     if card:
         return rule
@@ -271,7 +304,7 @@ def session_access(user, session: GameSession, *, roster: bool = False) -> Sessi
     return SessionAccess(
         session=session,
         user=user,
-        is_gm=session.gm_id == user.pk,
+        is_gm=session.runs(user),
         is_moderator=is_moderator(user),
         my_participations=mine,
         roster=everyone,
@@ -307,7 +340,10 @@ def access_session(
     `diary_page_reads`).
     """
     # The current turn rides along: every page of a session shows or uses it.
-    sessions = GameSession.objects.select_related("gm", "current_turn")
+    # So do its co-GMs' ids (GameSession.co_gm_ids), which say who has the GM's powers.
+    sessions = GameSession.objects.select_related("gm", "current_turn").annotate(
+        **co_gm_list_annotation()
+    )
     if user.is_authenticated and getattr(user, "_is_moderator", None) is None:
         # Whether the user is a moderator, asked in the session's own query (one round trip
         # less a page); config.roles.is_moderator reads it back from the user.
@@ -374,7 +410,7 @@ def access_participation(user, pk: int, *, lock: bool = False) -> ParticipationF
 def joinable_characters(user, session: GameSession) -> list[Character]:
     """The user's characters that could ask to join: of the session's system, not its GM's
     own session, and not already on its list (a declined one only the GM can bring back)."""
-    if not user.is_authenticated or session.gm_id == user.pk:
+    if not user.is_authenticated or session.runs(user):
         return []
     listed = Participation.objects.filter(session=session).exclude(
         status=ParticipationStatus.WITHDRAWN
@@ -392,7 +428,10 @@ def sessions_open_to_join(user, sessions) -> set[int]:
     if not user.is_authenticated:
         return set()
     # Only where recruitment is open and a place is free (`sessions` come with_places).
-    sessions = [s for s in sessions if s.gm_id != user.pk and s.recruiting_open]
+    co_run = set(co_gm_sessions(user).values_list("session_id", flat=True))
+    sessions = [
+        s for s in sessions if s.gm_id != user.pk and s.pk not in co_run and s.recruiting_open
+    ]
     characters = list(Character.objects.filter(owner=user).values_list("pk", "system"))
     if not sessions or not characters:
         return set()

@@ -65,7 +65,13 @@ class GameSessionQuerySet(models.QuerySet):
         """Sessions a user sees in the list: past the draft, or their own, or all for moderators."""
         if is_moderator(user):
             return self
-        return self.filter(~Q(status=SessionStatus.DRAFT) | Q(gm=user))
+        return self.filter(
+            ~Q(status=SessionStatus.DRAFT) | Q(gm=user) | Q(pk__in=co_gm_sessions(user))
+        )
+
+    def run_by(self, user):
+        """Sessions the user runs: as their GM or as a co-GM (CoGameMaster)."""
+        return self.filter(Q(gm=user) | Q(pk__in=co_gm_sessions(user)))
 
     def with_places(self):
         """Each session with `players_accepted` and `open_places` (its places for characters
@@ -244,6 +250,42 @@ class GameSession(models.Model):
             )
         return self
 
+    @property
+    def co_gm_ids(self) -> frozenset[int]:
+        """The user ids of the session's co-GMs (see `co_gms_named`)."""
+        return frozenset(pk for pk, _name in self.co_gms_named)
+
+    @property
+    def co_gm_names(self) -> list[str]:
+        return [name for _pk, name in self.co_gms_named]
+
+    @property
+    def co_gms_named(self) -> tuple[tuple[int, str], ...]:
+        """The session's co-GMs as (user id, username), by name: from `co_gm_list`
+        when the session's own statement read it (`co_gm_list_annotation`, diary.access),
+        else one query, kept on the instance."""
+        known = self.__dict__.get("_co_gm_ids")
+        if known is None:
+            if "co_gm_list" in self.__dict__:
+                # Usernames hold no "," or ":" (letters, digits and @.+-_ only).
+                listed = self.__dict__["co_gm_list"] or ""
+                pairs = (item.split(":", 1) for item in listed.split(",") if item)
+                known = tuple(sorted(((int(pk), name) for pk, name in pairs), key=lambda p: p[1]))
+            else:
+                known = tuple(
+                    CoGameMaster.objects.filter(session_id=self.pk)
+                    .order_by("user__username")
+                    .values_list("user_id", "user__username")
+                )
+            self.__dict__["_co_gm_ids"] = known
+        return known
+
+    def runs(self, user) -> bool:
+        """The user has the GM's powers here: the session's GM or one of its co-GMs."""
+        if not getattr(user, "is_authenticated", False):
+            return False
+        return self.gm_id == user.pk or user.pk in self.co_gm_ids
+
     def touch(self, **head) -> None:
         """Tell open diaries that something changed (see diary.views.session_live); `head`:
         fields of the session's head written in the same UPDATE (a new turn)."""
@@ -288,6 +330,17 @@ class Participation(models.Model):
     gm_note = models.TextField(_("GM's note"), blank=True, default="")
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     decided_at = models.DateTimeField(_("decided"), null=True, blank=True)
+    # Who took the character off the list (its owner leaving, or the GM removing it), and the
+    # GM's reason for a removal, which the player reads.
+    withdrawn_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        related_name="+",
+        null=True,
+        blank=True,
+        verbose_name=_("withdrawn by"),
+    )
+    removal_reason = models.TextField(_("reason for the removal"), blank=True, default="")
 
     class Meta:
         ordering = ["character__name", "id"]
@@ -783,6 +836,10 @@ class NotificationKind(models.TextChoices):
     )
     TALK_OOC = "talk_ooc", _("a new message in a session's out-of-character talk")
     WHISPER = "whisper", _("a whisper to me")
+    CO_GM_NAMED = "co_gm_named", _("named a session's co-GM")
+    SESSION_HANDED_OVER = "session_handed_over", _("a session handed over to a new GM")
+    PLAYER_LEFT = "player_left", _("a player left my session")
+    CHARACTER_REMOVED = "character_removed", _("my character removed from a session")
 
 
 class DigestChoice(models.TextChoices):
@@ -963,3 +1020,81 @@ class SessionWebhook(models.Model):
 
     def wants(self, event: str) -> bool:
         return bool(getattr(self, f"on_{event}"))
+
+
+# ---------------------------------------------------------------------------
+# GM handover (diary/handover): co-GMs, and the session passed from GM to GM
+# ---------------------------------------------------------------------------
+
+
+def co_gm_sessions(user):
+    """The ids of the sessions the user is a co-GM of, as a subquery."""
+    return CoGameMaster.objects.filter(user_id=user.pk).values("session_id")
+
+
+def co_gm_list_annotation() -> dict:
+    """The session's co-GMs ("3:kasia,7:olek") read in the session's own statement, for
+    GameSession.co_gms_named (no query of its own)."""
+    from django.db.models import CharField, StringAgg
+    from django.db.models.functions import Cast, Concat
+
+    ids = (
+        CoGameMaster.objects.filter(session=OuterRef("pk"))
+        .order_by()
+        .values("session")
+        .annotate(
+            ids=StringAgg(
+                Concat(Cast("user_id", CharField()), Value(":"), "user__username"),
+                delimiter=Value(","),
+            )
+        )
+        .values("ids")
+    )
+    return {"co_gm_list": Subquery(ids, output_field=models.CharField())}
+
+
+class CoGameMaster(models.Model):
+    """A co-GM ("współprowadzący"): a user the session's GM named, with the GM's powers in
+    this session (GameSession.runs). Not a player of it, never its GM."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="co_gms")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="sessions_co_run"
+    )
+    named_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    created_at = models.DateTimeField(_("named"), default=timezone.now)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["session", "user"], name="co_gm_unique"),
+        ]
+        verbose_name = _("co-GM")
+        verbose_name_plural = _("co-GMs")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} @ {self.session_id}"
+
+
+class SessionHandover(models.Model):
+    """The session passed from one GM to another: by a moderator (an orphaned session) or by
+    its GM stepping down to a co-GM; the reason stays in the session's history."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="handovers")
+    from_gm = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    to_gm = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    reason = models.TextField(_("reason"))
+    at = models.DateTimeField(_("handed over"), default=timezone.now)
+
+    class Meta:
+        ordering = ["at", "id"]
+        verbose_name = _("session handover")
+        verbose_name_plural = _("session handovers")
+
+    def __str__(self) -> str:
+        return f"{self.session_id}: {self.from_gm_id} → {self.to_gm_id}"

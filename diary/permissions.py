@@ -18,7 +18,8 @@ from diary.models import (
 
 
 def is_gm(user, session: GameSession) -> bool:
-    return user.is_authenticated and session.gm_id == user.pk
+    """The GM's powers in the session: its GM or a co-GM (GameSession.runs)."""
+    return session.runs(user)
 
 
 def is_player(user, session: GameSession) -> bool:
@@ -39,7 +40,9 @@ def shares_session_with_character(user, character) -> bool:
     (an invitation alone opens nothing: the owner has not agreed), and to the players
     of the sessions it plays in."""
     if Participation.objects.filter(
-        character=character, session__gm=user, status__in=SHEET_OPENING_STATUSES
+        character=character,
+        session__in=GameSession.objects.run_by(user),
+        status__in=SHEET_OPENING_STATUSES,
     ).exists():
         return True
     sessions = Participation.objects.filter(
@@ -56,7 +59,7 @@ def runs_session_of_character(user, character) -> bool:
     return Participation.objects.filter(
         character=character,
         status=ParticipationStatus.ACCEPTED,
-        session__gm=user,
+        session__in=GameSession.objects.run_by(user),
         session__status=SessionStatus.RUNNING,
     ).exists()
 
@@ -66,12 +69,15 @@ def diary_links_for_tending(user, character) -> list[tuple[str, str]]:
     not on the sheet, the GM changes its HP, effects and potions."""
     from django.urls import reverse
 
-    sessions = GameSession.objects.filter(
-        participations__character=character,
-        participations__status=ParticipationStatus.ACCEPTED,
-        gm=user,
-        status=SessionStatus.RUNNING,
-    ).order_by("pk")
+    sessions = (
+        GameSession.objects.run_by(user)
+        .filter(
+            participations__character=character,
+            participations__status=ParticipationStatus.ACCEPTED,
+            status=SessionStatus.RUNNING,
+        )
+        .order_by("pk")
+    )
     return [(s.title, reverse("diary:session", args=[s.pk])) for s in sessions]
 
 
@@ -79,7 +85,7 @@ def characters_tended_by(user):
     """The same rule as a query: characters accepted in a running session the user runs."""
     return Character.objects.filter(
         participations__status=ParticipationStatus.ACCEPTED,
-        participations__session__gm=user,
+        participations__session__in=GameSession.objects.run_by(user),
         participations__session__status=SessionStatus.RUNNING,
     ).distinct()
 

@@ -36,7 +36,14 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from config.roles import is_moderator
-from diary.models import READING_STATUSES, Notification, Participation, Post, ReadMark
+from diary.models import (
+    READING_STATUSES,
+    Notification,
+    Participation,
+    Post,
+    ReadMark,
+    co_gm_sessions,
+)
 
 # ---------------------------------------------------------------------------
 # Writes
@@ -272,9 +279,13 @@ def _reads_outer_session(user):
     as SQL): no count may tell anyone else how much is written in it."""
     if is_moderator(user):
         return Q(pk__isnull=False)
-    return Q(gm=user.pk) | Exists(
-        Participation.objects.filter(
-            session_id=OuterRef("pk"), character__owner=user.pk, status__in=READING_STATUSES
+    return (
+        Q(gm=user.pk)
+        | Q(pk__in=co_gm_sessions(user))
+        | Exists(
+            Participation.objects.filter(
+                session_id=OuterRef("pk"), character__owner=user.pk, status__in=READING_STATUSES
+            )
         )
     )
 

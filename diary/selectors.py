@@ -24,6 +24,8 @@ from diary.models import (
     SessionPlan,
     SessionStatus,
     Turn,
+    co_gm_list_annotation,
+    co_gm_sessions,
 )
 from diary.posts.diffs import word_diff
 from diary.reading import sessions_with_unread
@@ -190,7 +192,8 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     if not user.is_authenticated:
         return {"running": [], "playing": []}
     # Each row's unread count and first unread post ride in its list's query.
-    running = GameSession.objects.filter(gm=user)
+    # A co-GM's sessions are theirs to run too.
+    running = GameSession.objects.run_by(user)
     running = list(sessions_with_unread(running, user).select_related("gm"))
     playing = GameSession.objects.filter(
         participations__character__owner=user,
@@ -199,7 +202,7 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
             ParticipationStatus.INVITED,
             ParticipationStatus.REQUESTED,
         ),
-    ).exclude(gm=user)
+    ).exclude(pk__in=GameSession.objects.run_by(user).values("pk"))
     playing = list(sessions_with_unread(playing, user).select_related("gm").distinct())
     return {"running": running, "playing": playing}
 
@@ -288,7 +291,9 @@ def join_requests_waiting_for(user) -> list[Participation]:
     if not user.is_authenticated:
         return []
     return list(
-        Participation.objects.filter(session__gm=user, status=ParticipationStatus.REQUESTED)
+        Participation.objects.filter(
+            session__in=GameSession.objects.run_by(user), status=ParticipationStatus.REQUESTED
+        )
         .exclude(session__status=SessionStatus.FINISHED)
         .select_related("session", "character__owner")
         .order_by("created_at", "pk")
@@ -436,12 +441,14 @@ def home_turns(user) -> HomeTurns:
         GameSession.objects.filter(status=SessionStatus.RUNNING)
         .filter(
             Q(gm=user)
+            | Q(pk__in=co_gm_sessions(user))
             | Q(
                 participations__character__owner=user,
                 participations__status=ParticipationStatus.ACCEPTED,
             )
         )
         .select_related("gm")
+        .annotate(**co_gm_list_annotation())
         .distinct()
         .order_by("title", "id")
     )
@@ -470,7 +477,7 @@ def home_turns(user) -> HomeTurns:
             continue
         awaited = awaited_characters(characters, posted.get(turn.pk, set()))
         mine = [c for c in awaited if c.owner_id == user.pk]
-        if session.gm_id == user.pk:
+        if session.runs(user):
             if not awaited:
                 all_posted.append(session)
         elif mine:

@@ -370,17 +370,31 @@ def participation_decide(
 
 
 @transaction.atomic
-def participation_withdraw(*, participation: Participation, by) -> Participation:
-    """The owner leaves, or the GM removes a character; the row stays as history."""
+def participation_withdraw(*, participation: Participation, by, reason: str = "") -> Participation:
+    """The owner leaves, or the GM (or a co-GM) removes a character; the row stays as
+    history, and so do the character's posts and rolls, under its name. The character is
+    free to play elsewhere. A playing character's removal needs the GM's reason, which its
+    player reads; its leaving is told to the GM and co-GMs."""
     flags = access_participation(by, participation.pk, lock=True)
     participation = flags.participation
     if participation.status in GONE_STATUSES:
         raise ValidationError(_("This character is not on the session's list any more."))
     if not flags.can_withdraw:
         raise PermissionDenied
+    playing = participation.status == ParticipationStatus.ACCEPTED
+    removed = by.pk != participation.character.owner_id
+    reason = reason.strip()
+    if removed and playing and not reason:
+        raise ValidationError({"reason": _("Give the player the reason for the removal.")})
     participation.status = ParticipationStatus.WITHDRAWN
     participation.decided_at = timezone.now()
-    participation.save(update_fields=["status", "decided_at"])
+    participation.withdrawn_by = by
+    participation.removal_reason = reason if removed else ""
+    participation.save(update_fields=["status", "decided_at", "withdrawn_by", "removal_reason"])
+    if playing and removed:
+        notifications.notify_character_removed(participation, by=by)
+    elif playing:
+        notifications.notify_player_left(participation, by=by)
     return participation
 
 

@@ -1,6 +1,7 @@
 from django.urls import path
 
 from diary import views
+from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
 from diary.search import views as search_views
@@ -34,6 +35,11 @@ urlpatterns = [
     path("<int:pk>/whispers/", talk_views.whispers, name="whispers"),
     path("<int:pk>/whispers/new/", talk_views.whisper_new, name="whisper_new"),
     path("<int:pk>/whispers/<int:thread_pk>/", talk_views.whisper, name="whisper"),
+    # The GM handover: co-GMs, a session handed to a new GM, its history.
+    path("<int:pk>/co-gms/", handover_views.co_gms, name="co_gms"),
+    path("<int:pk>/co-gms/remove/", handover_views.co_gm_remove, name="co_gm_remove"),
+    path("<int:pk>/handover/", handover_views.session_handover, name="session_handover"),
+    path("<int:pk>/history/", handover_views.session_history, name="session_history"),
     path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
     path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),

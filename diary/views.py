@@ -41,6 +41,8 @@ from diary.forms import (
     StatusForm,
     TurnDeadlineForm,
 )
+from diary.handover.forms import RemovalForm
+from diary.handover.selectors import last_handover_annotations
 from diary.live import poll as live
 from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
@@ -158,7 +160,10 @@ def _posts_for_viewer(posts, access: SessionAccess) -> None:
     for post in posts:
         post.access = access.post(post)
         post.body_html = post_body_html(
-            post, gm_id=access.session.gm_id, can_see_content=post.access.can_see_content
+            post,
+            gm_id=access.session.gm_id,
+            can_see_content=post.access.can_see_content,
+            co_gm_ids=access.session.co_gm_ids,
         )
 
 
@@ -313,11 +318,13 @@ def _npc_context(access: SessionAccess) -> dict:
 def diary_page_reads(user) -> dict:
     """What the diary page reads with the session's row, no query of its own: the
     notifications it clears (and the mute toggle's state), the unread table talk beside
-    the diary (its links' badges), and whether any turn passed someone over."""
+    the diary (its links' badges), whether any turn passed someone over, and the session's
+    newest handover (its history)."""
     return {
         **page_notices_annotations(user),
         **talk_unread_annotations(user),
         **deadline_selectors.page_reads(),
+        **last_handover_annotations(),
     }
 
 
@@ -564,7 +571,7 @@ def participation_decide(request, pk: int, decision: str):
             note=note_form.cleaned_data["note"],
         )
     except ValidationError as error:
-        if participation.session.gm_id == request.user.pk:
+        if participation.session.runs(request.user):
             # Said in the row the GM answered, with what was typed there.
             access = access_session(request.user, participation.session_id)
             refused = {
@@ -578,7 +585,7 @@ def participation_decide(request, pk: int, decision: str):
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, _("Answer saved."))
-    if participation.session.gm_id == request.user.pk:
+    if participation.session.runs(request.user):
         return redirect("diary:participants", pk=participation.session_id)
     return redirect("home")
 
@@ -586,42 +593,84 @@ def participation_decide(request, pk: int, decision: str):
 @login_required
 @require_POST
 def participation_withdraw(request, pk: int):
+    """The owner leaves (confirmed), or the GM removes a character (confirmed, with the
+    reason its player reads when it plays)."""
     flags = access_participation(request.user, pk)
     participation = flags.participation
     if not flags.can_withdraw:
         raise PermissionDenied
     back = reverse("diary:participants", args=[participation.session_id])
+    removing = participation.character.owner_id != request.user.pk
+    playing = participation.status == ParticipationStatus.ACCEPTED
+    if removing and playing:
+        return _participation_remove(request, participation, back)
     if not _confirmed(request):
-        name = participation.character.name
-        by_gm = participation.session.gm_id == request.user.pk
-        return _ask_to_confirm(
-            request,
-            title=(
-                _("Remove %(name)s from the session?") % {"name": name}
-                if by_gm
-                else _("Leave the session with %(name)s?") % {"name": name}
-            ),
-            explanation=(
-                _(
-                    "This cannot be undone: the character leaves the session at once. You may "
-                    "invite it again later, and its player decides whether to come back."
-                )
-                if by_gm
-                else _(
-                    "This cannot be undone: your character leaves the session at once. To come "
-                    "back you have to ask again or be invited, and the GM decides."
-                )
-            ),
-            button=_("Yes, remove the character") if by_gm else _("Yes, leave the session"),
-            back=back,
-        )
+        return _ask_to_confirm(request, back=back, **_withdraw_words(participation, removing))
     try:
         services.participation_withdraw(participation=participation, by=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
         messages.success(request, _("The character has left the session."))
+    if not removing and playing:
+        return redirect("diary:session_history", pk=participation.session_id)
     return redirect(back)
+
+
+def _withdraw_words(participation, removing: bool) -> dict:
+    """What the confirmation says will happen: leaving a running session, or taking an
+    invitation or a request back."""
+    name = participation.character.name
+    if removing:
+        return {
+            "title": _("Remove %(name)s from the session?") % {"name": name},
+            "explanation": _(
+                "This cannot be undone: the character leaves the session at once. You may "
+                "invite it again later, and its player decides whether to come back."
+            ),
+            "button": _("Yes, remove the character"),
+        }
+    if participation.status == ParticipationStatus.ACCEPTED:
+        explanation = _(
+            "This cannot be undone: %(name)s leaves the session at once and is free to play "
+            "elsewhere. Its posts and rolls stay in the diary under its name; you no longer "
+            "read the diary, and the GM is told. To come back you have to ask again or be "
+            "invited, and the GM decides."
+        ) % {"name": name}
+    else:
+        explanation = _(
+            "This cannot be undone: your character leaves the session at once. To come "
+            "back you have to ask again or be invited, and the GM decides."
+        )
+    return {
+        "title": _("Leave the session with %(name)s?") % {"name": name},
+        "explanation": explanation,
+        "button": _("Yes, leave the session"),
+    }
+
+
+def _participation_remove(request, participation, back: str):
+    """The GM removes a playing character: a page with the reason to give, then the
+    removal (POST with confirm=yes and the reason)."""
+    form = RemovalForm(request.POST if _confirmed(request) else None)
+    if form.is_bound and form.is_valid():
+        try:
+            services.participation_withdraw(
+                participation=participation,
+                by=request.user,
+                reason=form.cleaned_data["reason"],
+            )
+        except ValidationError as error:
+            apply_service_errors(form, error)
+        else:
+            messages.success(request, _("The character has been removed from the session."))
+            return redirect(back)
+    return render(
+        request,
+        "diary/handover/remove.html",
+        {"participation": participation, "form": form, "back": back},
+        status=400 if form.errors else 200,
+    )
 
 
 @login_required

@@ -21,7 +21,7 @@ from django.utils.crypto import constant_time_compare
 from characters.selectors import catalog_version_subquery
 from config.roles import is_moderator
 from diary import permissions as diary_permissions
-from diary.models import GameSession, NpcMode, RollPolicy
+from diary.models import GameSession, NpcMode, RollPolicy, co_gm_list_annotation
 from rolls import registry
 from rolls.ledger.chain_writer import lock_session
 
@@ -342,7 +342,12 @@ def session_for_reader(
     # (rolls.ledger.chain_writer.lock_session).
     # `annotations`: what else a page reads with the row (the panel: the diary's newest
     # visible post, where its line says the GM's roll lands, rolls.panel.Panel.plan).
-    version = {"catalog_version": catalog_version_subquery(), **(annotations or {})}
+    # The co-GMs' ids too: whether the reader has the GM's powers costs no query of its own.
+    version = {
+        "catalog_version": catalog_version_subquery(),
+        **co_gm_list_annotation(),
+        **(annotations or {}),
+    }
     if lock:
         try:
             session = lock_session(pk, related=("gm",), annotations=version)

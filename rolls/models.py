@@ -190,6 +190,16 @@ class RollAsk(models.Model):
     )
     created_at = models.DateTimeField(_("asked at"), auto_now_add=True)
     closed_at = models.DateTimeField(_("closed at"), null=True, blank=True)
+    # Who closed it (the GM or a co-GM who declined it; the player who withdrew it): the
+    # answering roll names its roller itself.
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        related_name="+",
+        null=True,
+        blank=True,
+        verbose_name=_("closed by"),
+    )
     answer = models.OneToOneField(
         Roll,
         on_delete=models.PROTECT,

@@ -162,7 +162,9 @@ def asks_waiting_for(user) -> list:
         return []
     asks = (
         RollAsk.objects.filter(
-            status=AskStatus.OPEN, session__gm=user, session__status=SessionStatus.RUNNING
+            status=AskStatus.OPEN,
+            session__in=GameSession.objects.run_by(user),
+            session__status=SessionStatus.RUNNING,
         )
         .select_related("session", "post")
         .order_by("id")

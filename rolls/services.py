@@ -663,12 +663,18 @@ def answer_record(ask: RollAsk, case: Case, note: str) -> dict:
     return answer | {"rolled": f"{name}: {rolled}" if name else rolled, "note": note}
 
 
-def _close_ask(ask: RollAsk, status: str, *, answer: Roll | None = None, note: str = "") -> None:
+def _close_ask(
+    ask: RollAsk, status: str, *, answer: Roll | None = None, note: str = "", by=None
+) -> None:
     ask.status = status
     ask.answer = answer
     ask.note = note
     ask.closed_at = timezone.now()
-    ask.save(update_fields=["status", "answer", "note", "closed_at"])
+    if by is not None:
+        ask.closed_by = by
+    elif answer is not None:
+        ask.closed_by_id = answer.rolled_by_id
+    ask.save(update_fields=["status", "answer", "note", "closed_at", "closed_by"])
     notify_ask_closed(ask)
 
 
@@ -683,7 +689,7 @@ def roll_ask_withdraw(*, ask: RollAsk, by) -> RollAsk:
         raise PermissionDenied
     if not ask.is_open:
         raise ValidationError(ASK_CLOSED)
-    _close_ask(ask, AskStatus.WITHDRAWN)
+    _close_ask(ask, AskStatus.WITHDRAWN, by=by)
     locked.touch()
     return ask
 
@@ -705,6 +711,6 @@ def roll_ask_decline(*, ask: RollAsk, by, reason: str) -> RollAsk:
         raise ValidationError(
             {"reason": _("At most %(max)s characters.") % {"max": ASK_NOTE_MAX_LENGTH}}
         )
-    _close_ask(ask, AskStatus.DECLINED, note=reason)
+    _close_ask(ask, AskStatus.DECLINED, note=reason, by=by)
     locked.touch()
     return ask

@@ -122,7 +122,24 @@ def notification_text(notification: Notification) -> str:
         return _("%(actor)s wrote out of character in “%(session)s”.") % a
     if kind == NotificationKind.WHISPER:
         return _("%(actor)s whispered to you in “%(session)s”.") % a
+    if kind in HANDOVER_TEXTS:
+        return HANDOVER_TEXTS[kind]() % a
     return str(notification.get_kind_display())
+
+
+# The GM handover's and a leaving player's notices (diary/handover).
+HANDOVER_TEXTS = {
+    NotificationKind.CO_GM_NAMED: lambda: _(
+        "%(actor)s named you a co-GM of “%(session)s”: you have the GM's powers there."
+    ),
+    NotificationKind.SESSION_HANDED_OVER: lambda: _(
+        "“%(session)s” was handed over from %(from_gm)s to %(to_gm)s by %(actor)s: %(reason)s"
+    ),
+    NotificationKind.PLAYER_LEFT: lambda: _("%(actor)s took %(character)s out of “%(session)s”."),
+    NotificationKind.CHARACTER_REMOVED: lambda: _(
+        "The GM removed your character %(character)s from “%(session)s”: %(reason)s"
+    ),
+}
 
 
 def notification_url(notification: Notification) -> str:
@@ -139,6 +156,11 @@ def notification_url(notification: Notification) -> str:
     if kind in (NotificationKind.PLAN_SUBMITTED, NotificationKind.PLAN_REVIEWED):
         return reverse("diary:session_plan", args=[session])
     if kind == NotificationKind.JOIN_REQUEST:
+        return reverse("diary:participants", args=[session])
+    if kind in (NotificationKind.SESSION_HANDED_OVER, NotificationKind.CHARACTER_REMOVED):
+        # Its history (the old GM, a removed player: the card and what they are told).
+        return reverse("diary:session_history", args=[session])
+    if kind == NotificationKind.PLAYER_LEFT:
         return reverse("diary:participants", args=[session])
     if kind == NotificationKind.PARTICIPATION_DECIDED and not notification.args.get("accepted"):
         return reverse("diary:session_list")

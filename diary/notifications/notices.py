@@ -48,7 +48,12 @@ from diary.posts.quoting import quoted_post_pks
 
 # Kinds a recipient hears of only while reading the session; the others need its card
 # (a declined request is news to someone who no longer reads the diary).
-CARD_KINDS = {NotificationKind.PARTICIPATION_DECIDED}
+CARD_KINDS = {
+    NotificationKind.PARTICIPATION_DECIDED,
+    # The old GM, and a removed player, no longer read the diary, but hear why.
+    NotificationKind.SESSION_HANDED_OVER,
+    NotificationKind.CHARACTER_REMOVED,
+}
 
 
 # Kinds a muted session no longer brings (SessionMute): its play. What someone waits on or
@@ -157,6 +162,15 @@ def _enqueue_emails(ids: list[int]) -> None:
 # ---------------------------------------------------------------------------
 
 
+def session_runners(session: GameSession) -> list:
+    """The session's GM and its co-GMs: who hears what is meant for "the GM"."""
+    User = get_user_model()
+    return [
+        session.gm,
+        *User.objects.filter(pk__in=session.co_gm_ids).exclude(pk=session.gm_id).order_by("pk"),
+    ]
+
+
 def _players(session: GameSession) -> list:
     User = get_user_model()
     return list(
@@ -168,11 +182,12 @@ def _players(session: GameSession) -> list:
 
 
 def notify_turn_opened(turn: Turn, *, by) -> None:
-    """Every player of the session, and its table chat: a new turn is open."""
+    """Every player of the session (and whoever else runs it), and its table chat: a new
+    turn is open."""
     webhooks.announce_turn_opened(turn)
     notify(
         NotificationKind.TURN_OPENED,
-        _players(turn.session),
+        [*_players(turn.session), *session_runners(turn.session)],
         turn.session,
         actor=by,
         turn=turn,
@@ -220,7 +235,7 @@ def notify_talk_message(message: TalkMessage) -> None:
         recipients = list(thread.members.all())
     else:
         kind = NotificationKind.TALK_OOC
-        recipients = [session.gm, *_players(session)]
+        recipients = [*session_runners(session), *_players(session)]
     waiting = set(
         Notification.objects.filter(talk_thread=thread, read_at__isnull=True).values_list(
             "recipient_id", flat=True
@@ -248,10 +263,10 @@ def notify_invitation(participation: Participation, *, by) -> None:
 
 
 def notify_join_request(participation: Participation, *, by) -> None:
-    """The session's GM: a character asks to join."""
+    """The session's GM and co-GMs: a character asks to join."""
     notify(
         NotificationKind.JOIN_REQUEST,
-        [participation.session.gm],
+        session_runners(participation.session),
         participation.session,
         actor=by,
         args={"character": participation.character.name},
@@ -262,16 +277,16 @@ def notify_participation_decided(participation: Participation, *, by) -> None:
     """An invitation answered (to the GM) or a request answered (to the owner)."""
     session = participation.session
     owner = participation.character.owner
-    recipient = session.gm if by.pk == owner.pk else owner
+    to_owner = by.pk != owner.pk
     notify(
         NotificationKind.PARTICIPATION_DECIDED,
-        [recipient],
+        [owner] if to_owner else session_runners(session),
         session,
         actor=by,
         args={
             "character": participation.character.name,
             "accepted": participation.status == ParticipationStatus.ACCEPTED,
-            "note": participation.gm_note if recipient.pk == owner.pk else "",
+            "note": participation.gm_note if to_owner else "",
         },
     )
 
@@ -289,10 +304,10 @@ def notify_plan_submitted(session: GameSession, *, by) -> None:
 
 
 def notify_plan_reviewed(session: GameSession, *, by, accepted: bool) -> None:
-    """The GM: the plan was accepted or returned for changes."""
+    """The GM and co-GMs: the plan was accepted or returned for changes."""
     notify(
         NotificationKind.PLAN_REVIEWED,
-        [session.gm],
+        session_runners(session),
         session,
         actor=by,
         args={"accepted": accepted},
@@ -309,7 +324,7 @@ def notify_ask_closed(ask) -> None:
         NotificationKind.ASK_ANSWERED,
         [ask.character.owner],
         ask.session,
-        actor=roll.rolled_by if roll is not None else ask.session.gm,
+        actor=roll.rolled_by if roll is not None else (ask.closed_by or ask.session.gm),
         post=roll.post if roll is not None else ask.post,
         args={"summary": ask.summary, "status": ask.status, "note": ask.note},
     )
@@ -370,3 +385,56 @@ def notify_deadlines(now: datetime | None = None) -> int:
             except IntegrityError:  # another run told them a moment ago
                 continue
     return told
+
+
+# ---------------------------------------------------------------------------
+# GM handover and players leaving (diary/handover, diary.services.participation_withdraw)
+# ---------------------------------------------------------------------------
+
+
+def notify_co_gm_named(session: GameSession, *, user, by) -> None:
+    """The new co-GM: they now run the session with its GM."""
+    notify(NotificationKind.CO_GM_NAMED, [user], session, actor=by)
+
+
+def notify_session_handed_over(handover, *, old_gm) -> None:
+    """Every player, the old GM, the new GM and the co-GMs: who runs the session now, and
+    why it changed hands."""
+    session = handover.session
+    notify(
+        NotificationKind.SESSION_HANDED_OVER,
+        [old_gm, *session_runners(session), *_players(session)],
+        session,
+        actor=handover.by,
+        args={
+            "from_gm": old_gm.get_username(),
+            "to_gm": handover.to_gm.get_username(),
+            "reason": handover.reason,
+        },
+    )
+
+
+def notify_player_left(participation: Participation, *, by) -> None:
+    """The GM and co-GMs: a player took their character out of the session."""
+    session = participation.session
+    notify(
+        NotificationKind.PLAYER_LEFT,
+        session_runners(session),
+        session,
+        actor=by,
+        args={"character": participation.character.name},
+    )
+
+
+def notify_character_removed(participation: Participation, *, by) -> None:
+    """The character's owner: the GM removed it, and why."""
+    notify(
+        NotificationKind.CHARACTER_REMOVED,
+        [participation.character.owner],
+        participation.session,
+        actor=by,
+        args={
+            "character": participation.character.name,
+            "reason": participation.removal_reason,
+        },
+    )

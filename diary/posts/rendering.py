@@ -14,7 +14,11 @@ from django.utils.translation import get_language
 from diary.live.page_cache import memo
 
 
-def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
+def post_body_html(
+    post, *, gm_id: int, can_see_content: bool, co_gm_ids: frozenset[int] = frozenset()
+) -> str:
+    """`co_gm_ids`: the session's co-GMs, whose posts are marked as a co-GM's."""
+    co_gm = post.author_id in co_gm_ids and post.author_id != gm_id
     shown = (
         post.pk,
         post.created_at,
@@ -24,6 +28,7 @@ def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
         post.hidden_reason,
         str(post.author),
         post.author_id == gm_id,
+        co_gm,
         post.character.name if post.character_id else None,
         # A new portrait is a new (content-hash) name, so it shows at once.
         post.character.portrait.name if post.character_id else None,
@@ -41,6 +46,6 @@ def post_body_html(post, *, gm_id: int, can_see_content: bool) -> str:
         ("post", *shown),
         lambda: render_to_string(
             "diary/session_detail.html#post_body",
-            {"post": post, "gm_id": gm_id, "can_see_content": can_see_content},
+            {"post": post, "gm_id": gm_id, "co_gm": co_gm, "can_see_content": can_see_content},
         ),
     )

@@ -24,7 +24,7 @@ from django.db import connections, router
 from django.db.models import F, Func, Q, TextField, Value
 
 from config.roles import is_moderator
-from diary.models import READING_STATUSES, GameSession, Post
+from diary.models import READING_STATUSES, GameSession, Post, co_gm_sessions
 
 CONFIGURATION = "codziennik_search"
 # The SQLite function registered on the connection for the fallback (fold() below).
@@ -63,6 +63,7 @@ def sessions_readable_by(user):
         return GameSession.objects.all()
     return GameSession.objects.filter(
         Q(gm=user)
+        | Q(pk__in=co_gm_sessions(user))
         | Q(
             participations__character__owner=user,
             participations__status__in=READING_STATUSES,

@@ -89,6 +89,7 @@ def whisper_recipients(session) -> list:
             characters__participations__status=ParticipationStatus.ACCEPTED,
         )
         .exclude(pk=session.gm_id)
+        .exclude(pk__in=session.co_gm_ids)
         .distinct()
         .order_by("username")
     )

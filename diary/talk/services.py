@@ -127,14 +127,15 @@ def whisper_create(
             raise ValidationError({"players": _("Choose at least one player.")})
         if set(chosen) - allowed:
             raise ValidationError({"players": _("Whisper only to players of this session.")})
-        members = [by, *chosen.values()]
+        members = [by, *chosen.values(), *notifications.session_runners(session)]
     else:
-        members = [by, session.gm]
+        # "To the GM": the GM and the co-GMs, who share the GM's place at the table.
+        members = [by, *notifications.session_runners(session)]
     text = _check_text(text)
     thread = TalkThread.objects.create(
         session=session, kind=TalkKind.WHISPER, subject=subject, started_by=by
     )
-    thread.members.set(members)
+    thread.members.set({user.pk: user for user in members}.values())
     _write(thread, by, text, token)
     return thread
 

@@ -53,6 +53,11 @@ def lock_session(
     # What else a roll reads under the lock is read after it, never joined here: a statement
     # that waited for the lock re-reads only the locked row (rolls.selectors.locked_reads).
     locked.reread_stale_turn()
+    if isinstance(session, GameSession):
+        # Who runs the session (its co-GMs), as the caller's row read it: no query again.
+        for known in ("co_gm_list", "_co_gm_ids"):
+            if known in session.__dict__:
+                locked.__dict__[known] = session.__dict__[known]
     locked._locked_in = _transaction()
     return locked
 

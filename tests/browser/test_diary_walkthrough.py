@@ -132,13 +132,16 @@ def test_irreversible_steps_take_two_clicks(page, table):
     page.goto(f"/sessions/{session.pk}/participants/")
     row = page.locator("tr", has_text="Borys")
     row.get_by_text("Usuń", exact=True).click()
-    expect(row.get_by_text("postać od razu opuszcza sesję")).to_be_visible()
+    expect(row.get_by_text("od razu odchodzi z sesji")).to_be_visible()
     borys.refresh_from_db()
     assert borys.status == "accepted"
+    # A playing character's removal carries the reason its player reads.
+    row.get_by_label("Powód (gracz go przeczyta)").fill("Gracz zrezygnował.")
     row.get_by_role("button", name="Tak, usuń postać").click()
     page.wait_for_url(f"**/sessions/{session.pk}/participants/")
     borys.refresh_from_db()
     assert borys.status == "withdrawn"
+    assert borys.removal_reason == "Gracz zrezygnował."
 
     # Finish the session.
     page.goto(f"/sessions/{session.pk}/")

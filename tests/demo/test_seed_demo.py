@@ -381,3 +381,27 @@ def test_seed_demo_shows_the_deadlines_rules(client):
     page = html.unescape(client.get(reverse("diary:session", args=[playing.pk])).content.decode())
     assert f"MG za postać {played.character.name}" in page
     assert verify_session(passing.pk).ok and verify_session(playing.pk).ok
+
+
+def test_seed_demo_has_a_co_gm_and_a_session_handed_over(client):
+    """The main session has a co-GM who plays no character there; another session's history
+    shows it handed over, with the reason."""
+    from demo.handover import HANDED_OVER_TITLE, HANDOVER_REASON
+    from diary.models import CoGameMaster, SessionHandover
+
+    call_command("seed_demo")  # again: built once
+    main = GameSession.objects.get(title=SESSION_TITLE)
+    co_gm = CoGameMaster.objects.get(session=main).user
+    assert co_gm.username == "mg2"
+    assert not main.participations.filter(character__owner=co_gm).exists()
+    handover = SessionHandover.objects.get()
+    assert handover.session.title == HANDED_OVER_TITLE
+    assert (handover.from_gm.username, handover.to_gm.username) == ("mg2", "gm")
+    client.force_login(get_user_model().objects.get(username="gracz"))
+    page = html.unescape(client.get(reverse("diary:session", args=[main.pk])).content.decode())
+    assert "mg2" in page.split('data-testid="co-gm-names"')[1].split("</dd>")[0]
+    history = client.get(reverse("diary:session_history", args=[handover.session.pk]))
+    assert "mg2" in html.unescape(history.content.decode())
+    client.force_login(get_user_model().objects.get(username="gm"))
+    history = client.get(reverse("diary:session_history", args=[handover.session.pk]))
+    assert HANDOVER_REASON in html.unescape(history.content.decode())

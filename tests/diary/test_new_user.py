@@ -115,7 +115,8 @@ def test_removing_or_leaving_without_confirmation_asks_and_changes_nothing(table
     assert 'name="confirm" value="yes"' in response.content.decode()
     participation.refresh_from_db()
     assert participation.status == "accepted"
-    client_for(getattr(table, who)).post(url, {"confirm": "yes"})
+    # The GM's removal of a playing character needs the reason its player reads.
+    client_for(getattr(table, who)).post(url, {"confirm": "yes", "reason": "Koniec wątku."})
     participation.refresh_from_db()
     assert participation.status == "withdrawn"
 

@@ -201,7 +201,7 @@ def test_a_removed_player_loses_the_poll_within_the_grant(table, client_for, mon
     bob = client_for(table.bob)
     _poll(bob, table, "0")  # granted
     participation = table.borys.participations.get(session=table.session)
-    participation_withdraw(participation=participation, by=table.gm)
+    participation_withdraw(participation=participation, by=table.gm, reason="Bez odpowiedzi.")
     seen = _marker(table)
     # Within the grant, "nothing new" is all the removed player still hears...
     assert _poll(bob, table, seen).status_code == 204

@@ -185,7 +185,8 @@ def test_a_character_is_listed_once(table, client_for):
 def test_gm_removes_a_character_and_the_row_stays(table, client_for):
     participation = Participation.objects.get(session=table.session, character=table.borys)
     client_for(table.gm).post(
-        reverse("diary:participation_withdraw", args=[participation.pk]), {"confirm": "yes"}
+        reverse("diary:participation_withdraw", args=[participation.pk]),
+        {"confirm": "yes", "reason": "Gracz zniknął."},
     )
     participation.refresh_from_db()
     assert participation.status == "withdrawn"

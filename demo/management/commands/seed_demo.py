@@ -16,6 +16,7 @@ from demo.deadlines import seed_deadlines
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
 from demo.ford.talk import seed_table_talk
+from demo.handover import seed_handover
 from demo.portraits import seed_portraits
 from demo.recap import seed_recap
 from demo.search_words import seed_search_words
@@ -49,6 +50,8 @@ class Command(BaseCommand):
                 # The deadline's rules: a turn passed on, a character the GM plays (added
                 # to an older demo too).
                 seed_deadlines(users),
+                # A co-GM and a session handed over (added to an older demo too).
+                seed_handover(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))

@@ -190,7 +190,9 @@ def test_a_reader_without_access_is_refused_with_the_sites_page(
     _poll(bob, table, seen)
     _in_another_connection(
         lambda: participation_withdraw(
-            participation=table.borys.participations.get(session=table.session), by=table.gm
+            participation=table.borys.participations.get(session=table.session),
+            by=table.gm,
+            reason="Bez odpowiedzi.",
         )
     )
     _poll(bob, table, seen)
