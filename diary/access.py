@@ -356,12 +356,7 @@ def access_session(
         # The header's bell too (diary.notifications.delivery.unread_count reads it back).
         sessions = sessions.annotate(viewer_unread=read_marks.unread_notifications_subquery(user))
         if reading:
-            sessions = sessions.annotate(
-                viewer_read_mark=read_marks.read_mark_subquery(user),
-                viewer_read_seq=read_marks.read_seq_subquery(user),
-                viewer_read_moved_at=read_marks.read_moved_subquery(user),
-                viewer_first_unread=read_marks.first_unread_subquery(user),
-            )
+            sessions = sessions.annotate(**read_marks.reader_annotations(user))
         sessions = sessions.annotate(**(annotations or {}))
     if lock:
         sessions = sessions.select_for_update(of=("self",))

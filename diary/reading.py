@@ -383,3 +383,14 @@ def unread_notifications_subquery(user):
         .values("n")
     )
     return Subquery(unread[:1], output_field=IntegerField())
+
+
+def reader_annotations(user) -> dict:
+    """What the diary reads of the user's reading with the session's row: the read mark,
+    its chain head and when it last moved, and the first unread post."""
+    return {
+        "viewer_read_mark": read_mark_subquery(user),
+        "viewer_read_seq": read_seq_subquery(user),
+        "viewer_read_moved_at": read_moved_subquery(user),
+        "viewer_first_unread": first_unread_subquery(user),
+    }
