@@ -357,6 +357,9 @@ DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Codziennik <codzienni
 SITE_URL = os.environ.get("SITE_URL", "http://127.0.0.1:8000").rstrip("/")
 # How long before a turn's deadline its players who have not posted are reminded.
 DEADLINE_NOTICE_HOURS = int(os.environ.get("DEADLINE_NOTICE_HOURS", "24"))
+# A running session with no post and no turn change for this many days is marked quiet
+# ("uśpiona") for its GM and on the moderators' home (diary/activity/).
+INACTIVE_AFTER_DAYS = int(os.environ.get("INACTIVE_AFTER_DAYS", "7"))
 # Sessions' webhooks (diary/notifications/webhook_delivery.py): seconds before each retry of a
 # message the other end did not take (down, or 429), how long one attempt may take, and whether
 # plain http and local addresses are allowed (only for tests and a developer's machine:

@@ -573,3 +573,9 @@ def access_whisper(user, pk: int, thread_pk: int) -> TalkAccess:
     )
     member = _talks_at_the_table(access) and thread.members.filter(pk=user.pk).exists()
     return TalkAccess(session_access=access, thread=thread, kind=TalkKind.WHISPER, is_member=member)
+
+
+def sees_quiet_mark(user, session: GameSession) -> bool:
+    """The "quiet" mark ("uśpiona") on a session is for its GM and the moderators: the
+    ones who can wake it up or hand it on. Everyone sees the activity times themselves."""
+    return user.is_authenticated and (session.gm_id == user.pk or is_moderator(user))
