@@ -32,6 +32,7 @@ from diary.models import (
     NpcMode,
     Participation,
     ParticipationStatus,
+    PlayerAd,
     Post,
     SessionStatus,
     TalkKind,
@@ -579,3 +580,30 @@ def sees_quiet_mark(user, session: GameSession) -> bool:
     """The "quiet" mark ("uśpiona") on a session is for its GM and the moderators: the
     ones who can wake it up or hand it on. Everyone sees the activity times themselves."""
     return user.is_authenticated and (session.gm_id == user.pk or is_moderator(user))
+
+
+# The recruiting board's players' ads (diary/ads/): every logged-in user reads the active
+# ads (the views ask for a log-in); their author edits and withdraws them; anyone else
+# who runs a session may invite from one (the service checks the session is theirs).
+
+
+@dataclass(frozen=True)
+class AdAccess:
+    ad: PlayerAd
+    user: object
+
+    @property
+    def is_author(self) -> bool:
+        return self.user.is_authenticated and self.ad.author_id == self.user.pk
+
+    @property
+    def can_invite(self) -> bool:
+        """Anyone logged in but the ad's own author; which sessions is the service's check."""
+        return self.user.is_authenticated and not self.is_author
+
+
+def access_ad(user, pk: int) -> AdAccess:
+    """An active ad (404 for a withdrawn one or none) and what the user may do with it."""
+    return AdAccess(
+        ad=_get_or_404(PlayerAd.objects.filter(active=True).select_related("author"), pk), user=user
+    )

@@ -10,10 +10,12 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
 from config.text import SingleLineCharField
+from diary.ads.forms import parse_tags
 from diary.capabilities import criticals_setting_systems, offers_criticals_setting
 from diary.models import (
     GONE_STATUSES,
     MAX_PLAYER_SLOTS,
+    TAG_SEPARATOR,
     GameSession,
     Participation,
     SessionStatus,
@@ -49,6 +51,9 @@ class SessionForm(forms.ModelForm):
             "recruiting",
             "player_slots",
             "posting_habits",
+            "posting_pace",
+            "language",
+            "tags",
         ]
         field_classes = {"title": SingleLineCharField}
         widgets = {
@@ -77,8 +82,10 @@ class SessionForm(forms.ModelForm):
             # A new session's system is picked in this form: the page hides the setting for
             # other systems (session_form.js) and `clean` ignores it for them.
             self.criticals_systems = sorted(criticals_setting_systems())
-        # Left empty, the places stay as they are (four for a new session).
+        # Left empty, the places stay as they are (four for a new session), and so does
+        # the language of play (Polish for a new session).
         self.fields["player_slots"].required = False
+        self.fields["language"].required = False
         self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
 
     def clean(self):
@@ -89,21 +96,15 @@ class SessionForm(forms.ModelForm):
             cleaned["criticals_enabled"] = GameSession._meta.get_field("criticals_enabled").default
         return cleaned
 
+    def clean_language(self) -> str:
+        return self.cleaned_data.get("language") or self.instance.language
+
+    def clean_tags(self) -> str:
+        return TAG_SEPARATOR.join(parse_tags(self.cleaned_data.get("tags", "")))
+
     def clean_player_slots(self) -> int:
         places = self.cleaned_data["player_slots"]
         return self.instance.player_slots if places is None else places
-
-
-class RecruitingFilterForm(forms.Form):
-    """The recruiting board's filter: one rule system, or all of them."""
-
-    system = forms.ChoiceField(label=_("Rule system"), required=False)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["system"].choices = [("", _("every system"))] + [
-            (key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE
-        ]
 
 
 class StatusForm(forms.Form):

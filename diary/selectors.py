@@ -178,17 +178,6 @@ def sessions_listed_for(user):
     )
 
 
-def recruiting_board(system: str = "") -> list[GameSession]:
-    """The sessions that take applications now, by rule system then title, each with its
-    GM, free places and current turn (its deadline), in one query."""
-    sessions = with_activity(GameSession.objects.recruiting_now()).select_related(
-        "gm", "current_turn"
-    )
-    if system:
-        sessions = sessions.filter(system=system)
-    return list(sessions.order_by("system", "title", "pk"))
-
-
 def sessions_of_user(user) -> dict[str, list[GameSession]]:
     """The home page: what I run and what my characters play in."""
     if not user.is_authenticated:

@@ -54,6 +54,9 @@ def session_create(
     recruiting: bool = False,
     player_slots: int = 4,
     posting_habits: str = "",
+    posting_pace: str = "",
+    language: str = "pl",
+    tags: str = "",
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
@@ -72,6 +75,9 @@ def session_create(
         recruiting=recruiting,
         player_slots=player_slots,
         posting_habits=posting_habits.strip(),
+        posting_pace=posting_pace,
+        language=language,
+        tags=tags,
     )
 
 

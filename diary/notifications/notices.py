@@ -48,7 +48,7 @@ from diary.posts.quoting import quoted_post_pks
 
 # Kinds a recipient hears of only while reading the session; the others need its card
 # (a declined request is news to someone who no longer reads the diary).
-CARD_KINDS = {NotificationKind.PARTICIPATION_DECIDED}
+CARD_KINDS = {NotificationKind.PARTICIPATION_DECIDED, NotificationKind.AD_INVITATION}
 
 
 # Kinds a muted session no longer brings (SessionMute): its play. What someone waits on or
@@ -244,6 +244,14 @@ def notify_invitation(participation: Participation, *, by) -> None:
         participation.session,
         actor=by,
         args={"character": participation.character.name},
+    )
+
+
+def notify_ad_invitation(ad, session: GameSession, *, by, note: str = "") -> list[Notification]:
+    """A player's ad answered: its author is asked to look at the GM's session (and apply
+    from its page with a character of their choice)."""
+    return notify(
+        NotificationKind.AD_INVITATION, [ad.author], session, actor=by, args={"note": note}
     )
 
 
