@@ -150,7 +150,11 @@ def test_a_gm_invites_from_an_ad_and_the_player_is_told_with_the_join_link(
             f"mg zaprasza cię do „{table.session.title}” w odpowiedzi na twoje ogłoszenie: "
             "Brakuje nam złodzieja."
         )
-    # Mira follows the link and may ask to join from there.
+    # Mira reads it in her list, follows it and may ask to join from there.
+    listed = client_for(mira).get(reverse("notifications:list")).content.decode()
+    assert "w odpowiedzi na twoje ogłoszenie" in listed
+    opened = client_for(mira).get(reverse("notifications:open", args=[notice.pk]))
+    assert opened["Location"] == reverse("diary:session_join", args=[table.session.pk])
     assert client_for(mira).get(notification_url(notice)).status_code == 200
     again = gm.post(reverse("diary:ad_invite", args=[ad.pk]), {"session": table.session.pk})
     assert again.status_code == 400
@@ -219,3 +223,40 @@ def test_the_ads_tab_costs_the_same_queries_however_many_ads(table, make_user, c
         roll_policy="gm_only",
     )
     assert count() == few
+
+
+@pytest.mark.postgres_only
+@pytest.mark.django_db(transaction=True)
+def test_two_saves_at_once_make_one_active_ad(make_user):
+    """The second save waits for the first's lock on the player, then edits the ad the
+    first made: without the lock both would find none and one would hit the constraint."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tests.rolls.concurrency import in_thread, waiting_for_a_lock
+
+    player = make_user()
+    first_saved, second_queued = threading.Event(), threading.Event()
+
+    @in_thread
+    def save_first():
+        with transaction.atomic():
+            _ad(player, "Z pierwszej karty.")
+            first_saved.set()
+            assert second_queued.wait(timeout=30)
+
+    @in_thread
+    def save_second():
+        return _ad(player, "Z drugiej karty.").pk
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        saving = pool.submit(save_first)
+        assert first_saved.wait(timeout=20)
+        queued = pool.submit(save_second)
+        waiting_for_a_lock()
+        second_queued.set()
+        saving.result(timeout=30)
+        queued.result(timeout=30)
+    ads = PlayerAd.objects.filter(author=player)
+    assert ads.count() == 1
+    assert ads.get().text == "Z drugiej karty."
