@@ -178,3 +178,11 @@ def test_a_bad_filter_is_said_next_to_its_field(board, make_user, client_for, fi
     response = client_for(make_user()).get(BOARD, {field: value})
     assert response.status_code == 400
     assert f'id="id_{field}_error"' in response.content.decode()
+
+
+def test_the_join_page_says_pace_language_and_tags(board, make_user, client_for):
+    page = client_for(make_user()).get(reverse("diary:session_join", args=[board.english.pk]))
+    html = page.content.decode()
+    assert 'data-testid="posting-pace">codziennie<' in html
+    assert f'data-testid="language">{polish("English")}<' in html
+    assert 'data-testid="tags">horror<' in html
