@@ -363,6 +363,9 @@ RECAP_AFTER_HOURS = int(os.environ.get("RECAP_AFTER_HOURS", "12"))
 # A running (or paused) session whose GM has neither posted nor opened a turn for this many
 # days is orphaned: a moderator may hand it to a new GM (diary/handover).
 ORPHANED_AFTER_DAYS = int(os.environ.get("ORPHANED_AFTER_DAYS", "14"))
+# A running session with no post and no turn change for this many days is marked quiet
+# ("uśpiona") for its GM and on the moderators' home (diary/activity/).
+INACTIVE_AFTER_DAYS = int(os.environ.get("INACTIVE_AFTER_DAYS", "7"))
 # Sessions' webhooks (diary/notifications/webhook_delivery.py): seconds before each retry of a
 # message the other end did not take (down, or 429), how long one attempt may take, and whether
 # plain http and local addresses are allowed (only for tests and a developer's machine:

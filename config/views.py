@@ -3,6 +3,7 @@
 import sys
 
 from django import forms
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.forms import UserCreationForm
@@ -21,6 +22,7 @@ from config import usernames
 from config.form_errors import posted
 from config.middleware import chosen_language
 from config.rate_limits import rate_limited
+from diary.activity.selectors import quiet_sessions_for
 from diary.selectors import (
     home_turns,
     join_requests_waiting_for,
@@ -54,6 +56,8 @@ def home(request):
             "invitations": pending_invitations(request.user),
             "waiting_proposals": proposals_waiting_for(request.user),
             "plans_to_review": plans_to_review(request.user),
+            "quiet_sessions": quiet_sessions_for(request.user),
+            "quiet_days": settings.INACTIVE_AFTER_DAYS,
             "join_requests": join_requests_waiting_for(request.user),
             "turn_waits": home_turns(request.user),
             "asks_waiting": asks_waiting_for(request.user),

@@ -34,6 +34,7 @@ from diary.models import (
     NpcMode,
     Participation,
     ParticipationStatus,
+    PlayerAd,
     Post,
     SessionStatus,
     TalkKind,
@@ -609,3 +610,36 @@ def access_whisper(user, pk: int, thread_pk: int) -> TalkAccess:
     )
     member = _talks_at_the_table(access) and thread.members.filter(pk=user.pk).exists()
     return TalkAccess(session_access=access, thread=thread, kind=TalkKind.WHISPER, is_member=member)
+
+
+def sees_quiet_mark(user, session: GameSession) -> bool:
+    """The "quiet" mark ("uśpiona") on a session is for its GM and the moderators: the
+    ones who can wake it up or hand it on. Everyone sees the activity times themselves."""
+    return user.is_authenticated and (session.gm_id == user.pk or is_moderator(user))
+
+
+# The recruiting board's players' ads (diary/ads/): every logged-in user reads the active
+# ads (the views ask for a log-in); their author edits and withdraws them; anyone else
+# who runs a session may invite from one (the service checks the session is theirs).
+
+
+@dataclass(frozen=True)
+class AdAccess:
+    ad: PlayerAd
+    user: object
+
+    @property
+    def is_author(self) -> bool:
+        return self.user.is_authenticated and self.ad.author_id == self.user.pk
+
+    @property
+    def can_invite(self) -> bool:
+        """Anyone logged in but the ad's own author; which sessions is the service's check."""
+        return self.user.is_authenticated and not self.is_author
+
+
+def access_ad(user, pk: int) -> AdAccess:
+    """An active ad (404 for a withdrawn one or none) and what the user may do with it."""
+    return AdAccess(
+        ad=_get_or_404(PlayerAd.objects.filter(active=True).select_related("author"), pk), user=user
+    )

@@ -10,11 +10,13 @@ from django.utils.translation import gettext_lazy as _
 from characters.models import Character
 from characters.systems import ATTRIBUTE_RANGE, RuleSystem
 from config.text import SingleLineCharField
+from diary.ads.forms import parse_tags
 from diary.capabilities import criticals_setting_systems, offers_criticals_setting
 from diary.models import (
     AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
     MAX_PLAYER_SLOTS,
+    TAG_SEPARATOR,
     DeadlineRule,
     GameSession,
     Participation,
@@ -53,6 +55,9 @@ class SessionForm(forms.ModelForm):
             "posting_habits",
             "deadline_rule",
             "auto_next_turn",
+            "posting_pace",
+            "language",
+            "tags",
         ]
         field_classes = {"title": SingleLineCharField}
         widgets = {
@@ -82,10 +87,11 @@ class SessionForm(forms.ModelForm):
             # A new session's system is picked in this form: the page hides the setting for
             # other systems (session_form.js) and `clean` ignores it for them.
             self.criticals_systems = sorted(criticals_setting_systems())
-        # Left empty, the places stay as they are (four for a new session), and so does the
-        # deadline's rule (waiting, for a new session).
+        # Left empty, the places stay as they are (four for a new session), and so do the
+        # deadline's rule (waiting) and the language of play (Polish).
         self.fields["player_slots"].required = False
         self.fields["deadline_rule"].required = False
+        self.fields["language"].required = False
         self.fields["player_slots"].widget.attrs.update(min=1, max=MAX_PLAYER_SLOTS)
 
     def clean(self):
@@ -101,21 +107,15 @@ class SessionForm(forms.ModelForm):
     def clean_deadline_rule(self) -> str:
         return self.cleaned_data["deadline_rule"] or self.instance.deadline_rule
 
+    def clean_language(self) -> str:
+        return self.cleaned_data.get("language") or self.instance.language
+
+    def clean_tags(self) -> str:
+        return TAG_SEPARATOR.join(parse_tags(self.cleaned_data.get("tags", "")))
+
     def clean_player_slots(self) -> int:
         places = self.cleaned_data["player_slots"]
         return self.instance.player_slots if places is None else places
-
-
-class RecruitingFilterForm(forms.Form):
-    """The recruiting board's filter: one rule system, or all of them."""
-
-    system = forms.ChoiceField(label=_("Rule system"), required=False)
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.fields["system"].choices = [("", _("every system"))] + [
-            (key, RuleSystem(key).label) for key in ATTRIBUTE_RANGE
-        ]
 
 
 class StatusForm(forms.Form):

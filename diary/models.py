@@ -60,6 +60,27 @@ GENESIS_HASH = "0" * 64
 MAX_PLAYER_SLOTS = 20
 
 
+# The recruiting board (diary/ads/): how often the table posts, the language it plays in,
+# and the GM's few tags, as the board's filters and a player's ad name them.
+class PostingPace(models.TextChoices):
+    SEVERAL_A_DAY = "several_a_day", _("several times a day")
+    DAILY = "daily", _("daily")
+    EVERY_FEW_DAYS = "every_2_3_days", _("every 2–3 days")
+    WEEKLY = "weekly", _("weekly")
+
+
+class PlayLanguage(models.TextChoices):
+    POLISH = "pl", _("Polish")
+    ENGLISH = "en", _("English")
+
+
+# A session's tags: at most this many, each at most TAG_MAX_LENGTH characters, stored
+# normalised (lower case, single spaces) and joined by TAG_SEPARATOR.
+MAX_TAGS = 8
+TAG_MAX_LENGTH = 30
+TAG_SEPARATOR = ","
+
+
 class GameSessionQuerySet(models.QuerySet):
     def listed_for(self, user):
         """Sessions a user sees in the list: past the draft, or their own, or all for moderators."""
@@ -177,6 +198,18 @@ class GameSession(models.Model):
             "turn passes on, at the deadline."
         ),
     )
+    posting_pace = models.CharField(
+        _("posting pace"), max_length=20, choices=PostingPace.choices, blank=True
+    )
+    language = models.CharField(
+        _("language of play"), max_length=2, choices=PlayLanguage.choices, default="pl"
+    )
+    tags = models.CharField(
+        _("tags"),
+        max_length=MAX_TAGS * (TAG_MAX_LENGTH + 1),
+        blank=True,
+        help_text=_("A few words, separated by commas, e.g. horror, for beginners."),
+    )
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # Bumped by every post, edit, hide, turn and roll: open diaries poll it to refresh.
@@ -228,6 +261,10 @@ class GameSession(models.Model):
             and self.status not in (SessionStatus.DRAFT, SessionStatus.FINISHED)
             and self.open_places > 0
         )
+
+    @property
+    def tag_list(self) -> list[str]:
+        return [tag for tag in self.tags.split(TAG_SEPARATOR) if tag]
 
     @property
     def is_running(self) -> bool:
@@ -840,6 +877,9 @@ class NotificationKind(models.TextChoices):
     SESSION_HANDED_OVER = "session_handed_over", _("a session handed over to a new GM")
     PLAYER_LEFT = "player_left", _("a player left my session")
     CHARACTER_REMOVED = "character_removed", _("my character removed from a session")
+    # A GM answers a player's ad (diary/ads/): no character is named yet, so the player
+    # is asked to look at the session and apply from its page.
+    AD_INVITATION = "ad_invitation", _("a GM's invitation in answer to my ad")
 
 
 class DigestChoice(models.TextChoices):
@@ -1098,3 +1138,44 @@ class SessionHandover(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id}: {self.from_gm_id} → {self.to_gm_id}"
+
+
+# A player's "szukam gry" ad on the recruiting board (diary/ads/).
+AD_TEXT_MAX_LENGTH = 500
+
+
+class PlayerAd(models.Model):
+    """A player looking for a game: which system (blank: any), at what pace (blank: any),
+    a few words. One active ad per player; a withdrawn one stays, inactive, and a new ad
+    is a new row."""
+
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="player_ads",
+        verbose_name=_("player"),
+    )
+    system = models.CharField(
+        _("rule system"), max_length=20, choices=RuleSystem.choices, blank=True
+    )
+    pace = models.CharField(
+        _("posting pace"), max_length=20, choices=PostingPace.choices, blank=True
+    )
+    text = models.TextField(_("a few words"), max_length=AD_TEXT_MAX_LENGTH)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated"), auto_now=True)
+    active = models.BooleanField(_("active"), default=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["active", "-created_at"], name="player_ad_board")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author"], condition=Q(active=True), name="player_ad_one_active"
+            ),
+        ]
+        verbose_name = _("player's ad")
+        verbose_name_plural = _("players' ads")
+
+    def __str__(self) -> str:
+        return f"{self.author_id}: {self.text[:40]}"

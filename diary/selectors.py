@@ -11,6 +11,7 @@ from django.utils.translation import gettext, ngettext
 from characters.models import Character
 from config.roles import is_moderator
 from diary import hooks
+from diary.activity.selectors import with_activity
 from diary.hooks import DiaryRolls, TurnActions
 from diary.live.page_cache import memo
 from diary.models import (
@@ -170,21 +171,13 @@ def has_character_of_system(user, system: str) -> bool:
 
 def sessions_listed_for(user):
     # With their free places: the list marks the sessions that recruit.
-    return (
+    # And when each last moved (diary.activity): columns of the same query.
+    return with_activity(
         GameSession.objects.listed_for(user)
         .with_places()
         .select_related("gm")
         .exclude(status=SessionStatus.FINISHED)
     )
-
-
-def recruiting_board(system: str = "") -> list[GameSession]:
-    """The sessions that take applications now, by rule system then title, each with its
-    GM, free places and current turn (its deadline), in one query."""
-    sessions = GameSession.objects.recruiting_now().select_related("gm", "current_turn")
-    if system:
-        sessions = sessions.filter(system=system)
-    return list(sessions.order_by("system", "title", "pk"))
 
 
 def sessions_of_user(user) -> dict[str, list[GameSession]]:
@@ -194,7 +187,7 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
     # Each row's unread count and first unread post ride in its list's query.
     # A co-GM's sessions are theirs to run too.
     running = GameSession.objects.run_by(user)
-    running = list(sessions_with_unread(running, user).select_related("gm"))
+    running = list(with_activity(sessions_with_unread(running, user)).select_related("gm"))
     playing = GameSession.objects.filter(
         participations__character__owner=user,
         participations__status__in=(
@@ -203,7 +196,9 @@ def sessions_of_user(user) -> dict[str, list[GameSession]]:
             ParticipationStatus.REQUESTED,
         ),
     ).exclude(pk__in=GameSession.objects.run_by(user).values("pk"))
-    playing = list(sessions_with_unread(playing, user).select_related("gm").distinct())
+    playing = list(
+        with_activity(sessions_with_unread(playing, user)).select_related("gm").distinct()
+    )
     return {"running": running, "playing": playing}
 
 
@@ -528,8 +523,10 @@ def npc_designs(session: GameSession) -> list[dict]:
 def session_places(session: GameSession) -> GameSession:
     """The session with how many characters play in it and how many places are free: what
     its public page tells an applicant (GameSessionQuerySet.with_places)."""
-    placed = GameSession.objects.with_places().get(pk=session.pk)
+    placed = with_activity(GameSession.objects.with_places()).get(pk=session.pk)
     session.players_accepted, session.open_places = placed.players_accepted, placed.open_places
+    # And how alive it is (diary.activity), read in the same query.
+    session.last_post_at, session.last_turn_at = placed.last_post_at, placed.last_turn_at
     return session
 
 

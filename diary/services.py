@@ -60,6 +60,9 @@ def session_create(
     posting_habits: str = "",
     deadline_rule: str = DeadlineRule.WAIT,
     auto_next_turn: bool = False,
+    posting_pace: str = "",
+    language: str = "pl",
+    tags: str = "",
 ) -> GameSession:
     if not gm.is_authenticated:
         raise PermissionDenied
@@ -81,6 +84,9 @@ def session_create(
         posting_habits=posting_habits.strip(),
         deadline_rule=deadline_rule,
         auto_next_turn=auto_next_turn,
+        posting_pace=posting_pace,
+        language=language,
+        tags=tags,
     )
 
 

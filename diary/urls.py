@@ -1,6 +1,7 @@
 from django.urls import path
 
 from diary import views
+from diary.ads import views as ads_views
 from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
@@ -14,8 +15,12 @@ urlpatterns = [
     path("new/", views.session_create, name="session_create"),
     # Search in the posts of every session the user may read.
     path("search/", search_views.search, name="search"),
-    # The recruiting board: sessions that take applications now.
-    path("recruiting/", views.recruiting, name="recruiting"),
+    # The recruiting board: sessions that take applications now, and players' ads.
+    path("recruiting/", ads_views.recruiting, name="recruiting"),
+    path("recruiting/players/", ads_views.ads_board, name="ads_board"),
+    path("recruiting/my-ad/", ads_views.ad_mine, name="ad_mine"),
+    path("recruiting/my-ad/withdraw/", ads_views.ad_withdraw, name="ad_withdraw"),
+    path("recruiting/ads/<int:ad_pk>/invite/", ads_views.ad_invite, name="ad_invite"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),

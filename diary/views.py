@@ -35,7 +35,6 @@ from diary.forms import (
     PlanForm,
     PlanReviewForm,
     PostForm,
-    RecruitingFilterForm,
     SessionForm,
     SessionMuteForm,
     StatusForm,
@@ -535,20 +534,6 @@ def session_join(request, pk: int):
             "has_any": bool(characters)
             or selectors.has_character_of_system(request.user, session.system),
         },
-        status=400 if form.errors else 200,
-    )
-
-
-@login_required
-@require_GET
-def recruiting(request):
-    """The recruiting board: the sessions that take applications now, by rule system."""
-    form = RecruitingFilterForm(request.GET if "system" in request.GET else None)
-    system = form.cleaned_data["system"] if form.is_bound and form.is_valid() else ""
-    return render(
-        request,
-        "diary/recruiting.html",
-        {"form": form, "sessions": selectors.recruiting_board(system)},
         status=400 if form.errors else 200,
     )
 

@@ -72,6 +72,12 @@ def _participation_decided_text(a: dict) -> str:
     return _("%(actor)s declined %(character)s in “%(session)s”.") % a
 
 
+def _ad_invitation_text(a: dict) -> str:
+    if a.get("note"):
+        return _("%(actor)s invites you to “%(session)s” in answer to your ad: %(note)s") % a
+    return _("%(actor)s invites you to “%(session)s” in answer to your ad.") % a
+
+
 def _plan_reviewed_text(a: dict) -> str:
     if a.get("accepted"):
         return _("%(actor)s accepted the plan of “%(session)s”.") % a
@@ -108,6 +114,8 @@ def notification_text(notification: Notification) -> str:
         )
     if kind == NotificationKind.INVITATION:
         return _("%(actor)s invites %(character)s to “%(session)s”.") % a
+    if kind == NotificationKind.AD_INVITATION:
+        return _ad_invitation_text(a)
     if kind == NotificationKind.JOIN_REQUEST:
         return _("%(actor)s asks for %(character)s to join “%(session)s”.") % a
     if kind == NotificationKind.PARTICIPATION_DECIDED:
@@ -162,6 +170,8 @@ def notification_url(notification: Notification) -> str:
         return reverse("diary:session_history", args=[session])
     if kind == NotificationKind.PLAYER_LEFT:
         return reverse("diary:participants", args=[session])
+    if kind == NotificationKind.AD_INVITATION:
+        return reverse("diary:session_join", args=[session])
     if kind == NotificationKind.PARTICIPATION_DECIDED and not notification.args.get("accepted"):
         return reverse("diary:session_list")
     return reverse("diary:session", args=[session])

@@ -50,6 +50,7 @@ from diary.posts.quoting import quoted_post_pks
 # (a declined request is news to someone who no longer reads the diary).
 CARD_KINDS = {
     NotificationKind.PARTICIPATION_DECIDED,
+    NotificationKind.AD_INVITATION,
     # The old GM, and a removed player, no longer read the diary, but hear why.
     NotificationKind.SESSION_HANDED_OVER,
     NotificationKind.CHARACTER_REMOVED,
@@ -259,6 +260,14 @@ def notify_invitation(participation: Participation, *, by) -> None:
         participation.session,
         actor=by,
         args={"character": participation.character.name},
+    )
+
+
+def notify_ad_invitation(ad, session: GameSession, *, by, note: str = "") -> list[Notification]:
+    """A player's ad answered: its author is asked to look at the GM's session (and apply
+    from its page with a character of their choice)."""
+    return notify(
+        NotificationKind.AD_INVITATION, [ad.author], session, actor=by, args={"note": note}
     )
 
 

@@ -37,6 +37,9 @@ def _pages(session: GameSession) -> list[str]:
         "/sessions/",
         # The recruiting board (the demo's caravan is on it).
         "/sessions/recruiting/",
+        # Its second tab (the demo's ad is on it), and the page of one's own ad.
+        "/sessions/recruiting/players/",
+        "/sessions/recruiting/my-ad/",
         f"/sessions/{session.pk}/",
         f"/sessions/{session.pk}/plan/",
         f"/sessions/{session.pk}/participants/",

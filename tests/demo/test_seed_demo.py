@@ -405,3 +405,35 @@ def test_seed_demo_has_a_co_gm_and_a_session_handed_over(client):
     client.force_login(get_user_model().objects.get(username="gm"))
     history = client.get(reverse("diary:session_history", args=[handover.session.pk]))
     assert HANDOVER_REASON in html.unescape(history.content.decode())
+
+
+def test_seed_demo_shows_pace_language_tags_an_ad_and_a_quiet_session(client):
+    from demo.application_session import APPLICATION_SESSION_TITLE
+    from demo.board import ENGLISH_SESSION_TITLE
+    from demo.systems import SESSIONS
+    from diary.models import PlayerAd
+
+    call_command("seed_demo")  # again: added once
+    assert PlayerAd.objects.filter(active=True).count() == 1
+    User = get_user_model()
+    client.force_login(User.objects.get(username="gracz"))
+    board = client.get(reverse("diary:recruiting")).content.decode()
+    caravan = GameSession.objects.get(title=APPLICATION_SESSION_TITLE)
+    card = board[board.index(f'data-testid="recruiting-{caravan.pk}"') :]
+    assert "co 2–3 dni" in card and "dla początkujących" in card
+    english = GameSession.objects.get(title=ENGLISH_SESSION_TITLE)
+    only_english = client.get(reverse("diary:recruiting"), {"language": "en"}).content.decode()
+    assert f'data-testid="recruiting-{english.pk}"' in only_english
+    assert f'data-testid="recruiting-{caravan.pk}"' not in only_english
+    ad = PlayerAd.objects.get(active=True)
+    ads = client.get(reverse("diary:ads_board")).content.decode()
+    assert f'data-testid="ad-{ad.pk}"' in ads and "gracz3" in ads
+    quiet = GameSession.objects.get(title=SESSIONS["arsmagica"]["title"])
+    client.force_login(User.objects.get(username="moderator"))
+    assert f'data-testid="quiet-row-{quiet.pk}"' in client.get(reverse("home")).content.decode()
+    client.force_login(User.objects.get(username="gm"))
+    home = client.get(reverse("home")).content.decode()
+    assert f'data-testid="quiet-{quiet.pk}"' in home
+    # The main session is alive: not marked.
+    main = GameSession.objects.get(title=SESSION_TITLE)
+    assert f'data-testid="quiet-{main.pk}"' not in home

@@ -29,6 +29,7 @@ from characters.models import Skill
 from characters.services import sheet_proposal_create
 from config import access_matrix
 from diary import services as diary_services
+from diary.ads import services as ad_services
 from diary.models import Participation
 from diary.talk import services as talk_services
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
@@ -162,6 +163,10 @@ class World:
             token=uuid.uuid4(),
         )
         self.portrait = _portrait(self.character)
+        # A "szukam gry" ad of the other player's, which the GM may invite from.
+        self.ad = ad_services.ad_save(
+            by=self.other_player, system="", pace="", text="Szukam drużyny."
+        )
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -207,6 +212,7 @@ class World:
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
+            "diary:ad_invite": {"ad_pk": self.ad.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},

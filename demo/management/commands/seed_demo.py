@@ -12,6 +12,7 @@ from django.db import transaction
 
 from characters.systems import RuleSystem
 from demo.application_session import seed_application
+from demo.board import seed_board
 from demo.deadlines import seed_deadlines
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
@@ -52,6 +53,9 @@ class Command(BaseCommand):
                 seed_deadlines(users),
                 # A co-GM and a session handed over (added to an older demo too).
                 seed_handover(users),
+                # The board's pace, language and tags, a player's ad and a quiet session
+                # (added to an older demo too).
+                seed_board(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))

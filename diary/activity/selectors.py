@@ -1,0 +1,66 @@
+"""When a session last moved: its newest post and its last turn change, read as columns of
+the query that lists the sessions (no query of their own, whatever the list's length).
+
+The newest post is one step down the posts' (session, id) index (`post_session_keyset`),
+never a scan of the session's posts; the last turn change is the session's head
+(`current_turn`, the newest turn: turns open one after another and the head moves with
+each) joined to the row. `GameSession.activity_at` is not used: a roll or an edit moves it
+too, and "is anyone still playing here?" asks about posts and turns.
+"""
+
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db.models import DateTimeField, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models.functions import Coalesce, Greatest
+from django.utils import timezone
+
+from config.roles import is_moderator
+from diary.models import GameSession, Post, SessionStatus
+
+# The most quiet sessions the moderators' home lists (the longest quiet first).
+QUIET_LISTED = 50
+
+
+def last_post_subquery() -> Subquery:
+    """The newest post's time of the session in the outer query (hidden posts count: a
+    hidden post was still someone playing)."""
+    newest = Post.objects.filter(session=OuterRef("pk")).order_by("-id").values("created_at")
+    return Subquery(newest[:1], output_field=DateTimeField())
+
+
+def with_activity(sessions: QuerySet) -> QuerySet:
+    """`sessions` with `last_post_at` and `last_turn_at` (None: no post, no turn yet)."""
+    return sessions.annotate(
+        last_post_at=last_post_subquery(), last_turn_at=F("current_turn__opened_at")
+    )
+
+
+def quiet_cutoff(now: datetime | None = None) -> datetime:
+    """Sessions silent since before this moment are quiet (settings.INACTIVE_AFTER_DAYS)."""
+    return (now or timezone.now()) - timedelta(days=settings.INACTIVE_AFTER_DAYS)
+
+
+def quiet_sessions(now: datetime | None = None) -> list[GameSession]:
+    """The moderators' home: running sessions with no post and no turn change since the
+    cutoff, the longest quiet first, each with its GM and both times (one query)."""
+    cutoff = quiet_cutoff(now)
+    sessions = with_activity(
+        GameSession.objects.filter(status=SessionStatus.RUNNING, created_at__lt=cutoff)
+    ).annotate(
+        quiet_since=Greatest(
+            Coalesce("last_post_at", "created_at"), Coalesce("last_turn_at", "created_at")
+        )
+    )
+    quiet = sessions.filter(
+        Q(last_post_at__isnull=True) | Q(last_post_at__lt=cutoff),
+        Q(last_turn_at__isnull=True) | Q(last_turn_at__lt=cutoff),
+    )
+    return list(quiet.select_related("gm").order_by("quiet_since", "pk")[:QUIET_LISTED])
+
+
+def quiet_sessions_for(user) -> list[GameSession]:
+    """The moderators' home lists the quiet sessions; nobody else's does."""
+    if not user.is_authenticated or not is_moderator(user):
+        return []
+    return quiet_sessions()
