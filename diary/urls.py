@@ -1,8 +1,10 @@
 from django.urls import path
 
 from diary import views
+from diary.absences import views as absence_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
+from diary.nudges import views as nudge_views
 from diary.search import views as search_views
 from diary.talk import views as talk_views
 
@@ -15,6 +17,11 @@ urlpatterns = [
     path("search/", search_views.search, name="search"),
     # The recruiting board: sessions that take applications now.
     path("recruiting/", views.recruiting, name="recruiting"),
+    # The user's absences (every session of theirs, or one) and the GM's nudges.
+    path("absences/", absence_views.absences, name="absences"),
+    path("absences/<int:absence_pk>/end/", absence_views.absence_end, name="absence_end"),
+    path("absences/<int:absence_pk>/delete/", absence_views.absence_delete, name="absence_delete"),
+    path("<int:pk>/nudge/", nudge_views.nudge, name="nudge"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),

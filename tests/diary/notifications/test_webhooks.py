@@ -113,6 +113,9 @@ def test_a_deadline_is_announced_once_a_turn(table, chat, client_for):
             number=1,
             when=timezone.localtime(turn.deadline).strftime("%d.%m.%Y %H:%M"),
         )
+        # ... and what the turn awaits.
+        + " "
+        + polish("Still awaited: %(names)s.", names="Borys, Lirael")
     ]
 
 
