@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from characters.systems import RuleSystem
+from demo.absences import seed_absences
 from demo.application_session import seed_application
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
@@ -41,6 +42,8 @@ class Command(BaseCommand):
                 seed_portraits(users),
                 # Table talk beside the diary (added to an older demo too).
                 seed_table_talk(users),
+                # An absence and a GM's nudge (added to an older demo too).
+                seed_absences(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
