@@ -155,3 +155,17 @@ def test_the_deadline_notice_names_the_turn_and_what_is_awaited(table):
         awaited="Borys, Lirael",
     )
     assert words.endswith(expected.split("X")[1])
+
+
+def test_with_htmx_the_form_alone_comes_back_with_what_came_of_the_click(table, client_for):
+    url = reverse("diary:nudge", args=[table.session.pk])
+    gm = client_for(table.gm)
+    first = gm.post(url, {"character": table.lirael.pk}, headers={"HX-Request": "true"})
+    assert first.status_code == 200
+    fragment = html.unescape(first.text)
+    assert fragment.lstrip().startswith("<form") and 'id="nudges"' in fragment
+    assert polish("Nudged: the player has been told.") in fragment
+    assert f'data-testid="nudged-{table.lirael.pk}"' in fragment
+    assert f'data-testid="nudge-{table.borys.pk}"' in fragment
+    again = gm.post(url, {"character": table.lirael.pk}, headers={"HX-Request": "true"})
+    assert 'class="error"' in again.text and len(nudges_of(table.alice)) == 1
