@@ -60,7 +60,9 @@ def absence_create(
 
 def _own(absence: Absence, by) -> Absence:
     """The absence, locked, if it is `by`'s (nobody ends another's absence)."""
-    absence = Absence.objects.select_for_update().select_related("session").get(pk=absence.pk)
+    absence = (
+        Absence.objects.select_for_update(of=("self",)).select_related("session").get(pk=absence.pk)
+    )
     if absence.user_id != by.pk:
         raise PermissionDenied
     return absence
