@@ -187,8 +187,12 @@ def test_the_diary_lists_the_absent_apart_to_members_only(table, client_for, mak
     invited = body(client_for(table.outsider), diary(table))
     assert 'data-testid="absent"' not in invited and "Wyjazd" not in invited
     assert polish("GM away until %(date)s", date=gm_until) not in invited
-    roster = body(client_for(table.bob), reverse("diary:participants", args=[table.session.pk]))
+    participants = reverse("diary:participants", args=[table.session.pk])
+    roster = body(client_for(table.bob), participants)
     assert "Wyjazd służbowy" in roster and f'data-testid="away-{table.lirael.pk}"' in roster
+    assert 'data-testid="gm-away"' in roster
+    invited_roster = body(client_for(table.outsider), participants)
+    assert "Wyjazd" not in invited_roster and 'data-testid="gm-away"' not in invited_roster
 
 
 def test_the_home_page_shows_my_absence_and_who_is_away_where_i_run(table, client_for):
