@@ -27,6 +27,7 @@ from diary.models import (
     GONE_STATUSES,
     READING_STATUSES,
     SHEET_OPENING_STATUSES,
+    Absence,
     CoGameMaster,
     GameSession,
     Notification,
@@ -147,6 +148,26 @@ class SessionAccess:
     @property
     def can_see_hidden_content(self) -> bool:
         return self.is_moderator
+
+    # --- Absences and nudges (diary/absences, diary/nudges) ---
+
+    @property
+    def can_see_absences(self) -> bool:
+        """Who is away and why (the note): the session's GM and players, and moderators; an
+        invited reader or anyone else sees nothing of it."""
+        return self.is_gm or self.is_player or self.is_moderator
+
+    @property
+    def can_declare_absence(self) -> bool:
+        """The session's page offers "Zgłoś nieobecność": to its GM and players, until it
+        is finished."""
+        return (self.is_gm or self.is_player) and self.session.status != SessionStatus.FINISHED
+
+    @property
+    def can_nudge(self) -> bool:
+        """The GM nudges awaited players while the session runs (diary.nudges.services
+        checks who may be nudged now)."""
+        return self.is_gm and self.session.is_running
 
     @property
     def can_audit(self) -> bool:
@@ -504,6 +525,17 @@ def access_npc(user, pk: int, npc_pk: int, *, lock: bool = False):
     if lock:
         npcs = npcs.select_for_update()
     return access, _get_or_404(npcs, npc_pk)
+
+
+# ---------------------------------------------------------------------------
+# Absences: each is its user's own to end or withdraw.
+
+
+def access_absence(user, pk: int):
+    """An absence of the user's own; 404 for anyone else's (or none)."""
+    if not user.is_authenticated:
+        raise Http404
+    return _get_or_404(Absence.objects.filter(user_id=user.pk).select_related("session"), pk)
 
 
 # ---------------------------------------------------------------------------

@@ -880,6 +880,7 @@ class NotificationKind(models.TextChoices):
     # A GM answers a player's ad (diary/ads/): no character is named yet, so the player
     # is asked to look at the session and apply from its page.
     AD_INVITATION = "ad_invitation", _("a GM's invitation in answer to my ad")
+    NUDGE = "nudge", _("the GM's nudge to post in a turn")
 
 
 class DigestChoice(models.TextChoices):
@@ -1046,6 +1047,9 @@ class SessionWebhook(models.Model):
     on_post = models.BooleanField(_("a new post"), default=True)
     on_roll = models.BooleanField(_("a roll"), default=True)
     on_deadline = models.BooleanField(_("a turn's deadline is near"), default=True)
+    # Off unless the GM ticks it: a nudge is addressed to one player, the chat hears it only
+    # when the table chose to (diary/nudges).
+    on_nudge = models.BooleanField(_("the GM nudges a player"), default=False)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
     # What the last delivery met, for the GM's page: a dead URL is seen, not silent.
     last_attempt_at = models.DateTimeField(_("last delivery"), null=True, blank=True)
@@ -1179,3 +1183,74 @@ class PlayerAd(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_id}: {self.text[:40]}"
+
+
+# Absences (diary/absences) and the GM's nudges (diary/nudges)
+
+ABSENCE_NOTE_MAX = 200
+# An absence lasts at most this many days (starts_on and ends_on both counted).
+ABSENCE_MAX_DAYS = 366
+
+
+class Absence(models.Model):
+    """A user away from play from `starts_on` to `ends_on`, both days included, in the
+    site's local dates: in one session, or (no session) in every session of theirs. While
+    it lasts their characters are not awaited (diary.selectors.awaited_characters) and get
+    no deadline notices or nudges; the session's members see it."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="absences"
+    )
+    session = models.ForeignKey(
+        GameSession,
+        on_delete=models.CASCADE,
+        related_name="absences",
+        null=True,
+        blank=True,
+        verbose_name=_("session"),
+    )
+    starts_on = models.DateField(_("from"))
+    ends_on = models.DateField(_("until"))
+    note = models.CharField(_("note"), max_length=ABSENCE_NOTE_MAX, blank=True, default="")
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        ordering = ["starts_on", "id"]
+        indexes = [
+            models.Index(fields=["user", "ends_on"], name="absence_user_end"),
+            models.Index(fields=["session", "ends_on"], name="absence_session_end"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(ends_on__gte=F("starts_on")), name="absence_ends_after_start"
+            ),
+        ]
+        verbose_name = _("absence")
+        verbose_name_plural = _("absences")
+
+    def __str__(self) -> str:
+        return f"{self.user_id} {self.session_id} {self.starts_on}–{self.ends_on}"
+
+
+class Nudge(models.Model):
+    """The GM nudged one player to post in a turn: at most one a day per player and session
+    (diary.nudges.services), each one kept."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
+    turn = models.ForeignKey(Turn, on_delete=models.CASCADE, related_name="+")
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+"
+    )
+    by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [
+            models.Index(fields=["session", "recipient", "-created_at"], name="nudge_latest"),
+        ]
+        verbose_name = _("nudge")
+        verbose_name_plural = _("nudges")
+
+    def __str__(self) -> str:
+        return f"{self.session_id} → {self.recipient_id}"

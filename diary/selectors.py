@@ -2,7 +2,8 @@
 
 import itertools
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import date
 
 from django.db.models import Exists, F, Max, OuterRef, Q, Subquery
 from django.utils import timezone
@@ -11,6 +12,7 @@ from django.utils.translation import gettext, ngettext
 from characters.models import Character
 from config.roles import is_moderator
 from diary import hooks
+from diary.absences.selectors import absence_book, absent_owner_ids
 from diary.activity.selectors import with_activity
 from diary.hooks import DiaryRolls, TurnActions
 from diary.live.page_cache import memo
@@ -308,18 +310,52 @@ def turn_posts(turns) -> set[tuple[int, int | None, int]]:
     )
 
 
-def awaited_characters(playing: list[Character], posted) -> list[Character]:
+def awaited_characters(
+    playing: list[Character], posted, absent: frozenset[int] | set[int] = frozenset()
+) -> list[Character]:
     """The playing characters with no post in the turn. `posted` holds (character id or
     None, author id) pairs. A post counts for a character when it narrates as it, or when
-    its owner wrote it as no one and plays only this one character in the session."""
+    its owner wrote it as no one and plays only this one character in the session.
+
+    The one rule of who is awaited: every read of it (the diary's turn, the home page, the
+    deadline notices, the GM's nudges, whatever acts at a deadline) comes here. `absent`:
+    ids of owners away from the session today (diary.absences.selectors.absent_owner_ids),
+    whose characters nobody waits for."""
     per_owner = Counter(c.owner_id for c in playing)
     narrated = {character_id for character_id, _author in posted if character_id}
     plain_authors = {author for character_id, author in posted if character_id is None}
     return [
         c
         for c in playing
-        if c.pk not in narrated and not (per_owner[c.owner_id] == 1 and c.owner_id in plain_authors)
+        if c.owner_id not in absent
+        and c.pk not in narrated
+        and not (per_owner[c.owner_id] == 1 and c.owner_id in plain_authors)
     ]
+
+
+@dataclass(frozen=True)
+class AwaitedNow:
+    """A session's current turn as the rule reads it: who is awaited, who is away."""
+
+    turn: Turn | None
+    awaited: list[Character]
+    absent: list[Character]  # playing characters whose owner is away today
+
+
+def awaited_now(session: GameSession, *, day=None) -> AwaitedNow:
+    """Who the session's current turn awaits today, for the writers that act on it (a
+    nudge, a deadline's rule): three queries (the turn's posts, the characters, absences)."""
+    turn = session.current_turn if session.current_turn_id else None
+    if turn is None:
+        return AwaitedNow(None, [], [])
+    playing = playing_characters(session)
+    posted = {(c, a) for _t, c, a in turn_posts([turn])}
+    absent = absent_owner_ids([session.pk], day)[session.pk]
+    return AwaitedNow(
+        turn,
+        awaited_characters(playing, posted, absent),
+        [c for c in playing if c.owner_id in absent],
+    )
 
 
 def time_left_text(deadline, now=None) -> str:
@@ -348,6 +384,7 @@ class CharacterTurn:
     move_actions: int = 0
     metres: int = 0
     item_actions: int = 0  # potions and items used (actions without a roll)
+    absent_until: date | None = None  # its owner is away until then: not awaited
 
     @property
     def actions(self) -> int:
@@ -370,6 +407,11 @@ class TurnStatus:
     def awaited(self) -> list[Character]:
         return [row.character for row in self.characters if row.awaited]
 
+    @property
+    def absent(self) -> list[CharacterTurn]:
+        """The characters whose owner is away (listed apart, "Mira — nieobecna do 14.12")."""
+        return [row for row in self.characters if row.absent_until is not None]
+
 
 def _turn_post_rows(turn: Turn, session: GameSession) -> list[tuple]:
     """The turn's visible posts as turn_status counts them; a post, an edit or a hide moves
@@ -386,10 +428,16 @@ def _turn_post_rows(turn: Turn, session: GameSession) -> list[tuple]:
 
 
 def turn_status(
-    turn: Turn | None, playing: list[Character], rolls=None, *, session: GameSession
+    turn: Turn | None,
+    playing: list[Character],
+    rolls=None,
+    *,
+    session: GameSession,
+    absent: dict[int, date] | None = None,
 ) -> TurnStatus | None:
     """One query (the turn's posts; none while the session's activity marker stays);
-    `rolls` is the page's DiaryRolls (action counts)."""
+    `rolls` is the page's DiaryRolls (action counts); `absent`: owner id → the last day of
+    their absence (diary.absences), whose characters are not awaited."""
     if turn is None:
         return None
     rows = _turn_post_rows(turn, session)
@@ -398,7 +446,8 @@ def turn_status(
         posted.add((character_id, author_id))
         moves[character_id] += move_actions
         metres[character_id] += move_metres or 0
-    awaited = {c.pk for c in awaited_characters(playing, posted)}
+    absent = absent or {}
+    awaited = {c.pk for c in awaited_characters(playing, posted, frozenset(absent))}
     counts = rolls.action_counts if rolls is not None else {}
     items = rolls.item_counts if rolls is not None else {}
     deadline_text = time_left_text(turn.deadline) if turn.deadline else ""
@@ -412,6 +461,7 @@ def turn_status(
                 moves[c.pk],
                 metres[c.pk],
                 items.get(c.pk, 0),
+                absent.get(c.owner_id),
             )
             for c in playing
         ],
@@ -424,15 +474,16 @@ def turn_status(
 @dataclass(frozen=True)
 class HomeTurns:
     my_move: list[tuple[GameSession, list[Character]]]  # my characters still awaited
-    all_posted: list[GameSession]  # sessions I run where everyone has posted this turn
+    all_posted: list[GameSession]  # sessions I run where everyone present has posted
+    # Sessions I run with players away today: (session, [(character, last day away)]).
+    absent_in_mine: list[tuple[GameSession, list[tuple[Character, date]]]] = field(
+        default_factory=list
+    )
+    my_absences: list = field(default_factory=list)  # mine not over yet (diary.absences)
 
 
-def home_turns(user) -> HomeTurns:
-    """The home page: running sessions where my characters have not posted this turn, and
-    sessions I run where every playing character has. Four queries, however many sessions."""
-    if not user.is_authenticated:
-        return HomeTurns([], [])
-    sessions = list(
+def _running_sessions_of(user) -> list[GameSession]:
+    return list(
         GameSession.objects.filter(status=SessionStatus.RUNNING)
         .filter(
             Q(gm=user)
@@ -447,8 +498,18 @@ def home_turns(user) -> HomeTurns:
         .distinct()
         .order_by("title", "id")
     )
-    if not sessions:
+
+
+def home_turns(user) -> HomeTurns:
+    """The home page: running sessions where my characters have not posted this turn,
+    sessions I run where every playing character present has, who is away in the sessions
+    I run, and my own absences. Five queries, however many sessions."""
+    if not user.is_authenticated:
         return HomeTurns([], [])
+    sessions = _running_sessions_of(user)
+    book = absence_book([s.pk for s in sessions], also_user=user)
+    if not sessions:
+        return HomeTurns([], [], my_absences=list(book.mine))
     playing: dict[int, list[Character]] = {}
     for p in (
         Participation.objects.filter(session__in=sessions, status=ParticipationStatus.ACCEPTED)
@@ -464,20 +525,25 @@ def home_turns(user) -> HomeTurns:
     posted: dict[int, set] = {}
     for turn_id, character_id, author_id in turn_posts(list(turns.values())):
         posted.setdefault(turn_id, set()).add((character_id, author_id))
-    my_move, all_posted = [], []
+    result = HomeTurns([], [], my_absences=list(book.mine))
     for session in sessions:
-        turn = turns.get(session.pk)
         characters = playing.get(session.pk, [])
+        away = [(c, book.until(session.pk, c.owner_id)) for c in characters]
+        away = [(c, until) for c, until in away if until is not None]
+        if session.gm_id == user.pk and away:
+            result.absent_in_mine.append((session, away))
+        turn = turns.get(session.pk)
         if turn is None or not characters:
             continue
-        awaited = awaited_characters(characters, posted.get(turn.pk, set()))
-        mine = [c for c in awaited if c.owner_id == user.pk]
+        awaited = awaited_characters(
+            characters, posted.get(turn.pk, set()), book.absent_ids(session.pk)
+        )
         if session.runs(user):
             if not awaited:
-                all_posted.append(session)
-        elif mine:
-            my_move.append((session, mine))
-    return HomeTurns(my_move, all_posted)
+                result.all_posted.append(session)
+        elif mine := [c for c in awaited if c.owner_id == user.pk]:
+            result.my_move.append((session, mine))
+    return result
 
 
 def npc_roster_for(npc_access) -> list:

@@ -1,10 +1,12 @@
 from django.urls import path
 
 from diary import views
+from diary.absences import views as absence_views
 from diary.ads import views as ads_views
 from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
+from diary.nudges import views as nudge_views
 from diary.search import views as search_views
 from diary.talk import views as talk_views
 
@@ -21,6 +23,11 @@ urlpatterns = [
     path("recruiting/my-ad/", ads_views.ad_mine, name="ad_mine"),
     path("recruiting/my-ad/withdraw/", ads_views.ad_withdraw, name="ad_withdraw"),
     path("recruiting/ads/<int:ad_pk>/invite/", ads_views.ad_invite, name="ad_invite"),
+    # The user's absences (every session of theirs, or one) and the GM's nudges.
+    path("absences/", absence_views.absences, name="absences"),
+    path("absences/<int:absence_pk>/end/", absence_views.absence_end, name="absence_end"),
+    path("absences/<int:absence_pk>/delete/", absence_views.absence_delete, name="absence_delete"),
+    path("<int:pk>/nudge/", nudge_views.nudge, name="nudge"),
     path("<int:pk>/", views.session_detail, name="session"),
     path("<int:pk>/edit/", views.session_edit, name="session_edit"),
     path("<int:pk>/live/", views.session_live, name="session_live"),

@@ -16,6 +16,7 @@ from config.markdown import render_narration
 from config.rate_limits import rate_limited
 from config.redirects import with_query
 from diary import reading, selectors, services
+from diary.absences import selectors as absence_selectors
 from diary.access import (
     SessionAccess,
     access_participation,
@@ -43,9 +44,11 @@ from diary.forms import (
 from diary.handover.forms import RemovalForm
 from diary.handover.selectors import last_handover_annotations
 from diary.live import poll as live
+from diary.live.page_cache import memo
 from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
+from diary.nudges import selectors as nudge_selectors
 from diary.posts import quoting
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
@@ -297,15 +300,49 @@ def _turn_context(access: SessionAccess, current_turn, participations, rolls, de
     """The diary sidebar's table: the roster, who is awaited this turn, the deadline."""
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     session = access.session
+    away = _away(access, playing)
+    status = selectors.turn_status(
+        current_turn, playing, rolls, session=session, absent=away["owners"]
+    )
     return {
         "roster": [access.participation(p) for p in participations],
         # Who is awaited this turn, action rolls per character, the deadline.
-        "turn_status": selectors.turn_status(current_turn, playing, rolls, session=session),
+        "turn_status": status,
         "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,
         "is_gm": access.is_gm,
+        "away": away if access.can_see_absences else None,
+        "nudges": _nudge_rows(access, status),
     }
+
+
+def _away(access: SessionAccess, playing) -> dict:
+    """Who is away today (diary/absences): the players' (owner id → absence) and the GM's.
+    An absence moves the session's activity marker, so it is read once per marker and day."""
+    session = access.session
+    day = absence_selectors.today()
+    book = memo(
+        ("absences", session.pk, session.activity_marker, day),
+        lambda: absence_selectors.absence_book([session.pk], day),
+    )
+    owners = {c.owner_id for c in playing}
+    found = {owner: book.absence(session.pk, owner) for owner in owners}
+    for character in playing:  # the roster's line: "Mira — nieobecna do 14.12"
+        character.away = found[character.owner_id] if access.can_see_absences else None
+    return {
+        "owners": {owner: a.ends_on for owner, a in found.items() if a is not None},
+        "of": {owner: a for owner, a in found.items() if a is not None},
+        "gm": book.absence(session.pk, session.gm_id),
+    }
+
+
+def _nudge_rows(access: SessionAccess, status) -> list | None:
+    """The GM's nudge buttons beside the awaited characters (none for anyone else)."""
+    if not access.can_nudge or status is None:
+        return None
+    last = nudge_selectors.last_nudges_cached(access.session)
+    return nudge_selectors.nudge_rows(status.awaited, last, timezone.now())
 
 
 def _npc_context(access: SessionAccess) -> dict:
@@ -480,11 +517,19 @@ def _participants_page(request, access: SessionAccess, invite_form, refused=None
     """The roster; `refused`: the GM's answer the service refused, shown in its row."""
     session = access.session
     participations = selectors.session_participations(session)
+    gm_away = None
+    if access.can_see_absences:  # who is away today, with their notes (diary/absences)
+        book = absence_selectors.absence_book([session.pk])
+        gm_away = book.absence(session.pk, session.gm_id)
+        for p in participations:
+            accepted = p.status == ParticipationStatus.ACCEPTED
+            p.character.away = book.absence(session.pk, p.character.owner_id) if accepted else None
     return render(
         request,
         "diary/participants.html",
         {
             "session": session,
+            "gm_away": gm_away,
             "is_gm": access.is_gm,
             "invite_form": invite_form,
             "rows": [access.participation(p) for p in participations],

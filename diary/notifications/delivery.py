@@ -84,15 +84,33 @@ def _plan_reviewed_text(a: dict) -> str:
     return _("%(actor)s returned the plan of “%(session)s” for changes.") % a
 
 
+def _names(names) -> str:
+    return ", ".join(names) if isinstance(names, list) else str(names)
+
+
 def _deadline_near_text(a: dict) -> str:
     a["deadline"] = _deadline_words(a["deadline"])
+    if "awaited" not in a:  # a notice made before it named what is awaited
+        return (
+            _(
+                "Turn %(number)s of “%(session)s” ends on %(deadline)s and you have not posted "
+                "in it yet."
+            )
+            % a
+        )
+    a["characters"], a["awaited"] = _names(a.get("characters", [])), _names(a["awaited"])
     return (
         _(
-            "Turn %(number)s of “%(session)s” ends on %(deadline)s and you have not posted "
-            "in it yet."
+            "Turn %(number)s of “%(session)s” ends on %(deadline)s and waits for your move: "
+            "%(characters)s. Still awaited: %(awaited)s."
         )
         % a
     )
+
+
+def _nudge_text(a: dict) -> str:
+    a["characters"] = _names(a.get("characters", []))
+    return _("%(actor)s nudges you: turn %(number)s of “%(session)s” waits for %(characters)s.") % a
 
 
 def notification_text(notification: Notification) -> str:
@@ -132,6 +150,8 @@ def notification_text(notification: Notification) -> str:
         return _("%(actor)s whispered to you in “%(session)s”.") % a
     if kind in HANDOVER_TEXTS:
         return HANDOVER_TEXTS[kind]() % a
+    if kind == NotificationKind.NUDGE:
+        return _nudge_text(a)
     return str(notification.get_kind_display())
 
 

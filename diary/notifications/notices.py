@@ -25,6 +25,7 @@ from django.utils import timezone
 
 from config.roles import MODERATOR_GROUP
 from diary import selectors
+from diary.absences.selectors import absent_owner_ids
 from diary.access import may_know_session
 from diary.models import (
     DigestChoice,
@@ -355,44 +356,26 @@ def notify_character_changed(
 def notify_deadlines(now: datetime | None = None) -> int:
     """Players who have not posted in a current turn whose deadline is within
     DEADLINE_NOTICE_HOURS hear of it, once per turn each (a unique constraint keeps it so
-    however often this runs). Returns how many were told."""
+    however often this runs); a player away today (diary.absences) is not awaited and is
+    not told. The notice names the turn, their characters awaited and everyone awaited.
+    Returns how many were told."""
     now = now or timezone.now()
     soon = now + timedelta(hours=settings.DEADLINE_NOTICE_HOURS)
     told = 0
-    turns = Turn.objects.filter(
-        session__status=SessionStatus.RUNNING, deadline__gt=now, deadline__lte=soon
-    ).select_related("session")
+    turns = list(
+        Turn.objects.filter(
+            session__status=SessionStatus.RUNNING, deadline__gt=now, deadline__lte=soon
+        ).select_related("session")
+    )
+    absent = absent_owner_ids({t.session_id for t in turns}, timezone.localdate(now))
     for turn in turns:
         newest = turn.session.turns.order_by("-number").values_list("number", flat=True)
         if newest.first() != turn.number:
             continue
         playing = selectors.playing_characters(turn.session)
         posted = {(c, a) for _t, c, a in selectors.turn_posts([turn])}
-        awaited = selectors.awaited_characters(playing, posted)
-        owners = {c.owner for c in awaited}
-        already = set(
-            Notification.objects.filter(kind=NotificationKind.DEADLINE_NEAR, turn=turn).values_list(
-                "recipient_id", flat=True
-            )
-        )
-        if owners and not already:
-            webhooks.announce_deadline_near(turn)  # the chat hears once a turn, as players do
-        for owner in owners:
-            if owner.pk in already:
-                continue
-            try:
-                with transaction.atomic():
-                    told += len(
-                        notify(
-                            NotificationKind.DEADLINE_NEAR,
-                            [owner],
-                            turn.session,
-                            turn=turn,
-                            args={"number": turn.number, "deadline": turn.deadline.isoformat()},
-                        )
-                    )
-            except IntegrityError:  # another run told them a moment ago
-                continue
+        awaited = selectors.awaited_characters(playing, posted, absent[turn.session_id])
+        told += _tell_deadline(turn, awaited)
     return told
 
 
@@ -446,4 +429,50 @@ def notify_character_removed(participation: Participation, *, by) -> None:
             "character": participation.character.name,
             "reason": participation.removal_reason,
         },
+    )
+
+
+def _tell_deadline(turn: Turn, awaited: list) -> int:
+    """The deadline notice to each owner of an awaited character not told yet of this
+    turn, and the table chat's once."""
+    owners = {c.owner for c in awaited}
+    already = set(
+        Notification.objects.filter(kind=NotificationKind.DEADLINE_NEAR, turn=turn).values_list(
+            "recipient_id", flat=True
+        )
+    )
+    names = [c.name for c in awaited]
+    if owners and not already:
+        webhooks.announce_deadline_near(turn, names)  # the chat hears once a turn, as players do
+    told = 0
+    for owner in sorted(owners, key=lambda user: user.pk):
+        if owner.pk in already:
+            continue
+        args = {
+            "number": turn.number,
+            "deadline": turn.deadline.isoformat(),
+            "awaited": names,
+            "characters": [c.name for c in awaited if c.owner_id == owner.pk],
+        }
+        try:
+            with transaction.atomic():
+                told += len(
+                    notify(
+                        NotificationKind.DEADLINE_NEAR, [owner], turn.session, turn=turn, args=args
+                    )
+                )
+        except IntegrityError:  # another run told them a moment ago
+            continue
+    return told
+
+
+def notify_nudge(turn: Turn, recipient, *, by, characters: list[str]) -> list[Notification]:
+    """The GM's nudge: one player hears that the turn waits for their characters."""
+    return notify(
+        NotificationKind.NUDGE,
+        [recipient],
+        turn.session,
+        actor=by,
+        turn=turn,
+        args={"number": turn.number, "characters": characters},
     )

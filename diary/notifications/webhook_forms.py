@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from diary.models import SessionWebhook
 from diary.notifications.webhook_delivery import url_problem
 
-EVENT_FIELDS = ("on_turn", "on_post", "on_roll", "on_deadline")
+EVENT_FIELDS = ("on_turn", "on_post", "on_roll", "on_deadline", "on_nudge")
 
 
 def masked(url: str) -> str:
@@ -38,6 +38,7 @@ class WebhookForm(forms.ModelForm):
             "on_post": _("A new post"),
             "on_roll": _("A roll or a diary entry"),
             "on_deadline": _("A turn's deadline is near"),
+            "on_nudge": _("The GM nudges a player to post"),
         }
 
     def __init__(self, *args, **kwargs):

@@ -22,7 +22,7 @@ from config.markdown import render_narration
 from diary.models import GameSession, Post, SessionWebhook, Turn
 from diary.notifications.tasks import deliver_webhook
 
-EVENTS = ("turn", "post", "roll", "deadline")
+EVENTS = ("turn", "post", "roll", "deadline", "nudge")
 TEST_EVENT = "test"
 EXCERPT_CHARS = 300
 
@@ -107,23 +107,41 @@ def announce_post_created(post: Post) -> None:
     announce(post.session_id, "post", message)
 
 
-def announce_deadline_near(turn: Turn) -> None:
+def announce_deadline_near(turn: Turn, awaited: list[str] | None = None) -> None:
+    """The chat hears that the turn's deadline is near, and whom the turn still awaits."""
     session = turn.session
 
     def message() -> dict:
         local = timezone.localtime(turn.deadline)
+        content = _("**%(session)s**: turn %(number)s ends %(when)s.") % {
+            "session": session.title,
+            "number": turn.number,
+            "when": local.strftime("%d.%m.%Y %H:%M"),
+        }
+        if awaited:
+            content += " " + _("Still awaited: %(names)s.") % {"names": ", ".join(awaited)}
         return {
-            "content": _("**%(session)s**: turn %(number)s ends %(when)s.")
-            % {
-                "session": session.title,
-                "number": turn.number,
-                "when": local.strftime("%d.%m.%Y %H:%M"),
-            },
+            "content": content,
             "title": session.title,
             "url": absolute(reverse("diary:session", args=[session.pk])),
         }
 
     announce(session.pk, "deadline", message)
+
+
+def announce_nudge(turn: Turn, characters: list[str]) -> None:
+    """The chat hears that the GM nudged a player (when the GM ticked it: off by default)."""
+    session = turn.session
+
+    def message() -> dict:
+        return {
+            "content": _("**%(session)s**: the GM nudges %(names)s to post in turn %(number)s.")
+            % {"session": session.title, "names": ", ".join(characters), "number": turn.number},
+            "title": session.title,
+            "url": absolute(reverse("diary:session", args=[session.pk])),
+        }
+
+    announce(session.pk, "nudge", message)
 
 
 def announce_test(session: GameSession) -> None:

@@ -69,7 +69,16 @@ def _pages(session: GameSession) -> list[str]:
         # The bell's list and the e-mail preferences.
         "/notifications/",
         "/notifications/preferences/",
+        # The user's absences (the demo's nudge is in another session of the GM's).
+        "/sessions/absences/",
+        *[f"/sessions/{pk}/" for pk in _nudged_sessions()],
     ]
+
+
+def _nudged_sessions() -> list[int]:
+    from diary.models import Nudge
+
+    return list(Nudge.objects.values_list("session_id", flat=True)[:1])
 
 
 @pytest.fixture

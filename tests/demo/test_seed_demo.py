@@ -437,3 +437,26 @@ def test_seed_demo_shows_pace_language_tags_an_ad_and_a_quiet_session(client):
     # The main session is alive: not marked.
     main = GameSession.objects.get(title=SESSION_TITLE)
     assert f'data-testid="quiet-{main.pk}"' not in home
+
+
+def test_seed_demo_shows_an_absence_and_a_nudge_once(client):
+    """gracz3 is away from the main session for a week (with a note): its diary lists Mira
+    apart, not awaited; the GM nudged another player, whose button says so; run twice,
+    once."""
+    from diary.models import Absence, Notification, Nudge
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    (absence,) = Absence.objects.all()
+    assert absence.user.username == "gracz3" and absence.session == session and absence.note
+    assert (absence.ends_on - absence.starts_on).days == 6
+    client.force_login(session.gm)
+    page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    assert 'data-testid="absent-' in page and "Mira — nieobecna do" in page
+    assert absence.note in page
+    (nudge,) = Nudge.objects.all()
+    assert nudge.recipient != absence.user and nudge.by == session.gm
+    assert Notification.objects.filter(recipient=nudge.recipient, kind="nudge").exists()
+    nudged = nudge.session.participations.get(character__owner=nudge.recipient).character
+    elsewhere = reverse("diary:session", args=[nudge.session.pk])
+    assert f'data-testid="nudged-{nudged.pk}"' in client.get(elsewhere).content.decode()

@@ -24,8 +24,9 @@ pytestmark = pytest.mark.django_db
 # user's and the roster), the current turn, the page's posts, and the post form's
 # characters (a player) or the GM's entry forms' characters and effects (the GM).
 PAGE_MAX = 8
-# The first view after a change also reads the ledger, the turn's posters and the NPCs.
-PAGE_AFTER_CHANGE_MAX = 14
+# The first view after a change also reads the ledger, the turn's posters and the NPCs,
+# who is away today (diary/absences) and, for the GM, when each player was last nudged.
+PAGE_AFTER_CHANGE_MAX = 16
 # "Anything new?" with nothing new: the session's marker, nothing else.
 POLL_MAX = 1
 

@@ -167,6 +167,9 @@ class World:
         self.ad = ad_services.ad_save(
             by=self.other_player, system="", pace="", text="Szukam drużyny."
         )
+        # The player's absences: one that lasts today (to end early), one to come (to
+        # withdraw).
+        self.absence, self.future_absence = _absences(self.player, self.session)
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -211,6 +214,8 @@ class World:
             "rolls:reroll": {"pk": session, "seq": self.roll.seq},
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
+            "diary:absence_end": {"absence_pk": self.absence.pk},
+            "diary:absence_delete": {"absence_pk": self.future_absence.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
             "diary:ad_invite": {"ad_pk": self.ad.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
@@ -255,6 +260,30 @@ def _portrait(character) -> str:
     return character_portrait_set(
         character_pk=character.pk, by=character.owner, portrait=checked
     ).portrait.name
+
+
+def _absences(player, session):
+    from datetime import timedelta
+
+    from diary.absences.selectors import today
+    from diary.absences.services import absence_create
+
+    day = today()
+    return (
+        absence_create(
+            user=player,
+            session=session,
+            starts_on=day - timedelta(days=1),
+            ends_on=day + timedelta(days=3),
+            note="Wyjazd",
+        ),
+        absence_create(
+            user=player,
+            session=None,
+            starts_on=day + timedelta(days=10),
+            ends_on=day + timedelta(days=12),
+        ),
+    )
 
 
 def _npc(session):

@@ -173,7 +173,7 @@ def world_ids(world: World) -> list[int]:
         world.session, world.character, world.invited, world.post, world.effect, world.potion,
         world.proposal, world.ask, world.roll, world.npc, world.npc_modifier, world.gm,
         world.player, world.other_player, world.moderator, world.participation, world.invitation,
-        world.whisper,
+        world.whisper, world.absence, world.future_absence,
     ]  # fmt: skip
     return sorted({o.pk for o in objects} | {0, -1, 999_999, 2**31, 2**63, 10**30})
 

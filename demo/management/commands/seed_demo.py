@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand
 from django.db import transaction
 
 from characters.systems import RuleSystem
+from demo.absences import seed_absences
 from demo.application_session import seed_application
 from demo.board import seed_board
 from demo.deadlines import seed_deadlines
@@ -56,6 +57,8 @@ class Command(BaseCommand):
                 # The board's pace, language and tags, a player's ad and a quiet session
                 # (added to an older demo too).
                 seed_board(users),
+                # An absence and a GM's nudge (added to an older demo too).
+                seed_absences(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))

@@ -113,6 +113,9 @@ def test_a_deadline_is_announced_once_a_turn(table, chat, client_for):
             number=1,
             when=timezone.localtime(turn.deadline).strftime("%d.%m.%Y %H:%M"),
         )
+        # ... and what the turn awaits.
+        + " "
+        + polish("Still awaited: %(names)s.", names="Borys, Lirael")
     ]
 
 
@@ -321,3 +324,25 @@ def test_a_secret_roll_tells_the_chat_no_more_than_the_diary(table, chat, client
     # seq may show (whatever the hidden total is).
     numbers = re.findall(r"\d+", re.sub(r"\b[0-9a-f]{16,}\b", "", text.replace(roll.hash, "")))
     assert set(numbers) <= {str(roll.seq)}, (numbers, hidden_total)
+
+
+def test_a_nudge_reaches_the_chat_only_when_the_gm_ticked_it(table, chat, client_for):
+    from diary.models import Nudge
+    from diary.nudges.services import nudge_send
+
+    set_webhook(client_for, table, chat.url)  # nudges are off unless ticked
+    nudge_send(session=table.session, by=table.gm, character_id=table.borys.pk)
+    run_worker()
+    assert chat.contents() == []
+    set_webhook(client_for, table, chat.url, on_nudge=True)
+    Nudge.objects.all().delete()  # as if a day had passed
+    nudge_send(session=table.session, by=table.gm, character_id=table.borys.pk)
+    run_worker()
+    assert chat.contents() == [
+        polish(
+            "**%(session)s**: the GM nudges %(names)s to post in turn %(number)s.",
+            session=table.session.title,
+            names="Borys",
+            number=1,
+        )
+    ]
