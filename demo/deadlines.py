@@ -12,7 +12,7 @@ from django.utils import timezone
 from characters.systems import RuleSystem
 from demo.systems import SESSIONS
 from diary import services as diary_services
-from diary.deadlines.selectors import awaited_in_turn
+from diary.deadlines.selectors import not_acted_in_turn
 from diary.models import DeadlineRule, GameSession, Turn
 
 # The length of a demo turn: two days from its opening to its deadline.
@@ -62,7 +62,7 @@ def _the_gm_plays(session: GameSession, gm) -> None:
     diary_services.session_update(session=session, by=gm, deadline_rule=DeadlineRule.GM_PLAYS)
     turn = _deadline_passed(session, gm, ago=timedelta(hours=1))
     session.refresh_from_db()
-    awaited = [c for c in awaited_in_turn(session, turn) if c.owner_id != gm.pk]
+    awaited = [c for c in not_acted_in_turn(session, turn) if c.owner_id != gm.pk]
     if not awaited:
         return
     character = awaited[0]

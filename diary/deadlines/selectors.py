@@ -9,6 +9,7 @@ from django.db.models.functions import Coalesce
 
 from characters.models import Character
 from diary import selectors
+from diary.absences.selectors import absent_owner_ids
 from diary.live.page_cache import memo
 from diary.models import (
     DeadlineRule,
@@ -20,16 +21,17 @@ from diary.models import (
 )
 
 
-def awaited_in_turn(session: GameSession, turn: Turn) -> list[Character]:
-    """The playing characters the turn still awaits, by the diary's own count
-    (diary.selectors.awaited_characters: who has posted, who is away). Two queries."""
+def not_acted_in_turn(session: GameSession, turn: Turn) -> list[Character]:
+    """The playing characters with no post in the turn, by the diary's own count
+    (diary.selectors.awaited_characters), away or not: a turn that passes on passes over an
+    absent player's character too, and the GM may play it. Two queries."""
     playing = selectors.playing_characters(session)
-    return _awaited(playing, turn)
+    return _awaited(playing, turn, frozenset())
 
 
-def _awaited(playing: list[Character], turn: Turn) -> list[Character]:
+def _awaited(playing: list[Character], turn: Turn, absent: frozenset[int]) -> list[Character]:
     posted = {(character, author) for _turn, character, author in selectors.turn_posts([turn])}
-    return selectors.awaited_characters(playing, posted)
+    return selectors.awaited_characters(playing, posted, absent)
 
 
 def deadline_passed(turn: Turn | None, now) -> bool:
@@ -55,9 +57,11 @@ def turn_due(session: GameSession, now) -> str:
     ):
         return ""
     playing = selectors.playing_characters(session)
-    # Those the turn would await had no one posted: the characters present.
-    present = selectors.awaited_characters(playing, set())
-    if present and not _awaited(playing, turn):
+    # Those the turn would await had no one posted: the characters present (an absent
+    # player's character is not waited for).
+    absent = absent_owner_ids([session.pk])[session.pk]
+    present = selectors.awaited_characters(playing, set(), absent)
+    if present and not _awaited(playing, turn, absent):
         return TurnOpenedBySite.ALL_ACTED
     if session.deadline_rule == DeadlineRule.PASS and deadline_passed(turn, now):
         return TurnOpenedBySite.DEADLINE
@@ -92,7 +96,7 @@ def gm_playable_characters(access, turn: Turn | None, now) -> list[Character]:
     ):
         return []
     own = {c.pk for c in access.my_characters}
-    return [c for c in awaited_in_turn(session, turn) if c.pk not in own]
+    return [c for c in not_acted_in_turn(session, turn) if c.pk not in own]
 
 
 def page_reads() -> dict:

@@ -7,19 +7,25 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 
 from characters.models import Character
-from diary.deadlines.selectors import awaited_in_turn, deadline_passed
+from diary.absences.selectors import absent_owner_ids
+from diary.deadlines.selectors import deadline_passed, not_acted_in_turn
 from diary.models import DeadlineRule, GameSession, Turn, TurnPass
 
 
 def turn_passes_record(*, session: GameSession, turn: Turn | None, now) -> list[TurnPass]:
     """The turn closes: under a rule other than waiting, past its deadline, each character
     it still awaits is passed over ("Mira czeka w tej turze"). Before the deadline, or
-    under "wait for everyone", nothing is written."""
-    if session.deadline_rule == DeadlineRule.WAIT or not deadline_passed(turn, now):
+    under "wait for everyone", nothing is written; a turn that closes before its deadline
+    passes over only the characters of players away (they were not waited for)."""
+    if session.deadline_rule == DeadlineRule.WAIT or turn is None:
         return []
+    passed = not_acted_in_turn(session, turn)
+    if not deadline_passed(turn, now):
+        away = absent_owner_ids([session.pk])[session.pk]
+        passed = [character for character in passed if character.owner_id in away]
     return TurnPass.objects.bulk_create(
         TurnPass(turn=turn, character=character, rule=session.deadline_rule, created_at=now)
-        for character in awaited_in_turn(session, turn)
+        for character in passed
     )
 
 
@@ -42,7 +48,7 @@ def check_gm_may_play(
         )
     if not deadline_passed(turn, now):
         raise ValidationError({"character": _gm_too_early(turn)})
-    if character.pk not in {c.pk for c in awaited_in_turn(session, turn)}:
+    if character.pk not in {c.pk for c in not_acted_in_turn(session, turn)}:
         raise ValidationError(
             {
                 "character": _(

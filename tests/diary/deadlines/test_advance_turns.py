@@ -126,3 +126,23 @@ def test_a_turn_opened_meanwhile_by_the_gm_is_not_opened_again(table):
     turn_open_next(session=table.session, by=table.gm)
     assert turn_open_due(session_id=table.session.pk) is None
     assert GameSession.objects.get(pk=table.session.pk).current_turn.number == 2
+
+
+def test_an_absent_player_does_not_hold_the_turn_but_is_passed_over(table):
+    """Everyone present has acted: the site opens the next turn though Borys's player is
+    away, and the closed turn says Borys waited."""
+    from diary.absences import services as absence_services
+    from diary.absences.selectors import today
+    from diary.models import TurnPass
+
+    set_rule(table, DeadlineRule.PASS, auto=True)
+    deadline_passes(table, ago=timedelta(hours=-5))  # five hours still to go
+    absence_services.absence_create(
+        user=table.bob, session=table.session, starts_on=today(), ends_on=today(), note=""
+    )
+    write(table, table.alice, table.lirael)
+    assert advance() == "Turns opened: 1"
+    assert current_turn(table).opened_by_site == TurnOpenedBySite.ALL_ACTED
+    assert [p.character for p in TurnPass.objects.filter(turn__session=table.session)] == [
+        table.borys
+    ]
