@@ -24,6 +24,7 @@ from diary.access import (
     npc_access,
     sessions_open_to_join,
 )
+from diary.board.selectors import board_annotations, pinned_announcements
 from diary.forms import (
     DecisionNoteForm,
     HideForm,
@@ -247,6 +248,8 @@ def _diary_context(
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
         **_npc_context(access),
+        # The GM's notice board, pinned above the diary (cached by the activity marker).
+        "announcements": pinned_announcements(session),
     }
 
 
@@ -274,8 +277,13 @@ def _npc_context(access: SessionAccess) -> dict:
 def diary_page_reads(user) -> dict:
     """What the diary page reads with the session's row, no query of its own: the
     notifications it clears (and the mute toggle's state), and the unread table talk beside
-    the diary (its links' badges)."""
-    return {**page_notices_annotations(user), **talk_unread_annotations(user)}
+    the diary (its links' badges), and the notice board's stamp (its pinned announcements'
+    cache key)."""
+    return {
+        **page_notices_annotations(user),
+        **talk_unread_annotations(user),
+        **board_annotations(),
+    }
 
 
 @login_required

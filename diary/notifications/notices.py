@@ -62,6 +62,7 @@ MUTED_KINDS = {
     NotificationKind.CHARACTER_CHANGED,
     NotificationKind.TALK_OOC,
     NotificationKind.WHISPER,
+    NotificationKind.POLL_OPENED,
 }
 
 
@@ -370,3 +371,29 @@ def notify_deadlines(now: datetime | None = None) -> int:
             except IntegrityError:  # another run told them a moment ago
                 continue
     return told
+
+
+def notify_announcement(announcement) -> None:
+    """A new announcement of the GM's notice board: the GM and every player of the session.
+    Rare and meant for everyone, so a muted session still brings it (not in MUTED_KINDS)."""
+    session = announcement.session
+    notify(
+        NotificationKind.ANNOUNCEMENT,
+        [session.gm, *_players(session)],
+        session,
+        actor=announcement.author,
+        args={"title": announcement.title, "announcement": announcement.pk},
+    )
+
+
+def notify_poll_opened(poll) -> None:
+    """A new poll in the OOC thread: the GM and the players (its author aside). Table talk,
+    so a muted session brings none (MUTED_KINDS)."""
+    session = poll.session
+    notify(
+        NotificationKind.POLL_OPENED,
+        [session.gm, *_players(session)],
+        session,
+        actor=poll.author,
+        args={"question": poll.question, "poll": poll.pk},
+    )

@@ -162,6 +162,8 @@ class World:
             token=uuid.uuid4(),
         )
         self.portrait = _portrait(self.character)
+        # The GM's announcement on the notice board, and the player's poll in the OOC thread.
+        self.announcement, self.poll = _board_and_poll(self.session, self.gm, self.player)
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -207,6 +209,10 @@ class World:
             "rolls:ask_withdraw": {"pk": session, "ask_pk": self.ask.pk},
             "rolls:ask_decline": {"pk": session, "ask_pk": self.ask.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
+            "diary:announcement_edit": {"pk": session, "announcement_pk": self.announcement.pk},
+            "diary:announcement_pin": {"pk": session, "announcement_pk": self.announcement.pk},
+            "diary:poll": {"pk": session, "poll_pk": self.poll.pk},
+            "diary:poll_close": {"pk": session, "poll_pk": self.poll.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
@@ -249,6 +255,27 @@ def _portrait(character) -> str:
     return character_portrait_set(
         character_pk=character.pk, by=character.owner, portrait=checked
     ).portrait.name
+
+
+def _board_and_poll(session, gm, player):
+    from diary.board.services import announcement_create
+    from diary.polls.services import poll_create
+
+    announcement = announcement_create(
+        session=session, by=gm, title="Harmonogram", text="Tura w niedzielę.", token=uuid.uuid4()
+    )
+    poll = poll_create(
+        session=session,
+        by=player,
+        question="Kiedy gramy?",
+        kind="text",
+        options=["Sobota", "Niedziela"],
+        max_choices=1,
+        anonymous=False,
+        closes_at=None,
+        token=uuid.uuid4(),
+    )
+    return announcement, poll
 
 
 def _npc(session):
