@@ -12,6 +12,7 @@ from django.db import transaction
 
 from characters.systems import RuleSystem
 from demo.application_session import seed_application
+from demo.board_polls import seed_board_and_polls
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
 from demo.ford.talk import seed_table_talk
@@ -41,6 +42,9 @@ class Command(BaseCommand):
                 seed_portraits(users),
                 # Table talk beside the diary (added to an older demo too).
                 seed_table_talk(users),
+                # The GM's notice board and polls in the OOC thread (added to an older demo
+                # too).
+                seed_board_and_polls(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
