@@ -222,3 +222,19 @@ def test_play_moves_no_board_read_and_a_session_without_a_board_reads_none(table
     assert _board_reads(bob, diary_url(table)) == 0  # a post is no change of the board
     diary = page(bob, diary_url(table))
     assert "Harmonogram" in diary and "Dalej." in diary
+
+
+def test_an_edit_with_bad_input_is_refused_next_to_its_field(table, client_for):
+    announcement = announce(table)
+    url = reverse("diary:announcement_edit", args=[table.session.pk, announcement.pk])
+    gm = client_for(table.gm)
+    form = page(gm, url)
+    assert 'value="Harmonogram"' in form and "Tura zamyka się w **niedzielę**." in form
+    refused = gm.post(url, {"title": "", "text": "Inaczej."})
+    assert refused.status_code == 400
+    assert 'id="id_title_error"' in refused.content.decode()
+    announcement.refresh_from_db()
+    assert announcement.title == "Harmonogram" and announcement.text.startswith("Tura")
+    assert gm.post(url, {"title": "Nowy", "text": "Inaczej."}).status_code == 302
+    announcement.refresh_from_db()
+    assert (announcement.title, announcement.text_html) == ("Nowy", "<p>Inaczej.</p>\n")

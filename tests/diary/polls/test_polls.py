@@ -303,3 +303,19 @@ def test_the_ooc_thread_lists_the_polls_open_first(table, client_for):
     page = text(client_for(table.alice).get(reverse("diary:ooc", args=[table.session.pk])))
     assert page.index("Nowa ankieta") < page.index("Stara ankieta")
     assert polish("Poll closed") in page
+
+
+def test_an_invited_characters_owner_reads_polls_but_does_not_vote(table, client_for, make_user):
+    from diary.services import participation_invite
+    from tests.conftest import new_character
+
+    guest = make_user("gosc")
+    participation_invite(session=table.session, by=table.gm, character=new_character(guest, "Gość"))
+    poll = open_poll(table)
+    client = client_for(guest)
+    page = text(client.get(poll_url(table, poll)))
+    assert "Kiedy gramy?" in page and 'name="choices"' not in page
+    assert polish("You read this poll and its results; the GM and the players vote.") in page
+    assert client.post(poll_url(table, poll), {"choices": [option_ids(poll)[0]]}).status_code == 403
+    assert client.get(reverse("diary:poll_new", args=[table.session.pk])).status_code == 403
+    assert not PollVote.objects.exists()
