@@ -52,8 +52,12 @@ def announcement_create(*, session, by, title: str, text: str, token: uuid.UUID)
         return existing
     title, text = _checked(title, text)
     try:
+        now = timezone.now()  # one moment: an announcement never edited shows no "edited"
         with transaction.atomic():
             announcement = Announcement.objects.create(
+                created_at=now,
+                updated_at=now,
+                changed_at=now,
                 session=board.session,
                 author=by,
                 title=title,

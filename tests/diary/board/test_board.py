@@ -238,3 +238,14 @@ def test_an_edit_with_bad_input_is_refused_next_to_its_field(table, client_for):
     assert gm.post(url, {"title": "Nowy", "text": "Inaczej."}).status_code == 302
     announcement.refresh_from_db()
     assert (announcement.title, announcement.text_html) == ("Nowy", "<p>Inaczej.</p>\n")
+
+
+def test_an_announcement_says_edited_only_once_edited(table, client_for):
+    announcement = announce(table)
+    url = reverse("diary:board", args=[table.session.pk])
+    edited = polish("edited")
+    assert edited not in page(client_for(table.bob), url)
+    board_services.announcement_edit(
+        session=table.session, announcement_pk=announcement.pk, by=table.gm, title="T", text=""
+    )
+    assert edited in page(client_for(table.bob), url)
