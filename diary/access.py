@@ -28,6 +28,7 @@ from diary.models import (
     READING_STATUSES,
     SHEET_OPENING_STATUSES,
     Absence,
+    Announcement,
     CoGameMaster,
     GameSession,
     Notification,
@@ -36,6 +37,7 @@ from diary.models import (
     Participation,
     ParticipationStatus,
     PlayerAd,
+    Poll,
     Post,
     SessionStatus,
     TalkKind,
@@ -675,3 +677,105 @@ def access_ad(user, pk: int) -> AdAccess:
     return AdAccess(
         ad=_get_or_404(PlayerAd.objects.filter(active=True).select_related("author"), pk), user=user
     )
+
+
+# ---------------------------------------------------------------------------
+# The GM's notice board and the polls of the OOC thread. The board is read by whoever reads
+# the diary, and written by the GM until the session is finished. A poll is read by whoever
+# reads the OOC thread; the GM and the players vote (moderators read it and its counts, and
+# never vote); its author or the GM closes it.
+
+
+@dataclass(frozen=True)
+class BoardAccess:
+    session_access: SessionAccess
+
+    @property
+    def session(self) -> GameSession:
+        return self.session_access.session
+
+    @property
+    def can_manage(self) -> bool:
+        """Write, edit, take down and pin again: the GM, until the session is finished."""
+        return self.session_access.can_manage and self.session.status != SessionStatus.FINISHED
+
+
+def access_board(user, pk: int, *, lock: bool = False) -> BoardAccess:
+    """The session's notice board: 404/403 as for the session (whoever reads it reads the
+    board)."""
+    return BoardAccess(access_session(user, pk, lock=lock))
+
+
+def access_announcement(
+    user, pk: int, announcement_pk: int, *, lock: bool = False
+) -> tuple[BoardAccess, Announcement]:
+    """(BoardAccess, the session's announcement); 404 for another session's."""
+    board = access_board(user, pk, lock=lock)
+    announcements = Announcement.objects.filter(session=board.session)
+    return board, _get_or_404(announcements, announcement_pk)
+
+
+@dataclass(frozen=True)
+class PollsAccess:
+    session_access: SessionAccess
+
+    @property
+    def session(self) -> GameSession:
+        return self.session_access.session
+
+    @property
+    def is_member(self) -> bool:
+        """The GM and the players: they open polls and vote (as they write in the OOC
+        thread)."""
+        return _talks_at_the_table(self.session_access)
+
+    @property
+    def can_create(self) -> bool:
+        return self.is_member and self.session.status != SessionStatus.FINISHED
+
+    def poll(self, poll: Poll, now=None) -> PollFlags:
+        """The flags for one poll of this session (no query)."""
+        closed = poll.is_closed(now) or self.session.status == SessionStatus.FINISHED
+        user_id = self.session_access.user.pk
+        closes_it = self.is_member and (poll.author_id == user_id or self.session_access.can_manage)
+        return PollFlags(
+            poll=poll,
+            is_closed=closed,
+            can_vote=self.is_member and not closed,
+            may_close=closes_it,
+            can_close=closes_it and not closed,
+            shows_voters=not poll.anonymous,
+        )
+
+
+@dataclass(frozen=True)
+class PollFlags:
+    poll: Poll
+    is_closed: bool
+    can_vote: bool
+    # The poll's author or the GM (a moderator never): closes it while it is open.
+    may_close: bool
+    can_close: bool
+    # Whose votes are named beside the counts: never in an anonymous poll, for anyone.
+    shows_voters: bool
+
+
+def polls_access(session_access: SessionAccess) -> PollsAccess:
+    """The polls' flags for a session already in hand (the OOC thread's page)."""
+    return PollsAccess(session_access)
+
+
+def access_polls(user, pk: int, *, lock: bool = False) -> PollsAccess:
+    """The session's polls: 404/403 as for the session (whoever reads the OOC thread reads
+    them)."""
+    return PollsAccess(access_session(user, pk, lock=lock))
+
+
+def access_poll(user, pk: int, poll_pk: int, *, lock: bool = False) -> tuple[PollsAccess, Poll]:
+    """(PollsAccess, the session's poll); 404 for another session's. `lock` locks the poll's
+    row (its votes change one voter at a time), not the session's."""
+    polls = access_polls(user, pk)
+    found = Poll.objects.filter(session=polls.session)
+    if lock:
+        found = found.select_for_update()
+    return polls, _get_or_404(found, poll_pk)

@@ -881,6 +881,8 @@ class NotificationKind(models.TextChoices):
     # is asked to look at the session and apply from its page.
     AD_INVITATION = "ad_invitation", _("a GM's invitation in answer to my ad")
     NUDGE = "nudge", _("the GM's nudge to post in a turn")
+    ANNOUNCEMENT = "announcement", _("an announcement of the GM")
+    POLL_OPENED = "poll_opened", _("a new poll in a session's out-of-character talk")
 
 
 class DigestChoice(models.TextChoices):
@@ -1254,3 +1256,144 @@ class Nudge(models.Model):
 
     def __str__(self) -> str:
         return f"{self.session_id} → {self.recipient_id}"
+
+
+# The GM's notice board (diary/board/): announcements pinned above the diary and the OOC
+# thread, and polls in the OOC thread (diary/polls/)
+# ---------------------------------------------------------------------------
+
+ANNOUNCEMENT_TITLE_MAX = 120
+ANNOUNCEMENT_TEXT_MAX = 5_000
+
+
+class Announcement(models.Model):
+    """One of the GM's notices to the table (house rules, the schedule, the deadline's rule):
+    pinned above the diary and the OOC thread until the GM takes it down (`archived_at`; it
+    stays on the board's page, nothing is deleted)."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="announcements")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    title = models.CharField(_("title"), max_length=ANNOUNCEMENT_TITLE_MAX)
+    text = models.TextField(_("text"), blank=True)
+    # Rendered once on write, already sanitised (config/markdown.py).
+    text_html = models.TextField(editable=False, blank=True)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    updated_at = models.DateTimeField(_("updated"), default=timezone.now)
+    archived_at = models.DateTimeField(_("taken down"), null=True, blank=True)
+    # Moved by every write (new, edit, take down, pin again): the newest of a session's is the
+    # key its pinned announcements are cached under (diary.board.selectors).
+    changed_at = models.DateTimeField(default=timezone.now, editable=False)
+    # The form's one-time token: the same form sent twice writes one announcement.
+    token = models.UUIDField(_("form token"), editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["author", "token"], name="announcement_unique_token"),
+        ]
+        indexes = [
+            models.Index(fields=["session", "-changed_at"], name="announcement_changed"),
+        ]
+        verbose_name = _("announcement")
+        verbose_name_plural = _("announcements")
+
+    def __str__(self) -> str:
+        return self.title
+
+    def get_absolute_url(self) -> str:
+        return f"{reverse('diary:board', args=[self.session_id])}#announcement-{self.pk}"
+
+    @property
+    def is_pinned(self) -> bool:
+        return self.archived_at is None
+
+
+POLL_QUESTION_MAX = 200
+POLL_OPTION_MAX = 120
+POLL_OPTIONS_MIN = 2
+POLL_OPTIONS_MAX = 10
+
+
+class PollKind(models.TextChoices):
+    TEXT = "text", _("options in words")
+    DATES = "dates", _("dates and times (scheduling)")
+
+
+class Poll(models.Model):
+    """A question put to the table in its OOC thread: one choice or several (`max_choices`:
+    1, a number, or None for any number), optionally anonymous, closed by its author or the
+    GM or at `closes_at` (closed when read after it: no task closes it)."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.PROTECT, related_name="polls")
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+")
+    question = models.CharField(_("question"), max_length=POLL_QUESTION_MAX)
+    kind = models.CharField(_("kind"), max_length=10, choices=PollKind.choices)
+    max_choices = models.PositiveSmallIntegerField(_("choices per voter"), null=True, blank=True)
+    anonymous = models.BooleanField(_("anonymous"), default=False)
+    closes_at = models.DateTimeField(_("closes"), null=True, blank=True)
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+    closed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+", null=True, blank=True
+    )
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    token = models.UUIDField(_("form token"), editable=False)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["author", "token"], name="poll_unique_token"),
+        ]
+        verbose_name = _("poll")
+        verbose_name_plural = _("polls")
+
+    def __str__(self) -> str:
+        return self.question
+
+    def get_absolute_url(self) -> str:
+        return reverse("diary:poll", args=[self.session_id, self.pk])
+
+    def is_closed(self, now=None) -> bool:
+        if self.closed_at is not None:
+            return True
+        return self.closes_at is not None and self.closes_at <= (now or timezone.now())
+
+    @property
+    def is_scheduling(self) -> bool:
+        return self.kind == PollKind.DATES
+
+
+class PollOption(models.Model):
+    """One answer of a poll: words, or (a scheduling poll) a date and time."""
+
+    poll = models.ForeignKey(Poll, on_delete=models.CASCADE, related_name="options")
+    position = models.PositiveSmallIntegerField(_("position"))
+    text = models.CharField(_("option"), max_length=POLL_OPTION_MAX, blank=True)
+    starts_at = models.DateTimeField(_("date and time"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["poll", "position"], name="poll_option_position"),
+        ]
+
+    def __str__(self) -> str:
+        return self.text or (self.starts_at.isoformat() if self.starts_at else "")
+
+
+class PollVote(models.Model):
+    """One voter's choice of one option (a voter with several choices has several rows; a
+    changed vote replaces them). Kept with the voter so they may change it; an anonymous
+    poll never shows whose it is."""
+
+    poll = models.ForeignKey(Poll, on_delete=models.CASCADE, related_name="votes")
+    option = models.ForeignKey(PollOption, on_delete=models.CASCADE, related_name="votes")
+    voter = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(_("voted"), default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["option", "voter"], name="poll_vote_once_per_option"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.voter_id} → {self.option_id}"

@@ -3,10 +3,12 @@ from django.urls import path
 from diary import views
 from diary.absences import views as absence_views
 from diary.ads import views as ads_views
+from diary.board import views as board_views
 from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
 from diary.nudges import views as nudge_views
+from diary.polls import views as poll_views
 from diary.search import views as search_views
 from diary.talk import views as talk_views
 
@@ -52,6 +54,22 @@ urlpatterns = [
     path("<int:pk>/co-gms/remove/", handover_views.co_gm_remove, name="co_gm_remove"),
     path("<int:pk>/handover/", handover_views.session_handover, name="session_handover"),
     path("<int:pk>/history/", handover_views.session_history, name="session_history"),
+    # The GM's notice board, and polls in the OOC thread.
+    path("<int:pk>/board/", board_views.board, name="board"),
+    path("<int:pk>/board/new/", board_views.announcement_new, name="announcement_new"),
+    path(
+        "<int:pk>/board/<int:announcement_pk>/",
+        board_views.announcement_edit,
+        name="announcement_edit",
+    ),
+    path(
+        "<int:pk>/board/<int:announcement_pk>/pin/",
+        board_views.announcement_pin,
+        name="announcement_pin",
+    ),
+    path("<int:pk>/ooc/polls/new/", poll_views.poll_new, name="poll_new"),
+    path("<int:pk>/ooc/polls/<int:poll_pk>/", poll_views.poll, name="poll"),
+    path("<int:pk>/ooc/polls/<int:poll_pk>/close/", poll_views.poll_close, name="poll_close"),
     path("<int:pk>/npcs/", npc_views.npc_list, name="npcs"),
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
     path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),

@@ -26,6 +26,7 @@ from diary.access import (
     npc_access,
     sessions_open_to_join,
 )
+from diary.board.selectors import board_annotations, pinned_announcements
 from diary.deadlines import selectors as deadline_selectors
 from diary.forms import (
     DecisionNoteForm,
@@ -293,6 +294,8 @@ def _diary_context(
         "transitions": services.transitions_for(access),
         "plan_last": selectors.plan_last_review(access),
         **_npc_context(access),
+        # The GM's notice board, pinned above the diary (cached by the activity marker).
+        "announcements": pinned_announcements(session),
     }
 
 
@@ -354,13 +357,15 @@ def _npc_context(access: SessionAccess) -> dict:
 def diary_page_reads(user) -> dict:
     """What the diary page reads with the session's row, no query of its own: the
     notifications it clears (and the mute toggle's state), the unread table talk beside
-    the diary (its links' badges), whether any turn passed someone over, and the session's
-    newest handover (its history)."""
+    the diary (its links' badges), whether any turn passed someone over, the session's
+    newest handover (its history) and the notice board's stamp (its pinned announcements'
+    cache key)."""
     return {
         **page_notices_annotations(user),
         **talk_unread_annotations(user),
         **deadline_selectors.page_reads(),
         **last_handover_annotations(),
+        **board_annotations(),
     }
 
 

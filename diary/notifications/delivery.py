@@ -152,6 +152,10 @@ def notification_text(notification: Notification) -> str:
         return HANDOVER_TEXTS[kind]() % a
     if kind == NotificationKind.NUDGE:
         return _nudge_text(a)
+    if kind == NotificationKind.ANNOUNCEMENT:
+        return _("GM's announcement in “%(session)s”: %(title)s") % a
+    if kind == NotificationKind.POLL_OPENED:
+        return _("%(actor)s asks in a poll in “%(session)s”: %(question)s") % a
     return str(notification.get_kind_display())
 
 
@@ -181,6 +185,11 @@ def notification_url(notification: Notification) -> str:
     if notification.post_id is not None:
         diary = reverse("diary:session", args=[session])
         return f"{diary}?after={notification.post_id - 1}#post-{notification.post_id}"
+    if kind == NotificationKind.ANNOUNCEMENT:
+        board = reverse("diary:board", args=[session])
+        return f"{board}#announcement-{int(notification.args.get('announcement', 0))}"
+    if kind == NotificationKind.POLL_OPENED and notification.args.get("poll"):
+        return reverse("diary:poll", args=[session, int(notification.args["poll"])])
     if kind in (NotificationKind.PLAN_SUBMITTED, NotificationKind.PLAN_REVIEWED):
         return reverse("diary:session_plan", args=[session])
     if kind == NotificationKind.JOIN_REQUEST:

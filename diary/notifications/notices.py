@@ -69,6 +69,7 @@ MUTED_KINDS = {
     NotificationKind.CHARACTER_CHANGED,
     NotificationKind.TALK_OOC,
     NotificationKind.WHISPER,
+    NotificationKind.POLL_OPENED,
 }
 
 
@@ -475,4 +476,30 @@ def notify_nudge(turn: Turn, recipient, *, by, characters: list[str]) -> list[No
         actor=by,
         turn=turn,
         args={"number": turn.number, "characters": characters},
+    )
+
+
+def notify_announcement(announcement) -> None:
+    """A new announcement of the GM's notice board: the GM and every player of the session.
+    Rare and meant for everyone, so a muted session still brings it (not in MUTED_KINDS)."""
+    session = announcement.session
+    notify(
+        NotificationKind.ANNOUNCEMENT,
+        [*session_runners(session), *_players(session)],
+        session,
+        actor=announcement.author,
+        args={"title": announcement.title, "announcement": announcement.pk},
+    )
+
+
+def notify_poll_opened(poll) -> None:
+    """A new poll in the OOC thread: the GM and the players (its author aside). Table talk,
+    so a muted session brings none (MUTED_KINDS)."""
+    session = poll.session
+    notify(
+        NotificationKind.POLL_OPENED,
+        [*session_runners(session), *_players(session)],
+        session,
+        actor=poll.author,
+        args={"question": poll.question, "poll": poll.pk},
     )

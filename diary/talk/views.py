@@ -13,7 +13,10 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from config.form_errors import apply_service_errors, posted
 from config.rate_limits import rate_limited
-from diary.access import TalkAccess, access_ooc, access_whisper, access_whispers
+from diary.access import TalkAccess, access_ooc, access_whisper, access_whispers, polls_access
+from diary.board.selectors import pinned_announcements
+from diary.models import TalkKind
+from diary.polls.selectors import session_polls
 from diary.talk import selectors as talk_selectors
 from diary.talk import services as talk_services
 from diary.talk.forms import TalkMessageForm, WhisperForm
@@ -23,6 +26,24 @@ def _refused(request, session, message: str):
     return render(
         request, "diary/talk_refused.html", {"session": session, "message": message}, status=403
     )
+
+
+def _ooc_extras(talk: TalkAccess) -> dict:
+    """Above the OOC thread: the GM's pinned announcements and the session's polls, the open
+    ones first."""
+    if talk.kind != TalkKind.OOC:
+        return {}
+    flags = polls_access(talk.session_access)
+    rows = [
+        {"poll": poll, "is_closed": flags.poll(poll).is_closed}
+        for poll in session_polls(talk.session)
+    ]
+    return {
+        "announcements": pinned_announcements(talk.session),
+        "poll_rows": sorted(rows, key=lambda row: row["is_closed"]),
+        "can_create_poll": flags.can_create,
+        "shows_polls": True,
+    }
 
 
 def _thread_page(request, talk: TalkAccess, form: TalkMessageForm | None, *, status: int = 200):
@@ -52,6 +73,7 @@ def _thread_page(request, talk: TalkAccess, form: TalkMessageForm | None, *, sta
             "members": list(talk.thread.members.order_by("username"))
             if talk.thread is not None and talk.thread.is_whisper
             else [],
+            **_ooc_extras(talk),
         },
         status=status,
     )

@@ -72,6 +72,14 @@ def _pages(session: GameSession) -> list[str]:
         # The user's absences (the demo's nudge is in another session of the GM's).
         "/sessions/absences/",
         *[f"/sessions/{pk}/" for pk in _nudged_sessions()],
+        # The notice board, the OOC thread with its polls, a new poll of each kind, each poll.
+        f"/sessions/{session.pk}/board/",
+        f"/sessions/{session.pk}/board/new/",
+        *[f"/sessions/{session.pk}/board/{a.pk}/" for a in session.announcements.all()[:1]],
+        f"/sessions/{session.pk}/ooc/",
+        f"/sessions/{session.pk}/ooc/polls/new/",
+        f"/sessions/{session.pk}/ooc/polls/new/?kind=dates",
+        *[poll.get_absolute_url() for poll in session.polls.all()],
     ]
 
 
@@ -130,8 +138,11 @@ def test_on_a_phone_the_diary_starts_with_the_posts_and_nothing_scrolls_sideways
     log_in(phone, "gm", DEMO_PASSWORDS["gm"])
     phone.goto(f"/sessions/{demo.pk}/")
     first_post = phone.locator("article.post").first.bounding_box()
-    # The first post is on the first screen, not ~1,000 px down below the sidebar.
-    assert first_post["y"] < 740, first_post
+    # The first post is on the first screen, not ~1,000 px down below the sidebar; the GM's
+    # pinned announcements come before it on purpose (diary/board/), and are not counted.
+    board = phone.get_by_test_id("notice-board")
+    pinned = board.bounding_box()["height"] if board.count() else 0
+    assert first_post["y"] < 740 + pinned, (first_post, pinned)
     assert not _scrolls_sideways(phone)
     for url in [
         f"/sessions/{demo.pk}/rolls/panel/?mode=initiative",

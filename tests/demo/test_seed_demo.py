@@ -460,3 +460,25 @@ def test_seed_demo_shows_an_absence_and_a_nudge_once(client):
     nudged = nudge.session.participations.get(character__owner=nudge.recipient).character
     elsewhere = reverse("diary:session", args=[nudge.session.pk])
     assert f'data-testid="nudged-{nudged.pk}"' in client.get(elsewhere).content.decode()
+
+
+def test_seed_demo_pins_announcements_and_has_a_closed_and_an_open_scheduling_poll(client):
+    """The main session's notice board above its diary, a closed anonymous poll and an open
+    scheduling poll with votes (gracz may still vote); run twice, once."""
+    from diary.models import Announcement, Poll, PollVote
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    assert Announcement.objects.filter(session=session).count() == 3
+    assert Announcement.objects.filter(session=session, archived_at=None).count() == 2
+    closed, scheduling = Poll.objects.filter(session=session).order_by("pk")
+    assert closed.is_closed() and closed.anonymous and closed.votes.count() == 3
+    assert scheduling.is_scheduling and not scheduling.is_closed()
+    assert PollVote.objects.filter(poll=scheduling).values("voter").distinct().count() == 3
+    gracz = get_user_model().objects.get(username="gracz")
+    client.force_login(gracz)
+    diary = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    assert diary.index("Harmonogram i termin tury") < diary.index('id="diary-posts"')
+    assert "Przerwa świąteczna" not in diary
+    page = client.get(scheduling.get_absolute_url()).content.decode()
+    assert page.count('name="choices"') == 3 and "<time datetime=" in page

@@ -170,6 +170,8 @@ class World:
         # The player's absences: one that lasts today (to end early), one to come (to
         # withdraw).
         self.absence, self.future_absence = _absences(self.player, self.session)
+        # The GM's announcement on the notice board, and the player's poll in the OOC thread.
+        self.announcement, self.poll = _board_and_poll(self.session, self.gm, self.player)
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -218,6 +220,10 @@ class World:
             "diary:absence_delete": {"absence_pk": self.future_absence.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
             "diary:ad_invite": {"ad_pk": self.ad.pk},
+            "diary:announcement_edit": {"pk": session, "announcement_pk": self.announcement.pk},
+            "diary:announcement_pin": {"pk": session, "announcement_pk": self.announcement.pk},
+            "diary:poll": {"pk": session, "poll_pk": self.poll.pk},
+            "diary:poll_close": {"pk": session, "poll_pk": self.poll.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
@@ -284,6 +290,27 @@ def _absences(player, session):
             ends_on=day + timedelta(days=12),
         ),
     )
+
+
+def _board_and_poll(session, gm, player):
+    from diary.board.services import announcement_create
+    from diary.polls.services import poll_create
+
+    announcement = announcement_create(
+        session=session, by=gm, title="Harmonogram", text="Tura w niedzielę.", token=uuid.uuid4()
+    )
+    poll = poll_create(
+        session=session,
+        by=player,
+        question="Kiedy gramy?",
+        kind="text",
+        options=["Sobota", "Niedziela"],
+        max_choices=1,
+        anonymous=False,
+        closes_at=None,
+        token=uuid.uuid4(),
+    )
+    return announcement, poll
 
 
 def _npc(session):

@@ -14,6 +14,7 @@ from characters.systems import RuleSystem
 from demo.absences import seed_absences
 from demo.application_session import seed_application
 from demo.board import seed_board
+from demo.board_polls import seed_board_and_polls
 from demo.deadlines import seed_deadlines
 from demo.ford.session import seed_ford
 from demo.ford.story import SESSION_TITLE
@@ -59,6 +60,9 @@ class Command(BaseCommand):
                 seed_board(users),
                 # An absence and a GM's nudge (added to an older demo too).
                 seed_absences(users),
+                # The GM's notice board and polls in the OOC thread (added to an older demo
+                # too).
+                seed_board_and_polls(users),
             ]
         if any(added):
             self.stdout.write(self.style.SUCCESS("Demo data created."))
