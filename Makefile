@@ -6,10 +6,15 @@ run:  ## set up (.venv, SQLite, demo data) and serve http://127.0.0.1:8000/
 	scripts/venv requirements.txt
 	DEBUG=1 .venv/bin/python manage.py migrate --no-input
 	DEBUG=1 .venv/bin/python manage.py seed_demo
-	@# The task worker beside the server sends the e-mails, to the console here.
+	@# The task worker beside the server sends the e-mails, to the console here; every
+	@# minute the periodic commands open the turns that are due and tell of near deadlines.
 	export DEBUG=1 EMAIL_BACKEND=$${EMAIL_BACKEND:-django.core.mail.backends.console.EmailBackend}; \
 	  .venv/bin/python manage.py db_worker --no-reload & worker=$$!; \
-	  trap 'kill $$worker 2>/dev/null' EXIT INT TERM; \
+	  ( while sleep 60; do \
+	      .venv/bin/python manage.py advance_turns --verbosity 0 >/dev/null; \
+	      .venv/bin/python manage.py notify_deadlines --verbosity 0 >/dev/null; \
+	    done ) & ticker=$$!; \
+	  trap 'kill $$worker $$ticker 2>/dev/null' EXIT INT TERM; \
 	  LOG_LEVEL=$${LOG_LEVEL:-INFO} .venv/bin/python manage.py runserver 127.0.0.1:8000
 
 serve:  ## production: migrate, collectstatic, gunicorn on $$BIND (settings from the environment)
