@@ -64,25 +64,31 @@ def absences(request):
 @require_POST
 def absence_end(request, absence_pk: int):
     """I'm back: the absence ends yesterday."""
-    absence = access_absence(request.user, absence_pk)
-    try:
-        services.absence_end(absence=absence, by=request.user)
-    except ValidationError as error:
-        messages.error(request, " ".join(error.messages))
-    else:
-        messages.success(request, _("Welcome back: your characters are awaited again."))
-    return redirect("diary:absences")
+    return _act_on_absence(
+        request,
+        absence_pk,
+        services.absence_end,
+        _("Welcome back: your characters are awaited again."),
+    )
 
 
 @login_required
 @require_POST
 def absence_delete(request, absence_pk: int):
     """An absence that has not begun is withdrawn."""
+    return _act_on_absence(
+        request, absence_pk, services.absence_delete, _("The absence is withdrawn.")
+    )
+
+
+def _act_on_absence(request, absence_pk: int, service, done: str):
+    """One of the user's absences changed by `service`; back to the page, with what came of
+    it (the service's refusal, or `done`)."""
     absence = access_absence(request.user, absence_pk)
     try:
-        services.absence_delete(absence=absence, by=request.user)
+        service(absence=absence, by=request.user)
     except ValidationError as error:
         messages.error(request, " ".join(error.messages))
     else:
-        messages.success(request, _("The absence is withdrawn."))
+        messages.success(request, done)
     return redirect("diary:absences")

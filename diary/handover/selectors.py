@@ -58,27 +58,9 @@ def last_gm_activity(session: GameSession) -> datetime:
     row = (
         GameSession.objects.filter(pk=session.pk)
         .annotate(
-            post=Subquery(
-                Post.objects.filter(runners, session=session)
-                .order_by()
-                .values("session")
-                .annotate(at=Max("created_at"))
-                .values("at")
-            ),
-            turn=Subquery(
-                Turn.objects.filter(session=session)
-                .order_by()
-                .values("session")
-                .annotate(at=Max("opened_at"))
-                .values("at")
-            ),
-            handover=Subquery(
-                SessionHandover.objects.filter(session=session)
-                .order_by()
-                .values("session")
-                .annotate(at=Max("at"))
-                .values("at")
-            ),
+            post=_latest(Post.objects.filter(runners, session=session), "created_at"),
+            turn=_latest(Turn.objects.filter(session=session), "opened_at"),
+            handover=_latest(SessionHandover.objects.filter(session=session), "at"),
         )
         .values("post", "turn", "handover")
         .get()
@@ -122,3 +104,8 @@ def plays_in(session: GameSession, user) -> bool:
         .exclude(status__in=GONE_STATUSES)
         .exists()
     )
+
+
+def _latest(rows, field: str) -> Subquery:
+    """The newest `field` of these rows of one session, as a subquery."""
+    return Subquery(rows.order_by().values("session").annotate(at=Max(field)).values("at"))

@@ -32,15 +32,16 @@ def far_player_page(browser, live_server):
     context.close()
 
 
-def test_a_player_votes_on_a_date_and_the_gm_closes_the_poll(page, far_player_page, table):
-    from diary.models import PollVote
+def date_poll(session, by, question: str):
+    """A scheduling poll between two evenings of next January (19:00 on the 15th, 20:30 on
+    the 16th, Warsaw time), one choice, names shown."""
     from diary.polls.services import poll_create
 
     year = timezone.now().year + 1
-    poll = poll_create(
-        session=table.session,
-        by=table.gm,
-        question="Kiedy następna sesja?",
+    return poll_create(
+        session=session,
+        by=by,
+        question=question,
         kind="dates",
         options=[
             datetime(year, 1, 15, 19, 0, tzinfo=WARSAW),
@@ -51,6 +52,13 @@ def test_a_player_votes_on_a_date_and_the_gm_closes_the_poll(page, far_player_pa
         closes_at=None,
         token=uuid.uuid4(),
     )
+
+
+def test_a_player_votes_on_a_date_and_the_gm_closes_the_poll(page, far_player_page, table):
+    from diary.models import PollVote
+
+    year = timezone.now().year + 1
+    poll = date_poll(table.session, table.gm, "Kiedy następna sesja?")
     first = poll.options.order_by("position").first()
     player = far_player_page
 

@@ -13,9 +13,7 @@ days would have moved them; everything else is clicked.
 """
 
 import re
-import uuid
 from datetime import datetime, timedelta
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
@@ -27,14 +25,13 @@ from rolls.engine.dice import ScriptedDice
 from rolls.systems.forum1000.requests import RollRequest
 from tests.browser.axe import violations
 from tests.browser.conftest import log_in, wait_until_quiet
+from tests.browser.test_polls import date_poll
 from tests.conftest import PASSWORD, polish, polish_as
 from tests.diary.recap.test_recap import percepcja
 from tests.diary_entries import hp_entry
 from tests.rolling import make_roll
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-WARSAW = ZoneInfo("Europe/Warsaw")
 
 
 def diary(page, session) -> None:
@@ -160,23 +157,7 @@ def test_two_weeks_of_a_game_that_does_not_die(page, player_page, table, make_us
     assert not violations(player_page)
 
     # Day 10. The GM asks when to play next; Alicja votes for a date.
-    from diary.polls.services import poll_create
-
-    year = timezone.now().year + 1
-    poll = poll_create(
-        session=session,
-        by=gm,
-        question="Kiedy następna sesja na czacie?",
-        kind="dates",
-        options=[
-            datetime(year, 1, 15, 19, 0, tzinfo=WARSAW),
-            datetime(year, 1, 16, 20, 30, tzinfo=WARSAW),
-        ],
-        max_choices=1,
-        anonymous=False,
-        closes_at=None,
-        token=uuid.uuid4(),
-    )
+    poll = date_poll(session, gm, "Kiedy następna sesja na czacie?")
     first = poll.options.order_by("position").first()
     player_page.goto(poll.get_absolute_url())
     player_page.locator(f"#choice-{first.pk}").check()
