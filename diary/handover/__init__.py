@@ -1,0 +1,1 @@
+"""Co-GMs, a session handed to a new GM, and its history."""
