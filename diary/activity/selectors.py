@@ -16,7 +16,7 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from config.roles import is_moderator
-from diary.models import GameSession, Post, SessionStatus
+from diary.models import GameSession, Post, SessionStatus, co_gm_list_annotation
 
 # The most quiet sessions the moderators' home lists (the longest quiet first).
 QUIET_LISTED = 50
@@ -30,9 +30,13 @@ def last_post_subquery() -> Subquery:
 
 
 def with_activity(sessions: QuerySet) -> QuerySet:
-    """`sessions` with `last_post_at` and `last_turn_at` (None: no post, no turn yet)."""
+    """`sessions` with `last_post_at` and `last_turn_at` (None: no post, no turn yet), and
+    their co-GMs: the quiet mark is for whoever runs the session (GameSession.runs), asked
+    with no query of its own."""
     return sessions.annotate(
-        last_post_at=last_post_subquery(), last_turn_at=F("current_turn__opened_at")
+        last_post_at=last_post_subquery(),
+        last_turn_at=F("current_turn__opened_at"),
+        **co_gm_list_annotation(),
     )
 
 

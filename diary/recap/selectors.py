@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from diary import hooks, reading
 from diary.models import (
+    CoGameMaster,
     GameSession,
     Participation,
     ParticipationStatus,
@@ -261,13 +262,16 @@ def page_recap(access, *, first_unread_url: str, now=None) -> Recap | None:
 
 
 def _sessions_with_unread_play(user) -> list[GameSession]:
-    """The running sessions the user runs or plays in, with a read mark and an unread post,
-    each with its mark (one query)."""
+    """The running sessions the user runs (as GM or co-GM) or plays in, with a read mark
+    and an unread post, each with its mark (one query)."""
     playing = Participation.objects.filter(
         session=OuterRef("pk"), character__owner=user.pk, status=ParticipationStatus.ACCEPTED
     )
+    co_running = CoGameMaster.objects.filter(session=OuterRef("pk"), user=user.pk)
     sessions = (
-        GameSession.objects.filter(Q(gm=user.pk) | Exists(playing), status=SessionStatus.RUNNING)
+        GameSession.objects.filter(
+            Q(gm=user.pk) | Exists(co_running) | Exists(playing), status=SessionStatus.RUNNING
+        )
         .annotate(
             viewer_read_mark=reading.read_mark_subquery(user),
             viewer_read_seq=reading.read_seq_subquery(user),

@@ -184,3 +184,14 @@ def test_the_lists_cost_the_same_queries_however_many_sessions(
         session = make_session(viewer, [make_character(make_user())])
         _back_date(session, post_days=None, turn_days=12)
     assert _queries(client, reverse(url)) == few
+
+
+def test_a_co_gm_sees_the_quiet_mark_as_the_gm_does(table, make_user, client_for):
+    from diary.handover.services import co_gm_name
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    _post(table)
+    _back_date(table.session, post_days=8, turn_days=9)
+    quiet = f'data-testid="quiet-{table.session.pk}"'
+    assert quiet in client_for(kasia).get(reverse("diary:session_list")).content.decode()

@@ -262,3 +262,17 @@ def test_the_page_costs_the_same_however_many_posts_came_since(table, client_for
 
     # Each round stays within the newest page, which reads on (its mark moves).
     assert queries_after(1) == queries_after(6)
+
+
+def test_a_co_gm_gets_the_recap_in_the_digest_as_the_gm_does(table, make_user, client_for):
+    """The digest's recap covers the sessions the reader runs: a co-GM runs theirs too."""
+    from diary.handover.services import co_gm_name
+    from diary.recap.selectors import digest_recaps
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    say(table, table.gm, "Początek.")
+    assert client_for(kasia).get(diary_url(table)).status_code == 200
+    say(table, table.bob, "Borys idzie.", table.borys)
+    (recap,) = digest_recaps(kasia)
+    assert recap.session_id == table.session.pk and recap.post_count == 1
