@@ -16,6 +16,7 @@ from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from config.roles import is_moderator
+from diary.handover.selectors import gm_activity_annotations, is_orphaned
 from diary.models import GameSession, Post, SessionStatus, co_gm_list_annotation
 
 # The most quiet sessions the moderators' home lists (the longest quiet first).
@@ -47,7 +48,8 @@ def quiet_cutoff(now: datetime | None = None) -> datetime:
 
 def quiet_sessions(now: datetime | None = None) -> list[GameSession]:
     """The moderators' home: running sessions with no post and no turn change since the
-    cutoff, the longest quiet first, each with its GM and both times (one query)."""
+    cutoff, the longest quiet first, each with its GM, both times and whether it is
+    orphaned too (diary.handover: no GM activity for ORPHANED_AFTER_DAYS); one query."""
     cutoff = quiet_cutoff(now)
     sessions = with_activity(
         GameSession.objects.filter(status=SessionStatus.RUNNING, created_at__lt=cutoff)
@@ -60,7 +62,14 @@ def quiet_sessions(now: datetime | None = None) -> list[GameSession]:
         Q(last_post_at__isnull=True) | Q(last_post_at__lt=cutoff),
         Q(last_turn_at__isnull=True) | Q(last_turn_at__lt=cutoff),
     )
-    return list(quiet.select_related("gm").order_by("quiet_since", "pk")[:QUIET_LISTED])
+    listed = list(
+        quiet.select_related("gm")
+        .annotate(**gm_activity_annotations())
+        .order_by("quiet_since", "pk")[:QUIET_LISTED]
+    )
+    for session in listed:  # the moderator may hand it over (diary.handover): say so
+        session.orphaned = is_orphaned(session, now)
+    return listed
 
 
 def quiet_sessions_for(user) -> list[GameSession]:
