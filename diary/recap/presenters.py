@@ -47,6 +47,21 @@ def _turns_text(recap: Recap) -> list[str]:
     return lines
 
 
+def _waited_text(recap: Recap) -> list[str]:
+    if not recap.waited_turns:
+        return []
+    lines = [_("Turns passed on at the deadline:")]
+    for turn in recap.waited_turns:
+        heading = _("Turn %(number)s") % {"number": turn.number}
+        names = _("the turn passed on without: %(names)s") % {"names": ", ".join(turn.waited)}
+        lines.append(_line(f"{heading}: {names}", turn.url))
+    return lines
+
+
+def _notices_text(heading: str, notices) -> list[str]:
+    return [heading, *(_line(notice.title, notice.url) for notice in notices)] if notices else []
+
+
 def _items_text(heading: str, items, *, mine_word: bool = False) -> list[str]:
     if not items:
         return []
@@ -82,6 +97,9 @@ def recap_text(recap: Recap) -> str:
         _("“%(session)s” — since you were last here:") % {"session": recap.title},
         *_posts_text(recap),
         *_turns_text(recap),
+        *_waited_text(recap),
+        *_notices_text(_("New announcements:"), recap.announcements),
+        *_notices_text(_("New polls:"), recap.polls),
         *_items_text(_("Your characters:"), ledger.changes),
         *_items_text(_("Rolls:"), ledger.rolls, mine_word=True),
         *_items_text(_("Your roll requests:"), ledger.asks),
