@@ -50,9 +50,10 @@ def last_handover_annotations() -> dict:
 
 
 def gm_activity_annotations() -> dict:
-    """When the GM or a co-GM of the session in the outer query last wrote a post, a turn
-    opened, and the session last changed hands: subqueries read with the session's row
-    (one query for one session or for a list)."""
+    """When the GM or a co-GM of the session in the outer query last wrote a post, opened a
+    turn (not one the site opened at the deadline: diary/deadlines keeps a game going
+    without its GM), and the session last changed hands: subqueries read with the
+    session's row (one query for one session or for a list)."""
     runners = Q(author_id=OuterRef("gm_id")) | Q(
         author_id__in=CoGameMaster.objects.filter(session=OuterRef(OuterRef("pk"))).values(
             "user_id"
@@ -65,7 +66,7 @@ def gm_activity_annotations() -> dict:
 
     return {
         "gm_post_at": newest(Post, "created_at", runners),
-        "gm_turn_at": newest(Turn, "opened_at"),
+        "gm_turn_at": newest(Turn, "opened_at", Q(opened_by_site="")),
         "gm_handover_at": newest(SessionHandover, "at"),
     }
 
@@ -78,8 +79,8 @@ def gm_active_at(session: GameSession) -> datetime:
 
 
 def last_gm_activity(session: GameSession) -> datetime:
-    """The last time the session's GM or a co-GM wrote a post, a turn opened, or the session
-    changed hands (or, before any of them, its creation). One query."""
+    """The last time the session's GM or a co-GM wrote a post or opened a turn, or the
+    session changed hands (or, before any of them, its creation). One query."""
     return gm_active_at(
         GameSession.objects.filter(pk=session.pk).annotate(**gm_activity_annotations()).get()
     )
