@@ -213,3 +213,15 @@ def test_the_moderators_quiet_list_links_an_orphaned_session_to_its_handover(
     assert f'href="{handover}"' in row and "osierocona: przekaż ją" in row
     assert f'data-testid="hand-over-{recent.pk}"' not in page
     assert f'data-testid="quiet-row-{recent.pk}"' in page
+
+
+def test_turns_the_site_opens_at_the_deadline_do_not_keep_a_silent_game_awake(table, client_for):
+    """With the site opening turns at the deadline (diary/deadlines), a game nobody posts
+    in still changes turns: the quiet mark asks whether anyone plays."""
+    _post(table)
+    _back_date(table.session, post_days=10, turn_days=10)
+    services.turn_open_next(session=table.session, by=table.gm, opened_by_site="deadline")
+    quiet = f'data-testid="quiet-{table.session.pk}"'
+    assert quiet in client_for(table.gm).get(reverse("diary:session_list")).content.decode()
+    page = client_for(table.moderator).get(reverse("home")).content.decode()
+    assert f'data-testid="quiet-row-{table.session.pk}"' in page
