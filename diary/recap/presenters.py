@@ -8,6 +8,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from diary.models import TurnOpenedBySite
 from diary.recap.selectors import Recap
 
 
@@ -34,6 +35,13 @@ def _posts_text(recap: Recap) -> list[str]:
     return lines
 
 
+# Why the site opened a turn for the GM, as the diary says it (diary/deadlines).
+BY_SITE = {
+    TurnOpenedBySite.DEADLINE: lambda: _("The site opened this turn (the deadline passed)"),
+    TurnOpenedBySite.ALL_ACTED: lambda: _("The site opened this turn (every character had acted)"),
+}
+
+
 def _turns_text(recap: Recap) -> list[str]:
     if not recap.opened_turns:
         return []
@@ -43,6 +51,8 @@ def _turns_text(recap: Recap) -> list[str]:
         if turn.deadline:
             moment = formats.date_format(timezone.localtime(turn.deadline), "DATETIME_FORMAT")
             text += " — " + _("deadline") + " " + moment
+        if turn.by_site in BY_SITE:
+            text += f" ({BY_SITE[turn.by_site]()})"
         lines.append(_line(text, turn.url))
     return lines
 

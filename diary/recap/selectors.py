@@ -66,6 +66,8 @@ class RecapTurn:
     deadline: datetime | None = None
     # The characters the turn passed over at its deadline (diary/deadlines: "czeka").
     waited: tuple[str, ...] = ()
+    # Why the site opened it for the GM (TurnOpenedBySite, diary/deadlines), or "".
+    by_site: str = ""
 
     @property
     def count(self) -> int:
@@ -179,7 +181,7 @@ def _turns_opened(session, mark: int, moved_at) -> list[Turn]:
     turns = Turn.objects.filter(session=session, number__gt=after)
     if moved_at is not None:
         turns = turns.filter(opened_at__gt=moved_at)
-    return list(turns.only("number", "deadline").order_by("number"))
+    return list(turns.only("number", "deadline", "opened_by_site").order_by("number"))
 
 
 def _turns_passed(session, mark: int, moved_at) -> dict[int, tuple[str, ...]]:
@@ -215,6 +217,7 @@ def _recap_turns(session, reader, mark: int, moved_at) -> tuple[list[RecapTurn],
             opened=number in opened,
             deadline=opened[number].deadline if number in opened else None,
             waited=waited.get(number, ()),
+            by_site=opened[number].opened_by_site if number in opened else "",
         )
         for number in shown
     ]

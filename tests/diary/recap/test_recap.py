@@ -301,7 +301,8 @@ def test_the_recap_names_new_announcements_polls_and_who_waited_a_turn(
     table.session.refresh_from_db()
     Turn.objects.filter(session=table.session).update(deadline=timezone.now() - timedelta(hours=1))
     say(table, table.bob, "Borys idzie.", table.borys)
-    turn_open_next(session=table.session, by=table.gm)
+    # The site opens the next turn at the deadline (diary/deadlines), as the GM's.
+    turn_open_next(session=table.session, by=table.gm, opened_by_site="deadline")
     notice = announcement_create(
         session=table.session, by=table.gm, title="Gramy co dwa dni", text="", token=uuid.uuid4()
     )
@@ -334,12 +335,17 @@ def test_the_recap_names_new_announcements_polls_and_who_waited_a_turn(
     ]
     (waited,) = [turn for turn in recap.turns if turn.waited]
     assert (waited.number, waited.waited) == (1, ("Lirael",))
+    (opened,) = recap.opened_turns
+    assert (opened.number, opened.by_site) == (2, "deadline")
     assert not recap.is_empty
     page = html.unescape(client_for(table.alice).get(diary_url(table)).content.decode())
     recap_html = page[page.index('data-testid="recap"') :]
     assert "Gramy co dwa dni" in recap_html and "Kiedy sesja na żywo?" in recap_html
     assert polish("the turn passed on without: %(names)s", names="Lirael") in recap_html
+    opened_html = recap_html[recap_html.index('data-testid="recap-turns"') :].split("</section>")[0]
+    assert polish("The site opened this turn (the deadline passed)") in opened_html
     text = recap_text(recap)
     assert "Gramy co dwa dni" in text and notice.get_absolute_url() in text
     assert "Kiedy sesja na żywo?" in text
     assert polish("the turn passed on without: %(names)s", names="Lirael") in text
+    assert polish("The site opened this turn (the deadline passed)") in text
