@@ -655,7 +655,7 @@ def sees_quiet_mark(user, session: GameSession) -> bool:
 
 # The recruiting board's players' ads (diary/ads/): every logged-in user reads the active
 # ads (the views ask for a log-in); their author edits and withdraws them; anyone else
-# who runs a session may invite from one (the service checks the session is theirs).
+# who runs a session may invite from one (the service checks they run it: GM or co-GM).
 
 
 @dataclass(frozen=True)

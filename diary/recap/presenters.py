@@ -20,6 +20,10 @@ def _line(text: str, url: str) -> str:
     return f"- {text}\n  {_absolute(url)}"
 
 
+def _author(author) -> str:
+    return _("GM for %(name)s") % {"name": author.name} if author.gm_plays else author.name
+
+
 def _posts_text(recap: Recap) -> list[str]:
     if not recap.post_count:
         return []
@@ -29,7 +33,7 @@ def _posts_text(recap: Recap) -> list[str]:
     ]
     for turn in recap.turns:
         if turn.authors:
-            authors = ", ".join(f"{author.name} ({author.count})" for author in turn.authors)
+            authors = ", ".join(f"{_author(author)} ({author.count})" for author in turn.authors)
             heading = _("Turn %(number)s") % {"number": turn.number}
             lines.append(_line(f"{heading}: {authors}", turn.url))
     return lines

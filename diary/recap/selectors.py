@@ -55,6 +55,8 @@ class RecapAuthor:
     name: str
     count: int
     url: str
+    # The GM's posts for the character (the deadline's rule "the GM plays"): shown as such.
+    gm_plays: bool = False
 
 
 @dataclass(frozen=True)
@@ -160,14 +162,16 @@ def _posts_by_turn(session, reader, mark: int) -> dict[int, list[RecapAuthor]]:
     rows = (
         Post.objects.filter(session=session, pk__gt=mark, hidden_at__isnull=True)
         .exclude(author=reader.pk)
-        .values("turn__number", "author__username", "character__name")
+        .values("turn__number", "author__username", "character__name", "played_by_gm")
         .annotate(n=Count("pk"), first=Min("pk"))
         .order_by("turn__number", "first")
     )
     by_turn: dict[int, list[RecapAuthor]] = {}
     for row in rows:
         name = row["character__name"] or row["author__username"]
-        author = RecapAuthor(name, row["n"], _post_url(session.pk, row["first"]))
+        author = RecapAuthor(
+            name, row["n"], _post_url(session.pk, row["first"]), gm_plays=row["played_by_gm"]
+        )
         by_turn.setdefault(row["turn__number"], []).append(author)
     return by_turn
 

@@ -349,3 +349,27 @@ def test_the_recap_names_new_announcements_polls_and_who_waited_a_turn(
     assert "Kiedy sesja na żywo?" in text
     assert polish("the turn passed on without: %(names)s", names="Lirael") in text
     assert polish("The site opened this turn (the deadline passed)") in text
+
+
+def test_the_recap_names_the_gms_post_for_a_character_as_the_gms(table, client_for):
+    """The GM playing an awaited character after the deadline (diary/deadlines) writes in
+    the character's name; the recap says whose post it is, as the diary does."""
+    from diary.models import DeadlineRule
+    from diary.recap.presenters import recap_text
+    from tests.diary.deadlines.helpers import deadline_passes, set_rule
+
+    say(table, table.gm, "Początek.")
+    assert client_for(table.alice).get(diary_url(table)).status_code == 200
+    away(table.alice, table)
+    set_rule(table, DeadlineRule.GM_PLAYS)
+    deadline_passes(table)
+    say(table, table.gm, "Lirael stoi w miejscu.", table.lirael)
+    recap = recap_of(table.alice, table, [table.lirael.pk])
+    (turn,) = recap.turns
+    ((author),) = turn.authors
+    assert (author.name, author.gm_plays) == ("Lirael", True)
+    gm_for = polish("GM for %(name)s", name="Lirael")
+    page = html.unescape(client_for(table.alice).get(diary_url(table)).content.decode())
+    posts = page[page.index('data-testid="recap-posts"') :].split("</section>")[0]
+    assert gm_for in posts
+    assert gm_for in recap_text(recap)
