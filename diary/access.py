@@ -647,14 +647,15 @@ def access_whisper(user, pk: int, thread_pk: int) -> TalkAccess:
 
 
 def sees_quiet_mark(user, session: GameSession) -> bool:
-    """The "quiet" mark ("uśpiona") on a session is for its GM and the moderators: the
-    ones who can wake it up or hand it on. Everyone sees the activity times themselves."""
-    return user.is_authenticated and (session.gm_id == user.pk or is_moderator(user))
+    """The "quiet" mark ("uśpiona") on a session is for whoever runs it (its GM, a co-GM)
+    and the moderators: the ones who can wake it up or hand it on. Everyone sees the
+    activity times themselves."""
+    return user.is_authenticated and (session.runs(user) or is_moderator(user))
 
 
 # The recruiting board's players' ads (diary/ads/): every logged-in user reads the active
 # ads (the views ask for a log-in); their author edits and withdraws them; anyone else
-# who runs a session may invite from one (the service checks the session is theirs).
+# who runs a session may invite from one (the service checks they run it: GM or co-GM).
 
 
 @dataclass(frozen=True)

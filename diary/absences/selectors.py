@@ -13,7 +13,14 @@ from datetime import date
 from django.db.models import Q
 from django.utils import timezone
 
-from diary.models import Absence, GameSession, Participation, ParticipationStatus, SessionStatus
+from diary.models import (
+    Absence,
+    GameSession,
+    Participation,
+    ParticipationStatus,
+    SessionStatus,
+    co_gm_sessions,
+)
 
 
 def today() -> date:
@@ -111,11 +118,12 @@ def my_absences(user, day: date | None = None) -> list[Absence]:
 
 
 def absence_sessions(user) -> list[GameSession]:
-    """The sessions an absence may be declared for: those the user runs or plays in (an
-    accepted character), not finished."""
+    """The sessions an absence may be declared for: those the user runs (as GM or co-GM)
+    or plays in (an accepted character), not finished."""
     return list(
         GameSession.objects.filter(
             Q(gm=user)
+            | Q(pk__in=co_gm_sessions(user))
             | Q(
                 participations__character__owner=user,
                 participations__status=ParticipationStatus.ACCEPTED,

@@ -39,12 +39,14 @@ class Activity:
 
 
 def is_quiet(session: GameSession, now: datetime | None = None) -> bool:
-    """A running session with neither a post nor a turn change since the cutoff; needs the
-    annotations of diary.activity.selectors.with_activity."""
+    """A running session with neither a post nor a turn change (but one the site opened at
+    the deadline: nobody played it) since the cutoff; needs the annotations of
+    diary.activity.selectors.with_activity."""
     if session.status != SessionStatus.RUNNING:
         return False
     cutoff = quiet_cutoff(now)
-    times = [t for t in (session.last_post_at, session.last_turn_at) if t is not None]
+    turn = session.last_turn_at if not getattr(session, "last_turn_by_site", "") else None
+    times = [t for t in (session.last_post_at, turn) if t is not None]
     return max(times, default=session.created_at) < cutoff
 
 

@@ -11,12 +11,13 @@ too, and "is anyone still playing here?" asks about posts and turns.
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import DateTimeField, F, OuterRef, Q, QuerySet, Subquery
+from django.db.models import Case, DateTimeField, F, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from config.roles import is_moderator
-from diary.models import GameSession, Post, SessionStatus
+from diary.handover.selectors import gm_activity_annotations, is_orphaned
+from diary.models import GameSession, Post, SessionStatus, co_gm_list_annotation
 
 # The most quiet sessions the moderators' home lists (the longest quiet first).
 QUIET_LISTED = 50
@@ -30,9 +31,15 @@ def last_post_subquery() -> Subquery:
 
 
 def with_activity(sessions: QuerySet) -> QuerySet:
-    """`sessions` with `last_post_at` and `last_turn_at` (None: no post, no turn yet)."""
+    """`sessions` with `last_post_at` and `last_turn_at` (None: no post, no turn yet), and
+    their co-GMs: the quiet mark is for whoever runs the session (GameSession.runs), asked
+    with no query of its own."""
     return sessions.annotate(
-        last_post_at=last_post_subquery(), last_turn_at=F("current_turn__opened_at")
+        last_post_at=last_post_subquery(),
+        last_turn_at=F("current_turn__opened_at"),
+        # A turn the site opened at the deadline (diary/deadlines) is no one playing.
+        last_turn_by_site=F("current_turn__opened_by_site"),
+        **co_gm_list_annotation(),
     )
 
 
@@ -42,21 +49,32 @@ def quiet_cutoff(now: datetime | None = None) -> datetime:
 
 
 def quiet_sessions(now: datetime | None = None) -> list[GameSession]:
-    """The moderators' home: running sessions with no post and no turn change since the
-    cutoff, the longest quiet first, each with its GM and both times (one query)."""
+    """The moderators' home: running sessions with no post and no turn change (but one the
+    site opened at the deadline) since the cutoff, the longest quiet first, each with its
+    GM, both times and whether it is orphaned too (diary.handover: no GM activity for
+    ORPHANED_AFTER_DAYS); one query."""
     cutoff = quiet_cutoff(now)
     sessions = with_activity(
         GameSession.objects.filter(status=SessionStatus.RUNNING, created_at__lt=cutoff)
     ).annotate(
-        quiet_since=Greatest(
-            Coalesce("last_post_at", "created_at"), Coalesce("last_turn_at", "created_at")
-        )
+        played_turn_at=Case(
+            When(last_turn_by_site="", then=Coalesce("last_turn_at", "created_at")),
+            default=F("created_at"),
+        ),
+        quiet_since=Greatest(Coalesce("last_post_at", "created_at"), "played_turn_at"),
     )
     quiet = sessions.filter(
         Q(last_post_at__isnull=True) | Q(last_post_at__lt=cutoff),
-        Q(last_turn_at__isnull=True) | Q(last_turn_at__lt=cutoff),
+        played_turn_at__lt=cutoff,
     )
-    return list(quiet.select_related("gm").order_by("quiet_since", "pk")[:QUIET_LISTED])
+    listed = list(
+        quiet.select_related("gm")
+        .annotate(**gm_activity_annotations())
+        .order_by("quiet_since", "pk")[:QUIET_LISTED]
+    )
+    for session in listed:  # the moderator may hand it over (diary.handover): say so
+        session.orphaned = is_orphaned(session, now)
+    return listed
 
 
 def quiet_sessions_for(user) -> list[GameSession]:

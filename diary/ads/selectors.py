@@ -69,5 +69,6 @@ def own_ad(user) -> PlayerAd | None:
 
 
 def sessions_to_invite_to(user) -> QuerySet:
-    """The GM's sessions an ad's player may be invited to: those taking applications now."""
-    return GameSession.objects.recruiting_now().filter(gm=user).order_by("title", "pk")
+    """The sessions the user runs (as GM or co-GM) an ad's player may be invited to: those
+    taking applications now."""
+    return GameSession.objects.recruiting_now().run_by(user).order_by("title", "pk")

@@ -45,12 +45,12 @@ def ad_withdraw(*, by) -> PlayerAd | None:
 @transaction.atomic
 def ad_invite(*, ad: PlayerAd, by, session: GameSession, note: str = "") -> Notification:
     """A GM answers an ad: the player is notified with a link to the session's join page.
-    Only the session's GM, only a session taking applications now, never one's own ad,
-    once per ad's player and session."""
+    Only whoever runs the session (its GM, a co-GM), only a session taking applications
+    now, never one's own ad, once per ad's player and session."""
     # The session's row lock serialises two clicks on the same invitation.
     GameSession.objects.select_for_update().filter(pk=session.pk).first()
     session = GameSession.objects.with_places().get(pk=session.pk)
-    if not by.is_authenticated or session.gm_id != by.pk:
+    if not session.runs(by):
         raise PermissionDenied
     if ad.author_id == by.pk:
         raise PermissionDenied

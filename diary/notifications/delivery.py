@@ -24,6 +24,7 @@ from django.utils.translation import ngettext
 
 from config.text import single_line
 from diary.models import (
+    DeadlineRule,
     DigestChoice,
     Notification,
     NotificationKind,
@@ -88,6 +89,16 @@ def _names(names) -> str:
     return ", ".join(names) if isinstance(names, list) else str(names)
 
 
+def deadline_rule_words(rule: str) -> str:
+    """What the turn does at its deadline, as the diary says it beside the deadline
+    (templates/diary/deadlines/rule.html); nothing under "wait for everyone"."""
+    if rule == DeadlineRule.PASS:
+        return _("After the deadline: the turn passes on")
+    if rule == DeadlineRule.GM_PLAYS:
+        return _("After the deadline: the GM plays the characters who have not posted")
+    return ""
+
+
 def _deadline_near_text(a: dict) -> str:
     a["deadline"] = _deadline_words(a["deadline"])
     if "awaited" not in a:  # a notice made before it named what is awaited
@@ -99,13 +110,15 @@ def _deadline_near_text(a: dict) -> str:
             % a
         )
     a["characters"], a["awaited"] = _names(a.get("characters", [])), _names(a["awaited"])
-    return (
+    text = (
         _(
             "Turn %(number)s of “%(session)s” ends on %(deadline)s and waits for your move: "
             "%(characters)s. Still awaited: %(awaited)s."
         )
         % a
     )
+    rule = deadline_rule_words(a.get("rule", ""))
+    return f"{text} {rule}." if rule else text
 
 
 def _nudge_text(a: dict) -> str:

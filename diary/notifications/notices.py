@@ -454,6 +454,8 @@ def _tell_deadline(turn: Turn, awaited: list) -> int:
             "deadline": turn.deadline.isoformat(),
             "awaited": names,
             "characters": [c.name for c in awaited if c.owner_id == owner.pk],
+            # What happens then (diary/deadlines): said in the reader's language when shown.
+            "rule": turn.session.deadline_rule,
         }
         try:
             with transaction.atomic():

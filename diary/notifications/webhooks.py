@@ -20,6 +20,7 @@ from django.utils.translation import gettext as _
 
 from config.markdown import render_narration
 from diary.models import GameSession, Post, SessionWebhook, Turn
+from diary.notifications.delivery import deadline_rule_words
 from diary.notifications.tasks import deliver_webhook
 
 EVENTS = ("turn", "post", "roll", "deadline", "nudge")
@@ -120,6 +121,9 @@ def announce_deadline_near(turn: Turn, awaited: list[str] | None = None) -> None
         }
         if awaited:
             content += " " + _("Still awaited: %(names)s.") % {"names": ", ".join(awaited)}
+        rule = deadline_rule_words(session.deadline_rule)
+        if rule:
+            content += f" {rule}."
         return {
             "content": content,
             "title": session.title,

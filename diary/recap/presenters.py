@@ -8,6 +8,7 @@ from django.utils import formats, timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
+from diary.models import TurnOpenedBySite
 from diary.recap.selectors import Recap
 
 
@@ -19,6 +20,10 @@ def _line(text: str, url: str) -> str:
     return f"- {text}\n  {_absolute(url)}"
 
 
+def _author(author) -> str:
+    return _("GM for %(name)s") % {"name": author.name} if author.gm_plays else author.name
+
+
 def _posts_text(recap: Recap) -> list[str]:
     if not recap.post_count:
         return []
@@ -28,10 +33,17 @@ def _posts_text(recap: Recap) -> list[str]:
     ]
     for turn in recap.turns:
         if turn.authors:
-            authors = ", ".join(f"{author.name} ({author.count})" for author in turn.authors)
+            authors = ", ".join(f"{_author(author)} ({author.count})" for author in turn.authors)
             heading = _("Turn %(number)s") % {"number": turn.number}
             lines.append(_line(f"{heading}: {authors}", turn.url))
     return lines
+
+
+# Why the site opened a turn for the GM, as the diary says it (diary/deadlines).
+BY_SITE = {
+    TurnOpenedBySite.DEADLINE: lambda: _("The site opened this turn (the deadline passed)"),
+    TurnOpenedBySite.ALL_ACTED: lambda: _("The site opened this turn (every character had acted)"),
+}
 
 
 def _turns_text(recap: Recap) -> list[str]:
@@ -43,8 +55,25 @@ def _turns_text(recap: Recap) -> list[str]:
         if turn.deadline:
             moment = formats.date_format(timezone.localtime(turn.deadline), "DATETIME_FORMAT")
             text += " — " + _("deadline") + " " + moment
+        if turn.by_site in BY_SITE:
+            text += f" ({BY_SITE[turn.by_site]()})"
         lines.append(_line(text, turn.url))
     return lines
+
+
+def _waited_text(recap: Recap) -> list[str]:
+    if not recap.waited_turns:
+        return []
+    lines = [_("Turns passed on at the deadline:")]
+    for turn in recap.waited_turns:
+        heading = _("Turn %(number)s") % {"number": turn.number}
+        names = _("the turn passed on without: %(names)s") % {"names": ", ".join(turn.waited)}
+        lines.append(_line(f"{heading}: {names}", turn.url))
+    return lines
+
+
+def _notices_text(heading: str, notices) -> list[str]:
+    return [heading, *(_line(notice.title, notice.url) for notice in notices)] if notices else []
 
 
 def _items_text(heading: str, items, *, mine_word: bool = False) -> list[str]:
@@ -82,6 +111,9 @@ def recap_text(recap: Recap) -> str:
         _("“%(session)s” — since you were last here:") % {"session": recap.title},
         *_posts_text(recap),
         *_turns_text(recap),
+        *_waited_text(recap),
+        *_notices_text(_("New announcements:"), recap.announcements),
+        *_notices_text(_("New polls:"), recap.polls),
         *_items_text(_("Your characters:"), ledger.changes),
         *_items_text(_("Rolls:"), ledger.rolls, mine_word=True),
         *_items_text(_("Your roll requests:"), ledger.asks),

@@ -4,10 +4,12 @@ one extension point, diary.hooks.DiaryHooks.recap_rolls) the ledger.
 
 Everything is read from the reader's read mark on: the posts after the mark's post (the
 `post_session_keyset` range), the turns after the mark's post's turn (`turn_unique_number`),
-the table talk after the reader's talk marks, the chain rows after the mark's chain head.
-A fixed number of queries however long the session or the absence: 3 here, 2 in the
-ledger's part. Shown on the diary page above the first unread post once the mark stood
-still RECAP_AFTER_HOURS, and in a player's daily digest e-mail (diary.notifications).
+the table talk after the reader's talk marks, the chain rows after the mark's chain head;
+the characters a turn passed over at its deadline, the announcements and the polls since
+the mark last moved. A fixed number of queries however long the session or the absence:
+5 here (posts, turns opened, turns passed over, talk, announcements and polls together),
+2 in the ledger's part. Shown on the diary page above the first unread post once the mark
+stood still RECAP_AFTER_HOURS, and in a player's daily digest e-mail (diary.notifications).
 """
 
 from __future__ import annotations
@@ -23,9 +25,12 @@ from django.utils import timezone
 
 from diary import hooks, reading
 from diary.models import (
+    Announcement,
+    CoGameMaster,
     GameSession,
     Participation,
     ParticipationStatus,
+    Poll,
     Post,
     SessionStatus,
     TalkKind,
@@ -33,10 +38,13 @@ from diary.models import (
     TalkReadMark,
     TalkThread,
     Turn,
+    TurnPass,
 )
 
 # The newest turns a recap details (a reader away for months gets the latest and the count).
 RECAP_TURNS = 20
+# The newest announcements and polls (together) a recap names, each with its link.
+RECAP_NOTICES = 10
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,8 @@ class RecapAuthor:
     name: str
     count: int
     url: str
+    # The GM's posts for the character (the deadline's rule "the GM plays"): shown as such.
+    gm_plays: bool = False
 
 
 @dataclass(frozen=True)
@@ -56,6 +66,10 @@ class RecapTurn:
     authors: tuple[RecapAuthor, ...] = ()
     opened: bool = False  # opened since the mark
     deadline: datetime | None = None
+    # The characters the turn passed over at its deadline (diary/deadlines: "czeka").
+    waited: tuple[str, ...] = ()
+    # Why the site opened it for the GM (TurnOpenedBySite, diary/deadlines), or "".
+    by_site: str = ""
 
     @property
     def count(self) -> int:
@@ -73,6 +87,14 @@ class RecapTalk:
 
 
 @dataclass(frozen=True)
+class RecapNotice:
+    """An announcement of the GM's notice board, or a poll, new since the mark."""
+
+    title: str
+    url: str
+
+
+@dataclass(frozen=True)
 class Recap:
     session_id: int
     title: str
@@ -83,6 +105,12 @@ class Recap:
     turns_left_out: int = 0  # older turns with news, past RECAP_TURNS
     ledger: hooks.RecapRolls = field(default_factory=hooks.RecapRolls)
     talk: tuple[RecapTalk, ...] = ()
+    announcements: tuple[RecapNotice, ...] = ()
+    polls: tuple[RecapNotice, ...] = ()
+
+    @property
+    def waited_turns(self) -> list[RecapTurn]:
+        return [turn for turn in self.turns if turn.waited]
 
     @property
     def opened_turns(self) -> list[RecapTurn]:
@@ -98,6 +126,9 @@ class Recap:
             or ledger.changes
             or ledger.asks
             or self.talk
+            or self.announcements
+            or self.polls
+            or self.waited_turns
         )
 
 
@@ -131,14 +162,16 @@ def _posts_by_turn(session, reader, mark: int) -> dict[int, list[RecapAuthor]]:
     rows = (
         Post.objects.filter(session=session, pk__gt=mark, hidden_at__isnull=True)
         .exclude(author=reader.pk)
-        .values("turn__number", "author__username", "character__name")
+        .values("turn__number", "author__username", "character__name", "played_by_gm")
         .annotate(n=Count("pk"), first=Min("pk"))
         .order_by("turn__number", "first")
     )
     by_turn: dict[int, list[RecapAuthor]] = {}
     for row in rows:
         name = row["character__name"] or row["author__username"]
-        author = RecapAuthor(name, row["n"], _post_url(session.pk, row["first"]))
+        author = RecapAuthor(
+            name, row["n"], _post_url(session.pk, row["first"]), gm_plays=row["played_by_gm"]
+        )
         by_turn.setdefault(row["turn__number"], []).append(author)
     return by_turn
 
@@ -152,14 +185,33 @@ def _turns_opened(session, mark: int, moved_at) -> list[Turn]:
     turns = Turn.objects.filter(session=session, number__gt=after)
     if moved_at is not None:
         turns = turns.filter(opened_at__gt=moved_at)
-    return list(turns.only("number", "deadline").order_by("number"))
+    return list(turns.only("number", "deadline", "opened_by_site").order_by("number"))
+
+
+def _turns_passed(session, mark: int, moved_at) -> dict[int, tuple[str, ...]]:
+    """Turn number → the characters it passed over at its deadline, in the turn the mark's
+    post belongs to and after, passed after the mark last moved; one query, the newest
+    RECAP_TURNS turns' worth at most."""
+    marked_turn = Post.objects.filter(pk=mark).values("turn__number")[:1]
+    after = Coalesce(Subquery(marked_turn, output_field=IntegerField()), Value(0))
+    passes = TurnPass.objects.filter(turn__session=session, turn__number__gte=after)
+    if moved_at is not None:
+        passes = passes.filter(created_at__gt=moved_at)
+    rows = passes.order_by("-turn__number", "character__name", "pk").values_list(
+        "turn__number", "character__name"
+    )
+    by_turn: dict[int, tuple[str, ...]] = {}
+    for number, name in rows[: RECAP_TURNS * 10]:
+        by_turn[number] = (*by_turn.get(number, ()), name)
+    return by_turn
 
 
 def _recap_turns(session, reader, mark: int, moved_at) -> tuple[list[RecapTurn], int, int]:
     """(the newest RECAP_TURNS turns with news, how many posts in all, turns left out)."""
     by_turn = _posts_by_turn(session, reader, mark)
     opened = {turn.number: turn for turn in _turns_opened(session, mark, moved_at)}
-    numbers = sorted(set(by_turn) | set(opened))
+    waited = _turns_passed(session, mark, moved_at)
+    numbers = sorted(set(by_turn) | set(opened) | set(waited))
     shown = numbers[-RECAP_TURNS:]
     turns = [
         RecapTurn(
@@ -168,6 +220,8 @@ def _recap_turns(session, reader, mark: int, moved_at) -> tuple[list[RecapTurn],
             authors=tuple(by_turn.get(number, ())),
             opened=number in opened,
             deadline=opened[number].deadline if number in opened else None,
+            waited=waited.get(number, ()),
+            by_site=opened[number].opened_by_site if number in opened else "",
         )
         for number in shown
     ]
@@ -204,6 +258,39 @@ def _talk_waiting(session, reader) -> list[RecapTalk]:
     ]
 
 
+def _notices_since(session, reader, moved_at) -> tuple[list[RecapNotice], list[RecapNotice]]:
+    """(the announcements not taken down, the polls) others made since the mark last moved,
+    oldest first, the newest RECAP_NOTICES of both: one query (none before the site kept
+    the mark's time)."""
+    if moved_at is None:
+        return [], []
+    announcements = (
+        Announcement.objects.filter(
+            session=session, created_at__gt=moved_at, archived_at__isnull=True
+        )
+        .exclude(author=reader.pk)
+        .annotate(is_poll=Value(False))
+        .values_list("is_poll", "pk", "title", "created_at")
+        .order_by()
+    )
+    polls = (
+        Poll.objects.filter(session=session, created_at__gt=moved_at)
+        .exclude(author=reader.pk)
+        .annotate(is_poll=Value(True))
+        .values_list("is_poll", "pk", "question", "created_at")
+        .order_by()
+    )
+    newest = announcements.union(polls, all=True).order_by("-created_at", "-pk")
+    found: tuple[list[RecapNotice], list[RecapNotice]] = ([], [])
+    for is_poll, pk, title, _at in reversed(newest[:RECAP_NOTICES]):
+        if is_poll:
+            found[1].append(RecapNotice(title, reverse("diary:poll", args=[session.pk, pk])))
+        else:
+            board = reverse("diary:board", args=[session.pk])
+            found[0].append(RecapNotice(title, f"{board}#announcement-{pk}"))
+    return found
+
+
 def session_recap(
     session,
     reader,
@@ -225,6 +312,7 @@ def session_recap(
         since_at=moved_at,
         character_ids=tuple(character_ids),
     )
+    announcements, polls = _notices_since(session, reader, moved_at)
     return Recap(
         session_id=session.pk,
         title=session.title,
@@ -235,6 +323,8 @@ def session_recap(
         turns_left_out=left_out,
         ledger=ledger,
         talk=tuple(_talk_waiting(session, reader)),
+        announcements=tuple(announcements),
+        polls=tuple(polls),
     )
 
 
@@ -261,13 +351,16 @@ def page_recap(access, *, first_unread_url: str, now=None) -> Recap | None:
 
 
 def _sessions_with_unread_play(user) -> list[GameSession]:
-    """The running sessions the user runs or plays in, with a read mark and an unread post,
-    each with its mark (one query)."""
+    """The running sessions the user runs (as GM or co-GM) or plays in, with a read mark
+    and an unread post, each with its mark (one query)."""
     playing = Participation.objects.filter(
         session=OuterRef("pk"), character__owner=user.pk, status=ParticipationStatus.ACCEPTED
     )
+    co_running = CoGameMaster.objects.filter(session=OuterRef("pk"), user=user.pk)
     sessions = (
-        GameSession.objects.filter(Q(gm=user.pk) | Exists(playing), status=SessionStatus.RUNNING)
+        GameSession.objects.filter(
+            Q(gm=user.pk) | Exists(co_running) | Exists(playing), status=SessionStatus.RUNNING
+        )
         .annotate(
             viewer_read_mark=reading.read_mark_subquery(user),
             viewer_read_seq=reading.read_seq_subquery(user),

@@ -211,3 +211,15 @@ def test_the_home_page_shows_my_absence_and_who_is_away_where_i_run(table, clien
     )
     # Everyone present has posted: the GM's move.
     assert 'data-testid="home-all-posted"' in body(client_for(table.gm), reverse("home"))
+
+
+def test_a_co_gm_declares_an_absence_from_the_session_they_co_run(table, make_user, client_for):
+    """The form says "a session you run or play in": a co-GM runs theirs."""
+    from diary.handover.services import co_gm_name
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    page = body(client_for(kasia), reverse("diary:absences"))
+    assert f'<option value="{table.session.pk}"' in page
+    absence = away(table, kasia)
+    assert (absence.user, absence.session) == (kasia, table.session)

@@ -184,3 +184,44 @@ def test_the_lists_cost_the_same_queries_however_many_sessions(
         session = make_session(viewer, [make_character(make_user())])
         _back_date(session, post_days=None, turn_days=12)
     assert _queries(client, reverse(url)) == few
+
+
+def test_a_co_gm_sees_the_quiet_mark_as_the_gm_does(table, make_user, client_for):
+    from diary.handover.services import co_gm_name
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    _post(table)
+    _back_date(table.session, post_days=8, turn_days=9)
+    quiet = f'data-testid="quiet-{table.session.pk}"'
+    assert quiet in client_for(kasia).get(reverse("diary:session_list")).content.decode()
+
+
+def test_the_moderators_quiet_list_links_an_orphaned_session_to_its_handover(
+    table, make_user, make_character, make_session, client_for, settings
+):
+    """Quiet is anyone's silence; orphaned the GM's (diary.handover): where a quiet session
+    is orphaned too, the moderator's list leads to its handover page."""
+    settings.INACTIVE_AFTER_DAYS, settings.ORPHANED_AFTER_DAYS = 7, 14
+    _post(table)
+    _back_date(table.session, post_days=20, turn_days=20)
+    recent = make_session(make_user(), [make_character(make_user())], title="Cicha od tygodnia")
+    _back_date(recent, post_days=None, turn_days=9)
+    page = client_for(table.moderator).get(reverse("home")).content.decode()
+    handover = reverse("diary:session_handover", args=[table.session.pk])
+    row = page[page.index(f'data-testid="quiet-row-{table.session.pk}"') :].split("</li>")[0]
+    assert f'href="{handover}"' in row and "osierocona: przekaż ją" in row
+    assert f'data-testid="hand-over-{recent.pk}"' not in page
+    assert f'data-testid="quiet-row-{recent.pk}"' in page
+
+
+def test_turns_the_site_opens_at_the_deadline_do_not_keep_a_silent_game_awake(table, client_for):
+    """With the site opening turns at the deadline (diary/deadlines), a game nobody posts
+    in still changes turns: the quiet mark asks whether anyone plays."""
+    _post(table)
+    _back_date(table.session, post_days=10, turn_days=10)
+    services.turn_open_next(session=table.session, by=table.gm, opened_by_site="deadline")
+    quiet = f'data-testid="quiet-{table.session.pk}"'
+    assert quiet in client_for(table.gm).get(reverse("diary:session_list")).content.decode()
+    page = client_for(table.moderator).get(reverse("home")).content.decode()
+    assert f'data-testid="quiet-row-{table.session.pk}"' in page

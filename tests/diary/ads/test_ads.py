@@ -260,3 +260,20 @@ def test_two_saves_at_once_make_one_active_ad(make_user):
     ads = PlayerAd.objects.filter(author=player)
     assert ads.count() == 1
     assert ads.get().text == "Z drugiej karty."
+
+
+def test_a_co_gm_invites_from_an_ad_to_the_session_they_co_run(table, make_user, client_for):
+    """A co-GM has the GM's powers in the session: recruiting for it too."""
+    from diary.handover.services import co_gm_name
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    mira = make_user("mira")
+    ad = _ad(mira)
+    co_gm = client_for(kasia)
+    page = co_gm.get(reverse("diary:ad_invite", args=[ad.pk])).content.decode()
+    assert f'value="{table.session.pk}"' in page
+    response = co_gm.post(reverse("diary:ad_invite", args=[ad.pk]), {"session": table.session.pk})
+    assert response.status_code == 302
+    notice = Notification.objects.get(recipient=mira, kind=NotificationKind.AD_INVITATION)
+    assert notice.actor == kasia

@@ -113,3 +113,53 @@ def test_changing_the_rule_refreshes_open_diaries(table):
     before = GameSession.objects.get(pk=table.session.pk).activity_marker
     set_rule(table, DeadlineRule.PASS)
     assert GameSession.objects.get(pk=table.session.pk).activity_marker != before
+
+
+@pytest.mark.parametrize(
+    ("rule", "words"),
+    [
+        (DeadlineRule.PASS, "After the deadline: the turn passes on"),
+        (
+            DeadlineRule.GM_PLAYS,
+            "After the deadline: the GM plays the characters who have not posted",
+        ),
+    ],
+)
+def test_the_deadline_notice_says_what_happens_at_the_deadline(table, rule, words):
+    """The player told the deadline is near learns the GM's rule too, as the diary says it."""
+    from datetime import timedelta
+
+    from django.utils import timezone, translation
+
+    from diary.models import Notification, NotificationKind
+    from diary.notifications.delivery import notification_text
+    from diary.notifications.notices import notify_deadlines
+    from diary.services import turn_set_deadline
+
+    set_rule(table, rule)
+    turn_set_deadline(
+        session=table.session, by=table.gm, deadline=timezone.now() + timedelta(hours=5)
+    )
+    assert notify_deadlines() == 2
+    notice = Notification.objects.filter(kind=NotificationKind.DEADLINE_NEAR).first()
+    with translation.override("pl"):
+        assert polish(words) in notification_text(notice)
+
+
+def test_under_wait_the_deadline_notice_names_no_rule(table):
+    from datetime import timedelta
+
+    from django.utils import timezone, translation
+
+    from diary.models import Notification, NotificationKind
+    from diary.notifications.delivery import notification_text
+    from diary.notifications.notices import notify_deadlines
+    from diary.services import turn_set_deadline
+
+    turn_set_deadline(
+        session=table.session, by=table.gm, deadline=timezone.now() + timedelta(hours=5)
+    )
+    notify_deadlines()
+    notice = Notification.objects.filter(kind=NotificationKind.DEADLINE_NEAR).first()
+    with translation.override("pl"):
+        assert "Po terminie" not in notification_text(notice)

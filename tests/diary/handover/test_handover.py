@@ -380,3 +380,16 @@ def test_a_co_gm_steps_back_but_removes_no_other(table, client_for, kasia, make_
     assert CoGameMaster.objects.filter(user=olek).exists()
     assert client_for(kasia).post(url, {"user": kasia.pk, "confirm": "yes"}).status_code == 302
     assert list(CoGameMaster.objects.values_list("user__username", flat=True)) == ["olek"]
+
+
+def test_a_turn_the_site_opened_at_the_deadline_is_no_sign_of_the_gm(table, client_for, make_user):
+    """The site opening turns by the GM's rule keeps a game going without its GM; only the
+    GM's own acts keep it from being orphaned."""
+    from diary.handover.selectors import orphaned_state
+
+    orphan(table.session)
+    diary_services.turn_open_next(session=table.session, by=table.gm, opened_by_site="deadline")
+    table.session.refresh_from_db()
+    assert orphaned_state(table.session).orphaned
+    make_user("nowy")
+    assert hand_over(client_for(table.moderator), table.session, "nowy").status_code == 302

@@ -188,7 +188,7 @@ def test_the_recap_reads_a_fixed_number_of_queries(
         hp_entry(table.session, table.gm, table.lirael, -1)
         turn_open_next(session=table.session, by=table.gm)
     mark = ReadMark.objects.get(user=table.alice, session=table.session)
-    with django_assert_max_num_queries(5):
+    with django_assert_max_num_queries(7):
         recap = session_recap(
             table.session,
             table.alice,
@@ -262,3 +262,114 @@ def test_the_page_costs_the_same_however_many_posts_came_since(table, client_for
 
     # Each round stays within the newest page, which reads on (its mark moves).
     assert queries_after(1) == queries_after(6)
+
+
+def test_a_co_gm_gets_the_recap_in_the_digest_as_the_gm_does(table, make_user, client_for):
+    """The digest's recap covers the sessions the reader runs: a co-GM runs theirs too."""
+    from diary.handover.services import co_gm_name
+    from diary.recap.selectors import digest_recaps
+
+    kasia = make_user("kasia")
+    co_gm_name(session=table.session, by=table.gm, user=kasia)
+    say(table, table.gm, "Początek.")
+    assert client_for(kasia).get(diary_url(table)).status_code == 200
+    say(table, table.bob, "Borys idzie.", table.borys)
+    (recap,) = digest_recaps(kasia)
+    assert recap.session_id == table.session.pk and recap.post_count == 1
+
+
+def test_the_recap_names_new_announcements_polls_and_who_waited_a_turn(
+    table, client_for, django_assert_max_num_queries
+):
+    """What the other wings add to a returning reader's news: the GM's announcements and the
+    polls opened since, and the characters a turn passed over at its deadline ("czeka")."""
+    from diary.board.services import announcement_create
+    from diary.models import DeadlineRule, GameSession, Turn
+    from diary.polls.services import poll_create
+    from diary.recap.presenters import recap_text
+
+    say(table, table.gm, "Początek.")
+    assert client_for(table.alice).get(diary_url(table)).status_code == 200
+    away(table.alice, table)
+    before = announcement_create(
+        session=table.session, by=table.gm, title="Stare zasady", text="", token=uuid.uuid4()
+    )
+    from diary.models import Announcement
+
+    Announcement.objects.filter(pk=before.pk).update(created_at=timezone.now() - timedelta(days=3))
+    GameSession.objects.filter(pk=table.session.pk).update(deadline_rule=DeadlineRule.PASS)
+    table.session.refresh_from_db()
+    Turn.objects.filter(session=table.session).update(deadline=timezone.now() - timedelta(hours=1))
+    say(table, table.bob, "Borys idzie.", table.borys)
+    # The site opens the next turn at the deadline (diary/deadlines), as the GM's.
+    turn_open_next(session=table.session, by=table.gm, opened_by_site="deadline")
+    notice = announcement_create(
+        session=table.session, by=table.gm, title="Gramy co dwa dni", text="", token=uuid.uuid4()
+    )
+    poll = poll_create(
+        session=table.session,
+        by=table.bob,
+        question="Kiedy sesja na żywo?",
+        kind="text",
+        options=["Sobota", "Niedziela"],
+        max_choices=None,
+        anonymous=False,
+        closes_at=None,
+        token=uuid.uuid4(),
+    )
+    mark = ReadMark.objects.get(user=table.alice, session=table.session)
+    with django_assert_max_num_queries(7):  # two more than before: passes, notices
+        recap = session_recap(
+            table.session,
+            table.alice,
+            mark=mark.last_seen_post_id,
+            seq=mark.last_seen_seq,
+            moved_at=mark.moved_at,
+            character_ids=[table.lirael.pk],
+        )
+    assert [(a.title, a.url) for a in recap.announcements] == [
+        ("Gramy co dwa dni", notice.get_absolute_url())
+    ]
+    assert [(p.title, p.url) for p in recap.polls] == [
+        ("Kiedy sesja na żywo?", poll.get_absolute_url())
+    ]
+    (waited,) = [turn for turn in recap.turns if turn.waited]
+    assert (waited.number, waited.waited) == (1, ("Lirael",))
+    (opened,) = recap.opened_turns
+    assert (opened.number, opened.by_site) == (2, "deadline")
+    assert not recap.is_empty
+    page = html.unescape(client_for(table.alice).get(diary_url(table)).content.decode())
+    recap_html = page[page.index('data-testid="recap"') :]
+    assert "Gramy co dwa dni" in recap_html and "Kiedy sesja na żywo?" in recap_html
+    assert polish("the turn passed on without: %(names)s", names="Lirael") in recap_html
+    opened_html = recap_html[recap_html.index('data-testid="recap-turns"') :].split("</section>")[0]
+    assert polish("The site opened this turn (the deadline passed)") in opened_html
+    text = recap_text(recap)
+    assert "Gramy co dwa dni" in text and notice.get_absolute_url() in text
+    assert "Kiedy sesja na żywo?" in text
+    assert polish("the turn passed on without: %(names)s", names="Lirael") in text
+    assert polish("The site opened this turn (the deadline passed)") in text
+
+
+def test_the_recap_names_the_gms_post_for_a_character_as_the_gms(table, client_for):
+    """The GM playing an awaited character after the deadline (diary/deadlines) writes in
+    the character's name; the recap says whose post it is, as the diary does."""
+    from diary.models import DeadlineRule
+    from diary.recap.presenters import recap_text
+    from tests.diary.deadlines.helpers import deadline_passes, set_rule
+
+    say(table, table.gm, "Początek.")
+    assert client_for(table.alice).get(diary_url(table)).status_code == 200
+    away(table.alice, table)
+    set_rule(table, DeadlineRule.GM_PLAYS)
+    deadline_passes(table)
+    say(table, table.gm, "Lirael stoi w miejscu.", table.lirael)
+    recap = recap_of(table.alice, table, [table.lirael.pk])
+    (turn,) = recap.turns
+    ((author),) = turn.authors
+    assert (author.name, author.gm_plays) == ("Lirael", True)
+    gm_for = polish("GM for %(name)s", name="Lirael")
+    page = html.unescape(client_for(table.alice).get(diary_url(table)).content.decode())
+    posts = page[page.index('data-testid="recap-posts"') :].split("</section>")[0]
+    assert gm_for in posts
+    assert gm_for in recap_text(recap)
