@@ -5,19 +5,66 @@ The newest post is one step down the posts' (session, id) index (`post_session_k
 never a scan of the session's posts; the last turn change is the session's head
 (`current_turn`, the newest turn: turns open one after another and the head moves with
 each) joined to the row. `GameSession.activity_at` is not used: a roll or an edit moves it
-too, and "is anyone still playing here?" asks about posts and turns.
+too, and "is anyone still playing here?" asks about posts and turns. Here too: when the
+session's GM or co-GMs last acted (what makes a session orphaned, diary/handover).
 """
 
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Case, DateTimeField, F, OuterRef, Q, QuerySet, Subquery, When
+from django.db.models import Case, DateTimeField, F, Max, OuterRef, Q, QuerySet, Subquery, When
 from django.db.models.functions import Coalesce, Greatest
 from django.utils import timezone
 
 from config.roles import is_moderator
-from diary.handover.selectors import gm_activity_annotations, is_orphaned
-from diary.models import GameSession, Post, SessionStatus, co_gm_list_annotation
+from diary.models import (
+    CoGameMaster,
+    GameSession,
+    Post,
+    SessionHandover,
+    SessionStatus,
+    Turn,
+    co_gm_list_annotation,
+)
+
+# Sessions a moderator may find orphaned: played (or ready to be), not finished.
+ORPHANABLE_STATUSES = (SessionStatus.ACCEPTED, SessionStatus.RUNNING)
+
+
+def gm_activity_annotations() -> dict:
+    """When the GM or a co-GM of the session in the outer query last wrote a post, opened a
+    turn (not one the site opened at the deadline: diary/deadlines keeps a game going
+    without its GM), and the session last changed hands: subqueries read with the
+    session's row (one query for one session or for a list)."""
+    runners = Q(author_id=OuterRef("gm_id")) | Q(
+        author_id__in=CoGameMaster.objects.filter(session=OuterRef(OuterRef("pk"))).values(
+            "user_id"
+        )
+    )
+
+    def newest(model, field: str, *where) -> Subquery:
+        rows = model.objects.filter(*where, session=OuterRef("pk")).order_by().values("session")
+        return Subquery(rows.annotate(at=Max(field)).values("at"))
+
+    return {
+        "gm_post_at": newest(Post, "created_at", runners),
+        "gm_turn_at": newest(Turn, "opened_at", Q(opened_by_site="")),
+        "gm_handover_at": newest(SessionHandover, "at"),
+    }
+
+
+def gm_active_at(session: GameSession) -> datetime:
+    """The last GM activity of a session read with gm_activity_annotations (or, before
+    any, its creation)."""
+    moments = (session.gm_post_at, session.gm_turn_at, session.gm_handover_at)
+    return max([session.created_at, *(moment for moment in moments if moment is not None)])
+
+
+def is_orphaned(session: GameSession, now: datetime | None = None) -> bool:
+    """orphaned_state's verdict for a session read with gm_activity_annotations (no query)."""
+    due = gm_active_at(session) + timedelta(days=settings.ORPHANED_AFTER_DAYS)
+    return session.status in ORPHANABLE_STATUSES and due <= (now or timezone.now())
+
 
 # The most quiet sessions the moderators' home lists (the longest quiet first).
 QUIET_LISTED = 50

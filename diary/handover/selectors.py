@@ -7,22 +7,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.db.models import Max, OuterRef, Q, Subquery
+from django.db.models import OuterRef, Subquery
 from django.utils import timezone
 
+from diary.activity.selectors import (
+    ORPHANABLE_STATUSES,
+    gm_active_at,
+    gm_activity_annotations,
+)
 from diary.models import (
     GONE_STATUSES,
     CoGameMaster,
     GameSession,
     Participation,
-    Post,
     SessionHandover,
-    SessionStatus,
-    Turn,
 )
-
-# Sessions a moderator may find orphaned: played (or ready to be), not finished.
-ORPHANABLE_STATUSES = (SessionStatus.ACCEPTED, SessionStatus.RUNNING)
 
 
 def co_gms_of(session: GameSession) -> list[CoGameMaster]:
@@ -49,47 +48,12 @@ def last_handover_annotations() -> dict:
     }
 
 
-def gm_activity_annotations() -> dict:
-    """When the GM or a co-GM of the session in the outer query last wrote a post, opened a
-    turn (not one the site opened at the deadline: diary/deadlines keeps a game going
-    without its GM), and the session last changed hands: subqueries read with the
-    session's row (one query for one session or for a list)."""
-    runners = Q(author_id=OuterRef("gm_id")) | Q(
-        author_id__in=CoGameMaster.objects.filter(session=OuterRef(OuterRef("pk"))).values(
-            "user_id"
-        )
-    )
-
-    def newest(model, field: str, *where) -> Subquery:
-        rows = model.objects.filter(*where, session=OuterRef("pk")).order_by().values("session")
-        return Subquery(rows.annotate(at=Max(field)).values("at"))
-
-    return {
-        "gm_post_at": newest(Post, "created_at", runners),
-        "gm_turn_at": newest(Turn, "opened_at", Q(opened_by_site="")),
-        "gm_handover_at": newest(SessionHandover, "at"),
-    }
-
-
-def gm_active_at(session: GameSession) -> datetime:
-    """The last GM activity of a session read with gm_activity_annotations (or, before
-    any, its creation)."""
-    moments = (session.gm_post_at, session.gm_turn_at, session.gm_handover_at)
-    return max([session.created_at, *(moment for moment in moments if moment is not None)])
-
-
 def last_gm_activity(session: GameSession) -> datetime:
     """The last time the session's GM or a co-GM wrote a post or opened a turn, or the
     session changed hands (or, before any of them, its creation). One query."""
     return gm_active_at(
         GameSession.objects.filter(pk=session.pk).annotate(**gm_activity_annotations()).get()
     )
-
-
-def is_orphaned(session: GameSession, now: datetime | None = None) -> bool:
-    """orphaned_state's verdict for a session read with gm_activity_annotations (no query)."""
-    due = gm_active_at(session) + timedelta(days=settings.ORPHANED_AFTER_DAYS)
-    return session.status in ORPHANABLE_STATUSES and due <= (now or timezone.now())
 
 
 @dataclass(frozen=True)
