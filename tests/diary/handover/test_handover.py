@@ -380,3 +380,18 @@ def test_a_co_gm_steps_back_but_removes_no_other(table, client_for, kasia, make_
     assert CoGameMaster.objects.filter(user=olek).exists()
     assert client_for(kasia).post(url, {"user": kasia.pk, "confirm": "yes"}).status_code == 302
     assert list(CoGameMaster.objects.values_list("user__username", flat=True)) == ["olek"]
+
+
+def test_no_one_who_runs_the_session_is_invited_into_it(table, client_for, kasia, make_character):
+    """A co-GM plays no character in the session they run (nor does its GM): the invitation
+    of their character is refused next to the field, nothing is stored."""
+    make_character(kasia, "Kira", gender="feminine")
+    make_character(table.gm, "Mistrz")
+    url = reverse("diary:participants", args=[table.session.pk])
+    for username, name in (("kasia", "Kira"), ("mg", "Mistrz")):
+        response = client_for(table.gm).post(url, {"username": username, "name": name})
+        assert response.status_code == 400
+        assert polish(
+            "This character's player runs this session: its GM and co-GMs play no character in it."
+        ) in page(response)
+    assert not Participation.objects.filter(character__name__in=["Kira", "Mistrz"]).exists()
