@@ -306,13 +306,14 @@ class Walk:
     def refused(self, response, *messages: str, **params) -> None:
         """A refusal: the site's layout and one of these messages in Polish, nothing written."""
         assert not self.writes.wrote(), "a refusal wrote to the database"
-        self.tally[(self.act, "refused")] += 1
         if response.status_code == 302:
             response = self.client_of_last.get(response.url.split("#")[0])
         assert response.status_code in (200, 400, 403, 404), response.status_code
         body = self.layout(response)
         wanted = [words(m, **params) for m in messages]
-        assert any(w in body for w in wanted), f"none of {wanted} on the page"
+        shown = next((m for m, w in zip(messages, wanted, strict=True) if w in body), None)
+        assert shown is not None, f"none of {wanted} on the page"
+        self.tally[(self.act, f"refused: {shown[:40]}")] += 1
 
     def post(self, who: str, url: str, data: dict | None = None):
         self.client_of_last = self.client(who)
@@ -494,6 +495,19 @@ class Walk:
             },
         )
         self.check_no_powers(old)
+        if self.rng.random() < 0.5:
+            self.note("    ... and the same click again")
+            again = self.post(who, url, {"username": target, "reason": reason})
+            self.refused(
+                again,
+                NOT_ALLOWED,
+                "This session is not orphaned: its GM last posted or opened a turn on %(last)s. "
+                "A session may be handed over after %(days)s days without either, from %(due)s.",
+                "This user is already the session's GM.",
+                last=CUT,
+                days=CUT,
+                due=CUT,
+            )
 
     def act_leave(self) -> None:
         """A player takes their character out (or the GM removes one, with a reason)."""
@@ -601,7 +615,10 @@ class Walk:
         pk = self.rng.choice(polls)
         poll = w.polls[pk]
         options = [*poll.options, self.foreign_option]
-        chosen = self.rng.sample(options, self.rng.choice([0, 1, 1, 1, 2]))
+        if self.rng.random() < 0.7:  # a vote the poll takes, mostly
+            chosen = self.rng.sample(poll.options, 1 if poll.max_choices == 1 else 2)
+        else:
+            chosen = self.rng.sample(options, self.rng.choice([0, 1, 2]))
         self.note(f"{who} votes {chosen} in poll {pk}")
         url = reverse("diary:poll", args=[self.session.pk, pk])
         if w.reads(who):
@@ -711,7 +728,9 @@ class Walk:
         finished = self.rng.random() < 0.1
         session = self.finished if finished else self.session
         choice = self.rng.choice(["one", "one", "everyone", "nobody", "foreign"])
-        seat = self.rng.choice([s for s in w.seats.values() if s.status == ACCEPTED] or [None])
+        playing = [s for s in w.seats.values() if s.status == ACCEPTED]
+        awaited = w.awaited() if self.rng.random() < 0.7 else []
+        seat = self.rng.choice(awaited or playing or [None])
         if choice == "one" and seat is None:
             choice = "everyone"
         self.note(
@@ -775,6 +794,19 @@ class Walk:
             Nudge={"added": sorted((session.pk, self.uid(o), self.uid(who)) for o in owners)},
             Notification={"added": self.told(owners, K.NUDGE, who)},
         )
+        if self.rng.random() < 0.5:
+            self.note("    ... and the same click again")
+            again = self.post(who, reverse("diary:nudge", args=[session.pk]), data)
+            self.refused(
+                again,
+                "%(name)s's player was nudged less than a day ago; the next nudge is possible "
+                "on %(when)s.",
+                "Everyone awaited was nudged less than a day ago; the next nudge is possible "
+                "on %(when)s.",
+                "The turn awaits nobody present: nobody to nudge.",
+                name=seat.name if seat else "",
+                when=CUT,
+            )
 
     def _nudge_buttons(self, who: str) -> None:
         """The diary's "Czekamy na:" offers a nudge for each awaited player not nudged today,
@@ -789,7 +821,7 @@ class Walk:
     def act_absence(self) -> None:
         """Ending an absence early ("I'm back") or withdrawing one to come."""
         w = self.world
-        who = self.actor(*(a[0] for a in w.absences.values()))
+        who = self.actor(*(a[0] for a in w.absences.values() if a[3] >= w.day))
         mine = [pk for pk, a in w.absences.items() if a[0] == who]
         others = [pk for pk, a in w.absences.items() if a[0] != who]
         pk = self.rng.choice(mine if mine and self.rng.random() < 0.8 else others or [0])
@@ -814,9 +846,17 @@ class Walk:
         if ending and start < w.day:
             w.absences[pk] = (owner, here, start, w.day - 1)
             changed = (self.uid(owner), session_pk, self.date(start), self.date(w.day - 1))
-            return self.expect(before, Absence={"changed": {pk: changed}})
-        del w.absences[pk]
-        self.expect(before, Absence={"removed": [pk]})
+            self.expect(before, Absence={"changed": {pk: changed}})
+        else:
+            del w.absences[pk]
+            self.expect(before, Absence={"removed": [pk]})
+        if self.rng.random() < 0.5:
+            self.note("    ... and the same click again")
+            self.refused(
+                self.post(who, reverse(name, args=[pk])),
+                NOT_FOUND,
+                "Only an absence that lasts today can be ended early.",
+            )
 
     def _absence_buttons(self, who: str) -> None:
         w = self.world
@@ -910,6 +950,7 @@ class Walk:
             p.refresh_from_db()
             w.seats[p.pk].status = p.status
             assert p.status == ACCEPTED
+        self.tally[(self.act, "done")] += 1
 
     # -- the world moves on ------------------------------------------------------------------
 
@@ -1090,9 +1131,9 @@ class Walk:
         "act_nudge": 4,
         "act_absence": 3,
         "act_take_down": 3,
-        "act_invite": 3,
+        "act_invite": 4,
         "act_post": 3,
-        "act_open_turn": 1,
+        "act_open_turn": 2,
         "act_new_poll": 1,
         "act_new_announcement": 1,
         "act_new_absence": 2,
