@@ -596,6 +596,14 @@ class Walk:
             },
             Notification={"added": told},
         )
+        # Who has no character left here no longer reads the diary.
+        if not (w.reads(seat.owner) or self.world.seats_of(seat.owner)):
+            gone = self.get(seat.owner, reverse("diary:session", args=[self.session.pk]))
+            assert gone.status_code == 403
+            assert polish(
+                "This session's diary is private: only its GM and the players of its "
+                "characters read it."
+            ) in self.layout(gone)
         # The same click again: the character is off the list, nothing more happens.
         if self.rng.random() < 0.5:
             self.note("    ... and the same click again")
@@ -665,6 +673,14 @@ class Walk:
         assert ('data-testid="poll-vote"' in body) == (member and not closed)
         may_close = member and (poll.author == who or w.runs(who))
         assert ('data-testid="poll-close"' in body) == (may_close and not closed)
+        if may_close and not closed:
+            assert (
+                polish(
+                    "Closing is final: nobody can vote or change a vote any more, and the results "
+                    "stay as they are."
+                )
+                in body.split('data-testid="poll-close-note"')[1]
+            )
 
     def _foreign_poll(self, who: str, what: str) -> None:
         """Another session's poll under this session's address: not found."""
@@ -813,6 +829,14 @@ class Walk:
         and says "nudged today" of the others."""
         w = self.world
         body = text(self.get(who, reverse("diary:session", args=[self.session.pk])))
+        if any(w.may_nudge(seat.owner) for seat in w.awaited()):
+            assert (
+                polish(
+                    "A nudge cannot be taken back: the player is told at once (by e-mail too "
+                    "if they chose so), and is nudged at most once a day."
+                )
+                in body.split('data-testid="nudge-note"')[1]
+            )
         for seat in w.awaited():
             can = w.may_nudge(seat.owner)
             assert (f'data-testid="nudge-{seat.character_id}"' in body) == can, seat.name
