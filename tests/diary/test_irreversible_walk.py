@@ -43,6 +43,7 @@ from django.test import Client
 from django.urls import reverse
 from django.utils import timezone
 
+from characters.models import Character
 from diary import services as diary_services
 from diary.absences import services as absence_services
 from diary.absences.selectors import today
@@ -228,6 +229,9 @@ class World:
         last = self.nudged.get(who)
         return last is None or self.day - last >= 1
 
+
+# Each player's character that may come and go in the running session.
+FREE = {"alicja": "Lirael", "bartek": "Borys", "kasia": "Kira", "obcy": "Obcy"}
 
 LAYOUT = ('class="site-header"', '<main id="content"')
 NOT_ALLOWED = "You are not allowed to do this here."
@@ -944,9 +948,8 @@ class Walk:
         participants page."""
         w = self.world
         who = self.actor(*w.runs_list())
-        free = {"alicja": "Lirael", "bartek": "Borys", "kasia": "Kira", "obcy": "Obcy"}
-        owner = self.rng.choice(sorted(free))
-        name = free[owner]
+        owner = self.rng.choice(sorted(FREE))
+        name = FREE[owner]
         self.note(f"{who} invites {name} ({owner})")
         response = self.post(
             who,
@@ -975,6 +978,53 @@ class Walk:
             w.seats[p.pk].status = p.status
             assert p.status == ACCEPTED
         self.tally[(self.act, "done")] += 1
+
+    def act_request(self) -> None:
+        """A player asks to join with a character off the list (the GM then answers), on the
+        session's card; whoever runs the session is not offered it."""
+        w = self.world
+        owner = self.rng.choice(["alicja", "bartek", "kasia", "obcy"])
+        name = FREE[owner]
+        seat = next((s for s in w.seats.values() if s.name == name), None)
+        self.note(f"{owner} asks to join with {name}")
+        character_id = self.character_ids[name]
+        before = snapshot()
+        response = self.post(
+            owner,
+            reverse("diary:session_join", args=[self.session.pk]),
+            {"character": character_id},
+        )
+        if w.runs(owner):
+            return self.refused(
+                response, "You run this session: its GM and co-GMs play no character in it."
+            )
+        if seat is not None and seat.status != WITHDRAWN:
+            return self.refused(
+                response,
+                "Select a valid choice. That choice is not one of the available choices.",
+                "Your characters of this session's rule system are already on its list.",
+            )
+        assert response.status_code == 302, response.status_code
+        p = Participation.objects.get(session=self.session, character_id=character_id)
+        if seat is None:
+            rows = {"added": [(self.session.pk, character_id, REQUESTED, None, "")]}
+            w.seats[p.pk] = Seat(p.pk, owner, name, character_id, REQUESTED)
+        else:
+            old = before["Participation"][p.pk]
+            rows = {"changed": {p.pk: (*old[:2], REQUESTED, *old[3:])}}
+            seat.status = REQUESTED
+        self.expect(
+            before,
+            Participation=rows,
+            Notification={"added": self.told(w.runs_list(), K.JOIN_REQUEST, owner)},
+        )
+        if self.rng.random() < 0.6:
+            accept = self.rng.random() < 0.7
+            self.note(f"    ... and {w.gm} {'accepts' if accept else 'declines'}")
+            name = "diary:participation_accept" if accept else "diary:participation_decline"
+            answer = self.post(w.gm, reverse(name, args=[p.pk]))
+            assert answer.status_code == 302, answer.status_code
+            w.seats[p.pk].status = ACCEPTED if accept else "declined"
 
     # -- the world moves on ------------------------------------------------------------------
 
@@ -1155,7 +1205,8 @@ class Walk:
         "act_nudge": 4,
         "act_absence": 3,
         "act_take_down": 3,
-        "act_invite": 4,
+        "act_invite": 3,
+        "act_request": 2,
         "act_post": 3,
         "act_open_turn": 2,
         "act_new_poll": 1,
@@ -1241,6 +1292,9 @@ def test_a_random_walk_through_the_irreversible_acts_keeps_its_promises():
     walk.foreign_poll, walk.foreign_announcement = foreign_poll.pk, foreign_announcement.pk
     walk.foreign_option = foreign_poll.options.first().pk
     walk.foreign_participation = Participation.objects.get(session=foreign).pk
+    walk.character_ids = dict(
+        Character.objects.filter(name__in=FREE.values()).values_list("name", "pk")
+    )
     walk.foreign_character = Participation.objects.get(session=foreign).character_id
     try:
         walk.run(STEPS)
