@@ -31,6 +31,7 @@ import html
 import itertools
 import os
 import random
+import re
 import uuid
 from collections import Counter
 from dataclasses import dataclass, field
@@ -316,7 +317,8 @@ class Walk:
         body = self.layout(response)
         wanted = [words(m, **params) for m in messages]
         shown = next((m for m, w in zip(messages, wanted, strict=True) if w in body), None)
-        assert shown is not None, f"none of {wanted} on the page"
+        main = re.sub(r"<[^>]+>|\s+", " ", body.split('<main id="content"')[1].split("</main>")[0])
+        assert shown is not None, f"none of {wanted} on the page, which says: {main[:600]}"
         self.tally[(self.act, f"refused: {shown[:40]}")] += 1
 
     def post(self, who: str, url: str, data: dict | None = None):
@@ -994,15 +996,17 @@ class Walk:
             reverse("diary:session_join", args=[self.session.pk]),
             {"character": character_id},
         )
+        full = "Every place in this session is taken: it takes no applications now."
         if w.runs(owner):
             return self.refused(
-                response, "You run this session: its GM and co-GMs play no character in it."
+                response, "You run this session: its GM and co-GMs play no character in it.", full
             )
         if seat is not None and seat.status != WITHDRAWN:
             return self.refused(
                 response,
                 "Select a valid choice. That choice is not one of the available choices.",
                 "Your characters of this session's rule system are already on its list.",
+                full,
             )
         assert response.status_code == 302, response.status_code
         p = Participation.objects.get(session=self.session, character_id=character_id)
