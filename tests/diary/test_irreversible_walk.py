@@ -182,6 +182,9 @@ class World:
     activity: list[tuple[int, str | None]] = field(default_factory=lambda: [(0, None)])
     seats: dict[int, Seat] = field(default_factory=dict)
     posted: set[int] = field(default_factory=set)  # character ids with a post this turn
+    # Who wrote as no one this turn: it counts for their character if they play only one
+    # (diary.selectors.awaited_characters), e.g. a co-GM's narration before she joined.
+    wrote_plain: set[str] = field(default_factory=set)
     posts: dict[int, int] = field(default_factory=dict)  # character id → posts
     polls: dict[int, PollState] = field(default_factory=dict)
     nudged: dict[str, int] = field(default_factory=dict)  # player → day last nudged
@@ -217,10 +220,13 @@ class World:
         )
 
     def awaited(self) -> list[Seat]:
+        playing = [s for s in self.seats.values() if s.status == ACCEPTED]
         return [
             s
-            for s in self.seats.values()
-            if s.status == ACCEPTED and s.character_id not in self.posted and not self.away(s.owner)
+            for s in playing
+            if s.character_id not in self.posted
+            and not self.away(s.owner)
+            and not (s.owner in self.wrote_plain and [p.owner for p in playing].count(s.owner) == 1)
         ]
 
     def runs_list(self) -> list[str]:
@@ -836,6 +842,11 @@ class Walk:
         w = self.world
         body = text(self.get(who, reverse("diary:session", args=[self.session.pk])))
         if any(w.may_nudge(seat.owner) for seat in w.awaited()):
+            status = body.split('data-testid="turn-status"')[-1].split("</section>")[0]
+            assert 'data-testid="nudge-note"' in body, (
+                f"no nudge offered; the walk awaits {[s.name for s in w.awaited()]}, the page "
+                f"says: {re.sub(r'<[^>]+>|\\s+', ' ', status)[:500]}"
+            )
             assert (
                 polish(
                     "A nudge cannot be taken back: the player is told at once (by e-mail too "
@@ -1046,6 +1057,7 @@ class Walk:
                 nc_note="",
             )
             w.activity.append((w.day, author))
+            w.wrote_plain.add(author)
             return
         seat = self.rng.choice(writers)
         self.note(f"{seat.owner} posts as {seat.name}")
@@ -1063,7 +1075,7 @@ class Walk:
         w = self.world
         self.note(f"{w.gm} opens the next turn")
         diary_services.turn_open_next(session=self.session, by=self.people[w.gm])
-        w.posted = set()
+        w.posted, w.wrote_plain = set(), set()
         w.activity.append((w.day, None))
 
     def act_new_poll(self) -> None:
