@@ -214,6 +214,16 @@ def _check_character_fits(session: GameSession, character: Character) -> None:
         )
     if session.status == SessionStatus.FINISHED:
         raise ValidationError(_("The session is finished."))
+    if session.runs(character.owner):
+        # Whoever judges the rolls plays no character here (as a co-GM is named).
+        raise ValidationError(
+            {
+                "character": _(
+                    "This character's player runs this session: its GM and co-GMs play no "
+                    "character in it."
+                )
+            }
+        )
     if character.is_stand_in:
         # A stand-in plays only through its NPC, never as a participant.
         raise ValidationError(

@@ -575,6 +575,7 @@ def session_join(request, pk: int):
             "deadline": session.current_turn.deadline if session.current_turn else None,
             "form": form,
             "characters": characters,
+            "runs": access.is_gm,
             "applications": selectors.my_applications(request.user, session),
             # A character built from here has the session's system and comes back here,
             # chosen in the form.

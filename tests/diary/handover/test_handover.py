@@ -393,3 +393,18 @@ def test_a_turn_the_site_opened_at_the_deadline_is_no_sign_of_the_gm(table, clie
     assert orphaned_state(table.session).orphaned
     make_user("nowy")
     assert hand_over(client_for(table.moderator), table.session, "nowy").status_code == 302
+
+
+def test_no_one_who_runs_the_session_is_invited_into_it(table, client_for, kasia, make_character):
+    """A co-GM plays no character in the session they run (nor does its GM): the invitation
+    of their character is refused next to the field, nothing is stored."""
+    make_character(kasia, "Kira", gender="feminine")
+    make_character(table.gm, "Mistrz")
+    url = reverse("diary:participants", args=[table.session.pk])
+    for username, name in (("kasia", "Kira"), ("mg", "Mistrz")):
+        response = client_for(table.gm).post(url, {"username": username, "name": name})
+        assert response.status_code == 400
+        assert polish(
+            "This character's player runs this session: its GM and co-GMs play no character in it."
+        ) in page(response)
+    assert not Participation.objects.filter(character__name__in=["Kira", "Mistrz"]).exists()
