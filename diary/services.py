@@ -21,6 +21,7 @@ from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.deadlines import selectors as deadline_selectors
 from diary.deadlines import services as deadline_services
+from diary.eyes.rendering import render_post_narration
 from diary.models import (
     AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
@@ -689,6 +690,7 @@ def _post_write(
     turn = current_turn(session)
     played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
     _check_not_empty(narration, nc_note)
+    rendered = render_post_narration(narration, session)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -700,7 +702,9 @@ def _post_write(
         author=author,
         character=character,
         narration=narration,
-        narration_html=render_narration(narration),
+        narration_html=rendered.html,
+        narration_eyes=rendered.parts,
+        narration_public=rendered.public,
         nc_note=nc_note,
         token=token,
         move_metres=move_metres or None,
@@ -775,6 +779,7 @@ def post_edit(
     else:
         _check_narrator(access, character)
     _check_not_empty(narration, nc_note)
+    rendered = render_post_narration(narration, post.session)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -789,7 +794,9 @@ def post_edit(
     before = post.narration
     post.character = character
     post.narration = narration
-    post.narration_html = render_narration(narration)
+    post.narration_html = rendered.html
+    post.narration_eyes = rendered.parts
+    post.narration_public = rendered.public
     post.nc_note = nc_note
     post.edited_at = timezone.now()
     post.save()

@@ -19,6 +19,7 @@ from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
 from config.markdown import render_narration
+from diary.eyes.reading import NOBODY, visible_text
 from diary.models import GameSession, Post, SessionWebhook, Turn
 from diary.notifications.delivery import deadline_rule_words
 from diary.notifications.tasks import deliver_webhook
@@ -102,7 +103,8 @@ def announce_post_created(post: Post) -> None:
             % {"session": post.session.title, "who": who},
             "title": _("Post #%(number)s") % {"number": post.pk},
             "url": absolute(reverse("diary:post_link", args=[post.pk])),
-            "text": plain_excerpt(post.narration),
+            # The chat is read by whoever is in it: no part for chosen eyes goes there.
+            "text": plain_excerpt(visible_text(post, NOBODY)),
         }
 
     announce(post.session_id, "post", message)
