@@ -202,7 +202,11 @@ SURFACES = {
     # The moderator and an outsider write no reply, so they quote nothing.
     "quote": (read_quote, READS_GM_PART - {"moderator"}, READS_PLAYER_PART - {"moderator"}),
     # The versions are read by the author, whoever runs the session and moderators.
-    "versions": (read_versions, {"gm", "co_gm", "moderator"}, {"gm", "co_gm", "alice", "moderator"}),
+    "versions": (
+        read_versions,
+        {"gm", "co_gm", "moderator"},
+        {"gm", "co_gm", "alice", "moderator"},
+    ),
     "archive": (read_archive, READS_GM_PART, READS_PLAYER_PART),
     "export": (read_export, set(), set()),
     "notifications, e-mail and digest": (read_notifications, set(), set()),
@@ -235,3 +239,13 @@ def test_the_chosen_player_sees_whom_the_part_is_for_and_everyone_the_spoiler(sc
     assert '<details class="spoiler"><summary>Spoiler</summary>' in html
     outsider_chat = read_table_chat(scene, None, None)
     assert polish("(text for chosen eyes only)") in outsider_chat
+
+
+def test_a_body_cached_for_one_reader_is_never_served_to_another(scene):
+    """The diary's rendered bodies are cached under what they show (diary/posts/
+    rendering.py): the chosen player's body is never the other player's, either way round."""
+    clients = {role: scene["client_for"](scene["users"][role]) for role in ("chosen", "other")}
+    for order in (("chosen", "other"), ("other", "chosen")):
+        for role in order:
+            html = read_diary(scene, clients[role], scene["users"][role])
+            assert (GM_SECRET in html) == (role == "chosen"), (order, role)
