@@ -18,7 +18,7 @@ from django.utils.html import strip_tags
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from config.markdown import render_narration
+from config.markdown import SPOILER, render_narration
 from diary.eyes.reading import NOBODY, visible_text
 from diary.models import GameSession, Post, SessionWebhook, Turn
 from diary.notifications.delivery import deadline_rule_words
@@ -70,7 +70,9 @@ def absolute(path: str) -> str:
 
 
 def plain_excerpt(markdown_text: str, chars: int = EXCERPT_CHARS) -> str:
-    """A post's text as a chat shows it: the Markdown rendered, then its tags dropped."""
+    """A post's text as a chat shows it: the Markdown rendered, then its tags dropped; a
+    spoiler stays hidden behind Discord's own spoiler marks until clicked."""
+    markdown_text = SPOILER.sub(lambda m: f"||{m.group(1).strip()}||", markdown_text)
     text = " ".join(strip_tags(render_narration(markdown_text)).split())
     return Truncator(text).chars(chars)
 

@@ -169,3 +169,11 @@ def test_a_spoiler_is_a_details_block_anyone_opens():
     )
     # An unclosed spoiler is text as typed.
     assert render_narration("[spoiler]nic") == "<p>[spoiler]nic</p>\n"
+
+
+def test_the_table_chat_gets_a_spoiler_behind_discords_spoiler_marks():
+    from diary.notifications.webhooks import plain_excerpt
+
+    assert plain_excerpt("Przed. [spoiler]Zdrajcą jest **on**.[/spoiler]") == (
+        "Przed. ||Zdrajcą jest on.||"
+    )
