@@ -177,3 +177,42 @@ def test_the_table_chat_gets_a_spoiler_behind_discords_spoiler_marks():
     assert plain_excerpt("Przed. [spoiler]Zdrajcą jest **on**.[/spoiler]") == (
         "Przed. ||Zdrajcą jest on.||"
     )
+
+
+def test_a_quote_inside_a_part_tells_the_quoted_author_nothing(table):
+    from diary.models import Notification, NotificationKind
+    from diary.posts.quoting import quote_markdown
+
+    quoted = services.post_create(
+        session=table.session,
+        author=table.alice,
+        character=table.lirael,
+        narration="Lirael milczy.",
+        nc_note="",
+    )
+    services.post_create(
+        session=table.session,
+        author=table.gm,
+        character=None,
+        narration=f"[dla: Borys]{quote_markdown(quoted)}Ona coś ukrywa.[/dla]",
+        nc_note="",
+    )
+    assert not Notification.objects.filter(
+        recipient=table.alice, kind=NotificationKind.QUOTE
+    ).exists()
+
+
+def test_an_earlier_versions_part_is_read_only_by_those_who_read_every_part(table):
+    """A version's parts are not the post's: who they were for is not known there, so only
+    the author, whoever runs the session and moderators read them (the versions page)."""
+    post = services.post_create(
+        session=table.session,
+        author=table.gm,
+        character=None,
+        narration="[dla: Borys]Teraz.[/dla]",
+        nc_note="",
+    )
+    earlier = "[dla: Borys]Kiedyś.[/dla]"
+    assert "Kiedyś" not in visible_text(post, Reader(table.bob.pk), text=earlier)
+    assert "Kiedyś" in visible_text(post, Reader(table.gm.pk), text=earlier)
+    assert "Kiedyś" in visible_text(post, Reader(None, sees_all=True), text=earlier)
