@@ -19,6 +19,7 @@ from django.utils.translation import gettext as _
 
 from config.markdown import render_narration
 from diary.eyes.parsing import MarkupError, Part, has_markup, split
+from diary.eyes.reading import Reader, visible_html
 from diary.eyes.selectors import members_by_name
 
 
@@ -87,8 +88,6 @@ def _part(part: Part, members: dict) -> dict:
 def preview_html(text: str, session) -> str:
     """The narration as its author will read it once posted (every part filled in), or a
     ValidationError as posting it would give."""
-    from diary.eyes.reading import Reader, visible_html
-
     rendered = render_post_narration(text, session)
     as_posted = _Rendered(rendered.html, rendered.parts)
     return visible_html(as_posted, Reader(None, sees_all=True))
@@ -96,6 +95,8 @@ def preview_html(text: str, session) -> str:
 
 @dataclass(frozen=True)
 class _Rendered:
+    """A narration not yet stored, read as visible_html reads a post."""
+
     narration_html: str
     narration_eyes: list[dict] | None
     author_id: int | None = None

@@ -216,3 +216,22 @@ def test_an_earlier_versions_part_is_read_only_by_those_who_read_every_part(tabl
     assert "Kiedyś" not in visible_text(post, Reader(table.bob.pk), text=earlier)
     assert "Kiedyś" in visible_text(post, Reader(table.gm.pk), text=earlier)
     assert "Kiedyś" in visible_text(post, Reader(None, sees_all=True), text=earlier)
+
+
+def test_a_name_two_members_go_by_is_refused(table, make_user, make_character, client_for):
+    """A character named as another player's username could show the part to the wrong
+    player: the author names one by username instead."""
+    carol = make_user("celina")
+    namesake = make_character(carol, "Bartek")
+    participation = services.participation_invite(
+        session=table.session, by=table.gm, character=namesake
+    )
+    services.participation_decide(participation=participation, by=carol, accept=True)
+    response = write(client_for(table.gm), table.session, narration="[dla: bartek]Kto?[/dla]")
+    assert refusal(response) == polish(
+        "“%(name)s” is the name of more than one member of this session: "
+        "name the player by their username.",
+        name="bartek",
+    )
+    write(client_for(table.gm), table.session, narration="[dla: celina]Ty.[/dla]")
+    assert Post.objects.get().narration_eyes[0]["to"] == [carol.pk]
