@@ -26,6 +26,7 @@ from diary.models import (
     GONE_STATUSES,
     DeadlineRule,
     GameSession,
+    Npc,
     Participation,
     ParticipationStatus,
     PlanDecision,
@@ -38,6 +39,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.posts import voices
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -641,6 +643,7 @@ def post_create(
     token: uuid.UUID | None = None,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    npc: Npc | None = None,
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
     is stored: the same form sent twice publishes once)."""
@@ -654,6 +657,7 @@ def post_create(
             token=token,
             move_metres=move_metres,
             move_mounted=move_mounted,
+            npc=npc,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -678,6 +682,7 @@ def _post_write(
     token: uuid.UUID | None,
     move_metres: int | None,
     move_mounted: bool,
+    npc: Npc | None = None,
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -688,7 +693,9 @@ def _post_write(
         raise PermissionDenied
     turn = current_turn(session)
     played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
+    npc = voices.check_speaker(npc, session=session, by=author, character=character)
     _check_not_empty(narration, nc_note)
+    narration_html = voices.render_post_narration(narration, session=session, by=author)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -699,8 +706,9 @@ def _post_write(
         turn=turn,
         author=author,
         character=character,
+        npc=npc,
         narration=narration,
-        narration_html=render_narration(narration),
+        narration_html=narration_html,
         nc_note=nc_note,
         token=token,
         move_metres=move_metres or None,
@@ -755,6 +763,7 @@ def post_edit(
     nc_note: str,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    npc: Npc | None = None,
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
     counting the character's other posts of that turn, not this one's old movement."""
@@ -774,7 +783,12 @@ def post_edit(
             )
     else:
         _check_narrator(access, character)
+    # The NPC (and the blocks' NPCs) the post already spoke as may stay though hidden since.
+    npc = voices.check_speaker(npc, session=post.session, by=by, character=character, kept=post.npc)
     _check_not_empty(narration, nc_note)
+    narration_html = voices.render_post_narration(
+        narration, session=post.session, by=by, kept=frozenset(voices.voice_names(post.narration))
+    )
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -788,8 +802,9 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
+    post.npc = npc
     post.narration = narration
-    post.narration_html = render_narration(narration)
+    post.narration_html = narration_html
     post.nc_note = nc_note
     post.edited_at = timezone.now()
     post.save()

@@ -50,7 +50,7 @@ from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
 from diary.nudges import selectors as nudge_selectors
-from diary.posts import quoting
+from diary.posts import quoting, voices
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
 from diary.recap import selectors as recap_selectors
@@ -198,7 +198,11 @@ def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
 def _post_form_kwargs(access: SessionAccess) -> dict:
     """Whom a new post may narrate as: the author's own characters and, for the GM under
     "the GM plays the character" after the deadline, the characters still awaited."""
-    kwargs = {"characters": access.my_characters, "movement": _counts_movement(access)}
+    kwargs = {
+        "characters": access.my_characters,
+        "movement": _counts_movement(access),
+        **_speakers(access),
+    }
     if access.is_gm and access.session.deadline_rule == DeadlineRule.GM_PLAYS:
         turn = services.current_turn(access.session)
         kwargs["gm_plays"] = deadline_selectors.gm_playable_characters(access, turn, timezone.now())
@@ -208,6 +212,16 @@ def _post_form_kwargs(access: SessionAccess) -> dict:
             if p.status == ParticipationStatus.ACCEPTED
         ]
     return kwargs
+
+
+def _speakers(access: SessionAccess, speaking=None) -> dict:
+    """The NPCs whoever runs the session may speak a post as: those players see (a hidden
+    NPC's voice is not offered), and `speaking`, the one an edited post already speaks as."""
+    if not access.is_gm:
+        return {}
+    roster = selectors.npc_roster_for(npc_access(access))
+    offered = [n for n in roster if n.visible_to_players or (speaking and n.pk == speaking.pk)]
+    return {"npcs": offered, "npcs_known": roster}
 
 
 def _posts_quotable(posts, *, can_post: bool) -> None:
@@ -769,6 +783,18 @@ def post_create(request, pk: int):
     )
 
 
+def _preview(form, session, user, kept=()) -> str:
+    """The narration as the post will show it (its NPC blocks too), or "" with the refusal
+    next to the field."""
+    try:
+        return voices.render_post_narration(
+            form.cleaned_data["narration"], session=session, by=user, kept=frozenset(kept)
+        )
+    except ValidationError as error:
+        apply_service_errors(form, error)
+        return ""
+
+
 @login_required
 @require_POST
 def post_preview(request, pk: int):
@@ -779,7 +805,8 @@ def post_preview(request, pk: int):
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
     valid = form.is_valid()
-    preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
+    preview_html = _preview(form, access.session, request.user) if valid else ""
+    valid = valid and not form.errors
     if request.htmx:
         # htmx swaps only a 200, errors included; it needs the form section alone.
         context = {
@@ -808,6 +835,7 @@ def post_edit(request, pk: int):
         "nc_note": post.nc_note,
         "move_metres": post.move_metres,
         "move_mounted": post.move_mounted,
+        "npc": post.npc_id,
     }
     if post.character_id is None and not post.narration and not post.nc_note:
         # An empty post the roll panel made to hold rolls: the player writes it as their
@@ -819,13 +847,16 @@ def post_edit(request, pk: int):
         characters=[post.character] if post.played_by_gm else access.my_characters,
         movement=_counts_movement(access),
         initial=initial,
+        **_speakers(access, post.npc),
     )
     # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
     previewing = request.method == "POST" and "preview" in request.POST
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
-            preview_html = render_narration(form.cleaned_data["narration"])
+            preview_html = _preview(
+                form, post.session, request.user, kept=voices.voice_names(post.narration)
+            )
         else:
             try:
                 services.post_edit(post=post, by=request.user, **form.cleaned_data)

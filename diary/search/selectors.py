@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections, router
 from django.db.models import F, Func, Q, TextField, Value
+from django.db.models.functions import Coalesce
 
 from config.roles import is_moderator
 from diary.models import READING_STATUSES, GameSession, Post, co_gm_sessions
@@ -72,8 +73,8 @@ def sessions_readable_by(user):
 
 
 def posts_matching(user, query: str, *, session: GameSession | None = None):
-    """Posts the user may read whose narration or NC note matches `query`: best match
-    first on PostgreSQL, newest first on SQLite."""
+    """Posts the user may read whose narration, NC note or speaking NPC's name matches
+    `query`: best match first on PostgreSQL, newest first on SQLite."""
     parsed = parse_query(query)
     if not parsed.wanted:
         return Post.objects.none()
@@ -83,7 +84,7 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     posts = Post.objects.filter(session__in=sessions.values("pk"))
     if not is_moderator(user):
         posts = posts.filter(hidden_at__isnull=True)
-    posts = posts.select_related("session", "turn", "character", "author")
+    posts = posts.select_related("session", "turn", "character", "author", "npc")
     # Pinned to the database the router reads from (a replica, in a GET): the SQLite
     # fallback registers its function on that very connection.
     alias = router.db_for_read(Post)
@@ -100,7 +101,7 @@ def _full_text(posts, query: str, parsed: ParsedQuery):
         # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
         prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
         search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
-    vector = SearchVector(_words("narration"), _words("nc_note"), config=CONFIGURATION)
+    vector = SearchVector(_words("narration"), _words("nc_note"), _speaker(), config=CONFIGURATION)
     return (
         posts.annotate(found=vector, rank=SearchRank(vector, search))
         .filter(found=search)
@@ -114,6 +115,12 @@ def _words(field: str) -> Func:
     return Func(F(field), Value("<>"), Value("  "), function="translate", output_field=TextField())
 
 
+def _speaker() -> Coalesce:
+    """The NPC a post is spoken by, found by its name like the post's words. Only a name it
+    spoke under while players saw it: a hidden NPC's voice is never written."""
+    return Coalesce(F("npc__name"), Value(""), output_field=TextField())
+
+
 def _contains(posts, parsed: ParsedQuery, connection):
     # SQLite's LIKE folds ASCII only: both sides go through fold() so "zolw" finds "Żółw".
     connection.ensure_connection()
@@ -121,6 +128,7 @@ def _contains(posts, parsed: ParsedQuery, connection):
     posts = posts.annotate(
         folded_narration=Func(F("narration"), function=SQLITE_FOLD, output_field=TextField()),
         folded_nc_note=Func(F("nc_note"), function=SQLITE_FOLD, output_field=TextField()),
+        folded_speaker=Func(_speaker(), function=SQLITE_FOLD, output_field=TextField()),
     )
     for word in parsed.wanted:
         posts = posts.filter(_either_contains(fold(word)))
@@ -130,7 +138,11 @@ def _contains(posts, parsed: ParsedQuery, connection):
 
 
 def _either_contains(folded_word: str) -> Q:
-    return Q(folded_narration__contains=folded_word) | Q(folded_nc_note__contains=folded_word)
+    return (
+        Q(folded_narration__contains=folded_word)
+        | Q(folded_nc_note__contains=folded_word)
+        | Q(folded_speaker__contains=folded_word)
+    )
 
 
 def _fold_or_none(text: str | None) -> str | None:
