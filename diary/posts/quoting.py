@@ -41,14 +41,14 @@ def _permalink_pattern() -> re.Pattern:
 
 
 def quote_header(post) -> str:
-    """Who is quoted: the NPC when the post speaks as one ("Karczmarz (BN) napisał"); the
+    """Who is quoted: the NPC when the post speaks as one ("Karczmarz (NPC) napisał"); the
     character when the post narrates one, the verb agreeing with its grammatical gender
     ("Lirael napisała"); else the author, whose gender the site does not know
     ("napisał(a)")."""
     link = permalink_path(post.pk)
     if getattr(post, "npc_id", None):
         # An NPC's words are quoted as the NPC's, marked as one; the verb agrees with the
-        # mark ("BN", bohater niezależny, is masculine), the NPC's own gender is not kept.
+        # mark (Polish treats "NPC" as masculine); the NPC's own gender is not kept.
         header = pgettext("masculine", "[%(who)s wrote](%(link)s):")
         return header % {"who": npc_label(post.npc.name), "link": link}
     if not post.character_id:

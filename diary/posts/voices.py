@@ -32,7 +32,7 @@ OPENING = re.compile(r"\[npc:", re.IGNORECASE)
 
 
 def npc_label(name: str) -> str:
-    """An NPC named as one, wherever it is quoted or found ("Karczmarz (BN)")."""
+    """An NPC named as one, wherever it is quoted or found ("Karczmarz (NPC)")."""
     return _("%(name)s (NPC)") % {"name": name}
 
 
@@ -132,7 +132,7 @@ def render_post_narration(text: str, *, session, by, kept: frozenset[str] = froz
 
 
 def voices_as_markdown(text: str) -> str:
-    """The text with each speech block as plain Markdown ("**Karczmarz (BN):** …"): what a
+    """The text with each speech block as plain Markdown ("**Karczmarz (NPC):** …"): what a
     quote copies, so a player's reply carries the words, not a block only the GM may write."""
     return VOICE.sub(
         lambda match: f"**{npc_label(match.group(1).strip())}:** {match.group(2).strip()}",
