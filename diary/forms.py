@@ -320,8 +320,9 @@ class PostForm(forms.Form):
     def _speakers(self, npcs, npcs_known) -> None:
         """`npcs`: the NPCs offered under "Speak as" (those players see); `npcs_known`: the
         session's others, not offered but taken, so the service refuses a hidden one in
-        words (a choice made before the NPC was hidden)."""
-        if not npcs:
+        words (a choice made before the NPC was hidden: the field stays, even when it offers
+        nobody, so that such a choice is never taken as no choice)."""
+        if not npcs and not npcs_known:
             del self.fields["npc"]
             return
         self.npcs = {str(npc.pk): npc for npc in [*npcs_known, *npcs]}

@@ -220,6 +220,8 @@ def _speakers(access: SessionAccess, speaking=None) -> dict:
     if not access.is_gm:
         return {}
     roster = selectors.npc_roster_for(npc_access(access))
+    if not roster:
+        return {}
     offered = [n for n in roster if n.visible_to_players or (speaking and n.pk == speaking.pk)]
     return {"npcs": offered, "npcs_known": roster}
 
