@@ -24,6 +24,7 @@ from demo.ford.story import (
     POSTS,
     SESSION_TITLE,
 )
+from demo.ford.voices import seed_npc_voice
 from demo.sheets import forum1000_character, join_session, run_with_accepted_plan
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
@@ -56,6 +57,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_entries(session, users, characters)
     seed_free_rolls(session, gm, characters)
     seed_secret_rolls(session, gm, characters)
+    seed_npc_voice(session, gm)
     seed_read_marks(session, users)
     return session
 
