@@ -25,7 +25,7 @@ from django.db.models import F, Func, Q, TextField, Value
 from django.db.models.functions import Coalesce
 
 from config.roles import is_moderator
-from diary.models import READING_STATUSES, GameSession, Post, co_gm_sessions
+from diary.models import READING_STATUSES, GameSession, Npc, Post, co_gm_sessions
 
 CONFIGURATION = "codziennik_search"
 # The SQLite function registered on the connection for the fallback (fold() below).
@@ -90,22 +90,40 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     alias = router.db_for_read(Post)
     posts = posts.using(alias)
     if connections[alias].vendor == "postgresql":
-        return _full_text(posts, query, parsed)
+        return _full_text(posts, query, parsed, sessions)
     return _contains(posts, parsed, connections[alias])
 
 
-def _full_text(posts, query: str, parsed: ParsedQuery):
+def _full_text(posts, query: str, parsed: ParsedQuery, sessions):
     if parsed.websearch:
         search = SearchQuery(query, config=CONFIGURATION, search_type="websearch")
     else:
         # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
         prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
         search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
-    vector = SearchVector(_words("narration"), _words("nc_note"), _speaker(), config=CONFIGURATION)
+    vector = SearchVector(_words("narration"), _words("nc_note"), config=CONFIGURATION)
+    found = Q(found=search)
+    speakers = _speakers_named(posts.db, sessions, search)
+    if speakers:
+        # The ids as literals: the planner ORs the GIN index with the npc_id index.
+        found |= Q(npc_id__in=speakers)
     return (
         posts.annotate(found=vector, rank=SearchRank(vector, search))
-        .filter(found=search)
+        .filter(found)
         .order_by("-rank", "-pk")
+    )
+
+
+def _speakers_named(alias: str, sessions, search: SearchQuery) -> list[int]:
+    """The NPCs of these sessions whose name matches: their posts are found by it (the
+    name is not among a post's own columns, which the search index covers). Only posts
+    are found, so an NPC that never spoke, a hidden one too, is found nowhere."""
+    return list(
+        Npc.objects.using(alias)
+        .filter(session__in=sessions.values("pk"))
+        .annotate(found=SearchVector("name", config=CONFIGURATION))
+        .filter(found=search)
+        .values_list("pk", flat=True)
     )
 
 
@@ -116,8 +134,7 @@ def _words(field: str) -> Func:
 
 
 def _speaker() -> Coalesce:
-    """The NPC a post is spoken by, found by its name like the post's words. Only a name it
-    spoke under while players saw it: a hidden NPC's voice is never written."""
+    """The name of the NPC a post is spoken by (SQLite: matched like the post's words)."""
     return Coalesce(F("npc__name"), Value(""), output_field=TextField())
 
 

@@ -358,3 +358,24 @@ def test_only_the_gm_sets_or_removes_an_npc_portrait(table, client_for, innkeepe
     assert Npc.objects.get(pk=innkeeper.pk).portrait
     assert client_for(table.gm).post(remove).status_code == 302
     assert not Npc.objects.get(pk=innkeeper.pk).portrait
+
+
+@pytest.mark.postgres_only
+def test_postgres_finds_the_npcs_posts_through_the_indexes(table, innkeeper):
+    """The NPC's name is not a post's column: its posts join the GIN index's by their
+    npc_id, still through the indexes."""
+    from django.db import connection
+
+    from diary.search.selectors import posts_matching
+
+    spoken = gm_post(table, "Czego sobie życzycie?", npc=innkeeper)
+    gm_post(table, "Karczmarz ociera kufel.")
+    found = posts_matching(table.alice, "karczmarz")
+    assert spoken in found and len(found) == 2
+    sql, params = found.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "diary_post_search" in plan, plan
