@@ -753,6 +753,25 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     return post
 
 
+def _check_edit_narrator(access: SessionAccess, post: Post, character: Character | None):
+    if post.played_by_gm:
+        # The GM's post for another player's character stays that character's.
+        if character is None or character.pk != post.character_id:
+            raise ValidationError(
+                {"character": _("The GM's post for a player's character keeps its character.")}
+            )
+    else:
+        _check_narrator(access, character)
+
+
+def _edit_voices(post: Post, by, npc: Npc | None, character, narration: str):
+    """An edit's NPC and narration HTML: the NPC (and the blocks' NPCs) the post already
+    spoke as may stay, though hidden since."""
+    npc = voices.check_speaker(npc, session=post.session, by=by, character=character, kept=post.npc)
+    kept = frozenset(voices.voice_names(post.narration))
+    return npc, voices.render_post_narration(narration, session=post.session, by=by, kept=kept)
+
+
 @transaction.atomic
 def post_edit(
     *,
@@ -775,20 +794,9 @@ def post_edit(
     flags = access.post(post)
     if not flags.can_edit:
         raise PermissionDenied(flags.refusal())
-    if post.played_by_gm:
-        # The GM's post for another player's character stays that character's.
-        if character is None or character.pk != post.character_id:
-            raise ValidationError(
-                {"character": _("The GM's post for a player's character keeps its character.")}
-            )
-    else:
-        _check_narrator(access, character)
-    # The NPC (and the blocks' NPCs) the post already spoke as may stay though hidden since.
-    npc = voices.check_speaker(npc, session=post.session, by=by, character=character, kept=post.npc)
+    _check_edit_narrator(access, post, character)
     _check_not_empty(narration, nc_note)
-    narration_html = voices.render_post_narration(
-        narration, session=post.session, by=by, kept=frozenset(voices.voice_names(post.narration))
-    )
+    npc, narration_html = _edit_voices(post, by, npc, character, narration)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
