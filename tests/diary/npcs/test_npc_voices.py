@@ -379,3 +379,12 @@ def test_postgres_finds_the_npcs_posts_through_the_indexes(table, innkeeper):
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "diary_post_search" in plan, plan
+
+
+def test_an_npcs_name_is_escaped_in_the_block_and_the_header(table, client_for):
+    name = '<img src=x onerror="alert(1)">'
+    npc = add_npc(table, name)
+    gm_post(table, f"[npc: {name}]Boo.[/npc]")
+    gm_post(table, "Boo.", npc=npc)
+    page = client_for(table.alice).get(diary_url(table)).content.decode()
+    assert "<img src=x" not in page and "&lt;img src=x" in page
