@@ -8,10 +8,15 @@ comments), bounded to PORTRAIT_MAX_SIDE and saved as WebP under a content-hash n
 import hashlib
 import io
 from dataclasses import dataclass
+from functools import wraps
 
 from django.core.exceptions import ValidationError
+from django.core.files.base import ContentFile
+from django.core.files.storage import default_storage
 from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.db import transaction
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from PIL import Image, ImageOps
 
 PORTRAIT_MAX_BYTES = 5 * 1024 * 1024
@@ -60,6 +65,22 @@ class PortraitSizeLimit(FileUploadHandler):
 
     def file_complete(self, file_size):
         return None
+
+
+def with_portrait_size_limit(view):
+    """A portrait upload view, called as view(request, size_limit, *args, **kwargs) with
+    PortraitSizeLimit first among the request's upload handlers. The CSRF check runs after
+    the limit is in place: reading the token parses the body, too late to add a handler."""
+    protected = csrf_protect(view)
+
+    @csrf_exempt  # only so the size limit is in place before the body is read: checked below
+    @wraps(view)
+    def limited(request, *args, **kwargs):
+        size_limit = PortraitSizeLimit(request)
+        request.upload_handlers.insert(0, size_limit)
+        return protected(request, size_limit, *args, **kwargs)
+
+    return limited
 
 
 def portrait_check_and_encode(uploaded) -> Portrait:
@@ -124,3 +145,32 @@ def _has_alpha(image: Image.Image) -> bool:
     return image.mode in {"RGBA", "LA", "PA"} or (
         image.mode == "P" and "transparency" in image.info
     )
+
+
+def portrait_store(owner, portrait: Portrait, *, keep_replaced: bool = False) -> None:
+    """Save a checked portrait's file and put it on `owner` (a model with `portrait`,
+    `portrait_width` and `portrait_height`: a character, a session's NPC), inside the
+    caller's transaction. The file it replaces is deleted once that commits, unless
+    `keep_replaced` (pages written earlier still show it)."""
+    old_name = owner.portrait.name
+    stored_name = default_storage.save(portrait.name, ContentFile(portrait.content))
+    owner.portrait.name = stored_name
+    owner.portrait_width = portrait.width
+    owner.portrait_height = portrait.height
+    owner.save(update_fields=["portrait", "portrait_width", "portrait_height"])
+    if old_name and old_name != stored_name and not keep_replaced:
+        transaction.on_commit(lambda: default_storage.delete(old_name))
+
+
+def portrait_clear(owner, *, keep_file: bool = False) -> None:
+    """Take `owner`'s portrait away (nothing to do when it has none: a second click,
+    another tab); its file is deleted once the caller's transaction commits, unless
+    `keep_file`."""
+    old_name = owner.portrait.name
+    if not old_name:
+        return
+    owner.portrait.name = ""
+    owner.portrait_width = owner.portrait_height = 0
+    owner.save(update_fields=["portrait", "portrait_width", "portrait_height"])
+    if not keep_file:
+        transaction.on_commit(lambda: default_storage.delete(old_name))

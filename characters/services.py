@@ -562,38 +562,24 @@ def catalog_entry_update(*, by, entry, values: dict):
 
 def character_portrait_set(*, character_pk: int, by, portrait) -> Character:
     """Store a checked portrait; the file it replaces is deleted once the row is saved."""
-    from django.core.files.base import ContentFile
-    from django.core.files.storage import default_storage
+    from characters.portraits import portrait_store
 
     with transaction.atomic():
         checked = access.access_character(by, character_pk, lock=True)
         if not checked.can_set_portrait:
             raise PermissionDenied
         character = checked.character
-        old_name = character.portrait.name
-        stored_name = default_storage.save(portrait.name, ContentFile(portrait.content))
-        character.portrait.name = stored_name
-        character.portrait_width = portrait.width
-        character.portrait_height = portrait.height
-        character.save(update_fields=["portrait", "portrait_width", "portrait_height"])
-        if old_name and old_name != stored_name:
-            transaction.on_commit(lambda: default_storage.delete(old_name))
+        portrait_store(character, portrait)
     return character
 
 
 def character_portrait_remove(*, character_pk: int, by) -> Character:
-    from django.core.files.storage import default_storage
+    from characters.portraits import portrait_clear
 
     with transaction.atomic():
         checked = access.access_character(by, character_pk, lock=True)
         if not checked.can_remove_portrait:
             raise PermissionDenied
         character = checked.character
-        old_name = character.portrait.name
-        if not old_name:
-            return character  # nothing to remove (a second click, another tab)
-        character.portrait.name = ""
-        character.portrait_width = character.portrait_height = 0
-        character.save(update_fields=["portrait", "portrait_width", "portrait_height"])
-        transaction.on_commit(lambda: default_storage.delete(old_name))
+        portrait_clear(character)
     return character

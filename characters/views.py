@@ -4,7 +4,6 @@ from django.core.exceptions import PermissionDenied, ValidationError
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt, csrf_protect
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from characters import selectors, services
@@ -22,7 +21,7 @@ from characters.forms import (
     initial_from_proposal,
 )
 from characters.models import HealingPotion, NegativeEffect, SheetProposal
-from characters.portraits import PortraitSizeLimit
+from characters.portraits import PortraitSizeLimit, with_portrait_size_limit
 from characters.systems import ATTRIBUTE_RANGE
 from config.form_errors import apply_service_errors, posted
 from config.redirects import local_path, with_query
@@ -305,17 +304,10 @@ def proposal_decide(request, pk: int, proposal_pk: int):
     return redirect("characters:detail", pk=pk)
 
 
-@csrf_exempt  # only so the size limit is in place before the body is read: checked below
 @login_required
 @require_POST
-def portrait_upload(request, pk: int):
-    size_limit = PortraitSizeLimit(request)
-    request.upload_handlers.insert(0, size_limit)
-    return _portrait_upload(request, pk, size_limit)
-
-
-@csrf_protect
-def _portrait_upload(request, pk: int, size_limit: PortraitSizeLimit):
+@with_portrait_size_limit
+def portrait_upload(request, size_limit: PortraitSizeLimit, pk: int):
     access = access_character(request.user, pk)
     if not access.can_set_portrait:
         raise PermissionDenied

@@ -281,6 +281,10 @@ class PostForm(forms.Form):
         help_text=_("Szybkość/20 m per move action on foot, Szybkość/10 m mounted."),
     )
     move_mounted = forms.BooleanField(label=_("Mounted (on the sheet's mount)"), required=False)
+    # Whoever runs the session may speak the whole post as one of its NPCs (added when
+    # `npcs` are given).
+    npc = forms.ChoiceField(label=_("Speak as"), required=False)
+    field_order = ["character", "npc"]
 
     def __init__(
         self,
@@ -289,6 +293,8 @@ class PostForm(forms.Form):
         movement: bool = True,
         gm_plays: list[Character] = (),
         gm_may_name: list[Character] = (),
+        npcs: list = (),
+        npcs_known: list = (),
         **kwargs,
     ):
         """`gm_plays`: other players' characters the GM may write for now (the deadline's
@@ -309,6 +315,26 @@ class PostForm(forms.Form):
         field.characters = [*characters, *gm_plays, *(c for c in gm_may_name if c.pk not in known)]
         if len(characters) == 1 and not self.is_bound and "character" not in self.initial:
             self.initial["character"] = characters[0].pk
+        self._speakers(npcs, npcs_known)
+
+    def _speakers(self, npcs, npcs_known) -> None:
+        """`npcs`: the NPCs offered under "Speak as" (those players see); `npcs_known`: the
+        session's others, not offered but taken, so the service refuses a hidden one in
+        words (a choice made before the NPC was hidden: the field stays, even when it offers
+        nobody, so that such a choice is never taken as no choice)."""
+        if not npcs and not npcs_known:
+            del self.fields["npc"]
+            return
+        self.npcs = {str(npc.pk): npc for npc in [*npcs_known, *npcs]}
+        self.fields["npc"].choices = [
+            ("", _("— nobody: as the GM or the character above —")),
+            *((str(npc.pk), npc.name) for npc in npcs),
+        ]
+        self.fields["npc"].valid_value = lambda value: value in self.npcs
+
+    def clean_npc(self):
+        value = self.cleaned_data.get("npc")
+        return self.npcs.get(value) if value else None
 
     def clean(self):
         cleaned = super().clean()

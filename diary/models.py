@@ -437,7 +437,7 @@ class Turn(models.Model):
 class PostQuerySet(models.QuerySet):
     def for_diary(self):
         """What the diary shows of each post, without a query per post."""
-        return self.select_related("author", "character", "turn", "hidden_by")
+        return self.select_related("author", "character", "turn", "hidden_by", "npc")
 
 
 class Post(models.Model):
@@ -453,6 +453,16 @@ class Post(models.Model):
         null=True,
         blank=True,
         verbose_name=_("narrating character"),
+    )
+    # The whole post spoken by one of the session's NPCs (only whoever runs the session
+    # writes it, diary/posts/voices.py); such a post narrates no character.
+    npc = models.ForeignKey(
+        "Npc",
+        on_delete=models.PROTECT,
+        related_name="posts",
+        null=True,
+        blank=True,
+        verbose_name=_("speaking NPC"),
     )
     narration = models.TextField(_("narration"), blank=True)
     # Markdown rendered once on write, already sanitised (config/markdown.py).
@@ -699,6 +709,10 @@ class Npc(models.Model):
         blank=True,
         verbose_name=_("stand-in sheet"),
     )
+    # Checked and stored as a character's portrait is (characters/portraits.py).
+    portrait = models.FileField(_("portrait"), blank=True, max_length=120, editable=False)
+    portrait_width = models.PositiveSmallIntegerField(default=0, editable=False)
+    portrait_height = models.PositiveSmallIntegerField(default=0, editable=False)
     created_at = models.DateTimeField(_("created"), auto_now_add=True)
     updated_at = models.DateTimeField(_("updated"), auto_now=True)
 

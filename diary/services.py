@@ -27,6 +27,7 @@ from diary.models import (
     GONE_STATUSES,
     DeadlineRule,
     GameSession,
+    Npc,
     Participation,
     ParticipationStatus,
     PlanDecision,
@@ -39,6 +40,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.posts import voices
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -632,11 +634,15 @@ def _check_movement(
     return actions
 
 
-def _narration_fields(narration: str, nc_note: str, session: GameSession) -> dict:
+def _narration_fields(
+    narration: str, nc_note: str, session: GameSession, by, kept: frozenset[str] = frozenset()
+) -> dict:
     """A post's narration (or its note: a post is never empty) and what is rendered from it
-    once, its parts for chosen eyes checked and kept apart (diary.eyes.rendering)."""
+    once: its parts for chosen eyes checked and kept apart (diary.eyes.rendering), its NPC
+    blocks checked as `by` may write them (`kept`: the NPCs the post already spoke as)."""
     _check_not_empty(narration, nc_note)
-    rendered = render_post_narration(narration, session)
+    render = voices.piece_renderer(narration, session=session, by=by, kept=kept)
+    rendered = render_post_narration(narration, session, render)
     return {
         "narration": narration,
         "narration_html": rendered.html,
@@ -655,6 +661,7 @@ def post_create(
     token: uuid.UUID | None = None,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    npc: Npc | None = None,
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
     is stored: the same form sent twice publishes once)."""
@@ -668,6 +675,7 @@ def post_create(
             token=token,
             move_metres=move_metres,
             move_mounted=move_mounted,
+            npc=npc,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -692,6 +700,7 @@ def _post_write(
     token: uuid.UUID | None,
     move_metres: int | None,
     move_mounted: bool,
+    npc: Npc | None = None,
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -702,7 +711,8 @@ def _post_write(
         raise PermissionDenied
     turn = current_turn(session)
     played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
-    narration_fields = _narration_fields(narration, nc_note, session)
+    npc = voices.check_speaker(npc, session=session, by=author, character=character)
+    narration_fields = _narration_fields(narration, nc_note, session, author)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -713,6 +723,7 @@ def _post_write(
         turn=turn,
         author=author,
         character=character,
+        npc=npc,
         **narration_fields,
         nc_note=nc_note,
         token=token,
@@ -758,6 +769,25 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     return post
 
 
+def _check_edit_narrator(access: SessionAccess, post: Post, character: Character | None):
+    if post.played_by_gm:
+        # The GM's post for another player's character stays that character's.
+        if character is None or character.pk != post.character_id:
+            raise ValidationError(
+                {"character": _("The GM's post for a player's character keeps its character.")}
+            )
+    else:
+        _check_narrator(access, character)
+
+
+def _edit_voices(post: Post, by, npc: Npc | None, character, narration: str, nc_note: str):
+    """An edit's NPC and narration fields: the NPC (and the blocks' NPCs) the post already
+    spoke as may stay, though hidden since."""
+    npc = voices.check_speaker(npc, session=post.session, by=by, character=character, kept=post.npc)
+    kept = frozenset(voices.voice_names(post.narration))
+    return npc, _narration_fields(narration, nc_note, post.session, by, kept)
+
+
 @transaction.atomic
 def post_edit(
     *,
@@ -768,6 +798,7 @@ def post_edit(
     nc_note: str,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    npc: Npc | None = None,
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
     counting the character's other posts of that turn, not this one's old movement."""
@@ -779,15 +810,8 @@ def post_edit(
     flags = access.post(post)
     if not flags.can_edit:
         raise PermissionDenied(flags.refusal())
-    if post.played_by_gm:
-        # The GM's post for another player's character stays that character's.
-        if character is None or character.pk != post.character_id:
-            raise ValidationError(
-                {"character": _("The GM's post for a player's character keeps its character.")}
-            )
-    else:
-        _check_narrator(access, character)
-    narration_fields = _narration_fields(narration, nc_note, post.session)
+    _check_edit_narrator(access, post, character)
+    npc, narration_fields = _edit_voices(post, by, npc, character, narration, nc_note)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -801,6 +825,7 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
+    post.npc = npc
     for name, value in narration_fields.items():
         setattr(post, name, value)
     post.nc_note = nc_note

@@ -74,6 +74,16 @@ urlpatterns = [
     path("<int:pk>/npcs/<int:npc_pk>/", npc_views.npc_edit, name="npc_edit"),
     path("<int:pk>/npcs/<int:npc_pk>/stand-in/", npc_views.npc_stand_in, name="npc_stand_in"),
     path(
+        "<int:pk>/npcs/<int:npc_pk>/portrait/",
+        npc_views.npc_portrait_upload,
+        name="npc_portrait_upload",
+    ),
+    path(
+        "<int:pk>/npcs/<int:npc_pk>/portrait/remove/",
+        npc_views.npc_portrait_remove,
+        name="npc_portrait_remove",
+    ),
+    path(
         "<int:pk>/npcs/<int:npc_pk>/modifiers/",
         npc_views.npc_modifier_add,
         name="npc_modifier_add",

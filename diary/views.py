@@ -52,7 +52,7 @@ from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
 from diary.nudges import selectors as nudge_selectors
-from diary.posts import quoting
+from diary.posts import quoting, voices
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
 from diary.recap import selectors as recap_selectors
@@ -202,7 +202,11 @@ def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
 def _post_form_kwargs(access: SessionAccess) -> dict:
     """Whom a new post may narrate as: the author's own characters and, for the GM under
     "the GM plays the character" after the deadline, the characters still awaited."""
-    kwargs = {"characters": access.my_characters, "movement": _counts_movement(access)}
+    kwargs = {
+        "characters": access.my_characters,
+        "movement": _counts_movement(access),
+        **_speakers(access),
+    }
     if access.is_gm and access.session.deadline_rule == DeadlineRule.GM_PLAYS:
         turn = services.current_turn(access.session)
         kwargs["gm_plays"] = deadline_selectors.gm_playable_characters(access, turn, timezone.now())
@@ -212,6 +216,18 @@ def _post_form_kwargs(access: SessionAccess) -> dict:
             if p.status == ParticipationStatus.ACCEPTED
         ]
     return kwargs
+
+
+def _speakers(access: SessionAccess, speaking=None) -> dict:
+    """The NPCs whoever runs the session may speak a post as: those players see (a hidden
+    NPC's voice is not offered), and `speaking`, the one an edited post already speaks as."""
+    if not access.is_gm:
+        return {}
+    roster = selectors.npc_roster_for(npc_access(access))
+    if not roster:
+        return {}
+    offered = [n for n in roster if n.visible_to_players or (speaking and n.pk == speaking.pk)]
+    return {"npcs": offered, "npcs_known": roster}
 
 
 def _posts_quotable(posts, *, can_post: bool) -> None:
@@ -773,10 +789,13 @@ def post_create(request, pk: int):
     )
 
 
-def _preview(form, session) -> str:
-    """The narration as it will be posted, or its refusal next to the field."""
+def _preview(form, session, user, kept=()) -> str:
+    """The narration as the post will show it (its NPC blocks and its parts for chosen eyes
+    too), or "" with the refusal next to the field."""
     try:
-        return eyes_rendering.preview_html(form.cleaned_data["narration"], session)
+        text = form.cleaned_data["narration"]
+        render = voices.piece_renderer(text, session=session, by=user, kept=frozenset(kept))
+        return eyes_rendering.preview_html(text, session, render)
     except ValidationError as error:
         apply_service_errors(form, error)
         return ""
@@ -791,7 +810,7 @@ def post_preview(request, pk: int):
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
-    preview_html = _preview(form, access.session) if form.is_valid() else ""
+    preview_html = _preview(form, access.session, request.user) if form.is_valid() else ""
     valid = not form.errors
     if request.htmx:
         # htmx swaps only a 200, errors included; it needs the form section alone.
@@ -821,6 +840,7 @@ def post_edit(request, pk: int):
         "nc_note": post.nc_note,
         "move_metres": post.move_metres,
         "move_mounted": post.move_mounted,
+        "npc": post.npc_id,
     }
     if post.character_id is None and not post.narration and not post.nc_note:
         # An empty post the roll panel made to hold rolls: the player writes it as their
@@ -832,13 +852,16 @@ def post_edit(request, pk: int):
         characters=[post.character] if post.played_by_gm else access.my_characters,
         movement=_counts_movement(access),
         initial=initial,
+        **_speakers(access, post.npc),
     )
     # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
     previewing = request.method == "POST" and "preview" in request.POST
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
-            preview_html = _preview(form, post.session)
+            preview_html = _preview(
+                form, post.session, request.user, kept=voices.voice_names(post.narration)
+            )
         else:
             try:
                 services.post_edit(post=post, by=request.user, **form.cleaned_data)

@@ -25,6 +25,7 @@ from demo.ford.story import (
     POSTS,
     SESSION_TITLE,
 )
+from demo.ford.voices import seed_npc_voice
 from demo.sheets import forum1000_character, join_session, run_with_accepted_plan
 from diary import services as diary_services
 from diary.models import GameSession, NpcMode, RollPolicy, SessionStatus
@@ -58,6 +59,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_free_rolls(session, gm, characters)
     seed_secret_rolls(session, gm, characters)
     seed_chosen_eyes(session, gm)
+    seed_npc_voice(session, gm)
     seed_read_marks(session, users)
     return session
 

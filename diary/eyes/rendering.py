@@ -38,11 +38,12 @@ def placeholder(index: int) -> str:
     return f"<!--eyes:{index}-->"
 
 
-def render_post_narration(text: str, session) -> Narration:
+def render_post_narration(text: str, session, render=render_narration) -> Narration:
     """The narration of a post of `session`, or a ValidationError on "narration" naming
-    what is wrong (malformed markup, a name no member of the session goes by)."""
+    what is wrong (malformed markup, a name no member of the session goes by). `render`
+    turns each piece of Markdown into HTML (diary.posts.voices draws NPC blocks in it)."""
     if not has_markup(text):
-        return Narration(render_narration(text))
+        return Narration(render(text))
     try:
         pieces = split(text)
     except MarkupError as error:
@@ -51,15 +52,15 @@ def render_post_narration(text: str, session) -> Narration:
     html, parts, public = [], [], []
     for piece in pieces:
         if isinstance(piece, Part):
-            parts.append(_part(piece, members))
+            parts.append(_part(piece, members, render))
             html.append(placeholder(len(parts) - 1) + "\n")
         else:
-            html.append(render_narration(piece) if piece.strip() else "")
+            html.append(render(piece) if piece.strip() else "")
             public.append(piece)
     return Narration("".join(html), parts, "\n\n".join(public))
 
 
-def _part(part: Part, members: dict) -> dict:
+def _part(part: Part, members: dict, render) -> dict:
     to: set[int] = set()
     names: list[str] = []
     for name in part.names:
@@ -82,13 +83,13 @@ def _part(part: Part, members: dict) -> dict:
         to.add(user_id)
         if spelled not in names:
             names.append(spelled)
-    return {"to": sorted(to), "names": names, "html": render_narration(part.text)}
+    return {"to": sorted(to), "names": names, "html": render(part.text)}
 
 
-def preview_html(text: str, session) -> str:
+def preview_html(text: str, session, render=render_narration) -> str:
     """The narration as its author will read it once posted (every part filled in), or a
     ValidationError as posting it would give."""
-    rendered = render_post_narration(text, session)
+    rendered = render_post_narration(text, session, render)
     as_posted = _Rendered(rendered.html, rendered.parts)
     return visible_html(as_posted, Reader(None, sees_all=True))
 

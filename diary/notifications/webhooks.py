@@ -99,7 +99,10 @@ def announce_turn_opened(turn: Turn) -> None:
 
 def announce_post_created(post: Post) -> None:
     def message() -> dict:
-        who = post.character.name if post.character_id else post.author.get_username()
+        if post.npc_id:
+            who = _("%(name)s (NPC)") % {"name": post.npc.name}
+        else:
+            who = post.character.name if post.character_id else post.author.get_username()
         return {
             "content": _("**%(session)s**: a new post by %(who)s.")
             % {"session": post.session.title, "who": who},

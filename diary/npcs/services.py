@@ -12,6 +12,7 @@ from django.db import transaction
 from django.utils.translation import gettext as _
 
 from characters.models import Character
+from characters.portraits import portrait_clear, portrait_store
 from characters.systems import NPC_MODIFIER_LIMIT, NPC_MODIFIER_STEP
 from diary.access import NpcAccess, session_access
 from diary.models import (
@@ -224,4 +225,27 @@ def npc_stand_in_set(*, npc: Npc, by, character) -> Npc:
         npc.stand_in = character
         npc.save(update_fields=["stand_in", "updated_at"])
     session.touch()
+    return npc
+
+
+# An NPC's portrait is checked and stored as a character's is (characters/portraits.py). A
+# replaced or removed portrait's file is kept: posts the NPC spoke in keep showing the face
+# they were written with (their speech blocks are rendered once, diary/posts/voices.py).
+
+
+def npc_portrait_set(*, npc: Npc, by, portrait) -> Npc:
+    with transaction.atomic():
+        _check_may_manage(npc.session, by)
+        npc = Npc.objects.select_for_update().get(pk=npc.pk)
+        portrait_store(npc, portrait, keep_replaced=True)
+    npc.session.touch()
+    return npc
+
+
+def npc_portrait_remove(*, npc: Npc, by) -> Npc:
+    with transaction.atomic():
+        _check_may_manage(npc.session, by)
+        npc = Npc.objects.select_for_update().get(pk=npc.pk)
+        portrait_clear(npc, keep_file=True)
+    npc.session.touch()
     return npc

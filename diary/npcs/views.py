@@ -9,6 +9,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+from characters.forms import PortraitForm
+from characters.portraits import PortraitSizeLimit, with_portrait_size_limit
 from config.form_errors import apply_service_errors, posted
 from diary.access import access_npc, access_npc_page
 from diary.models import NpcModifier, NpcModifierCorrection
@@ -92,7 +94,17 @@ def _modifier_rows(access, npc, bound: NpcModifier | None = None, form=None, ref
     return rows
 
 
-def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_form=None, rows=None):
+def _npc_page(
+    request,
+    access,
+    npc,
+    form,
+    modifier_form,
+    status=200,
+    stand_in_form=None,
+    rows=None,
+    portrait_form=None,
+):
     corrections = NpcModifierCorrection.objects.filter(modifier__npc=npc).select_related(
         "modifier", "by"
     )
@@ -108,6 +120,7 @@ def _npc_page(request, access, npc, form, modifier_form, status=200, stand_in_fo
             "form": form,
             "modifier_form": modifier_form,
             "stand_in_form": stand_in_form or _stand_in_form(access, npc),
+            "portrait_form": portrait_form or (PortraitForm() if access.can_manage else None),
         },
         status=status,
     )
@@ -224,3 +237,32 @@ def npc_stand_in(request, pk: int, npc_pk: int):
     return _npc_page(
         request, access, npc, NpcForm(instance=npc), None, status=400, stand_in_form=form
     )
+
+
+@login_required
+@require_POST
+@with_portrait_size_limit
+def npc_portrait_upload(request, size_limit: PortraitSizeLimit, pk: int, npc_pk: int):
+    """The NPC's portrait, checked and re-encoded as a character's is."""
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    form = PortraitForm(request.POST, request.FILES, oversized=size_limit.exceeded)
+    if not form.is_valid():
+        return _npc_page(
+            request, access, npc, NpcForm(instance=npc), NpcModifierForm(), 400, portrait_form=form
+        )
+    npc_services.npc_portrait_set(npc=npc, by=request.user, portrait=form.cleaned_data["image"])
+    messages.success(request, _("Portrait saved."))
+    return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)
+
+
+@login_required
+@require_POST
+def npc_portrait_remove(request, pk: int, npc_pk: int):
+    access, npc = access_npc(request.user, pk, npc_pk)
+    if not access.can_manage:
+        raise PermissionDenied
+    npc_services.npc_portrait_remove(npc=npc, by=request.user)
+    messages.success(request, _("Portrait removed."))
+    return redirect("diary:npc_edit", pk=pk, npc_pk=npc.pk)

@@ -15,6 +15,7 @@ from django.utils.translation import pgettext
 from characters.grammar import gendered
 from diary.eyes.reading import NOBODY, Reader, reader_of, visible_text
 from diary.models import Post
+from diary.posts.voices import npc_label, voices_as_markdown
 
 # The permalink's path with the post's pk; built from the route so a changed prefix follows.
 _PERMALINK_PLACEHOLDER = 987654321
@@ -41,10 +42,16 @@ def _permalink_pattern() -> re.Pattern:
 
 
 def quote_header(post) -> str:
-    """Who is quoted: the character when the post narrates one, the verb agreeing with its
-    grammatical gender ("Lirael napisała"); else the author, whose gender the site does not
-    know ("napisał(a)")."""
+    """Who is quoted: the NPC when the post speaks as one ("Karczmarz (NPC) napisał"); the
+    character when the post narrates one, the verb agreeing with its grammatical gender
+    ("Lirael napisała"); else the author, whose gender the site does not know
+    ("napisał(a)")."""
     link = permalink_path(post.pk)
+    if getattr(post, "npc_id", None):
+        # An NPC's words are quoted as the NPC's, marked as one; the verb agrees with the
+        # mark (Polish treats "NPC" as masculine); the NPC's own gender is not kept.
+        header = pgettext("masculine", "[%(who)s wrote](%(link)s):")
+        return header % {"who": npc_label(post.npc.name), "link": link}
     if not post.character_id:
         return _("[%(who)s wrote](%(link)s):") % {"who": post.author.get_username(), "link": link}
     character = post.character
@@ -60,8 +67,8 @@ def quote_header(post) -> str:
 def quote_markdown(post, selection: str = "", *, reader: Reader = NOBODY) -> str:
     """The blockquote a reply starts with: the selection when given, else the whole narration
     as `reader` may read it (a part for other eyes is not copied; one for theirs stays for
-    the same eyes)."""
-    text = selection or visible_text(post, reader, markup=True)
+    the same eyes), each NPC block as plain words."""
+    text = selection or voices_as_markdown(visible_text(post, reader, markup=True))
     text = text.strip().replace("\r\n", "\n")
     lines = [quote_header(post), "", *text.split("\n")]
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
@@ -88,7 +95,7 @@ def quote_prefill(access, raw_pk: str | None, shown_posts) -> str:
     if post is None:
         post = (
             Post.objects.filter(pk=pk, session_id=access.session.pk)
-            .select_related("author", "character")
+            .select_related("author", "character", "npc")
             .first()
         )
     if post is None or not quotable(access.post(post)):

@@ -40,6 +40,9 @@ def post_body_html(
         post.character.name if post.character_id else None,
         # A new portrait is a new (content-hash) name, so it shows at once.
         post.character.portrait.name if post.character_id else None,
+        # The NPC the post speaks as: its name and (content-hash) portrait as they are now.
+        post.npc.name if post.npc_id else None,
+        post.npc.portrait.name if post.npc_id else None,
         narration_html,
         post.nc_note,
         post.move_metres,

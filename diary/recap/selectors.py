@@ -22,6 +22,7 @@ from django.db.models import Count, Exists, IntegerField, Min, OuterRef, Q, Subq
 from django.db.models.functions import Coalesce
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from diary import hooks, reading
 from diary.models import (
@@ -162,13 +163,15 @@ def _posts_by_turn(session, reader, mark: int) -> dict[int, list[RecapAuthor]]:
     rows = (
         Post.objects.filter(session=session, pk__gt=mark, hidden_at__isnull=True)
         .exclude(author=reader.pk)
-        .values("turn__number", "author__username", "character__name", "played_by_gm")
+        .values("turn__number", "author__username", "character__name", "npc__name", "played_by_gm")
         .annotate(n=Count("pk"), first=Min("pk"))
         .order_by("turn__number", "first")
     )
     by_turn: dict[int, list[RecapAuthor]] = {}
     for row in rows:
         name = row["character__name"] or row["author__username"]
+        if row["npc__name"]:
+            name = _("%(name)s (NPC)") % {"name": row["npc__name"]}
         author = RecapAuthor(
             name, row["n"], _post_url(session.pk, row["first"]), gm_plays=row["played_by_gm"]
         )

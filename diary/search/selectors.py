@@ -28,7 +28,7 @@ from django.db.models import BooleanField, Case, F, Func, Q, TextField, Value, W
 from django.db.models.functions import Coalesce
 
 from config.roles import is_moderator
-from diary.models import READING_STATUSES, GameSession, Post, co_gm_sessions
+from diary.models import READING_STATUSES, GameSession, Npc, Post, co_gm_sessions
 
 CONFIGURATION = "codziennik_search"
 # The SQLite function registered on the connection for the fallback (fold() below).
@@ -76,8 +76,8 @@ def sessions_readable_by(user):
 
 
 def posts_matching(user, query: str, *, session: GameSession | None = None):
-    """Posts the user may read whose narration or NC note matches `query`: best match
-    first on PostgreSQL, newest first on SQLite."""
+    """Posts the user may read whose narration, NC note or speaking NPC's name matches
+    `query`: best match first on PostgreSQL, newest first on SQLite."""
     parsed = parse_query(query)
     if not parsed.wanted:
         return Post.objects.none()
@@ -87,7 +87,7 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     posts = Post.objects.filter(session__in=sessions.values("pk"))
     if not is_moderator(user):
         posts = posts.filter(hidden_at__isnull=True)
-    posts = posts.select_related("session", "turn", "character", "author")
+    posts = posts.select_related("session", "turn", "character", "author", "npc")
     # Whether this user reads every part for chosen eyes of the post: the narration they
     # search, and the snippet's reader (diary.search.presenters).
     posts = posts.annotate(reads_all_eyes=_reads_all_eyes(user))
@@ -96,7 +96,7 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     alias = router.db_for_read(Post)
     posts = posts.using(alias)
     if connections[alias].vendor == "postgresql":
-        return _full_text(posts, query, parsed)
+        return _full_text(posts, query, parsed, sessions)
     return _contains(posts, parsed, connections[alias])
 
 
@@ -115,26 +115,54 @@ def _reads_all_eyes(user) -> Case | Value:
     )
 
 
+# The narration without its parts for chosen eyes (narration_public is empty when it has none).
+_PUBLIC = Coalesce(F("narration_public"), F("narration"))
+
 # The narration a user searches: the whole of it, or without its parts for chosen eyes.
 _SEARCHED = Case(
     When(reads_all_eyes=True, then=F("narration")),
-    default=Coalesce(F("narration_public"), F("narration")),
+    default=_PUBLIC,
     output_field=TextField(),
 )
 
 
-def _full_text(posts, query: str, parsed: ParsedQuery):
+def _full_text(posts, query: str, parsed: ParsedQuery, sessions):
     if parsed.websearch:
         search = SearchQuery(query, config=CONFIGURATION, search_type="websearch")
     else:
         # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
         prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
         search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
-    vector = SearchVector(_words(_SEARCHED), _words(F("nc_note")), config=CONFIGURATION)
+    # Two vectors, each on the expression of its GIN index (migrations 0012 and 0027): the
+    # whole narration, matched only for a reader of every part for chosen eyes, and the
+    # narration without its parts, matched for anyone.
+    whole = SearchVector(_words(F("narration")), _words(F("nc_note")), config=CONFIGURATION)
+    public = SearchVector(_words(_PUBLIC), _words(F("nc_note")), config=CONFIGURATION)
+    searched = SearchVector(_words(_SEARCHED), _words(F("nc_note")), config=CONFIGURATION)
+    found = Q(found_public=search) | (Q(found_whole=search) & Q(reads_all_eyes=True))
+    speakers = _speakers_named(posts.db, sessions, search)
+    if speakers:
+        # The ids as literals: the planner ORs the GIN index with the npc_id index.
+        found |= Q(npc_id__in=speakers)
     return (
-        posts.annotate(found=vector, rank=SearchRank(vector, search))
-        .filter(found=search)
+        posts.annotate(
+            found_whole=whole, found_public=public, rank=SearchRank(searched, search)
+        )
+        .filter(found)
         .order_by("-rank", "-pk")
+    )
+
+
+def _speakers_named(alias: str, sessions, search: SearchQuery) -> list[int]:
+    """The NPCs of these sessions whose name matches: their posts are found by it (the
+    name is not among a post's own columns, which the search index covers). Only posts
+    are found, so an NPC that never spoke, a hidden one too, is found nowhere."""
+    return list(
+        Npc.objects.using(alias)
+        .filter(session__in=sessions.values("pk"))
+        .annotate(found=SearchVector("name", config=CONFIGURATION))
+        .filter(found=search)
+        .values_list("pk", flat=True)
     )
 
 
@@ -144,6 +172,11 @@ def _words(text) -> Func:
     return Func(text, Value("<>"), Value("  "), function="translate", output_field=TextField())
 
 
+def _speaker() -> Coalesce:
+    """The name of the NPC a post is spoken by (SQLite: matched like the post's words)."""
+    return Coalesce(F("npc__name"), Value(""), output_field=TextField())
+
+
 def _contains(posts, parsed: ParsedQuery, connection):
     # SQLite's LIKE folds ASCII only: both sides go through fold() so "zolw" finds "Żółw".
     connection.ensure_connection()
@@ -151,6 +184,7 @@ def _contains(posts, parsed: ParsedQuery, connection):
     posts = posts.annotate(
         folded_narration=Func(_SEARCHED, function=SQLITE_FOLD, output_field=TextField()),
         folded_nc_note=Func(F("nc_note"), function=SQLITE_FOLD, output_field=TextField()),
+        folded_speaker=Func(_speaker(), function=SQLITE_FOLD, output_field=TextField()),
     )
     for word in parsed.wanted:
         posts = posts.filter(_either_contains(fold(word)))
@@ -160,7 +194,11 @@ def _contains(posts, parsed: ParsedQuery, connection):
 
 
 def _either_contains(folded_word: str) -> Q:
-    return Q(folded_narration__contains=folded_word) | Q(folded_nc_note__contains=folded_word)
+    return (
+        Q(folded_narration__contains=folded_word)
+        | Q(folded_nc_note__contains=folded_word)
+        | Q(folded_speaker__contains=folded_word)
+    )
 
 
 def _fold_or_none(text: str | None) -> str | None:

@@ -193,8 +193,9 @@ class _Turn:
     loose_rolls: str = ""  # chain entries of the turn in no post (the dice's seeds)
 
 
-def _portrait_name(character) -> str:
-    return f"{PORTRAITS_DIR}/{posixpath.basename(character.portrait.name)}"
+def _portrait_name(owner) -> str:
+    """A character's or an NPC's portrait file in the archive."""
+    return f"{PORTRAITS_DIR}/{posixpath.basename(owner.portrait.name)}"
 
 
 def _rolls_html(rolls: list) -> str:
@@ -219,9 +220,8 @@ def _diary_turns(access, posts: list, rolls: list) -> list[_Turn]:
         post.can_see_content = access.post(post).can_see_content
         post.narration_shown = visible_html(post, reader)
         post.rolls_html = mark_safe(_rolls_html(by_post.get(post.pk, [])))
-        post.portrait_file = (
-            _portrait_name(post.character) if post.character_id and post.character.portrait else ""
-        )
+        speaker = post.npc if post.npc_id else post.character
+        post.portrait_file = _portrait_name(speaker) if speaker and speaker.portrait else ""
         turn.posts.append(post)
     for number, turn_rolls in loose.items():
         turn = turns.setdefault(number, _Turn(number))
@@ -235,7 +235,7 @@ def session_archive(user, session) -> bytes:
     access = session_access(user, session, roster=True)
     posts = list(
         Post.objects.filter(session=session)
-        .select_related("turn", "author", "character", "hidden_by")
+        .select_related("turn", "author", "character", "hidden_by", "npc")
         .order_by("turn__number", "created_at", "pk")
     )
     rolls = list(Roll.objects.filter(session=session).order_by("seq"))
@@ -245,7 +245,11 @@ def session_archive(user, session) -> bytes:
     characters = _roster_characters(access)
     portraits = {
         _portrait_name(c): c.portrait
-        for c in [*characters, *(p.character for p in posts if p.character_id)]
+        for c in [
+            *characters,
+            *(p.character for p in posts if p.character_id),
+            *(p.npc for p in posts if p.npc_id),
+        ]
         if c.portrait
     }
     context = {

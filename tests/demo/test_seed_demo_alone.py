@@ -9,7 +9,7 @@ from django.urls import reverse
 
 from characters.models import Character
 from demo.ford.story import SESSION_TITLE
-from diary.models import GameSession
+from diary.models import GameSession, Npc
 from rolls.ledger.verify import verify_session
 from rolls.models import Roll
 
@@ -60,7 +60,10 @@ def test_seed_demo_gives_the_forum1000_characters_portraits_once(media_root):
     call_command("seed_demo")
     again = Character.objects.filter(name__in=["Lirael", "Borys", "Mira"], is_stand_in=False)
     assert {c.name: c.portrait.name for c in again} == names
-    assert len(list((media_root / "portraits").iterdir())) == 3
+    # Beside them, the portrait of the NPC who speaks in the demo (demo/ford/voices.py).
+    npc_portraits = {n.portrait.name for n in Npc.objects.exclude(portrait="")}
+    assert len(npc_portraits) == 1
+    assert len(list((media_root / "portraits").iterdir())) == 3 + len(npc_portraits)
 
 
 @pytest.mark.fair_dice

@@ -111,3 +111,18 @@ def test_seed_demo_stuns_the_wolves_who_wait_at_the_end_of_the_order():
     assert "Wilki znad brodu" in held  # with Borys, stunned by the guard's shield
     assert [row.name for row in rows[-len(held) :]] == held  # the held wait at the end
     assert "Przewoźnik" not in [row.name for row in rows]
+
+
+def test_seed_demo_has_an_npc_with_a_portrait_speaking_a_post_and_a_block(client):
+    from demo.ford.story import SESSION_TITLE
+    from demo.ford.voices import DEMO_VOICE_NPC
+    from diary.models import GameSession, Post
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    merchant = Npc.objects.get(session=session, name=DEMO_VOICE_NPC)
+    assert merchant.portrait and merchant.visible_to_players
+    spoken = Post.objects.get(session=session, npc=merchant)
+    assert spoken.author == session.gm and spoken.character is None
+    block = Post.objects.get(session=session, narration__contains=f"[npc: {DEMO_VOICE_NPC}]")
+    assert 'class="npc-voice"' in block.narration_html
+    assert merchant.portrait.url in block.narration_html

@@ -227,6 +227,8 @@ class World:
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_add": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_stand_in": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_portrait_upload": {"pk": session, "npc_pk": self.npc.pk},
+            "diary:npc_portrait_remove": {"pk": session, "npc_pk": self.npc.pk},
             "diary:npc_modifier_delete": {
                 "pk": session,
                 "npc_pk": self.npc.pk,

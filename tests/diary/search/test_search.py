@@ -3,6 +3,8 @@
 Run on both databases: PostgreSQL's full text (unaccent, prefixes, websearch syntax) has the
 tests marked postgres_only; everything else holds for the SQLite fallback too."""
 
+import re
+
 import pytest
 from django.urls import reverse
 
@@ -350,6 +352,26 @@ def test_postgres_searches_through_the_gin_index(table):
         cursor.execute(f"EXPLAIN {sql}", params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "diary_post_search" in plan, plan
+
+
+@pytest.mark.postgres_only
+def test_postgres_searches_a_players_posts_through_both_gin_indexes(table):
+    """A player searches the narration without the parts for chosen eyes where they may not
+    read every part, and the whole of it where they may: each through its own index."""
+    from django.db import connection
+
+    from diary.search.selectors import posts_matching
+
+    write(table.session, table.gm, "Smok śpi.")
+    query = posts_matching(table.alice, "smok")
+    sql, params = query.query.sql_with_params()
+    with connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("SET LOCAL enable_indexscan = off")
+        cursor.execute(f"EXPLAIN {sql}", params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "diary_post_search_public" in plan, plan
+    assert re.search(r"diary_post_search\b(?!_)", plan), plan
 
 
 # --- The helpers ---
