@@ -38,6 +38,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.pictures import services as picture_services
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -641,9 +642,11 @@ def post_create(
     token: uuid.UUID | None = None,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    images=(),
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
-    is stored: the same form sent twice publishes once)."""
+    is stored: the same form sent twice publishes once). `images`: checked pictures
+    (diary/pictures/uploads.py), stored with the post."""
     try:
         return _post_write(
             session=session,
@@ -654,6 +657,7 @@ def post_create(
             token=token,
             move_metres=move_metres,
             move_mounted=move_mounted,
+            images=images,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -678,6 +682,7 @@ def _post_write(
     token: uuid.UUID | None,
     move_metres: int | None,
     move_mounted: bool,
+    images=(),
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -720,6 +725,7 @@ def _post_write(
         move_mounted=post.move_mounted,
         written_by=author,
     )
+    picture_services.pictures_attach(post=post, images=images, by=author)
     session.touch()
     notifications.notify_post_created(post)
     notifications.notify_quoted(post)
@@ -755,9 +761,12 @@ def post_edit(
     nc_note: str,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    images=(),
+    remove_pictures=(),
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
-    counting the character's other posts of that turn, not this one's old movement."""
+    counting the character's other posts of that turn, not this one's old movement.
+    `images` are added to its pictures after `remove_pictures` (their ids) are removed."""
     # The session's row first, as turn_open_next takes it: an edit never lands in a turn
     # closed a moment ago.
     GameSession.objects.select_for_update().get(pk=post.session_id)
@@ -803,6 +812,8 @@ def post_edit(
         move_mounted=post.move_mounted,
         written_by=by,
     )
+    picture_services.pictures_remove(post=post, picture_ids=remove_pictures)
+    picture_services.pictures_attach(post=post, images=images, by=by)
     post.session.touch()
     notifications.notify_quoted(post, before=before)
     return post

@@ -12,6 +12,7 @@ from django.utils import timezone
 from django.utils.translation import get_language
 
 from diary.live.page_cache import memo
+from diary.pictures.selectors import post_pictures
 
 
 def post_body_html(
@@ -19,6 +20,7 @@ def post_body_html(
 ) -> str:
     """`co_gm_ids`: the session's co-GMs, whose posts are marked as a co-GM's."""
     co_gm = post.author_id in co_gm_ids and post.author_id != gm_id
+    pictures = post_pictures(post)
     shown = (
         post.pk,
         post.created_at,
@@ -38,6 +40,8 @@ def post_body_html(
         post.move_mounted,
         post.move_actions,
         post.played_by_gm,
+        # Its pictures (names are content hashes; the alt texts and order as shown).
+        pictures,
         can_see_content,
         get_language(),
         timezone.get_current_timezone_name(),
@@ -46,6 +50,12 @@ def post_body_html(
         ("post", *shown),
         lambda: render_to_string(
             "diary/session_detail.html#post_body",
-            {"post": post, "gm_id": gm_id, "co_gm": co_gm, "can_see_content": can_see_content},
+            {
+                "post": post,
+                "gm_id": gm_id,
+                "co_gm": co_gm,
+                "can_see_content": can_see_content,
+                "pictures": pictures,
+            },
         ),
     )
