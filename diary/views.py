@@ -832,7 +832,7 @@ def post_edit(request, pk: int):
     form = PostForm(
         posted(request),
         # A preview reads no pictures (htmx keeps the chosen files in place).
-        None if previewing else request.FILES,
+        request.FILES if request.method == "POST" and not previewing else None,
         # The GM's post for a player's character stays that character's.
         characters=[post.character] if post.played_by_gm else access.my_characters,
         movement=_counts_movement(access),
