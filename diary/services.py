@@ -761,12 +761,9 @@ def post_edit(
     nc_note: str,
     move_metres: int | None = None,
     move_mounted: bool = False,
-    images=(),
-    remove_pictures=(),
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
-    counting the character's other posts of that turn, not this one's old movement.
-    `images` are added to its pictures after `remove_pictures` (their ids) are removed."""
+    counting the character's other posts of that turn, not this one's old movement."""
     # The session's row first, as turn_open_next takes it: an edit never lands in a turn
     # closed a moment ago.
     GameSession.objects.select_for_update().get(pk=post.session_id)
@@ -812,10 +809,18 @@ def post_edit(
         move_mounted=post.move_mounted,
         written_by=by,
     )
-    picture_services.pictures_remove(post=post, picture_ids=remove_pictures)
-    picture_services.pictures_attach(post=post, images=images, by=by)
     post.session.touch()
     notifications.notify_quoted(post, before=before)
+    return post
+
+
+@transaction.atomic
+def post_edit_with_pictures(*, images=(), remove_pictures=(), **edit) -> Post:
+    """post_edit, and the post's pictures changed in the same transaction once the edit was
+    allowed: `remove_pictures` (their ids) removed, then `images` added."""
+    post = post_edit(**edit)
+    picture_services.pictures_remove(post=post, picture_ids=remove_pictures)
+    picture_services.pictures_attach(post=post, images=images, by=edit["by"])
     return post
 
 

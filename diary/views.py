@@ -846,7 +846,7 @@ def post_edit(request, pk: int):
             preview_html = render_narration(form.cleaned_data["narration"])
         else:
             try:
-                services.post_edit(post=post, by=request.user, **form.cleaned_data)
+                services.post_edit_with_pictures(post=post, by=request.user, **form.cleaned_data)
             except ValidationError as error:
                 apply_service_errors(form, error)
             else:
