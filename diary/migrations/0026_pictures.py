@@ -9,7 +9,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('diary', '0024_games_that_keep_going'),
+        ('diary', '0025_eyes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
