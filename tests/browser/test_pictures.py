@@ -65,11 +65,20 @@ def test_the_gm_attaches_a_map_a_player_opens_it_and_the_gm_pins_it(
     player_page.goto(f"/sessions/{table.session.pk}/")
     thumbnail = player_page.get_by_test_id("picture-thumb")
     expect(thumbnail).to_have_attribute("alt", ALT)
-    assert thumbnail.evaluate("(img) => img.complete && img.naturalWidth === 400")
+    # Lazy: it loads once scrolled to; waited for, not assumed.
+    thumbnail.scroll_into_view_if_needed()
+    player_page.wait_for_function(
+        "() => { const img = document.querySelector('[data-testid=picture-thumb]');"
+        " return img && img.complete && img.naturalWidth > 0; }"
+    )
+    assert thumbnail.evaluate("(img) => img.naturalWidth") == 400
     player_page.get_by_role("link", name=ALT).click()
     player_page.wait_for_url(re.compile(rf"/pictures/{picture.image_file}$"))
-    shown = player_page.locator("img")
-    assert shown.evaluate("(img) => img.naturalWidth") == picture.width
+    player_page.wait_for_function(
+        "() => { const img = document.querySelector('img');"
+        " return img && img.complete && img.naturalWidth > 0; }"
+    )
+    assert player_page.locator("img").evaluate("(img) => img.naturalWidth") == picture.width
 
     page.get_by_test_id("gallery-link").click()
     expect(page.get_by_test_id("gallery-no-pinned")).to_be_visible()
