@@ -1,8 +1,12 @@
-"""Portrait uploads: check an uploaded image by its content, then re-encode it.
+"""Image uploads (portraits, and the pictures attached to diary posts): check an uploaded
+image by its content, then re-encode it.
 
-Nothing the user sent is stored as is: the image is decoded by Pillow, turned the
-right way up (EXIF orientation), stripped of every metadata block (EXIF, GPS, ICC,
-comments), bounded to PORTRAIT_MAX_SIDE and saved as WebP under a content-hash name.
+Nothing the user sent is stored as is: the image is decoded by Pillow (its format read from
+the bytes, never from the name or the declared type; SVG and anything else Pillow does not
+decode is refused), turned the right way up (EXIF orientation), stripped of every metadata
+block (EXIF, GPS, ICC, comments), bounded to a largest side (a portrait: PORTRAIT_MAX_SIDE)
+and saved as WebP under a content-hash name. `image_decode` and `image_encode` are the two
+halves, for a caller that keeps more than one size of the same upload (diary/pictures/).
 """
 
 import hashlib
@@ -13,7 +17,7 @@ from functools import wraps
 from django.core.exceptions import ValidationError
 from django.core.files.base import ContentFile
 from django.core.files.storage import default_storage
-from django.core.files.uploadhandler import FileUploadHandler, StopUpload
+from django.core.files.uploadhandler import FileUploadHandler, SkipFile, StopUpload
 from django.db import transaction
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt, csrf_protect
@@ -28,29 +32,39 @@ ACCEPTED_FORMATS = {"JPEG", "PNG", "WEBP", "GIF"}
 
 
 @dataclass(frozen=True)
-class Portrait:
+class EncodedImage:
     name: str
     content: bytes
     width: int
     height: int
 
 
-def too_large_error() -> ValidationError:
+Portrait = EncodedImage
+
+
+def too_large_error(max_bytes: int | None = None) -> ValidationError:
     return ValidationError(
-        _("The file is too large (at most %(mb)d MB).") % {"mb": PORTRAIT_MAX_BYTES // 2**20},
+        _("The file is too large (at most %(mb)d MB).")
+        % {"mb": (max_bytes or PORTRAIT_MAX_BYTES) // 2**20},
         code="too_large",
     )
 
 
 class PortraitSizeLimit(FileUploadHandler):
-    """Stops keeping an upload once it passes PORTRAIT_MAX_BYTES: a 2 GB "portrait" is read
-    off the socket (so the answer is a clean form error) but never written to a temporary
-    file. Put first in request.upload_handlers before the body is parsed."""
+    """Stops keeping an upload once it passes its limit (PORTRAIT_MAX_BYTES unless
+    `max_bytes`): a 2 GB "portrait" is read off the socket (so the answer is a clean form
+    error) but never written to a temporary file. Put first in request.upload_handlers
+    before the body is parsed. `skip_file`: a form with several files and fields after
+    them skips only the file past the limit and reads on (`exceeded_fields` names them),
+    where a lone portrait stops the upload there."""
 
-    def __init__(self, request=None):
+    def __init__(self, request=None, *, max_bytes: int | None = None, skip_file: bool = False):
         super().__init__(request)
         self.received = 0
         self.exceeded = False
+        self.exceeded_fields: set[str] = set()
+        self.max_bytes = max_bytes
+        self.skip_file = skip_file
 
     def new_file(self, *args, **kwargs):
         self.received = 0
@@ -58,8 +72,11 @@ class PortraitSizeLimit(FileUploadHandler):
 
     def receive_data_chunk(self, raw_data, start):
         self.received += len(raw_data)
-        if self.received > PORTRAIT_MAX_BYTES:
+        if self.received > (self.max_bytes or PORTRAIT_MAX_BYTES):
             self.exceeded = True
+            self.exceeded_fields.add(self.field_name)
+            if self.skip_file:
+                raise SkipFile
             raise StopUpload(connection_reset=False)
         return raw_data  # the next handler (memory or temporary file) keeps it
 
@@ -85,13 +102,19 @@ def with_portrait_size_limit(view):
 
 def portrait_check_and_encode(uploaded) -> Portrait:
     """Return the re-encoded portrait or raise ValidationError (in Polish via gettext)."""
+    return image_encode(image_decode(uploaded), max_side=PORTRAIT_MAX_SIDE, folder="portraits")
+
+
+def image_decode(uploaded, *, max_bytes: int | None = None) -> Image.Image:
+    """The upload decoded, upright and in RGB(A), or ValidationError (in Polish via gettext)."""
+    max_bytes = max_bytes or PORTRAIT_MAX_BYTES
     # The size first, from what the upload handler already counted: never read a huge file.
-    if uploaded.size is None or uploaded.size > PORTRAIT_MAX_BYTES:
-        raise too_large_error()
+    if uploaded.size is None or uploaded.size > max_bytes:
+        raise too_large_error(max_bytes)
     uploaded.seek(0)
-    data = uploaded.read(PORTRAIT_MAX_BYTES + 1)
-    if len(data) > PORTRAIT_MAX_BYTES:
-        raise too_large_error()
+    data = uploaded.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise too_large_error(max_bytes)
     not_an_image = ValidationError(
         _("This file is not an image (JPEG, PNG, WebP or GIF)."), code="not_image"
     )
@@ -114,15 +137,22 @@ def portrait_check_and_encode(uploaded) -> Portrait:
         raise ValidationError(_("The image has too many pixels."), code="too_big") from None
     except Exception:
         raise not_an_image from None
-    image.thumbnail((PORTRAIT_MAX_SIDE, PORTRAIT_MAX_SIDE), Image.Resampling.LANCZOS)
+    return image
+
+
+def image_encode(image: Image.Image, *, max_side: int, folder: str) -> EncodedImage:
+    """A decoded image (image_decode) bounded to `max_side`, as WebP named by its content
+    under `folder`; the image given is left as it was."""
+    image = image.copy()
+    image.thumbnail((max_side, max_side), Image.Resampling.LANCZOS)
     clean = Image.new(image.mode, image.size)  # a fresh image carries no info/metadata
     clean.paste(image)
     out = io.BytesIO()
     clean.save(out, format="WEBP", quality=85, method=4)
     content = out.getvalue()
     digest = hashlib.sha256(content).hexdigest()[:32]
-    return Portrait(
-        name=f"portraits/{digest}.webp", content=content, width=clean.width, height=clean.height
+    return EncodedImage(
+        name=f"{folder}/{digest}.webp", content=content, width=clean.width, height=clean.height
     )
 
 

@@ -71,6 +71,13 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:announcement_pin", "POST", "login", "403", "403", "403", "302", "403", "403"),
     ("diary:board", "GET", "login", "403", "403", "200", "200", "200", "200"),
     ("diary:board", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    # Pictures attached to posts: their files and the session's gallery (the GM pins).
+    ("diary:gallery", "GET", "login", "403", "403", "200", "200", "200", "200"),
+    ("diary:gallery", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:picture_file", "GET", "login", "403", "403", "200", "200", "200", "200"),
+    ("diary:picture_file", "POST", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:picture_pin", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:picture_pin", "POST", "login", "403", "403", "403", "302", "403", "403"),
     ("diary:poll", "GET", "login", "403", "403", "200", "200", "200", "200"),
     ("diary:poll", "POST", "login", "403", "403", "400", "400", "403", "403"),
     ("diary:poll_close", "GET", "login", "405", "405", "405", "405", "405", "405"),

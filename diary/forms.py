@@ -22,6 +22,7 @@ from diary.models import (
     Participation,
     SessionStatus,
 )
+from diary.pictures.forms import PicturesForm
 
 # Every text a person types into the diary has a bound; the
 # renderer's work is bounded too (config/markdown.py).
@@ -295,13 +296,23 @@ class PostForm(forms.Form):
         gm_may_name: list[Character] = (),
         npcs: list = (),
         npcs_known: list = (),
+        existing_pictures=(),
+        oversized_pictures=frozenset(),
         **kwargs,
     ):
         """`gm_plays`: other players' characters the GM may write for now (the deadline's
         rule), offered marked as such; `gm_may_name`: the other playing characters, not
         offered but taken, so that a choice made too early or too late is refused by the
-        service in words (diary.deadlines.services.check_gm_may_play)."""
+        service in words (diary.deadlines.services.check_gm_may_play).
+        `existing_pictures`, `oversized_pictures`: the pictures part (self.pictures,
+        diary/pictures/forms.py), whose `images` and `remove_pictures` join cleaned_data."""
         super().__init__(*args, **kwargs)
+        self.pictures = PicturesForm(
+            self.data if self.is_bound else None,
+            self.files if self.is_bound else None,
+            existing=existing_pictures,
+            oversized=oversized_pictures,
+        )
         if not movement:
             del self.fields["move_metres"], self.fields["move_mounted"]
         field = self.fields["character"]
@@ -345,6 +356,12 @@ class PostForm(forms.Form):
             self.add_error(
                 "narration", _("Write the narration or something out of character (OOC).")
             )
+        if not self.pictures.is_valid():
+            self.add_error(None, _("A picture was refused: see why next to it below."))
+        else:
+            cleaned["images"] = self.pictures.cleaned_data["images"]
+            if self.pictures.existing:
+                cleaned["remove_pictures"] = self.pictures.cleaned_data["remove_pictures"]
         return cleaned
 
 

@@ -1416,3 +1416,55 @@ class PollVote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.voter_id} → {self.option_id}"
+
+
+# ---------------------------------------------------------------------------
+# Pictures attached to posts (diary/pictures/): maps, handouts, sketches
+# ---------------------------------------------------------------------------
+
+PICTURE_ALT_MAX = 300
+
+
+class PostPicture(models.Model):
+    """An image attached to a post, stored twice re-encoded (characters/portraits.py): the
+    full picture and its thumbnail, each under a content-hash name. Served only through
+    diary.pictures.views.picture_file, which asks the session's diary access; the GM pins
+    it to the session's gallery."""
+
+    post = models.ForeignKey(Post, on_delete=models.CASCADE, related_name="pictures")
+    # The post's session, kept on the row: the gallery and the file's access check read
+    # a session's pictures without the posts' table.
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="+")
+    image = models.CharField(max_length=120, editable=False)
+    width = models.PositiveSmallIntegerField(editable=False)
+    height = models.PositiveSmallIntegerField(editable=False)
+    thumb = models.CharField(max_length=120, editable=False)
+    thumb_width = models.PositiveSmallIntegerField(editable=False)
+    thumb_height = models.PositiveSmallIntegerField(editable=False)
+    alt = models.CharField(_("description (alt text)"), max_length=PICTURE_ALT_MAX)
+    position = models.PositiveSmallIntegerField(default=0)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="+"
+    )
+    added_at = models.DateTimeField(default=timezone.now)
+    # Pinned to the session's gallery by whoever runs the session (GameSession.runs).
+    pinned_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["post", "position", "id"]
+        indexes = [
+            models.Index(fields=["session", "image"], name="post_picture_image"),
+            models.Index(fields=["session", "thumb"], name="post_picture_thumb"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.post_id}: {self.alt}"
+
+    @property
+    def image_file(self) -> str:
+        """The file's name in the picture's address (diary:picture_file)."""
+        return self.image.rpartition("/")[2]
+
+    @property
+    def thumb_file(self) -> str:
+        return self.thumb.rpartition("/")[2]

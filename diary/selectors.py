@@ -30,6 +30,7 @@ from diary.models import (
     co_gm_list_annotation,
     co_gm_sessions,
 )
+from diary.pictures.selectors import with_pictures
 from diary.posts.diffs import word_diff
 from diary.reading import sessions_with_unread
 
@@ -87,7 +88,8 @@ def diary_page(
 ) -> DiaryPage:
     """A page of posts by keyset on the post id (posts only ever join the latest turn,
     so id order is turn order). Without a cursor: the newest page, where play is."""
-    posts = Post.objects.filter(session=session).for_diary()
+    # Each post's pictures ride on its row (diary/pictures/selectors.py): no query more.
+    posts = with_pictures(Post.objects.filter(session=session).for_diary())
     if after is not None:
         rows = list(posts.filter(id__gt=after).order_by("id")[: size + 1])
         has_more_newer = len(rows) > size

@@ -40,6 +40,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.pictures import services as picture_services
 from diary.posts import voices
 
 # ---------------------------------------------------------------------------
@@ -662,9 +663,11 @@ def post_create(
     move_metres: int | None = None,
     move_mounted: bool = False,
     npc: Npc | None = None,
+    images=(),
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
-    is stored: the same form sent twice publishes once)."""
+    is stored: the same form sent twice publishes once). `images`: checked pictures
+    (diary/pictures/uploads.py), stored with the post."""
     try:
         return _post_write(
             session=session,
@@ -676,6 +679,7 @@ def post_create(
             move_metres=move_metres,
             move_mounted=move_mounted,
             npc=npc,
+            images=images,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -701,6 +705,7 @@ def _post_write(
     move_metres: int | None,
     move_mounted: bool,
     npc: Npc | None = None,
+    images=(),
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -744,6 +749,7 @@ def _post_write(
         move_mounted=post.move_mounted,
         written_by=author,
     )
+    picture_services.pictures_attach(post=post, images=images, by=author)
     session.touch()
     notifications.notify_post_created(post)
     notifications.notify_quoted(post)
@@ -843,6 +849,16 @@ def post_edit(
     )
     post.session.touch()
     notifications.notify_quoted(post, before=before)
+    return post
+
+
+@transaction.atomic
+def post_edit_with_pictures(*, images=(), remove_pictures=(), **edit) -> Post:
+    """post_edit, and the post's pictures changed in the same transaction once the edit was
+    allowed: `remove_pictures` (their ids) removed, then `images` added."""
+    post = post_edit(**edit)
+    picture_services.pictures_remove(post=post, picture_ids=remove_pictures)
+    picture_services.pictures_attach(post=post, images=images, by=edit["by"])
     return post
 
 

@@ -8,6 +8,7 @@ from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
 from diary.nudges import views as nudge_views
+from diary.pictures import views as picture_views
 from diary.polls import views as poll_views
 from diary.search import views as search_views
 from diary.talk import views as talk_views
@@ -44,6 +45,14 @@ urlpatterns = [
     path("<int:pk>/turns/deadline/", views.turn_deadline, name="turn_deadline"),
     path("<int:pk>/posts/", views.post_create, name="post_create"),
     path("<int:pk>/posts/preview/", views.post_preview, name="post_preview"),
+    # Pictures attached to posts: their files (for the diary's readers), the gallery, a pin.
+    path("<int:pk>/pictures/", picture_views.gallery, name="gallery"),
+    path("<int:pk>/pictures/<str:name>", picture_views.picture_file, name="picture_file"),
+    path(
+        "<int:pk>/pictures/<int:picture_pk>/pin/",
+        picture_views.picture_pin,
+        name="picture_pin",
+    ),
     # Table talk beside the diary: the OOC thread and whispers.
     path("<int:pk>/ooc/", talk_views.ooc, name="ooc"),
     path("<int:pk>/whispers/", talk_views.whispers, name="whispers"),

@@ -52,6 +52,8 @@ from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
 from diary.nudges import selectors as nudge_selectors
+from diary.pictures import selectors as picture_selectors
+from diary.pictures.views import upload_limited
 from diary.posts import quoting, voices
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
@@ -763,6 +765,7 @@ def _counts_movement(access) -> bool:
     return access.session.system in MOVEMENT_RULES
 
 
+@upload_limited
 @login_required
 @require_POST
 @rate_limited("post")
@@ -770,7 +773,12 @@ def post_create(request, pk: int):
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
-    form = NewPostForm(request.POST, **_post_form_kwargs(access))
+    form = NewPostForm(
+        request.POST,
+        request.FILES,
+        oversized_pictures=request.oversized_pictures,
+        **_post_form_kwargs(access),
+    )
     if form.is_valid():
         try:
             post = services.post_create(
@@ -781,6 +789,7 @@ def post_create(request, pk: int):
         else:
             # The live newest page, at the new post (a repeated send: at its first post).
             return redirect(post.get_absolute_url(newest=getattr(post, "just_written", False)))
+    form.pictures.dropped = form.pictures.sent_files
     return render(
         request,
         "diary/session_detail.html",
@@ -801,15 +810,19 @@ def _preview(form, session, user, kept=()) -> str:
         return ""
 
 
+@upload_limited
 @login_required
 @require_POST
 def post_preview(request, pk: int):
     """The reply as the diary will show it (the same sanitised rendering), stored nowhere.
-    htmx gets only the post form section; without JS the whole page comes back."""
+    htmx gets only the post form section; without JS the whole page comes back. Pictures
+    are not read: htmx keeps the chosen files in place (hx-preserve); a page without JS
+    says to choose them again."""
     access = access_session(request.user, pk, roster=True)
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
+    form.pictures.dropped = bool(request.FILES or request.oversized_pictures)
     preview_html = _preview(form, access.session, request.user) if form.is_valid() else ""
     valid = not form.errors
     if request.htmx:
@@ -827,6 +840,7 @@ def post_preview(request, pk: int):
     return render(request, "diary/session_detail.html", context, status=200 if valid else 400)
 
 
+@upload_limited
 @login_required
 @require_http_methods(["GET", "POST"])
 def post_edit(request, pk: int):
@@ -846,16 +860,20 @@ def post_edit(request, pk: int):
         # An empty post the roll panel made to hold rolls: the player writes it as their
         # character, like a new post (PostForm's default), not as "no one".
         del initial["character"]
+    # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
+    previewing = request.method == "POST" and "preview" in request.POST
     form = PostForm(
         posted(request),
+        # A preview reads no pictures (htmx keeps the chosen files in place).
+        request.FILES if request.method == "POST" and not previewing else None,
         # The GM's post for a player's character stays that character's.
         characters=[post.character] if post.played_by_gm else access.my_characters,
         movement=_counts_movement(access),
         initial=initial,
         **_speakers(access, post.npc),
+        existing_pictures=picture_selectors.editable_pictures(post),
+        oversized_pictures=request.oversized_pictures,
     )
-    # "Podgląd" posts the same form with preview=1: it is checked and rendered, not saved.
-    previewing = request.method == "POST" and "preview" in request.POST
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
@@ -864,7 +882,7 @@ def post_edit(request, pk: int):
             )
         else:
             try:
-                services.post_edit(post=post, by=request.user, **form.cleaned_data)
+                services.post_edit_with_pictures(post=post, by=request.user, **form.cleaned_data)
             except ValidationError as error:
                 apply_service_errors(form, error)
             else:
@@ -873,6 +891,8 @@ def post_edit(request, pk: int):
                 )
                 return redirect(post.get_absolute_url())
     refused = bool(form.errors) and not request.htmx  # htmx swaps only a 200
+    if refused or (previewing and not request.htmx):
+        form.pictures.dropped = bool(request.FILES or request.oversized_pictures)
     return render(
         request,
         "diary/post_edit.html",

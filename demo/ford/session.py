@@ -14,6 +14,7 @@ from demo.ford.asks import seed_asks
 from demo.ford.entries import seed_entries
 from demo.ford.eyes import seed_chosen_eyes
 from demo.ford.free_rolls import seed_free_rolls
+from demo.ford.handout import seed_handout
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
 from demo.ford.rolls import seed_secret_rolls, seed_tab_rolls
@@ -49,6 +50,7 @@ def seed_ford(users: dict) -> GameSession:
         )
         for author, character_name, narration, nc_note in POSTS
     ]
+    seed_handout(posts[0], gm)
     _quote(posts[0], users, characters)
     _potions(session, gm, characters)
     seed_tab_rolls(session, gm, characters)

@@ -13,6 +13,7 @@ from django.utils.translation import get_language
 
 from diary.eyes.reading import NOBODY, Reader, visible_html
 from diary.live.page_cache import memo
+from diary.pictures.selectors import post_pictures
 
 
 def post_body_html(
@@ -26,6 +27,7 @@ def post_body_html(
     """`co_gm_ids`: the session's co-GMs, whose posts are marked as a co-GM's. `reader`:
     whose eyes the text is for (diary.eyes): the narration in the key is what they read."""
     co_gm = post.author_id in co_gm_ids and post.author_id != gm_id
+    pictures = post_pictures(post)
     narration_html = visible_html(post, reader)
     shown = (
         post.pk,
@@ -49,6 +51,8 @@ def post_body_html(
         post.move_mounted,
         post.move_actions,
         post.played_by_gm,
+        # Its pictures (names are content hashes; the alt texts and order as shown).
+        pictures,
         can_see_content,
         get_language(),
         timezone.get_current_timezone_name(),
@@ -63,6 +67,7 @@ def post_body_html(
                 "gm_id": gm_id,
                 "co_gm": co_gm,
                 "can_see_content": can_see_content,
+                "pictures": pictures,
             },
         ),
     )

@@ -145,9 +145,7 @@ def _full_text(posts, query: str, parsed: ParsedQuery, sessions):
         # The ids as literals: the planner ORs the GIN index with the npc_id index.
         found |= Q(npc_id__in=speakers)
     return (
-        posts.annotate(
-            found_whole=whole, found_public=public, rank=SearchRank(searched, search)
-        )
+        posts.annotate(found_whole=whole, found_public=public, rank=SearchRank(searched, search))
         .filter(found)
         .order_by("-rank", "-pk")
     )

@@ -2,10 +2,12 @@
 public keys, and verify.html, a page that checks the ledger in the browser from disk.
 
 Every page in the ZIP works opened from disk (file://) with no network: inline CSS, no script
-but verify.html's own, portraits as files beside the pages, no link back to the site's own
-addresses (a roll's number links to its line in the diary). verify.html carries the ledger
-inside itself (file:// pages cannot fetch a file beside them); ledger.json is the export's
-payload for other tools (docs/verify_ledger.py). docs/audit.md says what verify.html checks.
+but verify.html's own, portraits and the posts' pictures as files beside the pages (a post's
+pictures only where its text is shown: a hidden post's only in a moderator's archive), no
+link back to the site's own addresses (a roll's number links to its line in the diary).
+verify.html carries the ledger inside itself (file:// pages cannot fetch a file beside
+them); ledger.json is the export's payload for other tools (docs/verify_ledger.py).
+docs/audit.md says what verify.html checks.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import zipfile
 from dataclasses import dataclass, field
 
 from django.contrib.staticfiles import finders
+from django.core.files.storage import default_storage
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.safestring import mark_safe
@@ -26,6 +29,7 @@ from django.utils.translation import get_language, gettext_lazy
 from diary.access import session_access
 from diary.eyes.reading import reader_of, visible_html
 from diary.models import ParticipationStatus, Post, TalkKind, TalkThread
+from diary.pictures.selectors import post_pictures, with_pictures
 from rolls.engine import fair
 from rolls.ledger import signing
 from rolls.ledger.export import ledger_export
@@ -38,6 +42,7 @@ VERIFY_FILE = "verify.html"
 LEDGER_FILE = "ledger.json"
 KEYS_FILE = "ledger-keys.json"
 PORTRAITS_DIR = "portraits"
+PICTURES_DIR = "pictures"
 
 # A roll's permalink on the site becomes its line in the archived diary; any other address
 # of the site is dropped (the archive must not need the site).
@@ -198,6 +203,18 @@ def _portrait_name(owner) -> str:
     return f"{PORTRAITS_DIR}/{posixpath.basename(owner.portrait.name)}"
 
 
+def _archived_picture(picture) -> dict:
+    """A post's picture as the archive's page links it: its two files beside the pages."""
+    return {
+        "image_file": f"{PICTURES_DIR}/{picture.image_file}",
+        "thumb_file": f"{PICTURES_DIR}/{picture.thumb_file}",
+        "stored": (picture.image, picture.thumb),
+        "thumb_width": picture.thumb_width,
+        "thumb_height": picture.thumb_height,
+        "alt": picture.alt,
+    }
+
+
 def _rolls_html(rolls: list) -> str:
     if not rolls:
         return ""
@@ -222,6 +239,11 @@ def _diary_turns(access, posts: list, rolls: list) -> list[_Turn]:
         post.rolls_html = mark_safe(_rolls_html(by_post.get(post.pk, [])))
         speaker = post.npc if post.npc_id else post.character
         post.portrait_file = _portrait_name(speaker) if speaker and speaker.portrait else ""
+        post.archive_pictures = (
+            [_archived_picture(picture) for picture in post_pictures(post)]
+            if post.can_see_content
+            else []
+        )
         turn.posts.append(post)
     for number, turn_rolls in loose.items():
         turn = turns.setdefault(number, _Turn(number))
@@ -234,7 +256,7 @@ def session_archive(user, session) -> bytes:
     them, the ledger as exported, the keys, and verify.html."""
     access = session_access(user, session, roster=True)
     posts = list(
-        Post.objects.filter(session=session)
+        with_pictures(Post.objects.filter(session=session))
         .select_related("turn", "author", "character", "hidden_by", "npc")
         .order_by("turn__number", "created_at", "pk")
     )
@@ -252,9 +274,20 @@ def session_archive(user, session) -> bytes:
         ]
         if c.portrait
     }
+    turns = _diary_turns(access, posts, rolls)
+    # The pictures of the posts whose text this reader sees, by their names in the ZIP.
+    pictures = {
+        name: stored
+        for turn in turns
+        for post in turn.posts
+        for picture in post.archive_pictures
+        for name, stored in zip(
+            (picture["image_file"], picture["thumb_file"]), picture["stored"], strict=True
+        )
+    }
     context = {
         "session": session,
-        "turns": _diary_turns(access, posts, rolls),
+        "turns": turns,
         "characters": characters,
         "talk": talk,
         "talk_file": TALK_FILE if talk else "",
@@ -271,7 +304,7 @@ def session_archive(user, session) -> bytes:
         "language": get_language(),
         "site_css": mark_safe(_site_css()),
     }
-    return _zipped(context, payload, portraits)
+    return _zipped(context, payload, portraits, pictures)
 
 
 def _roster_characters(access) -> list:
@@ -298,9 +331,10 @@ def _ledger_keys() -> dict:
     }
 
 
-def _zipped(context: dict, payload: dict, portraits: dict) -> bytes:
+def _zipped(context: dict, payload: dict, portraits: dict, pictures: dict) -> bytes:
     """The archive's files: the diary (and its out-of-character talk, if any), verify.html,
-    the ledger, the keys and the portraits."""
+    the ledger, the keys, the portraits and the posts' pictures (`pictures`: the name in the
+    ZIP → the stored file's name)."""
     keys = _ledger_keys()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
@@ -316,4 +350,10 @@ def _zipped(context: dict, payload: dict, portraits: dict) -> bytes:
                     archive.writestr(name, image.read())
             except OSError:
                 continue  # a portrait file gone from the disk: the page shows its name only
+        for name, stored in pictures.items():
+            try:
+                with default_storage.open(stored, "rb") as image:
+                    archive.writestr(name, image.read())
+            except OSError:
+                continue  # a file gone from the disk: the page keeps its alt text
     return buffer.getvalue()

@@ -500,3 +500,24 @@ def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):
     for page in pages.values():
         assert '<details class="spoiler"><summary>Spoiler</summary>' in page
         assert SPOILER_WORDS in page
+
+
+def test_seed_demo_has_a_handout_map_on_a_gm_post_pinned_in_the_gallery(client):
+    """The GM's opening post carries a map with its description, pinned in Galeria; a
+    player sees its thumbnail in the diary and opens the full picture."""
+    from demo.ford.handout import MAP_ALT
+    from diary.models import PostPicture
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    (picture,) = PostPicture.objects.filter(session=session)
+    assert picture.post.author == session.gm and picture.pinned_at is not None
+    assert picture.alt == MAP_ALT and (picture.width, picture.height) == (1400, 1000)
+    client.force_login(get_user_model().objects.get(username="gracz"))
+    diary = client.get(reverse("diary:session", args=[session.pk])).content.decode()
+    diary += client.get(picture.post.get_absolute_url().split("#")[0]).content.decode()
+    assert html.escape(MAP_ALT) in diary or MAP_ALT in html.unescape(diary)
+    gallery = client.get(reverse("diary:gallery", args=[session.pk])).content.decode()
+    pinned = gallery.split('data-testid="gallery-pinned"')[1].split("</ul>")[0]
+    assert picture.thumb_file in pinned
+    full = client.get(reverse("diary:picture_file", args=[session.pk, picture.image_file]))
+    assert full.status_code == 200 and full["Content-Type"] == "image/webp"

@@ -172,6 +172,8 @@ class World:
         self.absence, self.future_absence = _absences(self.player, self.session)
         # The GM's announcement on the notice board, and the player's poll in the OOC thread.
         self.announcement, self.poll = _board_and_poll(self.session, self.gm, self.player)
+        # A picture on the player's post (its file, its pin in the gallery).
+        self.picture = _picture(self.post, self.player)
 
     def kwargs(self, name: str) -> dict:
         session, character = self.session.pk, self.character.pk
@@ -222,6 +224,8 @@ class World:
             "diary:ad_invite": {"ad_pk": self.ad.pk},
             "diary:announcement_edit": {"pk": session, "announcement_pk": self.announcement.pk},
             "diary:announcement_pin": {"pk": session, "announcement_pk": self.announcement.pk},
+            "diary:picture_file": {"pk": session, "name": self.picture.thumb_file},
+            "diary:picture_pin": {"pk": session, "picture_pk": self.picture.pk},
             "diary:poll": {"pk": session, "poll_pk": self.poll.pk},
             "diary:poll_close": {"pk": session, "poll_pk": self.poll.pk},
             "diary:npc_edit": {"pk": session, "npc_pk": self.npc.pk},
@@ -268,6 +272,24 @@ def _portrait(character) -> str:
     return character_portrait_set(
         character_pk=character.pk, by=character.owner, portrait=checked
     ).portrait.name
+
+
+def _picture(post, author):
+    """A picture attached to the post, stored as the post form stores it."""
+    import io
+
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from PIL import Image
+
+    from diary.pictures.services import pictures_attach
+    from diary.pictures.uploads import picture_check_and_encode
+
+    buf = io.BytesIO()
+    Image.new("RGB", (300, 200), (20, 60, 90)).save(buf, format="PNG")
+    upload = picture_check_and_encode(SimpleUploadedFile("mapa.png", buf.getvalue()), "Mapa")
+    with transaction.atomic():
+        (picture,) = pictures_attach(post=post, images=[upload], by=author)
+    return picture
 
 
 def _absences(player, session):
