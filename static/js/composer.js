@@ -98,8 +98,32 @@
       textarea.parentNode.insertBefore(bar, textarea);
       var picture = bar.querySelector("[data-composer-picture]");
       if (picture) picture.hidden = !pictureInput(bar.closest("form"));
+      // One Tab stop for the whole toolbar (the ARIA toolbar's pattern): the arrows move
+      // between its buttons, so the form's own fields stay as few presses apart as before.
+      buttonsOf(bar).forEach(function (button, index) {
+        button.tabIndex = index === 0 ? 0 : -1;
+      });
       bar.hidden = false;
     });
+  }
+
+  function buttonsOf(bar) {
+    return Array.prototype.filter.call(bar.querySelectorAll("button"), function (button) {
+      return !button.hidden;
+    });
+  }
+
+  function moveFocus(bar, current, key) {
+    var buttons = buttonsOf(bar);
+    var index = buttons.indexOf(current);
+    var next = {
+      ArrowRight: (index + 1) % buttons.length,
+      ArrowLeft: (index - 1 + buttons.length) % buttons.length,
+      Home: 0,
+      End: buttons.length - 1,
+    }[key];
+    buttons.forEach(function (button, place) { button.tabIndex = place === next ? 0 : -1; });
+    buttons[next].focus();
   }
 
   document.addEventListener("click", function (event) {
@@ -114,6 +138,12 @@
 
   document.addEventListener("keydown", function (event) {
     var target = event.target;
+    var toolbar = target && target.closest && target.closest("[data-composer]");
+    if (toolbar && ["ArrowRight", "ArrowLeft", "Home", "End"].indexOf(event.key) !== -1) {
+      event.preventDefault();
+      moveFocus(toolbar, target, event.key);
+      return;
+    }
     if (!(event.ctrlKey || event.metaKey) || event.altKey || event.shiftKey) return;
     if (!target || target.tagName !== "TEXTAREA") return;
     var bar = target.parentNode && target.parentNode.querySelector("[data-composer]");
