@@ -5,7 +5,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import JsonResponse
-from django.shortcuts import redirect
+from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -20,17 +20,38 @@ def _wants_json(request) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
+def _refused(request, draft_place, message: str, status: int):
+    """The composer's script shows `message` beside the form; a plain form post (the "Zapisz
+    szkic" button without JS) gets a page that says it."""
+    if _wants_json(request):
+        return JsonResponse({"error": str(message)}, status=status)
+    context = {"session": draft_place.session, "message": message, "back_url": draft_place.page_url}
+    return render(request, "diary/drafts/refused.html", context, status=status)
+
+
+def _draft_fields(post) -> dict:
+    """The script sends `text` and `note`; a plain post of the composer's form sends its own
+    fields (a post's narration and OOC note, a message's text, the plan's scenario)."""
+    text = next((post[name] for name in ("text", "narration", "scenario") if name in post), "")
+    return {
+        "text": text,
+        "note": post.get("note", post.get("nc_note", "")),
+        "character": post.get("character", ""),
+    }
+
+
 @login_required
 @require_POST
 @rate_limited("draft")
 def draft_save(request, pk: int, place: str):
-    """Saves the author's draft; answers what the composer shows beside the form."""
+    """Saves the author's draft. The script gets what it shows beside the form (JSON); a
+    plain form post goes back to the form, which now holds the draft."""
     draft_place = access_draft(request.user, pk, place)
     if not draft_place.can_write:
-        return JsonResponse({"error": str(draft_place.refusal)}, status=403)
-    form = DraftForm(request.POST, place=draft_place.place)
+        return _refused(request, draft_place, draft_place.refusal, 403)
+    form = DraftForm(_draft_fields(request.POST), place=draft_place.place)
     if not form.is_valid():
-        return JsonResponse({"error": form.first_error()}, status=400)
+        return _refused(request, draft_place, form.first_error(), 400)
     try:
         draft = services.draft_save(
             place=draft_place,
@@ -40,7 +61,11 @@ def draft_save(request, pk: int, place: str):
             character=form.cleaned_data["character"],
         )
     except PermissionDenied as refusal:
-        return JsonResponse({"error": str(refusal)}, status=403)
+        return _refused(request, draft_place, str(refusal), 403)
+    if not _wants_json(request):
+        if draft is not None:
+            messages.success(request, saved_label(draft))
+        return redirect(draft_place.page_url)
     if draft is None:
         return JsonResponse({"saved": False, "status": ""})
     return JsonResponse(

@@ -158,6 +158,9 @@
   function setUp(bar) {
     if (bar.dataset.draftReady) return;
     bar.dataset.draftReady = "1";
+    // Saved as the author types: the button that saves without JS is not needed.
+    var saveButton = bar.querySelector("[data-draft-save]");
+    if (saveButton) saveButton.hidden = true;
     var fields = fieldsOf(bar);
     if (!fields.text) return;
     var current = state(bar);
@@ -209,7 +212,7 @@
     window.clearTimeout(current.timer);
     current.timer = null;
     var submitter = event.submitter;
-    if (submitter && submitter.hasAttribute("data-draft-discard")) return;
+    if (submitter && (submitter.hasAttribute("data-draft-discard") || submitter.hasAttribute("data-draft-save"))) return;
     if (submitter && submitter.getAttribute("hx-post")) {
       // A preview stays on the page (htmx swaps the form in again): save what it shows.
       save(bar, false);

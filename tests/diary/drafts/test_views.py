@@ -155,6 +155,27 @@ def test_discard_without_js_goes_back_to_the_empty_form(table, client_for):
     assert textarea(after, "narration") == ""
 
 
+def test_without_js_the_save_button_keeps_the_draft_and_goes_back(table, client_for):
+    alice = client_for(table.alice)
+    form = {"character": table.lirael.pk, "narration": "Bez skryptu", "nc_note": "notka"}
+    response = alice.post(draft_url(table), form)
+    assert response.status_code == 302
+    assert response["Location"] == diary_url(table) + "#write"
+    after = page(alice, diary_url(table))
+    assert textarea(after, "narration") == "Bez skryptu"
+    assert textarea(after, "nc_note") == "notka"
+    assert "szkic zapisany" in after
+
+
+def test_without_js_a_refusal_is_a_page_that_says_why(table, client_for):
+    alice = client_for(table.alice)
+    response = alice.post(draft_url(table), {"narration": "a" * (NARRATION_MAX_LENGTH + 1)})
+    assert response.status_code == 400
+    text = html.unescape(response.content.decode())
+    assert 'role="alert"' in text and "Szkic jest za długi" in text
+    assert not Draft.objects.exists()
+
+
 def test_discard_with_js_answers_json(table, client_for):
     alice = client_for(table.alice)
     save(alice, draft_url(table), "Do kosza")
