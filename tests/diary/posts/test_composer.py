@@ -54,6 +54,7 @@ def composer_pages(table, make_user, make_session):
         (table.alice, reverse("diary:post_edit", args=[post.pk]), "narration"),
         (table.alice, reverse("diary:ooc", args=[session]), "text"),
         (table.alice, reverse("diary:whisper", args=[session, thread.pk]), "text"),
+        (table.alice, reverse("diary:whisper_new", args=[session]), "text"),
         (planner, reverse("diary:session_plan", args=[draft_session.pk]), "scenario"),
     ]
 
