@@ -500,3 +500,21 @@ def test_seed_demo_leaves_a_players_unfinished_draft_in_the_form(client):
     client.force_login(User.objects.get(username="gracz"))
     page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
     assert DRAFT_TEXT not in page
+
+
+def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):
+    """The GM's post in the main session: Borys's player reads the line for his eyes,
+    Lirael's reads that something is there; both open the spoiler."""
+    from demo.ford.eyes import EYES_WORDS, SPOILER_WORDS
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    users = get_user_model().objects
+    pages = {}
+    for username in ("gracz", "gracz2"):
+        client.force_login(users.get(username=username))
+        pages[username] = html.unescape(client.get(f"/sessions/{session.pk}/").content.decode())
+    assert EYES_WORDS in pages["gracz2"] and "tylko dla: Borys" in pages["gracz2"]
+    assert EYES_WORDS not in pages["gracz"] and "(tekst tylko dla wybranych)" in pages["gracz"]
+    for page in pages.values():
+        assert '<details class="spoiler"><summary>Spoiler</summary>' in page
+        assert SPOILER_WORDS in page

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.django_db
 
 MARKUP = (
     "## Karczma\n\nLirael **skrada się** pod *okno*, [mapa](https://example.com/mapa).\n\n"
-    "> Kto tam?\n\n- pierwszy\n- drugi\n\n`kod` <script>alert(1)</script>"
+    "> Kto tam?\n\n- pierwszy\n- drugi\n\n`kod` <script>alert(1)</script>\n\n"
+    "[spoiler]Karczmarz to **wilkołak**.[/spoiler]"
 )
 
 
@@ -96,5 +97,6 @@ def test_the_preview_is_exactly_what_publishing_stores(table, client_for):
             re.S,
         ).group(1)
         assert "<strong>skrada się</strong>" in shown and "<script>" not in shown
+        assert '<details class="spoiler">' in shown
     assert alice.post(reverse("diary:post_create", args=[session]), form).status_code == 302
     assert table.session.posts.get().narration_html == shown
