@@ -120,6 +120,11 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:post_create", "POST", "login", "403", "403", "400", "400", "403", "403"),
     ("diary:post_preview", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:post_preview", "POST", "login", "403", "403", "400", "400", "403", "403"),
+    # The author's draft of a new post: saved by whoever may post, discarded by its author.
+    ("diary:draft_save", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:draft_save", "POST", "login", "403", "403", "302", "302", "403", "403"),
+    ("diary:draft_discard", "GET", "login", "405", "405", "405", "405", "405", "405"),
+    ("diary:draft_discard", "POST", "login", "403", "403", "302", "302", "302", "302"),
     ("diary:post_edit", "GET", "login", "404", "404", "200", "403", "403", "403"),
     ("diary:post_edit", "POST", "login", "404", "404", "400", "403", "403", "403"),
     ("diary:post_hide", "GET", "login", "405", "405", "405", "405", "405", "405"),

@@ -29,6 +29,11 @@ from config.counters.models import RateCounter
 # order: a request refused by one key is not counted against the later ones).
 ACTIONS = {
     "post": (_("Too many posts in a short time. Wait a moment and try again."), ("user", "ip")),
+    # A draft is saved a few seconds after typing stops: far more often than a post.
+    "draft": (
+        _("Too many draft saves in a short time. Your text is kept here; wait a moment."),
+        ("user",),
+    ),
     "signup": (_("Too many sign-ups from this address. Try again later."), ("ip",)),
     # Guessing the old password from a logged-in session (a stolen one) is throttled too.
     "password_change": (

@@ -255,12 +255,13 @@ SECURE_HSTS_INCLUDE_SUBDOMAINS = env_flag("SECURE_HSTS_INCLUDE_SUBDOMAINS", True
 SECURE_HSTS_PRELOAD = env_flag("SECURE_HSTS_PRELOAD", True)
 
 # Rate limits ("count/period", period s, m, h or d): posts per user and per client
-# address, sign-ups per address, password changes per user. Refusals answer 429. The
-# counters live in a table of the database (config/rate_limits.py, one statement a hit)
-# so every worker shares them.
+# address, drafts' saves per user, sign-ups per address, password changes per user.
+# Refusals answer 429. The counters live in a table of the database (config/rate_limits.py,
+# one statement a hit) so every worker shares them.
 DEFAULT_RATE_LIMITS = {
     "post_user": "10/m",
     "post_ip": "30/m",
+    "draft_user": "30/m",
     "signup_ip": "5/h",
     "password_change_user": "10/h",
 }

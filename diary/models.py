@@ -1468,3 +1468,55 @@ class PostPicture(models.Model):
     @property
     def thumb_file(self) -> str:
         return self.thumb.rpartition("/")[2]
+
+
+# ---------------------------------------------------------------------------
+# Drafts (diary/drafts/): what someone is writing and has not sent yet, kept on the server
+# so that another device, a reload or a log-in that ran out loses none of it
+# ---------------------------------------------------------------------------
+
+
+class DraftPlace(models.TextChoices):
+    POST = "post", _("a new post")
+    OOC = "ooc", _("an OOC message")
+    WHISPER = "whisper", _("a whisper's message")
+    PLAN = "plan", _("the session plan")
+
+
+class Draft(models.Model):
+    """One author's unsent text for one place of a session: the diary's new post, the OOC
+    thread, one whisper, the GM's plan. Posting there (or discarding it) deletes it."""
+
+    author = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="drafts")
+    place = models.CharField(_("place"), max_length=10, choices=DraftPlace.choices)
+    # The whisper a whisper's draft belongs to; none for the session's other places.
+    thread = models.ForeignKey(
+        TalkThread, on_delete=models.CASCADE, related_name="+", null=True, blank=True
+    )
+    # A post's narrating character as the form held it.
+    character = models.ForeignKey(
+        Character, on_delete=models.SET_NULL, related_name="+", null=True, blank=True
+    )
+    text = models.TextField(_("text"), blank=True)
+    note = models.TextField(_("out of character"), blank=True)
+    updated_at = models.DateTimeField(_("saved"), default=timezone.now)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["author", "session", "place"],
+                condition=Q(thread__isnull=True),
+                name="draft_one_per_place",
+            ),
+            models.UniqueConstraint(
+                fields=["author", "thread"],
+                condition=Q(thread__isnull=False),
+                name="draft_one_per_whisper",
+            ),
+        ]
+        verbose_name = _("draft")
+        verbose_name_plural = _("drafts")
+
+    def __str__(self) -> str:
+        return f"{self.author_id} {self.place} ({self.session_id})"

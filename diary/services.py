@@ -21,11 +21,13 @@ from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.deadlines import selectors as deadline_selectors
 from diary.deadlines import services as deadline_services
+from diary.drafts import services as draft_services
 from diary.eyes.rendering import render_post_narration
 from diary.models import (
     AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
     DeadlineRule,
+    DraftPlace,
     GameSession,
     Npc,
     Participation,
@@ -737,6 +739,8 @@ def _post_write(
         move_actions=move_actions,
         played_by_gm=played_by_gm,
     )
+    # What was drafted for this post goes with it, in its transaction.
+    draft_services.draft_posted(author=author, session=session, place=DraftPlace.POST)
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
     PostRevision.objects.create(
@@ -966,6 +970,7 @@ def session_plan_update(*, session: GameSession, by, scenario: str) -> SessionPl
     plan.scenario = scenario
     plan.scenario_html = render_narration(scenario)
     plan.save()
+    draft_services.draft_posted(author=by, session=session, place=DraftPlace.PLAN)
     return plan
 
 

@@ -4,6 +4,7 @@ from diary import views
 from diary.absences import views as absence_views
 from diary.ads import views as ads_views
 from diary.board import views as board_views
+from diary.drafts import views as draft_views
 from diary.handover import views as handover_views
 from diary.notifications import webhook_views
 from diary.npcs import views as npc_views
@@ -53,6 +54,9 @@ urlpatterns = [
         picture_views.picture_pin,
         name="picture_pin",
     ),
+    # What the author is still writing (a post, an OOC message, a whisper's, the plan).
+    path("<int:pk>/drafts/<slug:place>/", draft_views.draft_save, name="draft_save"),
+    path("<int:pk>/drafts/<slug:place>/discard/", draft_views.draft_discard, name="draft_discard"),
     # Table talk beside the diary: the OOC thread and whispers.
     path("<int:pk>/ooc/", talk_views.ooc, name="ooc"),
     path("<int:pk>/whispers/", talk_views.whispers, name="whispers"),

@@ -28,6 +28,8 @@ from diary.access import (
 )
 from diary.board.selectors import board_annotations, pinned_announcements
 from diary.deadlines import selectors as deadline_selectors
+from diary.drafts.presenters import draft_initial
+from diary.drafts.selectors import draft_for, post_draft_annotations, post_draft_from
 from diary.eyes import rendering as eyes_rendering
 from diary.eyes.reading import reader_of, visible_text
 from diary.forms import (
@@ -48,7 +50,7 @@ from diary.handover.forms import RemovalForm
 from diary.handover.selectors import last_handover_annotations
 from diary.live import poll as live
 from diary.live.page_cache import memo
-from diary.models import DeadlineRule, ParticipationStatus, SessionStatus
+from diary.models import DeadlineRule, DraftPlace, ParticipationStatus, SessionStatus
 from diary.notifications import delivery as notification_delivery
 from diary.notifications.delivery import page_notices_annotations
 from diary.nudges import selectors as nudge_selectors
@@ -196,9 +198,14 @@ def _rolls_on_posts(request, access: SessionAccess, posts, current_turn):
 def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
     # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
     quoted = quoting.quote_prefill(access, request.GET.get("quote"), posts)
-    return NewPostForm(
-        initial={"narration": quoted} if quoted else None, **_post_form_kwargs(access)
+    # The reader's unsent draft comes back (from any device), a quote after it.
+    initial = draft_initial(
+        post_draft_from(access.session, request.user), text_field="narration", note_field="nc_note"
     )
+    if quoted:
+        kept = initial.get("narration", "").rstrip()
+        initial["narration"] = f"{kept}\n\n{quoted}" if kept else quoted
+    return NewPostForm(initial=initial or None, **_post_form_kwargs(access))
 
 
 def _post_form_kwargs(access: SessionAccess) -> dict:
@@ -310,6 +317,7 @@ def _diary_context(
         **_turn_context(access, current_turn, participations, rolls, deadline_form),
         "can_post": can_post,
         "post_form": post_form if can_post else None,
+        "draft": post_draft_from(session, request.user) if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
         "quote_query": _without_quote(request),
         "see_hidden": access.can_see_hidden_content,
@@ -388,6 +396,7 @@ def diary_page_reads(user) -> dict:
         **deadline_selectors.page_reads(),
         **last_handover_annotations(),
         **board_annotations(),
+        **post_draft_annotations(user),
     }
 
 
@@ -954,8 +963,13 @@ def post_history(request, pk: int):
 
 def _plan_render(request, access: SessionAccess, *, plan_form=None, review_form=None, status=200):
     page = selectors.plan_page(access.session)
+    draft = (
+        draft_for(request.user, access.session, DraftPlace.PLAN) if access.can_edit_plan else None
+    )
     if access.can_edit_plan and plan_form is None:
-        plan_form = PlanForm(initial={"scenario": page.plan.scenario if page.plan else ""})
+        # The GM's unsaved draft of the scenario, when there is one, over the saved plan.
+        scenario = draft.text if draft else (page.plan.scenario if page.plan else "")
+        plan_form = PlanForm(initial={"scenario": scenario})
     if access.can_review_plan and review_form is None:
         review_form = PlanReviewForm()
     return render(
@@ -968,6 +982,7 @@ def _plan_render(request, access: SessionAccess, *, plan_form=None, review_form=
             "plan_form": plan_form if access.can_edit_plan else None,
             "review_form": review_form if access.can_review_plan else None,
             "transitions": services.transitions_for(access),
+            "draft": draft,
         },
         status=status,
     )

@@ -11,6 +11,7 @@ from characters import services as character_services
 from characters.models import Character
 from characters.systems import RuleSystem
 from demo.ford.asks import seed_asks
+from demo.ford.drafts import seed_draft
 from demo.ford.entries import seed_entries
 from demo.ford.eyes import seed_chosen_eyes
 from demo.ford.free_rolls import seed_free_rolls
@@ -63,6 +64,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_chosen_eyes(session, gm)
     seed_npc_voice(session, gm)
     seed_read_marks(session, users)
+    seed_draft(session, users)
     return session
 
 

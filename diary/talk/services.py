@@ -13,10 +13,12 @@ from django.utils.translation import gettext as _
 
 from config.markdown import render_narration
 from diary.access import access_ooc, access_whisper, access_whispers
+from diary.drafts.services import draft_posted
 from diary.eyes.parsing import has_markup
 from diary.models import (
     TALK_MESSAGE_MAX,
     TALK_SUBJECT_MAX,
+    DraftPlace,
     GameSession,
     Notification,
     TalkKind,
@@ -76,6 +78,13 @@ def _write(thread: TalkThread, author, text: str, token: uuid.UUID) -> TalkMessa
             raise
         return existing
     TalkThread.objects.filter(pk=thread.pk).update(last_message_at=message.created_at)
+    # What was drafted for this thread is sent: the draft goes in the message's transaction.
+    if thread.is_whisper:
+        draft_posted(
+            author=author, session=thread.session_id, place=DraftPlace.WHISPER, thread=thread
+        )
+    else:
+        draft_posted(author=author, session=thread.session_id, place=DraftPlace.OOC)
     notifications.notify_talk_message(message)
     # The author's mark stays: their own messages are never unread, and a message someone
     # else wrote meanwhile stays "new" until the thread's page (where the form leads) shows it.

@@ -15,7 +15,10 @@ from config.form_errors import apply_service_errors, posted
 from config.rate_limits import rate_limited
 from diary.access import TalkAccess, access_ooc, access_whisper, access_whispers, polls_access
 from diary.board.selectors import pinned_announcements
-from diary.models import TalkKind
+from diary.drafts.access import place_slug
+from diary.drafts.presenters import draft_initial
+from diary.drafts.selectors import draft_for
+from diary.models import DraftPlace, TalkKind
 from diary.polls.selectors import session_polls
 from diary.talk import selectors as talk_selectors
 from diary.talk import services as talk_services
@@ -59,8 +62,13 @@ def _thread_page(request, talk: TalkAccess, form: TalkMessageForm | None, *, sta
         talk_services.talk_thread_read(
             user=request.user, thread=talk.thread, newest_id=messages[-1].pk
         )
+    draft = None
+    if talk.can_write:
+        place = DraftPlace.WHISPER if talk.kind == TalkKind.WHISPER else DraftPlace.OOC
+        draft = draft_for(request.user, talk.session, place, talk.thread if talk.thread else None)
     if form is None and talk.can_write:
-        form = TalkMessageForm()
+        # The writer's unsent draft comes back, from whichever device it was typed on.
+        form = TalkMessageForm(initial=draft_initial(draft, text_field="text"))
     return render(
         request,
         "diary/talk_thread.html",
@@ -70,6 +78,8 @@ def _thread_page(request, talk: TalkAccess, form: TalkMessageForm | None, *, sta
             "thread": talk.thread,
             "talk_messages": messages,
             "form": form if talk.can_write else None,
+            "draft": draft,
+            "draft_place": place_slug(place, talk.thread) if talk.can_write else "",
             "members": list(talk.thread.members.order_by("username"))
             if talk.thread is not None and talk.thread.is_whisper
             else [],

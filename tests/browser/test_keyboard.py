@@ -138,6 +138,9 @@ def test_a_player_writes_and_publishes_a_post_by_keyboard(page, demo):
     assert tab(page)["name"] == "character"
     page.keyboard.press("ArrowDown")
     assert page.locator("#write select[name=character]").input_value()
+    # The composer's toolbar: one stop before the textarea (its arrows move inside it).
+    presses += 1
+    assert tab(page)["text"] == "Pogrubienie"
     presses += 1
     assert tab(page)["name"] == "narration"
     page.keyboard.type("Lirael przechodzi bród *bez słowa*.")

@@ -484,6 +484,24 @@ def test_seed_demo_pins_announcements_and_has_a_closed_and_an_open_scheduling_po
     assert page.count('name="choices"') == 3 and "<time datetime=" in page
 
 
+def test_seed_demo_leaves_a_players_unfinished_draft_in_the_form(client):
+    """gracz2 finds Borys's unfinished post in the diary's form, with its OOC note and its
+    character, saved as a draft; nobody else sees it."""
+    from demo.ford.drafts import DRAFT_NOTE, DRAFT_TEXT
+    from diary.models import Draft
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    draft = Draft.objects.get(session=session)
+    assert (draft.author.username, draft.place, draft.character.name) == ("gracz2", "post", "Borys")
+    User = get_user_model()
+    client.force_login(User.objects.get(username="gracz2"))
+    page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    assert DRAFT_TEXT in page and DRAFT_NOTE in page and "szkic zapisany" in page
+    client.force_login(User.objects.get(username="gracz"))
+    page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
+    assert DRAFT_TEXT not in page
+
+
 def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):
     """The GM's post in the main session: Borys's player reads the line for his eyes,
     Lirael's reads that something is there; both open the spoiler."""

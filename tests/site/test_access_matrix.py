@@ -221,6 +221,8 @@ class World:
             "diary:absence_end": {"absence_pk": self.absence.pk},
             "diary:absence_delete": {"absence_pk": self.future_absence.pk},
             "diary:whisper": {"pk": session, "thread_pk": self.whisper.pk},
+            "diary:draft_save": {"pk": session, "place": "post"},
+            "diary:draft_discard": {"pk": session, "place": "post"},
             "diary:ad_invite": {"ad_pk": self.ad.pk},
             "diary:announcement_edit": {"pk": session, "announcement_pk": self.announcement.pk},
             "diary:announcement_pin": {"pk": session, "announcement_pk": self.announcement.pk},

@@ -41,6 +41,7 @@ def test_the_documented_limits_are_the_defaults():
     assert project_settings.DEFAULT_RATE_LIMITS == {
         "post_user": "10/m",
         "post_ip": "30/m",
+        "draft_user": "30/m",
         "signup_ip": "5/h",
         "password_change_user": "10/h",
     }
