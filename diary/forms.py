@@ -22,6 +22,8 @@ from diary.models import (
     Participation,
     SessionStatus,
 )
+from diary.scenes.forms import PostSceneField
+from diary.scenes.selectors import MAIN as MAIN_SCENE
 
 # Every text a person types into the diary has a bound; the
 # renderer's work is bounded too (config/markdown.py).
@@ -289,6 +291,7 @@ class PostForm(forms.Form):
         movement: bool = True,
         gm_plays: list[Character] = (),
         gm_may_name: list[Character] = (),
+        scenes=(),
         **kwargs,
     ):
         """`gm_plays`: other players' characters the GM may write for now (the deadline's
@@ -309,6 +312,13 @@ class PostForm(forms.Form):
         field.characters = [*characters, *gm_plays, *(c for c in gm_may_name if c.pk not in known)]
         if len(characters) == 1 and not self.is_bound and "character" not in self.initial:
             self.initial["character"] = characters[0].pk
+        if scenes:
+            # Whoever runs a split session picks the scene (diary/scenes/).
+            self.fields["scene"] = PostSceneField(scenes)
+
+    def clean_scene(self) -> int | None:
+        scene = self.cleaned_data.get("scene")
+        return None if scene == MAIN_SCENE else scene
 
     def clean(self):
         cleaned = super().clean()

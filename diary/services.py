@@ -38,6 +38,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.scenes import services as scene_services
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -641,9 +642,12 @@ def post_create(
     token: uuid.UUID | None = None,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    scene: int | None = None,
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
-    is stored: the same form sent twice publishes once)."""
+    is stored: the same form sent twice publishes once). `scene`: the id of the scene whoever
+    runs the session writes in (diary/scenes/; None: the main scene); a post narrated as a
+    character goes to that character's scene, a player's always to theirs."""
     try:
         return _post_write(
             session=session,
@@ -654,6 +658,7 @@ def post_create(
             token=token,
             move_metres=move_metres,
             move_mounted=move_mounted,
+            scene=scene,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -678,6 +683,7 @@ def _post_write(
     token: uuid.UUID | None,
     move_metres: int | None,
     move_mounted: bool,
+    scene: int | None = None,
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -707,6 +713,7 @@ def _post_write(
         move_mounted=bool(move_metres) and move_mounted,
         move_actions=move_actions,
         played_by_gm=played_by_gm,
+        scene_id=scene_services.post_scene(access, character, scene),
     )
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
@@ -828,13 +835,17 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
 # ---------------------------------------------------------------------------
 
 
-def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bool) -> None:
+def diary_page_seen(
+    *, user, session: GameSession, posts: list[Post], newest: bool, whole_diary: bool = True
+) -> None:
     """What showing a diary page to its reader records, from what the session's query read
     with it (`access_session(..., reading=True)`; without it, nothing): the read mark moves
     to the newest post shown and the chain head (one write, only when it moves and the page
     reads on from the mark), and the notifications about what the page shows are read (one
     UPDATE, only when the query found such an unread one; the bell already counts them
-    read). `newest`: the page reaches the newest post (a new turn's notices are read too)."""
+    read). `newest`: the page reaches the newest post (a new turn's notices are read too).
+    A page of one scene (`whole_diary` False) leaves the chain head the mark saw: a roll
+    landing in another scene's post stays news (diary/scenes/)."""
     if not hasattr(session, "viewer_read_mark"):
         return
     first_unread = getattr(session, "viewer_first_unread", None)
@@ -845,7 +856,7 @@ def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bo
             user=user,
             session_id=session.pk,
             post_id=posts[-1].pk,
-            seq=session.chain_seq,
+            seq=session.chain_seq if whole_diary else (session.viewer_read_seq or 0),
             known=session.viewer_read_mark,
             known_seq=session.viewer_read_seq or 0,
         )

@@ -54,6 +54,8 @@ from diary.posts import quoting
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
 from diary.recap import selectors as recap_selectors
+from diary.scenes import presenters as scene_presenters
+from diary.scenes import selectors as scene_selectors
 from diary.talk.selectors import talk_unread_annotations
 
 
@@ -199,6 +201,8 @@ def _post_form_kwargs(access: SessionAccess) -> dict:
     """Whom a new post may narrate as: the author's own characters and, for the GM under
     "the GM plays the character" after the deadline, the characters still awaited."""
     kwargs = {"characters": access.my_characters, "movement": _counts_movement(access)}
+    if access.is_gm:
+        kwargs["scenes"] = scene_selectors.session_scenes(access.session).open_scenes
     if access.is_gm and access.session.deadline_rule == DeadlineRule.GM_PLAYS:
         turn = services.current_turn(access.session)
         kwargs["gm_plays"] = deadline_selectors.gm_playable_characters(access, turn, timezone.now())
@@ -223,7 +227,7 @@ def _diary_participations(access: SessionAccess) -> list:
     return selectors.session_participations(access.session)
 
 
-def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) -> dict:
+def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool, scenes) -> dict:
     """The first unread post and "since you were last here" (diary/recap/) for a reader back
     after a while: above the first unread post when this page shows it, else at the page's
     top. The live poll computes none: it keeps the one shown (an empty placeholder at its
@@ -232,7 +236,9 @@ def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) ->
     # The first unread post as the session's query found it, before the page moves the mark.
     first_unread = getattr(session, "viewer_first_unread", None)
     shown = {post.pk for post in posts}
-    first_unread_url = reading.first_unread_url(session.pk, first_unread, shown)
+    first_unread_url = scene_presenters.first_unread_url(
+        session.pk, first_unread, shown, scenes
+    ) or reading.first_unread_url(session.pk, first_unread, shown)
     if live_poll:
         recap, recap_at = None, _cursor(request.GET.get("recap"))
     else:
@@ -258,7 +264,11 @@ def _diary_context(
     notifications about what it shows (services.diary_page_seen)."""
     session = access.session
     turn_form, before, after = _diary_cursors(request, session)
-    page = selectors.diary_page(session, before=before, after=after)
+    scenes = scene_presenters.diary_scenes(session, request.GET.get("scena"))
+    page = selectors.diary_page(session, before=before, after=after, scene=scenes.filter)
+    scene_presenters.mark_posts(page.posts, scenes)
+    # A page of one scene reads on in that scene (diary/scenes/), up to another's unread.
+    unread_elsewhere = scene_presenters.read_in_scene(session, request.user, scenes)
     _posts_for_viewer(page.posts, access)
     current_turn = services.current_turn(session)
     rolls = _rolls_on_posts(request, access, page.posts, current_turn)
@@ -269,11 +279,25 @@ def _diary_context(
     participations = _diary_participations(access)
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
-    recap = _recap_context(request, access, page.posts, live_poll=live_poll)
+    recap = _recap_context(request, access, page.posts, live_poll=live_poll, scenes=scenes)
     # The page that reaches the newest post follows the game live; older pages stay put.
     newest = before is None and page.newer_cursor is None
-    services.diary_page_seen(user=request.user, session=session, posts=page.posts, newest=newest)
+    seen = page.posts
+    if scenes.chosen is not None:
+        seen = [post for post in seen if unread_elsewhere is None or post.pk < unread_elsewhere]
+    services.diary_page_seen(
+        user=request.user,
+        session=session,
+        posts=seen,
+        newest=newest,
+        whole_diary=scenes.chosen is None,
+    )
+    turn = _turn_context(access, current_turn, participations, rolls, deadline_form)
     return {
+        **scenes.context(),
+        "scene_awaited": scene_presenters.awaited_per_scene(
+            turn["turn_status"], participations, scenes
+        ),
         "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
         **recap,
@@ -285,7 +309,7 @@ def _diary_context(
         "rolls": rolls,
         "live": newest,
         "live_after": after,
-        **_turn_context(access, current_turn, participations, rolls, deadline_form),
+        **turn,
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
@@ -366,6 +390,7 @@ def diary_page_reads(user) -> dict:
         **deadline_selectors.page_reads(),
         **last_handover_annotations(),
         **board_annotations(),
+        **scene_selectors.page_reads(),
     }
 
 
