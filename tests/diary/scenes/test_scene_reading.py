@@ -66,7 +66,7 @@ def test_the_first_unread_link_of_a_scene_keeps_the_scene(table, client_for, set
 
 
 def test_the_recap_says_which_scene_each_new_post_is_in(table, client_for):
-    scene = split(table)
+    split(table)
     write(table, table.gm, None, "Początek.")
     diary(client_for(table.alice), table)
     write(table, table.bob, table.borys, "Borys w lochu.")
