@@ -252,6 +252,15 @@ def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool, sc
     }
 
 
+def _scene_page(request, session, before, after):
+    """The page of posts, of one scene when `?scena=` names one (diary/scenes/); such a page
+    reads on in its scene, up to another scene's first unread post (its id, returned)."""
+    scenes = scene_presenters.diary_scenes(session, request.GET.get("scena"))
+    page = selectors.diary_page(session, before=before, after=after, scene=scenes.filter)
+    scene_presenters.mark_posts(page.posts, scenes)
+    return scenes, page, scene_presenters.read_in_scene(session, request.user, scenes)
+
+
 def _diary_context(
     request,
     access: SessionAccess,
@@ -264,11 +273,7 @@ def _diary_context(
     notifications about what it shows (services.diary_page_seen)."""
     session = access.session
     turn_form, before, after = _diary_cursors(request, session)
-    scenes = scene_presenters.diary_scenes(session, request.GET.get("scena"))
-    page = selectors.diary_page(session, before=before, after=after, scene=scenes.filter)
-    scene_presenters.mark_posts(page.posts, scenes)
-    # A page of one scene reads on in that scene (diary/scenes/), up to another's unread.
-    unread_elsewhere = scene_presenters.read_in_scene(session, request.user, scenes)
+    scenes, page, unread_elsewhere = _scene_page(request, session, before, after)
     _posts_for_viewer(page.posts, access)
     current_turn = services.current_turn(session)
     rolls = _rolls_on_posts(request, access, page.posts, current_turn)
@@ -282,22 +287,15 @@ def _diary_context(
     recap = _recap_context(request, access, page.posts, live_poll=live_poll, scenes=scenes)
     # The page that reaches the newest post follows the game live; older pages stay put.
     newest = before is None and page.newer_cursor is None
-    seen = page.posts
-    if scenes.chosen is not None:
-        seen = [post for post in seen if unread_elsewhere is None or post.pk < unread_elsewhere]
     services.diary_page_seen(
         user=request.user,
         session=session,
-        posts=seen,
+        posts=scene_presenters.posts_read(page.posts, scenes, unread_elsewhere),
         newest=newest,
         whole_diary=scenes.chosen is None,
     )
-    turn = _turn_context(access, current_turn, participations, rolls, deadline_form)
     return {
         **scenes.context(),
-        "scene_awaited": scene_presenters.awaited_per_scene(
-            turn["turn_status"], participations, scenes
-        ),
         "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
         **recap,
@@ -309,7 +307,7 @@ def _diary_context(
         "rolls": rolls,
         "live": newest,
         "live_after": after,
-        **turn,
+        **_turn_context(access, current_turn, participations, rolls, deadline_form, scenes),
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         # The diary's cursors, kept by each post's "Quote" link.
@@ -323,8 +321,11 @@ def _diary_context(
     }
 
 
-def _turn_context(access: SessionAccess, current_turn, participations, rolls, deadline_form):
-    """The diary sidebar's table: the roster, who is awaited this turn, the deadline."""
+def _turn_context(
+    access: SessionAccess, current_turn, participations, rolls, deadline_form, scenes
+):
+    """The diary sidebar's table: the roster, who is awaited this turn (per scene of a split
+    session, diary/scenes/), the deadline."""
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     session = access.session
     away = _away(access, playing)
@@ -335,6 +336,7 @@ def _turn_context(access: SessionAccess, current_turn, participations, rolls, de
         "roster": [access.participation(p) for p in participations],
         # Who is awaited this turn, action rolls per character, the deadline.
         "turn_status": status,
+        "scene_awaited": scene_presenters.awaited_per_scene(status, participations, scenes),
         "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,

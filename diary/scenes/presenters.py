@@ -55,6 +55,14 @@ def read_in_scene(session, user, scenes: DiaryScenes) -> int | None:
     return scene_selectors.first_unread_elsewhere(session, user, scenes.chosen)
 
 
+def posts_read(posts, scenes: DiaryScenes, unread_elsewhere: int | None) -> list:
+    """The posts showing this page reads: on a page of one scene, those before another
+    scene's first unread post (read_in_scene)."""
+    if scenes.chosen is None or unread_elsewhere is None:
+        return posts
+    return [post for post in posts if post.pk < unread_elsewhere]
+
+
 def first_unread_url(session_id: int, first_unread: int | None, shown, scenes) -> str | None:
     """The link to the first unread post when a scene is chosen (None: the diary's own)."""
     if scenes.chosen is None or first_unread is None:
