@@ -16,6 +16,7 @@ from demo.ford.free_rolls import seed_free_rolls
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
 from demo.ford.rolls import seed_secret_rolls, seed_tab_rolls
+from demo.ford.scenes import seed_scenes
 from demo.ford.story import (
     CHARACTERS,
     PLAN_FIRST,
@@ -56,6 +57,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_entries(session, users, characters)
     seed_free_rolls(session, gm, characters)
     seed_secret_rolls(session, gm, characters)
+    seed_scenes(session, users, characters)
     seed_read_marks(session, users)
     return session
 

@@ -58,12 +58,8 @@ def test_a_split_party_plays_two_scenes_side_by_side(page, player_page, table):
     # Bob's diary of all scenes marks each post with its scene.
     lirael = player_page.locator("article.post", has_text="Lirael pilnuje")
     borys = player_page.locator("article.post", has_text="Borys schodzi")
-    expect(lirael.get_by_test_id("post-scene")).to_have_text(
-        polish("Scene: %(name)s", name=main)
-    )
-    expect(borys.get_by_test_id("post-scene")).to_have_text(
-        polish("Scene: %(name)s", name=dungeon)
-    )
+    expect(lirael.get_by_test_id("post-scene")).to_have_text(polish("Scene: %(name)s", name=main))
+    expect(borys.get_by_test_id("post-scene")).to_have_text(polish("Scene: %(name)s", name=dungeon))
     # The dungeon alone, then the main scene alone.
     tabs = player_page.get_by_test_id("scene-tabs")
     tabs.get_by_role("link", name=dungeon).click()
