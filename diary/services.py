@@ -738,11 +738,15 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     """An empty post to hold rolls (the roll panel's target when the roller has none)."""
     # SessionAccess.can_post, without the moderator check it does not need: the GM writes
     # with no query, a player with one.
-    if not session.is_running or not (
-        permissions.is_gm(author, session) or permissions.is_player(author, session)
-    ):
+    if not session.is_running:
         raise PermissionDenied
-    post = Post.objects.create(session=session, turn=turn, author=author)
+    # A player's post lands in their character's scene (diary/scenes/), read in the one
+    # query that says they play here.
+    gm = permissions.is_gm(author, session)
+    scene = None if gm else scene_services.player_scene(author, session)
+    if not gm and scene is scene_services.NOT_PLAYING:
+        raise PermissionDenied
+    post = Post.objects.create(session=session, turn=turn, author=author, scene_id=scene)
     PostRevision.objects.create(post=post, version=1, written_by=author)
     session.touch()
     # What lands in it is the post's first content, not a change to a post already read.

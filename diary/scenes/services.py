@@ -138,3 +138,22 @@ def post_scene(access: SessionAccess, character, scene: int | None) -> int | Non
         return scene
     playing = [p for p in access.my_participations if p.status == ParticipationStatus.ACCEPTED]
     return playing[0].scene_id if len(playing) == 1 else None
+
+
+NOT_PLAYING = object()  # player_scene's answer for someone with no character playing here
+
+
+def player_scene(user, session) -> int | None:
+    """The scene a player's post holding only rolls lands in: their one playing character's
+    (None: the main scene, or a player of several characters); NOT_PLAYING when no
+    character of theirs plays here. One query."""
+    if not user.is_authenticated:
+        return NOT_PLAYING
+    scenes = list(
+        Participation.objects.filter(
+            session=session, character__owner=user, status=ParticipationStatus.ACCEPTED
+        ).values_list("scene_id", flat=True)
+    )
+    if not scenes:
+        return NOT_PLAYING
+    return scenes[0] if len(scenes) == 1 else None

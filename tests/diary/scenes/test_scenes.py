@@ -212,3 +212,15 @@ def test_awaited_is_told_per_scene(table, client_for):
     body = diary(gm, table)
     assert polish("everyone here has posted.") in _awaited_line(body, scene.pk)
     assert "Lirael" in _awaited_line(body, 0)
+
+
+def test_a_players_post_holding_only_rolls_lands_in_their_scene(table):
+    from diary.services import post_create_for_rolls
+
+    scene = split(table)
+    turn = table.session.current_turn
+    bob = post_create_for_rolls(session=table.session, author=table.bob, turn=turn)
+    gm = post_create_for_rolls(session=table.session, author=table.gm, turn=turn)
+    assert (bob.scene_id, gm.scene_id) == (scene.pk, None)
+    with pytest.raises(PermissionDenied):
+        post_create_for_rolls(session=table.session, author=table.outsider, turn=turn)
