@@ -192,9 +192,14 @@ def _rolls_on_posts(request, access: SessionAccess, posts, current_turn):
 def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
     # ?quote=<pk> (the "Cytuj" link without JS) starts the reply with that post quoted.
     quoted = quoting.quote_prefill(access, request.GET.get("quote"), posts)
-    return NewPostForm(
+    form = NewPostForm(
         initial={"narration": quoted} if quoted else None, **_post_form_kwargs(access)
     )
+    if "scene" in form.fields:
+        # The GM reading one scene writes in it by default.
+        chosen = scene_selectors.session_scenes(access.session).chosen(request.GET.get("scena"))
+        form.initial["scene"] = chosen or scene_selectors.MAIN
+    return form
 
 
 def _post_form_kwargs(access: SessionAccess) -> dict:

@@ -224,3 +224,11 @@ def test_a_players_post_holding_only_rolls_lands_in_their_scene(table):
     assert (bob.scene_id, gm.scene_id) == (scene.pk, None)
     with pytest.raises(PermissionDenied):
         post_create_for_rolls(session=table.session, author=table.outsider, turn=turn)
+
+
+def test_the_gm_reading_one_scene_writes_in_it_by_default(table, client_for):
+    scene = split(table)
+    gm = client_for(table.gm)
+    selected = re.compile(r'<option value="(\d+)" selected>')
+    assert selected.findall(diary(gm, table, scena=scene.pk)) == [str(scene.pk)]
+    assert selected.findall(diary(gm, table)) == ["0"]
