@@ -252,6 +252,7 @@ def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool, sc
     return {
         "first_unread_id": first_unread,
         "first_unread_url": first_unread_url,
+        "first_unread_scene": scene_presenters.first_unread_scene(first_unread, posts, scenes),
         "recap": recap,
         "recap_at": recap_at,
     }

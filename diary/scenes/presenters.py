@@ -85,3 +85,14 @@ def awaited_per_scene(status, participations, scenes: DiaryScenes):
     playing = [c.character for c in status.characters]
     scene_of = {p.character_id: p.scene_id for p in participations}
     return scene_selectors.awaited_by_scene(playing, status.awaited, scene_of, scenes.scenes)
+
+
+def first_unread_scene(first_unread: int | None, posts, scenes: DiaryScenes) -> str:
+    """The scene of the first unread post, said beside its link in a split session's view of
+    every scene ("" otherwise): from the page when it shows the post, else one query."""
+    if first_unread is None or not scenes.scenes.split or scenes.chosen is not None:
+        return ""
+    for post in posts:
+        if post.pk == first_unread:
+            return scenes.scenes.name_of(post.scene_id)
+    return scenes.scenes.name_of(scene_selectors.scene_of_post(first_unread))

@@ -139,6 +139,11 @@ def first_unread_in_scene(session, user, scene: int) -> int | None:
     )
 
 
+def scene_of_post(post_id: int) -> int | None:
+    """The scene a post is in (None: the main scene, or no such post); one query."""
+    return Post.objects.filter(pk=post_id).values_list("scene_id", flat=True).first()
+
+
 def first_unread_elsewhere(session, user, scene: int) -> int | None:
     """The first post the reader has not read in the other scenes: a page of one scene
     moves the read mark only up to it, so no post of another scene is read by skipping."""

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from diary.models import ReadMark
+from diary.models import DIARY_PAGE_SIZE, ReadMark
 from diary.recap.presenters import recap_text
 from diary.recap.selectors import session_recap
 from tests.conftest import polish
@@ -50,15 +50,13 @@ def test_a_page_of_one_scene_reads_on_up_to_another_scenes_unread_post(table, cl
     assert _first_unread(body) is None
 
 
-def test_the_first_unread_link_of_a_scene_keeps_the_scene(table, client_for, settings):
-    from diary import models
-
+def test_the_first_unread_link_of_a_scene_keeps_the_scene(table, client_for):
     scene = split(table)
     write(table, table.gm, None, "Początek.")
     bob = client_for(table.bob)
     diary(bob, table)
     first = write(table, table.gm, None, "Loch 0.", scene=scene.pk)
-    for n in range(1, models.DIARY_PAGE_SIZE + 2):
+    for n in range(1, DIARY_PAGE_SIZE + 2):
         write(table, table.gm, None, f"Loch {n}.", scene=scene.pk)
     body = diary(bob, table, scena=scene.pk)
     link = re.search(r'href="([^"]+)" data-testid="jump-unread"', body).group(1)
@@ -101,3 +99,19 @@ def test_the_recap_of_a_session_that_never_split_names_no_scene(table, client_fo
         table.session, table.alice, mark=mark.last_seen_post_id, seq=0, moved_at=mark.moved_at
     )
     assert [a.scene for turn in recap.turns for a in turn.authors] == [""]
+
+
+def test_the_first_unread_link_says_the_posts_scene(table, client_for):
+    scene = split(table)
+    write(table, table.gm, None, "Początek.")
+    alice = client_for(table.alice)
+    diary(alice, table)
+    write(table, table.bob, table.borys, "Borys w lochu.")
+    # The first unread post is on an earlier page than the newest (read for its scene).
+    for n in range(DIARY_PAGE_SIZE + 1):
+        write(table, table.gm, None, f"Na górze {n}.")
+    body = diary(alice, table)
+    assert "Borys w lochu." not in body
+    assert re.search(r'data-testid="jump-unread-scene">\(W lochach\)<', body)
+    # One scene's page: its own first unread post, no name needed.
+    assert 'data-testid="jump-unread-scene"' not in diary(alice, table, scena=scene.pk)
