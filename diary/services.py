@@ -21,6 +21,7 @@ from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.deadlines import selectors as deadline_selectors
 from diary.deadlines import services as deadline_services
+from diary.eyes.rendering import render_post_narration
 from diary.models import (
     AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
@@ -632,6 +633,19 @@ def _check_movement(
     return actions
 
 
+def _narration_fields(narration: str, nc_note: str, session: GameSession) -> dict:
+    """A post's narration (or its note: a post is never empty) and what is rendered from it
+    once, its parts for chosen eyes checked and kept apart (diary.eyes.rendering)."""
+    _check_not_empty(narration, nc_note)
+    rendered = render_post_narration(narration, session)
+    return {
+        "narration": narration,
+        "narration_html": rendered.html,
+        "narration_eyes": rendered.parts,
+        "narration_public": rendered.public,
+    }
+
+
 def post_create(
     *,
     session: GameSession,
@@ -694,7 +708,7 @@ def _post_write(
         raise PermissionDenied
     turn = current_turn(session)
     played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
-    _check_not_empty(narration, nc_note)
+    narration_fields = _narration_fields(narration, nc_note, session)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -705,8 +719,7 @@ def _post_write(
         turn=turn,
         author=author,
         character=character,
-        narration=narration,
-        narration_html=render_narration(narration),
+        **narration_fields,
         nc_note=nc_note,
         token=token,
         move_metres=move_metres or None,
@@ -785,7 +798,7 @@ def post_edit(
             )
     else:
         _check_narrator(access, character)
-    _check_not_empty(narration, nc_note)
+    narration_fields = _narration_fields(narration, nc_note, post.session)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -799,8 +812,8 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    post.narration = narration
-    post.narration_html = render_narration(narration)
+    for name, value in narration_fields.items():
+        setattr(post, name, value)
     post.nc_note = nc_note
     post.edited_at = timezone.now()
     post.save()

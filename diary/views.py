@@ -28,6 +28,8 @@ from diary.access import (
 )
 from diary.board.selectors import board_annotations, pinned_announcements
 from diary.deadlines import selectors as deadline_selectors
+from diary.eyes import rendering as eyes_rendering
+from diary.eyes.reading import reader_of, visible_text
 from diary.forms import (
     DecisionNoteForm,
     HideForm,
@@ -162,6 +164,7 @@ def _diary_cursors(request, session) -> tuple[reading.TurnJumpForm, int | None, 
 def _posts_for_viewer(posts, access: SessionAccess) -> None:
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/posts/rendering.py).
+    reader = reader_of(access)
     for post in posts:
         post.access = access.post(post)
         post.body_html = post_body_html(
@@ -169,6 +172,7 @@ def _posts_for_viewer(posts, access: SessionAccess) -> None:
             gm_id=access.session.gm_id,
             can_see_content=post.access.can_see_content,
             co_gm_ids=access.session.co_gm_ids,
+            reader=reader,
         )
 
 
@@ -802,6 +806,15 @@ def post_create(request, pk: int):
     )
 
 
+def _preview(form, session) -> str:
+    """The narration as it will be posted, or its refusal next to the field."""
+    try:
+        return eyes_rendering.preview_html(form.cleaned_data["narration"], session)
+    except ValidationError as error:
+        apply_service_errors(form, error)
+        return ""
+
+
 @login_required
 @require_POST
 def post_preview(request, pk: int):
@@ -811,8 +824,8 @@ def post_preview(request, pk: int):
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
-    valid = form.is_valid()
-    preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
+    preview_html = _preview(form, access.session) if form.is_valid() else ""
+    valid = not form.errors
     if request.htmx:
         # htmx swaps only a 200, errors included; it needs the form section alone.
         context = {
@@ -858,7 +871,7 @@ def post_edit(request, pk: int):
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
-            preview_html = render_narration(form.cleaned_data["narration"])
+            preview_html = _preview(form, post.session)
         else:
             try:
                 services.post_edit(post=post, by=request.user, **form.cleaned_data)
@@ -905,11 +918,16 @@ def post_link(request, pk: int):
 @login_required
 @require_GET
 def post_history(request, pk: int):
-    _access, post_access = access_post(request.user, pk)
+    access, post_access = access_post(request.user, pk)
     if not post_access.can_see_revisions:
         raise PermissionDenied
     post = post_access.post
     revisions = list(post.revisions.select_related("written_by", "character").order_by("version"))
+    # Those who open the versions read every part for chosen eyes (diary.access); should
+    # that change, a part stays unread here all the same.
+    reader = reader_of(access)
+    for revision in revisions:
+        revision.narration = visible_text(post, reader, markup=True, text=revision.narration)
     # Each version against the one before it, word by word (diary.posts.diffs); newest first.
     shown = [
         (revision, word_diff(earlier.narration, revision.narration) if earlier else None)

@@ -12,6 +12,7 @@ from characters.models import Character
 from characters.systems import RuleSystem
 from demo.ford.asks import seed_asks
 from demo.ford.entries import seed_entries
+from demo.ford.eyes import seed_chosen_eyes
 from demo.ford.free_rolls import seed_free_rolls
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
@@ -57,6 +58,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_entries(session, users, characters)
     seed_free_rolls(session, gm, characters)
     seed_secret_rolls(session, gm, characters)
+    seed_chosen_eyes(session, gm)
     seed_scenes(session, users, characters)
     seed_read_marks(session, users)
     return session

@@ -484,6 +484,24 @@ def test_seed_demo_pins_announcements_and_has_a_closed_and_an_open_scheduling_po
     assert page.count('name="choices"') == 3 and "<time datetime=" in page
 
 
+def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):
+    """The GM's post in the main session: Borys's player reads the line for his eyes,
+    Lirael's reads that something is there; both open the spoiler."""
+    from demo.ford.eyes import EYES_WORDS, SPOILER_WORDS
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    users = get_user_model().objects
+    pages = {}
+    for username in ("gracz", "gracz2"):
+        client.force_login(users.get(username=username))
+        pages[username] = html.unescape(client.get(f"/sessions/{session.pk}/").content.decode())
+    assert EYES_WORDS in pages["gracz2"] and "tylko dla: Borys" in pages["gracz2"]
+    assert EYES_WORDS not in pages["gracz"] and "(tekst tylko dla wybranych)" in pages["gracz"]
+    for page in pages.values():
+        assert '<details class="spoiler"><summary>Spoiler</summary>' in page
+        assert SPOILER_WORDS in page
+
+
 def test_seed_demo_splits_the_party_into_a_second_scene(client):
     """Mira scouts the old watchtower, a scene of its own with the GM's post and hers: the
     diary's tabs, each post's scene, "Czekamy na" per scene; run twice, once."""

@@ -10,7 +10,7 @@ class Migration(migrations.Migration):
 
     dependencies = [
         ('characters', '0014_catalog_version'),
-        ('diary', '0024_games_that_keep_going'),
+        ('diary', '0025_eyes'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
