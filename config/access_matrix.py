@@ -62,6 +62,9 @@ MATRIX: tuple[tuple[str, ...], ...] = (
     ("diary:absences", "POST", "login", "400", "400", "400", "400", "400", "400"),
     ("diary:nudge", "GET", "login", "405", "405", "405", "405", "405", "405"),
     ("diary:nudge", "POST", "login", "403", "403", "403", "302", "403", "403"),
+    # Scenes for a split party: whoever runs the session (the diary itself stays everyone's).
+    ("diary:scenes", "GET", "login", "403", "403", "403", "200", "403", "403"),
+    ("diary:scenes", "POST", "login", "403", "403", "403", "400", "403", "403"),
     # The GM's notice board and the polls of the OOC thread (the world's poll is the player's).
     ("diary:announcement_edit", "GET", "login", "403", "403", "403", "200", "403", "403"),
     ("diary:announcement_edit", "POST", "login", "403", "403", "403", "400", "403", "403"),

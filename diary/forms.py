@@ -23,6 +23,8 @@ from diary.models import (
     SessionStatus,
 )
 from diary.pictures.forms import PicturesForm
+from diary.scenes.forms import PostSceneField
+from diary.scenes.selectors import MAIN as MAIN_SCENE
 
 # Every text a person types into the diary has a bound; the
 # renderer's work is bounded too (config/markdown.py).
@@ -298,6 +300,7 @@ class PostForm(forms.Form):
         npcs_known: list = (),
         existing_pictures=(),
         oversized_pictures=frozenset(),
+        scenes=(),
         **kwargs,
     ):
         """`gm_plays`: other players' characters the GM may write for now (the deadline's
@@ -326,6 +329,9 @@ class PostForm(forms.Form):
         field.characters = [*characters, *gm_plays, *(c for c in gm_may_name if c.pk not in known)]
         if len(characters) == 1 and not self.is_bound and "character" not in self.initial:
             self.initial["character"] = characters[0].pk
+        if scenes:
+            # Whoever runs a split session picks the scene (diary/scenes/).
+            self.fields["scene"] = PostSceneField(scenes)
         self._speakers(npcs, npcs_known)
 
     def _speakers(self, npcs, npcs_known) -> None:
@@ -346,6 +352,10 @@ class PostForm(forms.Form):
     def clean_npc(self):
         value = self.cleaned_data.get("npc")
         return self.npcs.get(value) if value else None
+
+    def clean_scene(self) -> int | None:
+        scene = self.cleaned_data.get("scene")
+        return None if scene == MAIN_SCENE else scene
 
     def clean(self):
         cleaned = super().clean()

@@ -378,6 +378,16 @@ class Participation(models.Model):
         verbose_name=_("withdrawn by"),
     )
     removal_reason = models.TextField(_("reason for the removal"), blank=True, default="")
+    # Where the character plays now when the party is split (diary/scenes/); None: the
+    # session's main scene, where everyone is until the GM opens another.
+    scene = models.ForeignKey(
+        "Scene",
+        on_delete=models.PROTECT,
+        related_name="participations",
+        null=True,
+        blank=True,
+        verbose_name=_("scene"),
+    )
 
     class Meta:
         ordering = ["character__name", "id"]
@@ -503,6 +513,15 @@ class Post(models.Model):
     # post: a reader whose mark saw an older chain head reads the post as new again
     # (diary/reading.py). 0: nothing landed in it.
     changed_seq = models.PositiveIntegerField(db_default=0, editable=False)
+    # The scene it was written in (diary/scenes/); None: the session's main scene.
+    scene = models.ForeignKey(
+        "Scene",
+        on_delete=models.PROTECT,
+        related_name="posts",
+        null=True,
+        blank=True,
+        verbose_name=_("scene"),
+    )
 
     objects = PostQuerySet.as_manager()
 
@@ -510,6 +529,8 @@ class Post(models.Model):
         ordering = ["id"]
         indexes = [
             models.Index(fields=["session", "id"], name="post_session_keyset"),
+            # A diary filtered by one scene pages by this (diary.selectors.diary_page).
+            models.Index(fields=["session", "scene", "id"], name="post_scene_keyset"),
             # Only the posts something landed in (diary.reading.first_unread_subquery).
             models.Index(
                 fields=["session", "changed_seq"],
@@ -1520,3 +1541,33 @@ class Draft(models.Model):
 
     def __str__(self) -> str:
         return f"{self.author_id} {self.place} ({self.session_id})"
+
+
+# ---------------------------------------------------------------------------
+# Scenes for a split party (diary/scenes/)
+
+SCENE_NAME_MAX = 80
+
+
+class Scene(models.Model):
+    """A scene the GM runs beside the session's main one when the party splits. The main
+    scene has no row: a post or a participation with no scene is in it, so a session that
+    never splits has no scene at all. A closed scene keeps its posts; its characters went
+    back to the main scene and nothing more is written in it."""
+
+    session = models.ForeignKey(GameSession, on_delete=models.CASCADE, related_name="scenes")
+    name = models.CharField(_("name"), max_length=SCENE_NAME_MAX)
+    created_at = models.DateTimeField(_("created"), default=timezone.now)
+    closed_at = models.DateTimeField(_("closed"), null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        verbose_name = _("scene")
+        verbose_name_plural = _("scenes")
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_open(self) -> bool:
+        return self.closed_at is None

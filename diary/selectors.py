@@ -85,19 +85,22 @@ def diary_page(
     before: int | None = None,
     after: int | None = None,
     size: int = DIARY_PAGE_SIZE,
+    scene: Q | None = None,
 ) -> DiaryPage:
     """A page of posts by keyset on the post id (posts only ever join the latest turn,
-    so id order is turn order). Without a cursor: the newest page, where play is."""
+    so id order is turn order). Without a cursor: the newest page, where play is. `scene`:
+    only one scene's posts (diary.scenes.selectors.in_scene; its own keyset index)."""
+    everything = Post.objects.filter(session=session)
+    if scene is not None:
+        everything = everything.filter(scene)
     # Each post's pictures ride on its row (diary/pictures/selectors.py): no query more.
-    posts = with_pictures(Post.objects.filter(session=session).for_diary())
+    posts = with_pictures(everything.for_diary())
     if after is not None:
         rows = list(posts.filter(id__gt=after).order_by("id")[: size + 1])
         has_more_newer = len(rows) > size
         rows = rows[:size]
         # A permalink to the session's first post has nothing earlier to offer.
-        has_more_older = bool(rows) and (
-            Post.objects.filter(session=session, id__lt=rows[0].pk).exists()
-        )
+        has_more_older = bool(rows) and (everything.filter(id__lt=rows[0].pk).exists())
     else:
         if before is not None:
             posts = posts.filter(id__lt=before)

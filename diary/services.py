@@ -44,6 +44,7 @@ from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
 from diary.pictures import services as picture_services
 from diary.posts import voices
+from diary.scenes import services as scene_services
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -666,10 +667,13 @@ def post_create(
     move_mounted: bool = False,
     npc: Npc | None = None,
     images=(),
+    scene: int | None = None,
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
     is stored: the same form sent twice publishes once). `images`: checked pictures
-    (diary/pictures/uploads.py), stored with the post."""
+    (diary/pictures/uploads.py), stored with the post. `scene`: the id of the scene whoever
+    runs the session writes in (diary/scenes/; None: the main scene); a post narrated as a
+    character goes to that character's scene, a player's always to theirs."""
     try:
         return _post_write(
             session=session,
@@ -682,6 +686,7 @@ def post_create(
             move_mounted=move_mounted,
             npc=npc,
             images=images,
+            scene=scene,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -708,6 +713,7 @@ def _post_write(
     move_mounted: bool,
     npc: Npc | None = None,
     images=(),
+    scene: int | None = None,
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -738,6 +744,7 @@ def _post_write(
         move_mounted=bool(move_metres) and move_mounted,
         move_actions=move_actions,
         played_by_gm=played_by_gm,
+        scene_id=scene_services.post_scene(access, character, scene),
     )
     # What was drafted for this post goes with it, in its transaction.
     draft_services.draft_posted(author=author, session=session, place=DraftPlace.POST)
@@ -765,11 +772,15 @@ def post_create_for_rolls(*, session: GameSession, author, turn: Turn) -> Post:
     """An empty post to hold rolls (the roll panel's target when the roller has none)."""
     # SessionAccess.can_post, without the moderator check it does not need: the GM writes
     # with no query, a player with one.
-    if not session.is_running or not (
-        permissions.is_gm(author, session) or permissions.is_player(author, session)
-    ):
+    if not session.is_running:
         raise PermissionDenied
-    post = Post.objects.create(session=session, turn=turn, author=author)
+    # A player's post lands in their character's scene (diary/scenes/), read in the one
+    # query that says they play here.
+    gm = permissions.is_gm(author, session)
+    scene = None if gm else scene_services.player_scene(author, session)
+    if not gm and scene is scene_services.NOT_PLAYING:
+        raise PermissionDenied
+    post = Post.objects.create(session=session, turn=turn, author=author, scene_id=scene)
     PostRevision.objects.create(post=post, version=1, written_by=author)
     session.touch()
     # What lands in it is the post's first content, not a change to a post already read.
@@ -886,13 +897,17 @@ def post_hide(*, post: Post, by, reason: str) -> Post:
 # ---------------------------------------------------------------------------
 
 
-def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bool) -> None:
+def diary_page_seen(
+    *, user, session: GameSession, posts: list[Post], newest: bool, whole_diary: bool = True
+) -> None:
     """What showing a diary page to its reader records, from what the session's query read
     with it (`access_session(..., reading=True)`; without it, nothing): the read mark moves
     to the newest post shown and the chain head (one write, only when it moves and the page
     reads on from the mark), and the notifications about what the page shows are read (one
     UPDATE, only when the query found such an unread one; the bell already counts them
-    read). `newest`: the page reaches the newest post (a new turn's notices are read too)."""
+    read). `newest`: the page reaches the newest post (a new turn's notices are read too).
+    A page of one scene (`whole_diary` False) leaves the chain head the mark saw: a roll
+    landing in another scene's post stays news (diary/scenes/)."""
     if not hasattr(session, "viewer_read_mark"):
         return
     first_unread = getattr(session, "viewer_first_unread", None)
@@ -903,7 +918,7 @@ def diary_page_seen(*, user, session: GameSession, posts: list[Post], newest: bo
             user=user,
             session_id=session.pk,
             post_id=posts[-1].pk,
-            seq=session.chain_seq,
+            seq=session.chain_seq if whole_diary else (session.viewer_read_seq or 0),
             known=session.viewer_read_mark,
             known_seq=session.viewer_read_seq or 0,
         )

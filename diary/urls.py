@@ -11,6 +11,7 @@ from diary.npcs import views as npc_views
 from diary.nudges import views as nudge_views
 from diary.pictures import views as picture_views
 from diary.polls import views as poll_views
+from diary.scenes import views as scene_views
 from diary.search import views as search_views
 from diary.talk import views as talk_views
 
@@ -68,6 +69,8 @@ urlpatterns = [
     path("<int:pk>/handover/", handover_views.session_handover, name="session_handover"),
     path("<int:pk>/history/", handover_views.session_history, name="session_history"),
     # The GM's notice board, and polls in the OOC thread.
+    # Scenes for a split party (whoever runs the session).
+    path("<int:pk>/scenes/", scene_views.scenes, name="scenes"),
     path("<int:pk>/board/", board_views.board, name="board"),
     path("<int:pk>/board/new/", board_views.announcement_new, name="announcement_new"),
     path(

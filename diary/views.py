@@ -60,6 +60,8 @@ from diary.posts import quoting, voices
 from diary.posts.diffs import word_diff
 from diary.posts.rendering import post_body_html
 from diary.recap import selectors as recap_selectors
+from diary.scenes import presenters as scene_presenters
+from diary.scenes import selectors as scene_selectors
 from diary.talk.selectors import talk_unread_annotations
 
 
@@ -205,7 +207,12 @@ def _new_post_form(request, access: SessionAccess, posts) -> NewPostForm:
     if quoted:
         kept = initial.get("narration", "").rstrip()
         initial["narration"] = f"{kept}\n\n{quoted}" if kept else quoted
-    return NewPostForm(initial=initial or None, **_post_form_kwargs(access))
+    form = NewPostForm(initial=initial or None, **_post_form_kwargs(access))
+    if "scene" in form.fields:
+        # The GM reading one scene writes in it by default.
+        chosen = scene_selectors.session_scenes(access.session).chosen(request.GET.get("scena"))
+        form.initial["scene"] = chosen or scene_selectors.MAIN
+    return form
 
 
 def _post_form_kwargs(access: SessionAccess) -> dict:
@@ -216,6 +223,8 @@ def _post_form_kwargs(access: SessionAccess) -> dict:
         "movement": _counts_movement(access),
         **_speakers(access),
     }
+    if access.is_gm:
+        kwargs["scenes"] = scene_selectors.session_scenes(access.session).open_scenes
     if access.is_gm and access.session.deadline_rule == DeadlineRule.GM_PLAYS:
         turn = services.current_turn(access.session)
         kwargs["gm_plays"] = deadline_selectors.gm_playable_characters(access, turn, timezone.now())
@@ -252,7 +261,7 @@ def _diary_participations(access: SessionAccess) -> list:
     return selectors.session_participations(access.session)
 
 
-def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) -> dict:
+def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool, scenes) -> dict:
     """The first unread post and "since you were last here" (diary/recap/) for a reader back
     after a while: above the first unread post when this page shows it, else at the page's
     top. The live poll computes none: it keeps the one shown (an empty placeholder at its
@@ -261,7 +270,9 @@ def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) ->
     # The first unread post as the session's query found it, before the page moves the mark.
     first_unread = getattr(session, "viewer_first_unread", None)
     shown = {post.pk for post in posts}
-    first_unread_url = reading.first_unread_url(session.pk, first_unread, shown)
+    first_unread_url = scene_presenters.first_unread_url(
+        session.pk, first_unread, shown, scenes
+    ) or reading.first_unread_url(session.pk, first_unread, shown)
     if live_poll:
         recap, recap_at = None, _cursor(request.GET.get("recap"))
     else:
@@ -270,9 +281,19 @@ def _recap_context(request, access: SessionAccess, posts, *, live_poll: bool) ->
     return {
         "first_unread_id": first_unread,
         "first_unread_url": first_unread_url,
+        "first_unread_scene": scene_presenters.first_unread_scene(first_unread, posts, scenes),
         "recap": recap,
         "recap_at": recap_at,
     }
+
+
+def _scene_page(request, session, before, after):
+    """The page of posts, of one scene when `?scena=` names one (diary/scenes/); such a page
+    reads on in its scene, up to another scene's first unread post (its id, returned)."""
+    scenes = scene_presenters.diary_scenes(session, request.GET.get("scena"))
+    page = selectors.diary_page(session, before=before, after=after, scene=scenes.filter)
+    scene_presenters.mark_posts(page.posts, scenes)
+    return scenes, page, scene_presenters.read_in_scene(session, request.user, scenes)
 
 
 def _diary_context(
@@ -287,7 +308,7 @@ def _diary_context(
     notifications about what it shows (services.diary_page_seen)."""
     session = access.session
     turn_form, before, after = _diary_cursors(request, session)
-    page = selectors.diary_page(session, before=before, after=after)
+    scenes, page, unread_elsewhere = _scene_page(request, session, before, after)
     _posts_for_viewer(page.posts, access)
     current_turn = services.current_turn(session)
     rolls = _rolls_on_posts(request, access, page.posts, current_turn)
@@ -298,11 +319,18 @@ def _diary_context(
     participations = _diary_participations(access)
     if access.can_set_turn_deadline and current_turn and deadline_form is None:
         deadline_form = TurnDeadlineForm(initial={"deadline": current_turn.deadline})
-    recap = _recap_context(request, access, page.posts, live_poll=live_poll)
+    recap = _recap_context(request, access, page.posts, live_poll=live_poll, scenes=scenes)
     # The page that reaches the newest post follows the game live; older pages stay put.
     newest = before is None and page.newer_cursor is None
-    services.diary_page_seen(user=request.user, session=session, posts=page.posts, newest=newest)
+    services.diary_page_seen(
+        user=request.user,
+        session=session,
+        posts=scene_presenters.posts_read(page.posts, scenes, unread_elsewhere),
+        newest=newest,
+        whole_diary=scenes.chosen is None,
+    )
     return {
+        **scenes.context(),
         "muted": getattr(session, "viewer_muted", None),
         "turn_form": turn_form,
         **recap,
@@ -314,7 +342,7 @@ def _diary_context(
         "rolls": rolls,
         "live": newest,
         "live_after": after,
-        **_turn_context(access, current_turn, participations, rolls, deadline_form),
+        **_turn_context(access, current_turn, participations, rolls, deadline_form, scenes),
         "can_post": can_post,
         "post_form": post_form if can_post else None,
         "draft": post_draft_from(session, request.user) if can_post else None,
@@ -329,8 +357,11 @@ def _diary_context(
     }
 
 
-def _turn_context(access: SessionAccess, current_turn, participations, rolls, deadline_form):
-    """The diary sidebar's table: the roster, who is awaited this turn, the deadline."""
+def _turn_context(
+    access: SessionAccess, current_turn, participations, rolls, deadline_form, scenes
+):
+    """The diary sidebar's table: the roster, who is awaited this turn (per scene of a split
+    session, diary/scenes/), the deadline."""
     playing = [p.character for p in participations if p.status == ParticipationStatus.ACCEPTED]
     session = access.session
     away = _away(access, playing)
@@ -341,6 +372,7 @@ def _turn_context(access: SessionAccess, current_turn, participations, rolls, de
         "roster": [access.participation(p) for p in participations],
         # Who is awaited this turn, action rolls per character, the deadline.
         "turn_status": status,
+        "scene_awaited": scene_presenters.awaited_per_scene(status, participations, scenes),
         "deadline_form": deadline_form if access.can_set_turn_deadline else None,
         "current_turn": current_turn,
         "next_turn": (current_turn.number if current_turn else 0) + 1,
@@ -397,6 +429,7 @@ def diary_page_reads(user) -> dict:
         **last_handover_annotations(),
         **board_annotations(),
         **post_draft_annotations(user),
+        **scene_selectors.page_reads(),
     }
 
 

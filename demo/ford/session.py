@@ -19,6 +19,7 @@ from demo.ford.handout import seed_handout
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
 from demo.ford.rolls import seed_secret_rolls, seed_tab_rolls
+from demo.ford.scenes import seed_scenes
 from demo.ford.story import (
     CHARACTERS,
     PLAN_FIRST,
@@ -63,6 +64,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_secret_rolls(session, gm, characters)
     seed_chosen_eyes(session, gm)
     seed_npc_voice(session, gm)
+    seed_scenes(session, users, characters)
     seed_read_marks(session, users)
     seed_draft(session, users)
     return session

@@ -21,7 +21,8 @@ def _line(text: str, url: str) -> str:
 
 
 def _author(author) -> str:
-    return _("GM for %(name)s") % {"name": author.name} if author.gm_plays else author.name
+    name = _("GM for %(name)s") % {"name": author.name} if author.gm_plays else author.name
+    return f"{name} · {author.scene}" if author.scene else name
 
 
 def _posts_text(recap: Recap) -> list[str]:

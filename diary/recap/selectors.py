@@ -41,6 +41,7 @@ from diary.models import (
     Turn,
     TurnPass,
 )
+from diary.scenes.selectors import main_scene_name
 
 # The newest turns a recap details (a reader away for months gets the latest and the count).
 RECAP_TURNS = 20
@@ -58,6 +59,8 @@ class RecapAuthor:
     url: str
     # The GM's posts for the character (the deadline's rule "the GM plays"): shown as such.
     gm_plays: bool = False
+    # The scene the posts are in, when the session runs several (diary/scenes/), else "".
+    scene: str = ""
 
 
 @dataclass(frozen=True)
@@ -158,22 +161,35 @@ def _turn_url(session_id: int, number: int) -> str:
 
 
 def _posts_by_turn(session, reader, mark: int) -> dict[int, list[RecapAuthor]]:
-    """The visible posts after the mark, not the reader's own, counted by turn and author
-    (one query over the posts after the mark)."""
-    rows = (
+    """The visible posts after the mark, not the reader's own, counted by turn, author and
+    scene (one query over the posts after the mark). In a session that runs several scenes
+    each count says its scene."""
+    rows = list(
         Post.objects.filter(session=session, pk__gt=mark, hidden_at__isnull=True)
         .exclude(author=reader.pk)
-        .values("turn__number", "author__username", "character__name", "npc__name", "played_by_gm")
+        .values(
+            "turn__number",
+            "author__username",
+            "character__name",
+            "npc__name",
+            "played_by_gm",
+            "scene__name",
+        )
         .annotate(n=Count("pk"), first=Min("pk"))
         .order_by("turn__number", "first")
     )
+    split = getattr(session, "viewer_has_scenes", False) or any(r["scene__name"] for r in rows)
     by_turn: dict[int, list[RecapAuthor]] = {}
     for row in rows:
         name = row["character__name"] or row["author__username"]
         if row["npc__name"]:
             name = _("%(name)s (NPC)") % {"name": row["npc__name"]}
         author = RecapAuthor(
-            name, row["n"], _post_url(session.pk, row["first"]), gm_plays=row["played_by_gm"]
+            name,
+            row["n"],
+            _post_url(session.pk, row["first"]),
+            gm_plays=row["played_by_gm"],
+            scene=(row["scene__name"] or main_scene_name()) if split else "",
         )
         by_turn.setdefault(row["turn__number"], []).append(author)
     return by_turn

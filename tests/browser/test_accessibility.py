@@ -80,6 +80,9 @@ def _pages(session: GameSession) -> list[str]:
         f"/sessions/{session.pk}/ooc/polls/new/",
         f"/sessions/{session.pk}/ooc/polls/new/?kind=dates",
         *[poll.get_absolute_url() for poll in session.polls.all()],
+        # The scenes of the split party, and the diary of one scene.
+        f"/sessions/{session.pk}/scenes/",
+        *[f"/sessions/{session.pk}/?scena={scene.pk}" for scene in session.scenes.all()[:1]],
     ]
 
 

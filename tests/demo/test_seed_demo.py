@@ -539,3 +539,25 @@ def test_seed_demo_has_a_handout_map_on_a_gm_post_pinned_in_the_gallery(client):
     assert picture.thumb_file in pinned
     full = client.get(reverse("diary:picture_file", args=[session.pk, picture.image_file]))
     assert full.status_code == 200 and full["Content-Type"] == "image/webp"
+
+
+def test_seed_demo_splits_the_party_into_a_second_scene(client):
+    """Mira scouts the old watchtower, a scene of its own with the GM's post and hers: the
+    diary's tabs, each post's scene, "Czekamy na" per scene; run twice, once."""
+    from demo.ford.scenes import SCENE_NAME
+    from diary.models import Participation, Scene
+
+    call_command("seed_demo")
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    scene = Scene.objects.get(session=session)
+    assert scene.name == SCENE_NAME and scene.is_open
+    assert Participation.objects.get(session=session, scene=scene).character.name == "Mira"
+    in_scene = Post.objects.filter(session=session, scene=scene)
+    assert {post.author.username for post in in_scene} == {"gm", "gracz3"}
+    client.force_login(get_user_model().objects.get(username="gracz"))
+    url = reverse("diary:session", args=[session.pk])
+    diary = html.unescape(client.get(url).content.decode())
+    assert 'data-testid="scene-tabs"' in diary and f"Scena: {SCENE_NAME}" in diary
+    assert f'data-testid="awaited-scene-{scene.pk}"' in diary
+    only = html.unescape(client.get(url, {"scena": scene.pk}).content.decode())
+    assert "Mira przywiera do muru" in only and "Scena: " not in only
