@@ -750,21 +750,26 @@ def _post_write(
     draft_services.draft_posted(author=author, session=session, place=DraftPlace.POST)
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
-    PostRevision.objects.create(
-        post=post,
-        version=1,
-        narration=narration,
-        nc_note=nc_note,
-        character=character,
-        move_metres=post.move_metres,
-        move_mounted=post.move_mounted,
-        written_by=author,
-    )
+    _first_revision(post, author)
     picture_services.pictures_attach(post=post, images=images, by=author)
     session.touch()
     notifications.notify_post_created(post)
     notifications.notify_quoted(post)
     return post
+
+
+def _first_revision(post: Post, author) -> None:
+    """A post's history starts with what it was written as."""
+    PostRevision.objects.create(
+        post=post,
+        version=1,
+        narration=post.narration,
+        nc_note=post.nc_note,
+        character=post.character,
+        move_metres=post.move_metres,
+        move_mounted=post.move_mounted,
+        written_by=author,
+    )
 
 
 @transaction.atomic
