@@ -281,6 +281,10 @@ class PostForm(forms.Form):
         help_text=_("Szybkość/20 m per move action on foot, Szybkość/10 m mounted."),
     )
     move_mounted = forms.BooleanField(label=_("Mounted (on the sheet's mount)"), required=False)
+    # The roller's share of the dice the narration's markers roll (`[[2k6+1 obrażenia]]`):
+    # drawn by the page (static/js/fair_dice.js), as on the roll forms; none without
+    # JavaScript, and the server draws it.
+    client_seed = forms.CharField(widget=forms.HiddenInput, required=False, max_length=128)
 
     def __init__(
         self,

@@ -641,9 +641,11 @@ def post_create(
     token: uuid.UUID | None = None,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    client_seed: str = "",
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
-    is stored: the same form sent twice publishes once)."""
+    is stored: the same form sent twice publishes once, and rolls its dice once).
+    `client_seed`: the roller's share of the dice its narration's markers roll."""
     try:
         return _post_write(
             session=session,
@@ -654,6 +656,7 @@ def post_create(
             token=token,
             move_metres=move_metres,
             move_mounted=move_mounted,
+            client_seed=client_seed,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -678,6 +681,7 @@ def _post_write(
     token: uuid.UUID | None,
     move_metres: int | None,
     move_mounted: bool,
+    client_seed: str = "",
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -710,10 +714,18 @@ def _post_write(
     )
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
+    # The narration's dice markers roll into this post (after the token's constraint: a
+    # form sent twice never reaches them) and come back numbered, their results inline.
+    dice = hooks.current().narration_dice(
+        post=post, by=author, text=narration, client_seed=client_seed
+    )
+    if dice is not None:
+        post.narration, post.narration_html = dice.text, dice.html
+        post.save(update_fields=["narration", "narration_html"])
     PostRevision.objects.create(
         post=post,
         version=1,
-        narration=narration,
+        narration=post.narration,
         nc_note=nc_note,
         character=character,
         move_metres=post.move_metres,
@@ -755,9 +767,11 @@ def post_edit(
     nc_note: str,
     move_metres: int | None = None,
     move_mounted: bool = False,
+    client_seed: str = "",
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
-    counting the character's other posts of that turn, not this one's old movement."""
+    counting the character's other posts of that turn, not this one's old movement. Its
+    dice keep their results: only a marker new in this version is rolled."""
     # The session's row first, as turn_open_next takes it: an edit never lands in a turn
     # closed a moment ago.
     GameSession.objects.select_for_update().get(pk=post.session_id)
@@ -788,15 +802,18 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    post.narration = narration
-    post.narration_html = render_narration(narration)
+    dice = hooks.current().narration_dice(
+        post=post, by=by, text=narration, client_seed=client_seed
+    )
+    post.narration = narration if dice is None else dice.text
+    post.narration_html = render_narration(narration) if dice is None else dice.html
     post.nc_note = nc_note
     post.edited_at = timezone.now()
     post.save()
     PostRevision.objects.create(
         post=post,
         version=post.version,
-        narration=narration,
+        narration=post.narration,
         nc_note=nc_note,
         character=character,
         move_metres=post.move_metres,

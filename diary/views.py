@@ -15,7 +15,7 @@ from config.form_errors import apply_service_errors, posted
 from config.markdown import render_narration
 from config.rate_limits import rate_limited
 from config.redirects import with_query
-from diary import reading, selectors, services
+from diary import hooks, reading, selectors, services
 from diary.absences import selectors as absence_selectors
 from diary.access import (
     SessionAccess,
@@ -769,6 +769,17 @@ def post_create(request, pk: int):
     )
 
 
+def _preview_html(session, user, form) -> str:
+    """The narration as the diary will show it, and what the rules app says of its dice
+    markers (each expression's exact odds); a refused marker's error goes next to the
+    narration, as publishing would put it."""
+    text = form.cleaned_data["narration"]
+    dice = hooks.current().narration_preview(session=session, user=user, text=text)
+    if dice.error:
+        form.add_error("narration", dice.error)
+    return render_narration(text) + dice.html
+
+
 @login_required
 @require_POST
 def post_preview(request, pk: int):
@@ -778,8 +789,8 @@ def post_preview(request, pk: int):
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
+    preview_html = _preview_html(access.session, request.user, form) if form.is_valid() else ""
     valid = form.is_valid()
-    preview_html = render_narration(form.cleaned_data["narration"]) if valid else ""
     if request.htmx:
         # htmx swaps only a 200, errors included; it needs the form section alone.
         context = {
@@ -825,7 +836,7 @@ def post_edit(request, pk: int):
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
-            preview_html = render_narration(form.cleaned_data["narration"])
+            preview_html = _preview_html(post.session, request.user, form)
         else:
             try:
                 services.post_edit(post=post, by=request.user, **form.cleaned_data)
