@@ -153,22 +153,22 @@ def test_a_post_holds_a_limited_number_of_dice(table):
     assert len(inline_rolls(post)) == INLINE_DICE_MAX
 
 
+@pytest.mark.fair_dice
 def test_a_player_rolls_inline_only_where_the_gm_allowed_free_rolls(table):
     with pytest.raises(ValidationError) as refused:
         publish(table, "[[1k20 skok]]", by=table.alice, character=table.lirael)
     assert "narration" in refused.value.message_dict
     assert not Post.objects.exists()
     allow_players(table)
-    diary_services.turn_open_next(session=table.session, by=table.gm)  # a turn of fair dice
     post = publish(table, "[[1k20+3 skok]]", by=table.alice, character=table.lirael)
     (row,) = inline_rolls(post)
     assert (row.roll.rolled_by, row.roll.record["roller"]) == (table.alice, "player")
     assert "fair" in row.roll.record  # the turn's fair dice, with the roller's seed
 
 
+@pytest.mark.fair_dice
 def test_the_roller_seed_sent_with_the_post_goes_into_the_fair_dice(table):
     seed = "ab" * 16
-    diary_services.turn_open_next(session=table.session, by=table.gm)  # a turn of fair dice
     post = diary_services.post_create(
         session=table.session,
         author=table.gm,
@@ -182,6 +182,7 @@ def test_the_roller_seed_sent_with_the_post_goes_into_the_fair_dice(table):
     assert fair["client_seed"] == seed and fair["client_seed_by"] == "browser"
 
 
+@pytest.mark.fair_dice
 def test_the_chain_verifies_after_inline_rolls_and_edits(table):
     post = publish(table, "[[1k6 a]] [[2k8 b]]")
     edit(post, "[[3k4 c]]")
