@@ -70,7 +70,9 @@ def numbered_text(text: str, markers: list[Marker], numbers: list[int | None]) -
     out, at = [], 0
     for marker, number in zip(markers, numbers, strict=True):
         out.append(text[at : marker.start])
-        out.append(marker_text(marker, number) if number is not None else text[marker.start : marker.end])
+        out.append(
+            marker_text(marker, number) if number is not None else text[marker.start : marker.end]
+        )
         at = marker.end
     out.append(text[at:])
     return "".join(out)

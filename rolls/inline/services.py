@@ -86,15 +86,12 @@ def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDi
 
 
 def _inline_rows(post) -> list[InlineRoll]:
-    return list(
-        InlineRoll.objects.filter(post=post).select_related("roll", "ask", "ask__answer")
-    )
+    return list(InlineRoll.objects.filter(post=post).select_related("roll", "ask", "ask__answer"))
 
 
 def _unknown_number(marker: Marker) -> str:
     return _(
-        "“%(marker)s”: no roll #%(number)s of this post; remove the number to roll the "
-        "dice anew."
+        "“%(marker)s”: no roll #%(number)s of this post; remove the number to roll the dice anew."
     ) % {"marker": f"[[{marker.words} #{marker.number}]]", "number": marker.number}
 
 
@@ -197,4 +194,3 @@ def _sheet_test(post, by, marker: Marker):
 
 def _form_errors(form) -> list[str]:
     return [str(message) for f in form.forms for errors in f.errors.values() for message in errors]
-

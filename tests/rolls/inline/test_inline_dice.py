@@ -120,7 +120,9 @@ def test_a_new_marker_in_an_edit_is_rolled_while_its_turn_is_current(table):
     diary_services.turn_open_next(session=table.session, by=table.gm)
     rolls = Roll.objects.count()
     with pytest.raises(ValidationError) as refused:
-        edit(Post.objects.get(pk=post.pk), f"Początek. [[1k4 strzała #{row.roll.seq}]] [[1k6 nowa]]")
+        edit(
+            Post.objects.get(pk=post.pk), f"Początek. [[1k4 strzała #{row.roll.seq}]] [[1k6 nowa]]"
+        )
     assert "narration" in refused.value.message_dict
     assert Roll.objects.count() == rolls
     assert Post.objects.get(pk=post.pk).version == 2
