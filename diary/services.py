@@ -802,9 +802,7 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    dice = hooks.current().narration_dice(
-        post=post, by=by, text=narration, client_seed=client_seed
-    )
+    dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
     post.narration = narration if dice is None else dice.text
     post.narration_html = render_narration(narration) if dice is None else dice.html
     post.nc_note = nc_note

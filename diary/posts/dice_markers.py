@@ -16,9 +16,8 @@ from dataclasses import dataclass
 
 from config.markdown import render_narration
 
-# A marker's body: one line, no nested "[[" or "]]", not too long to be a dice expression.
-MARKER_BODY_MAX = 200
-_MARKER = re.compile(r"\[\[((?:(?!\[\[|\]\])[^\n]){1,%d})\]\]" % MARKER_BODY_MAX)
+# A marker's body: one line, no nested "[[" or "]]", at most 200 characters.
+_MARKER = re.compile(r"\[\[((?:(?!\[\[|\]\])[^\n]){1,200})\]\]")
 # The number the site adds on publishing: the roll's number in the chain (or the request's).
 _NUMBER = re.compile(r"\s+#(\d{1,9})\s*$")
 _TEST = re.compile(r"^\s*test\s*:\s*", re.IGNORECASE)

@@ -73,7 +73,8 @@ def _piece(post, row: InlineRoll) -> str:
         return format_html(
             '<a class="inline-roll" href="{}" data-testid="inline-roll" data-seq="{}" '
             'title="{}"><span class="inline-roll-words">{}</span>: '
-            '<strong class="inline-roll-total">{}</strong> <span class="inline-roll-seq">#{}</span></a>',
+            '<strong class="inline-roll-total">{}</strong> '
+            '<span class="inline-roll-seq">#{}</span></a>',
             reverse("rolls:detail", args=[post.session_id, roll.seq]),
             roll.seq,
             _("Roll #%(seq)s in the session's chain") % {"seq": roll.seq},

@@ -13,7 +13,7 @@ from diary import services as diary_services
 from diary.models import GameSession, Post
 from rolls.inline.services import INLINE_DICE_MAX
 from rolls.ledger import verify as ledger
-from rolls.models import AskStatus, InlineRoll, Roll, RollAsk
+from rolls.models import InlineRoll, Roll
 from tests.conftest import polish
 
 pytestmark = pytest.mark.django_db
