@@ -13,6 +13,7 @@ from characters.systems import RuleSystem
 from demo.ford.asks import seed_asks
 from demo.ford.entries import seed_entries
 from demo.ford.free_rolls import seed_free_rolls
+from demo.ford.inline_dice import seed_inline_dice
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
 from demo.ford.rolls import seed_secret_rolls, seed_tab_rolls
@@ -55,6 +56,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_npcs(session, gm, characters, moderator=users["moderator"])
     seed_entries(session, users, characters)
     seed_free_rolls(session, gm, characters)
+    seed_inline_dice(session, characters)
     seed_secret_rolls(session, gm, characters)
     seed_read_marks(session, users)
     return session

@@ -288,7 +288,10 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
 
     session = GameSession.objects.get(title=SESSION_TITLE)
     assert session.players_free_rolls
-    mine = Roll.objects.get(session=session, test="notation", record__roller="player")
+    # The demo's player's free roll from the free-roll page (not the dice in a narration).
+    mine = Roll.objects.get(
+        session=session, test="notation", record__roller="player", inline__isnull=True
+    )
     assert mine.post.author == mine.rolled_by != session.gm
     assert mine.record["result"]["input"]["expression"] == "2k6+1"
 
@@ -482,3 +485,20 @@ def test_seed_demo_pins_announcements_and_has_a_closed_and_an_open_scheduling_po
     assert "Przerwa świąteczna" not in diary
     page = client.get(scheduling.get_absolute_url()).content.decode()
     assert page.count('name="choices"') == 3 and "<time datetime=" in page
+
+
+def test_seed_demo_has_dice_inside_a_narration_one_struck_through(client):
+    from demo.ford.inline_dice import DEMO_INLINE_EDITED
+    from rolls.models import InlineRoll
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    jump, pebbles = InlineRoll.objects.filter(post__session=session).select_related("roll", "post")
+    post = jump.post
+    assert post.narration.startswith(DEMO_INLINE_EDITED + f"[[1k20+3 skok #{jump.roll.seq}]]")
+    assert f"#{pebbles.roll.seq}" not in post.narration and post.version == 2
+    assert jump.roll.record["roller"] == "player" and jump.roll.post == post
+    client.force_login(post.author)
+    page = html.unescape(client.get(post.get_absolute_url()).content.decode())
+    assert f'href="{reverse("rolls:detail", args=[session.pk, jump.roll.seq])}"' in page
+    assert 'data-testid="inline-removed"' in page and "usunięte z tekstu" in page
+    assert verify_session(session.pk, recompute=True).ok
