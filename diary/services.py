@@ -714,13 +714,8 @@ def _post_write(
     )
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
-    # The narration's dice markers roll into this post (after the token's constraint: a
-    # form sent twice never reaches them) and come back numbered, their results inline.
-    dice = hooks.current().narration_dice(
-        post=post, by=author, text=narration, client_seed=client_seed
-    )
-    if dice is not None:
-        post.narration, post.narration_html = dice.text, dice.html
+    # After the token's constraint: a form sent twice never rolls.
+    if _roll_dice(post, author, narration, client_seed):
         post.save(update_fields=["narration", "narration_html"])
     PostRevision.objects.create(
         post=post,
@@ -736,6 +731,19 @@ def _post_write(
     notifications.notify_post_created(post)
     notifications.notify_quoted(post)
     return post
+
+
+def _roll_dice(post: Post, by, narration: str, client_seed: str) -> bool:
+    """Rolls the narration's dice markers (`[[2k6+1 obrażenia]]`) into `post` through the
+    rules app (diary.hooks) and sets the post's text (each marker numbered) and HTML (each
+    result inline); False, nothing set, for a narration without dice in a post that never
+    had any. An edit's dice keep their results: only a marker new in it is rolled. A
+    refused marker: ValidationError {"narration": …}."""
+    dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
+    if dice is None:
+        return False
+    post.narration, post.narration_html = dice.text, dice.html
+    return True
 
 
 @transaction.atomic
@@ -770,8 +778,7 @@ def post_edit(
     client_seed: str = "",
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
-    counting the character's other posts of that turn, not this one's old movement. Its
-    dice keep their results: only a marker new in this version is rolled."""
+    counting the character's other posts of that turn, not this one's old movement."""
     # The session's row first, as turn_open_next takes it: an edit never lands in a turn
     # closed a moment ago.
     GameSession.objects.select_for_update().get(pk=post.session_id)
@@ -802,11 +809,9 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
-    post.narration = narration if dice is None else dice.text
-    post.narration_html = render_narration(narration) if dice is None else dice.html
-    post.nc_note = nc_note
-    post.edited_at = timezone.now()
+    if not _roll_dice(post, by, narration, client_seed):
+        post.narration, post.narration_html = narration, render_narration(narration)
+    post.nc_note, post.edited_at = nc_note, timezone.now()
     post.save()
     PostRevision.objects.create(
         post=post,

@@ -48,6 +48,8 @@ def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDi
     never had any."""
     text = without_slots(text)
     markers = find_markers(text)
+    if not markers and getattr(post, "just_written", False):
+        return None  # a new post without dice: nothing was ever rolled in it
     made = {(row.ask_id is not None, row.number): row for row in _inline_rows(post)}
     if not markers and not made:
         return None
