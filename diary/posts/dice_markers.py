@@ -77,6 +77,19 @@ def numbered_text(text: str, markers: list[Marker], numbers: list[int | None]) -
     return "".join(out)
 
 
+def unmarked(text: str) -> str:
+    """The text with each marker as plain words (`2k6+1 obrażenia (#41)`): what a quote of
+    the post carries, so that a reply does not roll it again."""
+    out, at = [], 0
+    for marker in find_markers(text):
+        words = f"test: {marker.words}" if marker.is_test else marker.words
+        out.append(text[at : marker.start])
+        out.append(f"{words} (#{marker.number})" if marker.number is not None else words)
+        at = marker.end
+    out.append(text[at:])
+    return "".join(out)
+
+
 def without_slots(text: str) -> str:
     """The text without the slot characters (an author never types them; if one does, only
     the site's own slots are filled)."""

@@ -14,6 +14,7 @@ from django.utils.translation import pgettext
 
 from characters.grammar import gendered
 from diary.models import Post
+from diary.posts.dice_markers import unmarked
 
 # The permalink's path with the post's pk; built from the route so a changed prefix follows.
 _PERMALINK_PLACEHOLDER = 987654321
@@ -59,7 +60,8 @@ def quote_header(post) -> str:
 def quote_markdown(post, selection: str = "") -> str:
     """The blockquote a reply starts with: the selection when given, else the whole narration."""
     text = (selection or post.narration).strip().replace("\r\n", "\n")
-    lines = [quote_header(post), "", *text.split("\n")]
+    # A quoted die is the quoted post's, not the reply's: quoted as words, never rolled again.
+    lines = [quote_header(post), "", *unmarked(text).split("\n")]
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
 
 

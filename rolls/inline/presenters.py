@@ -21,7 +21,9 @@ from django.utils.translation import gettext as _
 from diary.hooks import NarrationPreview
 from diary.models import Post
 from diary.posts.dice_markers import find_markers, render_with_slots, without_slots
+from rolls.access import access_free_roll
 from rolls.free.page import expression_preview
+from rolls.free.services import FREE_ROLLS_NOT_ALLOWED
 from rolls.inline.words import read_expression
 from rolls.ledger.secret import SECRET_TEST
 from rolls.models import AskStatus, InlineRoll
@@ -133,7 +135,11 @@ def narration_preview(*, session, user, text: str) -> NarrationPreview:
     """Each new free-form marker with its meaning and exact odds, as the free-roll page
     shows them; a sheet test named; the first refusal in words."""
     entries, errors = [], []
-    for marker in find_markers(without_slots(text)):
+    markers = find_markers(without_slots(text))
+    new_dice = any(not m.is_test and m.number is None for m in markers)
+    if new_dice and not access_free_roll(user, session).may_roll:
+        errors.append(str(FREE_ROLLS_NOT_ALLOWED))
+    for marker in markers:
         if marker.is_test:
             entries.append({"test": marker.words, "number": marker.number})
             continue

@@ -190,3 +190,15 @@ def test_the_chain_verifies_after_inline_rolls_and_edits(table):
     edit(post, "[[3k4 c]]")
     assert InlineRoll.objects.count() == 3
     assert ledger.verify_session(table.session.pk).ok
+
+
+def test_a_quote_of_a_post_with_dice_carries_words_that_roll_nothing(table):
+    from diary.posts.quoting import quote_markdown
+
+    post = publish(table, "Cios: [[2k6+1 obrażenia]].")
+    (row,) = inline_rolls(post)
+    quoted = quote_markdown(post)
+    assert f"> Cios: 2k6+1 obrażenia (#{row.roll.seq})." in quoted
+    rolls = Roll.objects.count()
+    reply = publish(table, quoted + "Odpowiedź.")
+    assert Roll.objects.count() == rolls and not inline_rolls(reply)

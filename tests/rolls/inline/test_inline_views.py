@@ -85,3 +85,18 @@ def test_published_dice_show_in_the_diary_linked_to_their_entries(table):
     link = reverse("rolls:detail", args=[table.session.pk, row.roll.seq])
     assert f'<a class="inline-roll" href="{link}"' in page
     assert client.get(link).status_code == 200
+
+
+def test_the_preview_tells_a_player_without_free_rolls_next_to_the_narration(table):
+    url = reverse("diary:post_preview", args=[table.session.pk])
+    answer = logged_in(table.alice).post(url, fields(table, "[[1k20+3 skok]]"))
+    assert answer.status_code == 400
+    body = html.unescape(answer.content.decode())
+    assert 'id="id_narration_error"' in body
+    assert (
+        polish(
+            "The GM has not allowed players to make free-form rolls in this session. "
+            "Your character's dice are rolled from the roll panel."
+        )
+        in body
+    )
