@@ -11,6 +11,8 @@ rendered again (`ask_closed`), so the diary's cached post body, keyed by that HT
 
 from __future__ import annotations
 
+import re
+
 from django.conf import settings
 from django.template.loader import render_to_string
 from django.urls import reverse
@@ -27,10 +29,11 @@ from rolls.free.services import FREE_ROLLS_NOT_ALLOWED
 from rolls.inline.words import read_expression
 from rolls.ledger.secret import SECRET_TEST
 from rolls.models import AskStatus, InlineRoll
-from rolls.presenters import rendered_roll
+from rolls.presenters import roll_view
 
 # How much of an answering roll's line the marker shows (the roll's page has all of it).
 ANSWER_WORDS_MAX = 160
+_OUTCOME = re.compile(r'class="outcome[^"]*">(.*?)</strong>', re.DOTALL)
 
 
 def narration_html(post, text: str, made: dict) -> str:
@@ -95,7 +98,7 @@ def _test_piece(post, row: InlineRoll) -> str:
         if answer.test == SECRET_TEST:
             said = _("the GM answered with a secret roll")
         else:
-            said = " ".join(strip_tags(rendered_roll(answer).html).split())[:ANSWER_WORDS_MAX]
+            said = _outcome_words(answer)
         return format_html(
             '<a class="inline-roll inline-test" href="{}" data-testid="inline-test">{} — {} '
             '<span class="inline-roll-seq">#{}</span></a>',
@@ -115,6 +118,16 @@ def _test_piece(post, row: InlineRoll) -> str:
         name,
         state,
     )
+
+
+def _outcome_words(roll) -> str:
+    """The answering roll's outcome as its lines say it ("Sukces, jakość 53"): each line's
+    outcome (every system's lines template marks it), else the start of its lines."""
+    view = roll_view(roll)
+    body = render_to_string(view.body_template, {"body": view.body}) if view.body_template else ""
+    outcomes = [" ".join(strip_tags(o).split()) for o in _OUTCOME.findall(body)]
+    words = " · ".join(outcomes) or " ".join(strip_tags(body).split())
+    return words[:ANSWER_WORDS_MAX]
 
 
 def ask_closed(ask) -> None:

@@ -68,6 +68,11 @@ def test_the_answer_shows_where_the_marker_stood_and_the_cached_body_changes(tab
     link = reverse("rolls:detail", args=[table.session.pk, made.roll.seq])
     assert f'href="{link}"' in stored.narration_html
     assert polish("waiting for the GM") not in stored.narration_html
+    # The answer's outcome in the system's words, not the whole roll.
+    assert f"{polish('quality')} " in stored.narration_html
+    assert polish("Answers the request for a roll: %(summary)s", summary="") not in (
+        stored.narration_html
+    )
     after = post_body_html(stored, gm_id=table.gm.pk, can_see_content=True)
     assert after != before and link in after
 
