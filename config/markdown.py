@@ -69,9 +69,30 @@ def _nest_headings(html: str) -> str:
 ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "ol": {"start"}}
 
 
+# A spoiler block: "[spoiler]…[/spoiler]" (not nested; an unclosed one stays plain text).
+SPOILER = re.compile(r"\[spoiler\](.*?)\[/spoiler\]", re.IGNORECASE | re.DOTALL)
+
+
 def render_narration(text: str) -> str:
     """Markdown → safe HTML, its headings nested under the post's (so a post never
-    outshouts the page)."""
+    outshouts the page); each spoiler a <details> block anyone opens with a click (no
+    script). The <details> is added after sanitising, around sanitised HTML: no input
+    produces one otherwise."""
+    parts = SPOILER.split(text)
+    if len(parts) == 1:
+        return _sanitised(text)
+    html = []
+    for index, part in enumerate(parts):
+        if index % 2 == 0:
+            html.append(_sanitised(part) if part.strip() else "")
+        else:
+            html.append(
+                f'<details class="spoiler"><summary>Spoiler</summary>{_sanitised(part)}</details>\n'
+            )
+    return "".join(html)
+
+
+def _sanitised(text: str) -> str:
     html = _nest_headings(_markdown.render(text, {}))
     return nh3.clean(
         html,
@@ -95,6 +116,6 @@ _BLOCK_END = re.compile(r"</(p|li|h[1-6]|blockquote|pre)>|<br\s*/?>|<hr\s*/?>")
 def plain_text(text: str) -> str:
     """Markdown as the words a reader sees, without its syntax ("**mgła**" → "mgła", a
     link → its text), whitespace collapsed: for search snippets and other one-line extracts."""
-    rendered = _BLOCK_END.sub(" ", _markdown.render(text, {}))
+    rendered = _BLOCK_END.sub(" ", _markdown.render(SPOILER.sub(r"\n\n\1\n\n", text), {}))
     words = html_entities.unescape(nh3.clean(rendered, tags=set()))
     return " ".join(words.split())

@@ -87,10 +87,12 @@ class RecapRolls:
 @dataclass(frozen=True)
 class NarrationDice:
     """A narration whose dice markers were rolled (diary/posts/dice_markers.py): the text to
-    store, each marker numbered, and its HTML with each result where its marker stood."""
+    store, each marker numbered; each marker's result as HTML, in the markers' order; the
+    results no marker names any more (struck through), as HTML."""
 
     text: str
-    html: str
+    pieces: list[str]
+    removed: str = ""
 
 
 @dataclass(frozen=True)

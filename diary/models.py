@@ -457,6 +457,11 @@ class Post(models.Model):
     narration = models.TextField(_("narration"), blank=True)
     # Markdown rendered once on write, already sanitised (config/markdown.py).
     narration_html = models.TextField(editable=False, blank=True)
+    # Its parts for chosen eyes (diary/eyes): each part's HTML and whom it is for, kept out
+    # of narration_html, and the narration without them, which search reads for most
+    # readers. NULL (not ""): the narration has no part, and search reads the narration.
+    narration_eyes = models.JSONField(null=True, blank=True, editable=False)
+    narration_public = models.TextField(null=True, blank=True, editable=False)  # noqa: DJ001
     nc_note = models.TextField(_("NC note"), blank=True)
     # RULES 1.5: the movement this post declares for its character, and the move actions it
     # took at the sheet's Szybkość when written (kept as it was then, like a roll's input).

@@ -21,6 +21,7 @@ from diary import hooks, permissions, reading, selectors
 from diary.access import SessionAccess, access_participation, session_access
 from diary.deadlines import selectors as deadline_selectors
 from diary.deadlines import services as deadline_services
+from diary.eyes.rendering import render_post_narration
 from diary.models import (
     AUTO_NEXT_TURN_NEEDS_A_RULE,
     GONE_STATUSES,
@@ -38,6 +39,7 @@ from diary.models import (
 )
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
+from diary.posts import dice_markers
 
 # ---------------------------------------------------------------------------
 # Sessions
@@ -631,6 +633,19 @@ def _check_movement(
     return actions
 
 
+def _narration_fields(narration: str, nc_note: str, session: GameSession) -> dict:
+    """A post's narration (or its note: a post is never empty) and what is rendered from it
+    once, its parts for chosen eyes checked and kept apart (diary.eyes.rendering)."""
+    _check_not_empty(narration, nc_note)
+    rendered = render_post_narration(narration, session)
+    return {
+        "narration": narration,
+        "narration_html": rendered.html,
+        "narration_eyes": rendered.parts,
+        "narration_public": rendered.public,
+    }
+
+
 def post_create(
     *,
     session: GameSession,
@@ -692,7 +707,7 @@ def _post_write(
         raise PermissionDenied
     turn = current_turn(session)
     played_by_gm = _check_narrator_or_gm_plays(access, turn, character)
-    _check_not_empty(narration, nc_note)
+    narration_fields = _narration_fields(narration, nc_note, session)
     move_actions = _check_movement(
         session=session, turn=turn, character=character, metres=move_metres, mounted=move_mounted
     )
@@ -703,8 +718,7 @@ def _post_write(
         turn=turn,
         author=author,
         character=character,
-        narration=narration,
-        narration_html=render_narration(narration),
+        **narration_fields,
         nc_note=nc_note,
         token=token,
         move_metres=move_metres or None,
@@ -715,8 +729,10 @@ def _post_write(
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
     # After the token's constraint: a form sent twice never rolls.
-    if _roll_dice(post, author, narration, client_seed):
-        post.save(update_fields=["narration", "narration_html"])
+    if fields := _roll_dice(post, author, narration, nc_note, client_seed):
+        for name, value in fields.items():
+            setattr(post, name, value)
+        post.save(update_fields=list(fields))
     PostRevision.objects.create(
         post=post,
         version=1,
@@ -733,17 +749,17 @@ def _post_write(
     return post
 
 
-def _roll_dice(post: Post, by, narration: str, client_seed: str) -> bool:
+def _roll_dice(post: Post, by, narration: str, nc_note: str, client_seed: str) -> dict | None:
     """Rolls the narration's dice markers (`[[2k6+1 obrażenia]]`) into `post` through the
-    rules app (diary.hooks) and sets the post's text (each marker numbered) and HTML (each
-    result inline); False, nothing set, for a narration without dice in a post that never
-    had any. An edit's dice keep their results: only a marker new in it is rolled. A
-    refused marker: ValidationError {"narration": …}."""
+    rules app (diary.hooks): the post's narration fields with each marker numbered and each
+    result where it stood (diary.posts.dice_markers); None for a narration without dice in
+    a post that never had any. An edit's dice keep their results: only a marker new in it
+    is rolled. A refused marker: ValidationError {"narration": …}."""
     dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
     if dice is None:
-        return False
-    post.narration, post.narration_html = dice.text, dice.html
-    return True
+        return None
+    fields = _narration_fields(dice_markers.slotted(dice.text), nc_note, post.session)
+    return dice_markers.with_results(fields, dice)
 
 
 @transaction.atomic
@@ -795,7 +811,7 @@ def post_edit(
             )
     else:
         _check_narrator(access, character)
-    _check_not_empty(narration, nc_note)
+    narration_fields = _narration_fields(narration, nc_note, post.session)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -809,8 +825,9 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    if not _roll_dice(post, by, narration, client_seed):
-        post.narration, post.narration_html = narration, render_narration(narration)
+    fields = _roll_dice(post, by, narration, nc_note, client_seed) or narration_fields
+    for name, value in fields.items():
+        setattr(post, name, value)
     post.nc_note, post.edited_at = nc_note, timezone.now()
     post.save()
     PostRevision.objects.create(

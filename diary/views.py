@@ -28,6 +28,8 @@ from diary.access import (
 )
 from diary.board.selectors import board_annotations, pinned_announcements
 from diary.deadlines import selectors as deadline_selectors
+from diary.eyes import rendering as eyes_rendering
+from diary.eyes.reading import reader_of, visible_text
 from diary.forms import (
     DecisionNoteForm,
     HideForm,
@@ -160,6 +162,7 @@ def _diary_cursors(request, session) -> tuple[reading.TurnJumpForm, int | None, 
 def _posts_for_viewer(posts, access: SessionAccess) -> None:
     # Every link and button on a post comes from its PostAccess (diary/access.py); its head
     # and text are rendered once per version and viewer variant (diary/posts/rendering.py).
+    reader = reader_of(access)
     for post in posts:
         post.access = access.post(post)
         post.body_html = post_body_html(
@@ -167,6 +170,7 @@ def _posts_for_viewer(posts, access: SessionAccess) -> None:
             gm_id=access.session.gm_id,
             can_see_content=post.access.can_see_content,
             co_gm_ids=access.session.co_gm_ids,
+            reader=reader,
         )
 
 
@@ -769,15 +773,20 @@ def post_create(request, pk: int):
     )
 
 
-def _preview_html(session, user, form) -> str:
-    """The narration as the diary will show it, and what the rules app says of its dice
-    markers (each expression's exact odds); a refused marker's error goes next to the
-    narration, as publishing would put it."""
+def _preview(form, session, user) -> str:
+    """The narration as it will be posted, and what the rules app says of its dice markers
+    (each expression's exact odds); a refusal (of the markup or of a die) goes next to the
+    field, as publishing would put it."""
     text = form.cleaned_data["narration"]
+    try:
+        html = eyes_rendering.preview_html(text, session)
+    except ValidationError as error:
+        apply_service_errors(form, error)
+        return ""
     dice = hooks.current().narration_preview(session=session, user=user, text=text)
     if dice.error:
         form.add_error("narration", dice.error)
-    return render_narration(text) + dice.html
+    return html + dice.html
 
 
 @login_required
@@ -789,8 +798,8 @@ def post_preview(request, pk: int):
     if not access.can_post:
         raise PermissionDenied
     form = NewPostForm(request.POST, **_post_form_kwargs(access))
-    preview_html = _preview_html(access.session, request.user, form) if form.is_valid() else ""
-    valid = form.is_valid()
+    preview_html = _preview(form, access.session, request.user) if form.is_valid() else ""
+    valid = not form.errors
     if request.htmx:
         # htmx swaps only a 200, errors included; it needs the form section alone.
         context = {
@@ -836,7 +845,7 @@ def post_edit(request, pk: int):
     preview_html = ""
     if request.method == "POST" and form.is_valid():
         if previewing:
-            preview_html = _preview_html(post.session, request.user, form)
+            preview_html = _preview(form, post.session, request.user)
         else:
             try:
                 services.post_edit(post=post, by=request.user, **form.cleaned_data)
@@ -883,11 +892,16 @@ def post_link(request, pk: int):
 @login_required
 @require_GET
 def post_history(request, pk: int):
-    _access, post_access = access_post(request.user, pk)
+    access, post_access = access_post(request.user, pk)
     if not post_access.can_see_revisions:
         raise PermissionDenied
     post = post_access.post
     revisions = list(post.revisions.select_related("written_by", "character").order_by("version"))
+    # Those who open the versions read every part for chosen eyes (diary.access); should
+    # that change, a part stays unread here all the same.
+    reader = reader_of(access)
+    for revision in revisions:
+        revision.narration = visible_text(post, reader, markup=True, text=revision.narration)
     # Each version against the one before it, word by word (diary.posts.diffs); newest first.
     shown = [
         (revision, word_diff(earlier.narration, revision.narration) if earlier else None)

@@ -12,6 +12,7 @@ from characters.models import Character
 from characters.systems import RuleSystem
 from demo.ford.asks import seed_asks
 from demo.ford.entries import seed_entries
+from demo.ford.eyes import seed_chosen_eyes
 from demo.ford.free_rolls import seed_free_rolls
 from demo.ford.inline_dice import seed_inline_dice
 from demo.ford.npcs import seed_npcs
@@ -58,6 +59,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_free_rolls(session, gm, characters)
     seed_inline_dice(session, characters)
     seed_secret_rolls(session, gm, characters)
+    seed_chosen_eyes(session, gm)
     seed_read_marks(session, users)
     return session
 

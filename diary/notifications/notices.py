@@ -27,6 +27,7 @@ from config.roles import MODERATOR_GROUP
 from diary import selectors
 from diary.absences.selectors import absent_owner_ids
 from diary.access import may_know_session
+from diary.eyes.reading import NOBODY, visible_text
 from diary.models import (
     DigestChoice,
     GameSession,
@@ -212,8 +213,9 @@ def notify_post_created(post: Post) -> None:
 def notify_quoted(post: Post, *, before: str = "") -> None:
     """The authors of the posts of this session that `post` newly quotes (links to their
     permalinks): once per quoted post; a quote already in `before` (the text an edit
-    replaces) is not news again."""
-    pks = quoted_post_pks(post.narration) - quoted_post_pks(before) - {post.pk}
+    replaces) is not news again. A quote inside a part for chosen eyes is not told: the
+    quoted author may not be among them."""
+    pks = quoted_post_pks(visible_text(post, NOBODY)) - quoted_post_pks(before) - {post.pk}
     if not pks:
         return
     quoted = Post.objects.filter(pk__in=pks, session_id=post.session_id).select_related("author")

@@ -18,7 +18,8 @@ from django.utils.html import strip_tags
 from django.utils.text import Truncator
 from django.utils.translation import gettext as _
 
-from config.markdown import render_narration
+from config.markdown import SPOILER, render_narration
+from diary.eyes.reading import NOBODY, visible_text
 from diary.models import GameSession, Post, SessionWebhook, Turn
 from diary.notifications.delivery import deadline_rule_words
 from diary.notifications.tasks import deliver_webhook
@@ -69,7 +70,9 @@ def absolute(path: str) -> str:
 
 
 def plain_excerpt(markdown_text: str, chars: int = EXCERPT_CHARS) -> str:
-    """A post's text as a chat shows it: the Markdown rendered, then its tags dropped."""
+    """A post's text as a chat shows it: the Markdown rendered, then its tags dropped; a
+    spoiler stays hidden behind Discord's own spoiler marks until clicked."""
+    markdown_text = SPOILER.sub(lambda m: f"||{m.group(1).strip()}||", markdown_text)
     text = " ".join(strip_tags(render_narration(markdown_text)).split())
     return Truncator(text).chars(chars)
 
@@ -102,7 +105,8 @@ def announce_post_created(post: Post) -> None:
             % {"session": post.session.title, "who": who},
             "title": _("Post #%(number)s") % {"number": post.pk},
             "url": absolute(reverse("diary:post_link", args=[post.pk])),
-            "text": plain_excerpt(post.narration),
+            # The chat is read by whoever is in it: no part for chosen eyes goes there.
+            "text": plain_excerpt(visible_text(post, NOBODY)),
         }
 
     announce(post.session_id, "post", message)

@@ -3,18 +3,18 @@ found in the text as typed. This module knows only where the markers are and whi
 the site wrote into each once it rolled it (`[[2k6+1 obrażenia #41]]`); what a marker
 means, and its result, are the rolls app's (asked through diary.hooks).
 
-A rendered narration keeps a slot where each marker stood (two private-use characters around
-the marker's index): Markdown and the sanitiser leave them as text, and the result's HTML
-goes in afterwards, so nothing the author typed inside a marker ever reaches the page as
-Markdown or HTML."""
+A narration is rendered with a slot where each marker stood (two private-use characters
+around the marker's index): Markdown, the sanitiser and the parts for chosen eyes leave
+them as text, and each result's HTML goes in afterwards, so nothing the author typed inside
+a marker ever reaches the page as Markdown or HTML."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from config.markdown import render_narration
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy
 
 # A marker's body: one line, no nested "[[" or "]]", at most 200 characters.
 _MARKER = re.compile(r"\[\[((?:(?!\[\[|\]\])[^\n]){1,200})\]\]")
@@ -22,6 +22,9 @@ _MARKER = re.compile(r"\[\[((?:(?!\[\[|\]\])[^\n]){1,200})\]\]")
 _NUMBER = re.compile(r"\s+#(\d{1,9})\s*$")
 _TEST = re.compile(r"^\s*test\s*:\s*", re.IGNORECASE)
 _SLOT_OPEN, _SLOT_CLOSE = "\ue000", "\ue001"
+DICE_FOR_CHOSEN_EYES = gettext_lazy(
+    "Dice are rolled in the open: write them outside the text for chosen eyes."
+)
 _SLOT = re.compile(f"{_SLOT_OPEN}(\\d+){_SLOT_CLOSE}")
 
 
@@ -82,9 +85,8 @@ def unmarked(text: str) -> str:
     the post carries, so that a reply does not roll it again."""
     out, at = [], 0
     for marker in find_markers(text):
-        words = f"test: {marker.words}" if marker.is_test else marker.words
         out.append(text[at : marker.start])
-        out.append(f"{words} (#{marker.number})" if marker.number is not None else words)
+        out.append(_words(marker))
         at = marker.end
     out.append(text[at:])
     return "".join(out)
@@ -96,14 +98,73 @@ def without_slots(text: str) -> str:
     return (text or "").replace(_SLOT_OPEN, "").replace(_SLOT_CLOSE, "")
 
 
-def render_with_slots(text: str, markers: list[Marker], fill: Callable[[int], str]) -> str:
-    """The narration (`without_slots` already) rendered as always, each of its `markers`
-    replaced by `fill(index)`: HTML the caller made safe."""
+def slotted(text: str) -> str:
+    """The (numbered) text with a slot where each marker stands, ready to be rendered as
+    any narration is (Markdown, the sanitiser, parts for chosen eyes): the slots come out
+    as text, where `with_results` puts each result."""
     out, at = [], 0
-    for index, marker in enumerate(markers):
+    for index, marker in enumerate(find_markers(text)):
         out.append(text[at : marker.start])
         out.append(f"{_SLOT_OPEN}{index}{_SLOT_CLOSE}")
         at = marker.end
     out.append(text[at:])
-    html = render_narration("".join(out))
-    return _SLOT.sub(lambda m: fill(int(m.group(1))), html)
+    return "".join(out)
+
+
+# A result in the stored HTML, between comments (the sanitiser strips every comment from
+# what people write, so none comes from input): a later result (a request answered) is put
+# in their place without rendering the text again.
+_PLACED = re.compile(r"<!--dice:(\d+|removed)-->.*?<!--/dice-->", re.DOTALL)
+
+
+def _placed(key, html: str) -> str:
+    return f"<!--dice:{key}-->{html}<!--/dice-->"
+
+
+def with_results(fields: dict, dice) -> dict:
+    """The post's narration fields rendered from `slotted(dice.text)` (diary.eyes'
+    rendering), each slot filled with its result (`dice.pieces`, HTML the rules app made
+    safe), the results no marker names any more at the end (`dice.removed`)."""
+    markers = find_markers(dice.text)
+
+    def fill(html: str) -> str:
+        return _SLOT.sub(lambda m: _placed(m.group(1), dice.pieces[int(m.group(1))]), html)
+
+    parts = fields.get("narration_eyes")
+    if any(_SLOT.search(p["html"]) for p in parts or ()):
+        # A roll is public in the chain (and under the post): it cannot be for chosen eyes.
+        raise ValidationError({"narration": DICE_FOR_CHOSEN_EYES})
+    html = fill(fields["narration_html"])
+    if dice.removed:
+        html += _placed("removed", dice.removed)
+    public = fields.get("narration_public")
+    return {
+        **fields,
+        "narration": dice.text,
+        "narration_html": html,
+        **(
+            {"narration_public": _SLOT.sub(lambda m: _words(markers[int(m.group(1))]), public)}
+            if public
+            else {}
+        ),
+    }
+
+
+def _words(marker: Marker) -> str:
+    words = f"test: {marker.words}" if marker.is_test else marker.words
+    return f"{words} (#{marker.number})" if marker.number is not None else words
+
+
+def refill(html: str, pieces: list[str], removed: str) -> str:
+    """Stored HTML with each placed result replaced by its newer HTML."""
+    html = _PLACED.sub(
+        lambda m: (
+            _placed("removed", removed)
+            if m.group(1) == "removed"
+            else _placed(m.group(1), pieces[int(m.group(1))])
+        ),
+        html,
+    )
+    if removed and "<!--dice:removed-->" not in html:
+        html += _placed("removed", removed)
+    return html

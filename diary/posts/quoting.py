@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
 
 from characters.grammar import gendered
+from diary.eyes.reading import NOBODY, Reader, reader_of, visible_text
 from diary.models import Post
 from diary.posts.dice_markers import unmarked
 
@@ -57,9 +58,12 @@ def quote_header(post) -> str:
     return header % {"who": character.name, "link": link}
 
 
-def quote_markdown(post, selection: str = "") -> str:
-    """The blockquote a reply starts with: the selection when given, else the whole narration."""
-    text = (selection or post.narration).strip().replace("\r\n", "\n")
+def quote_markdown(post, selection: str = "", *, reader: Reader = NOBODY) -> str:
+    """The blockquote a reply starts with: the selection when given, else the whole narration
+    as `reader` may read it (a part for other eyes is not copied; one for theirs stays for
+    the same eyes)."""
+    text = selection or visible_text(post, reader, markup=True)
+    text = text.strip().replace("\r\n", "\n")
     # A quoted die is the quoted post's, not the reply's: quoted as words, never rolled again.
     lines = [quote_header(post), "", *unmarked(text).split("\n")]
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
@@ -91,4 +95,4 @@ def quote_prefill(access, raw_pk: str | None, shown_posts) -> str:
         )
     if post is None or not quotable(access.post(post)):
         return ""
-    return quote_markdown(post)
+    return quote_markdown(post, reader=reader_of(access))

@@ -11,14 +11,22 @@ from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import get_language
 
+from diary.eyes.reading import NOBODY, Reader, visible_html
 from diary.live.page_cache import memo
 
 
 def post_body_html(
-    post, *, gm_id: int, can_see_content: bool, co_gm_ids: frozenset[int] = frozenset()
+    post,
+    *,
+    gm_id: int,
+    can_see_content: bool,
+    co_gm_ids: frozenset[int] = frozenset(),
+    reader: Reader = NOBODY,
 ) -> str:
-    """`co_gm_ids`: the session's co-GMs, whose posts are marked as a co-GM's."""
+    """`co_gm_ids`: the session's co-GMs, whose posts are marked as a co-GM's. `reader`:
+    whose eyes the text is for (diary.eyes): the narration in the key is what they read."""
     co_gm = post.author_id in co_gm_ids and post.author_id != gm_id
+    narration_html = visible_html(post, reader)
     shown = (
         post.pk,
         post.created_at,
@@ -32,7 +40,7 @@ def post_body_html(
         post.character.name if post.character_id else None,
         # A new portrait is a new (content-hash) name, so it shows at once.
         post.character.portrait.name if post.character_id else None,
-        post.narration_html,
+        narration_html,
         post.nc_note,
         post.move_metres,
         post.move_mounted,
@@ -46,6 +54,12 @@ def post_body_html(
         ("post", *shown),
         lambda: render_to_string(
             "diary/session_detail.html#post_body",
-            {"post": post, "gm_id": gm_id, "co_gm": co_gm, "can_see_content": can_see_content},
+            {
+                "post": post,
+                "narration_html": narration_html,
+                "gm_id": gm_id,
+                "co_gm": co_gm,
+                "can_see_content": can_see_content,
+            },
         ),
     )

@@ -9,6 +9,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from config.markdown import plain_text
+from diary.eyes.reading import Reader, visible_text
 from diary.models import Post
 from diary.search.selectors import fold, parse_query
 
@@ -27,7 +28,10 @@ def snippet(post: Post, query: str) -> SafeString:
     """The words around the first match (the narration's Markdown as its plain words),
     escaped, with every match marked."""
     words = parse_query(query).wanted
-    text = plain_text(post.narration)
+    # Who reads every part for chosen eyes, as the query annotated it; anyone else reads
+    # the snippet as search read the post, without them.
+    reader = Reader(None, sees_all=getattr(post, "reads_all_eyes", False))
+    text = plain_text(visible_text(post, reader))
     spans = _matches(fold(text), words)
     if not spans and post.nc_note:
         text = plain_text(post.nc_note)

@@ -10,7 +10,10 @@ registered on the connection), -word excluded; no ranking, no prefixes needed.
 
 Who finds what is the diary's own rule: the sessions SessionAccess.can_read lets in, hidden
 posts only for those who may see their text (moderators). The NC note is searched with the
-narration: the diary shows it to everyone who may read the post.
+narration: the diary shows it to everyone who may read the post. A part for chosen eyes
+(diary/eyes) is searched only by those who read every part of the post (its author, whoever
+runs the session, moderators); everyone else searches the narration without its parts
+(Post.narration_public), so a part's words find nothing for them, its named players too.
 """
 
 from __future__ import annotations
@@ -21,7 +24,8 @@ from dataclasses import dataclass
 
 from django.contrib.postgres.search import SearchQuery, SearchRank, SearchVector
 from django.db import connections, router
-from django.db.models import F, Func, Q, TextField, Value
+from django.db.models import BooleanField, Case, F, Func, Q, TextField, Value, When
+from django.db.models.functions import Coalesce
 
 from config.roles import is_moderator
 from diary.models import READING_STATUSES, GameSession, Post, co_gm_sessions
@@ -84,6 +88,9 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     if not is_moderator(user):
         posts = posts.filter(hidden_at__isnull=True)
     posts = posts.select_related("session", "turn", "character", "author")
+    # Whether this user reads every part for chosen eyes of the post: the narration they
+    # search, and the snippet's reader (diary.search.presenters).
+    posts = posts.annotate(reads_all_eyes=_reads_all_eyes(user))
     # Pinned to the database the router reads from (a replica, in a GET): the SQLite
     # fallback registers its function on that very connection.
     alias = router.db_for_read(Post)
@@ -93,6 +100,29 @@ def posts_matching(user, query: str, *, session: GameSession | None = None):
     return _contains(posts, parsed, connections[alias])
 
 
+def _reads_all_eyes(user) -> Case | Value:
+    if is_moderator(user):
+        return Value(True, output_field=BooleanField())
+    return Case(
+        When(
+            Q(author_id=user.pk)
+            | Q(session__gm_id=user.pk)
+            | Q(session_id__in=co_gm_sessions(user)),
+            then=Value(True),
+        ),
+        default=Value(False),
+        output_field=BooleanField(),
+    )
+
+
+# The narration a user searches: the whole of it, or without its parts for chosen eyes.
+_SEARCHED = Case(
+    When(reads_all_eyes=True, then=F("narration")),
+    default=Coalesce(F("narration_public"), F("narration")),
+    output_field=TextField(),
+)
+
+
 def _full_text(posts, query: str, parsed: ParsedQuery):
     if parsed.websearch:
         search = SearchQuery(query, config=CONFIGURATION, search_type="websearch")
@@ -100,7 +130,7 @@ def _full_text(posts, query: str, parsed: ParsedQuery):
         # Only letters and digits reach the raw tsquery: nothing the user typed is syntax.
         prefixes = " & ".join(f"{word}:*" for word in parsed.wanted)
         search = SearchQuery(prefixes, config=CONFIGURATION, search_type="raw")
-    vector = SearchVector(_words("narration"), _words("nc_note"), config=CONFIGURATION)
+    vector = SearchVector(_words(_SEARCHED), _words(F("nc_note")), config=CONFIGURATION)
     return (
         posts.annotate(found=vector, rank=SearchRank(vector, search))
         .filter(found=search)
@@ -108,10 +138,10 @@ def _full_text(posts, query: str, parsed: ParsedQuery):
     )
 
 
-def _words(field: str) -> Func:
-    """The field with its angle brackets as spaces: PostgreSQL's parser drops "<script>"
+def _words(text) -> Func:
+    """The text with its angle brackets as spaces: PostgreSQL's parser drops "<script>"
     whole as a tag, and a post that shows the word should be found by it."""
-    return Func(F(field), Value("<>"), Value("  "), function="translate", output_field=TextField())
+    return Func(text, Value("<>"), Value("  "), function="translate", output_field=TextField())
 
 
 def _contains(posts, parsed: ParsedQuery, connection):
@@ -119,7 +149,7 @@ def _contains(posts, parsed: ParsedQuery, connection):
     connection.ensure_connection()
     connection.connection.create_function(SQLITE_FOLD, 1, _fold_or_none, deterministic=True)
     posts = posts.annotate(
-        folded_narration=Func(F("narration"), function=SQLITE_FOLD, output_field=TextField()),
+        folded_narration=Func(_SEARCHED, function=SQLITE_FOLD, output_field=TextField()),
         folded_nc_note=Func(F("nc_note"), function=SQLITE_FOLD, output_field=TextField()),
     )
     for word in parsed.wanted:

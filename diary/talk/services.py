@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 
 from config.markdown import render_narration
 from diary.access import access_ooc, access_whisper, access_whispers
+from diary.eyes.parsing import has_markup
 from diary.models import (
     TALK_MESSAGE_MAX,
     TALK_SUBJECT_MAX,
@@ -34,6 +35,16 @@ def _check_text(text: str) -> str:
     if len(text) > TALK_MESSAGE_MAX:
         raise ValidationError(
             {"text": _("A message has at most %(max)s characters.") % {"max": TALK_MESSAGE_MAX}}
+        )
+    if has_markup(text):
+        # Shown as typed, it would show everyone the words meant for a few.
+        raise ValidationError(
+            {
+                "text": _(
+                    "Text for chosen eyes ([dla: …]) works in the diary's posts only; out "
+                    "of character, a whisper reaches only the people you choose."
+                )
+            }
         )
     return text
 

@@ -24,6 +24,7 @@ from django.utils.safestring import mark_safe
 from django.utils.translation import get_language, gettext_lazy
 
 from diary.access import session_access
+from diary.eyes.reading import reader_of, visible_html
 from diary.models import ParticipationStatus, Post, TalkKind, TalkThread
 from rolls.engine import fair
 from rolls.ledger import signing
@@ -212,9 +213,11 @@ def _diary_turns(access, posts: list, rolls: list) -> list[_Turn]:
         else:
             by_post.setdefault(roll.post_id, []).append(roll)
     turns: dict[int, _Turn] = {}
+    reader = reader_of(access)  # the archive holds what its reader reads, and no more
     for post in posts:
         turn = turns.setdefault(post.turn.number, _Turn(post.turn.number))
         post.can_see_content = access.post(post).can_see_content
+        post.narration_shown = visible_html(post, reader)
         post.rolls_html = mark_safe(_rolls_html(by_post.get(post.pk, [])))
         post.portrait_file = (
             _portrait_name(post.character) if post.character_id and post.character.portrait else ""

@@ -20,9 +20,9 @@ from django.utils import translation
 from django.utils.html import format_html, format_html_join, strip_tags
 from django.utils.translation import gettext as _
 
-from diary.hooks import NarrationPreview
+from diary.hooks import NarrationDice, NarrationPreview
 from diary.models import Post
-from diary.posts.dice_markers import find_markers, render_with_slots, without_slots
+from diary.posts.dice_markers import find_markers, refill, without_slots
 from rolls.access import access_free_roll
 from rolls.free.page import expression_preview
 from rolls.free.services import FREE_ROLLS_NOT_ALLOWED
@@ -36,24 +36,21 @@ ANSWER_WORDS_MAX = 160
 _OUTCOME = re.compile(r'class="outcome[^"]*">(.*?)</strong>', re.DOTALL)
 
 
-def narration_html(post, text: str, made: dict) -> str:
-    """`text` (numbered markers) rendered, each marker's result where it stood; `made`: the
-    post's InlineRoll rows by (is a test, number)."""
+def dice_html(post, text: str, made: dict) -> NarrationDice:
+    """Each marker's result of `text` (numbered markers) as HTML, and the results no marker
+    names any more; `made`: the post's InlineRoll rows by (is a test, number)."""
     markers = find_markers(text)
     with translation.override(settings.LANGUAGE_CODE):
         pieces = [
-            _piece(post, made[(m.is_test, m.number)]) if (m.is_test, m.number) in made else None
+            _piece(post, made[(m.is_test, m.number)])
+            if (m.is_test, m.number) in made
+            else format_html("[[{}]]", m.words)
             for m in markers
         ]
         shown = {(m.is_test, m.number) for m in markers}
-        html = render_with_slots(
-            text,
-            markers,
-            lambda index: pieces[index] or format_html("[[{}]]", markers[index].words),
-        )
         removed = [row for key, row in sorted(made.items(), key=_in_order) if key not in shown]
-        if removed:
-            html += format_html(
+        removed_html = (
+            format_html(
                 '<p class="inline-rolls-removed" data-testid="inline-removed">{}</p>',
                 format_html_join(
                     " ",
@@ -61,7 +58,10 @@ def narration_html(post, text: str, made: dict) -> str:
                     ((_piece(post, row), _("removed from the text")) for row in removed),
                 ),
             )
-    return html
+            if removed
+            else ""
+        )
+    return NarrationDice(text=text, pieces=pieces, removed=removed_html)
 
 
 def _in_order(item) -> int:
@@ -132,15 +132,17 @@ def _outcome_words(roll) -> str:
 
 def ask_closed(ask) -> None:
     """A request a narration's marker made was answered, declined or withdrawn: the post's
-    HTML shows it from now on (called inside the transaction that closes it)."""
+    HTML shows it from now on (called inside the transaction that closes it). Only the
+    results are put in again, the text is not rendered anew."""
     row = InlineRoll.objects.filter(ask_id=ask.pk).first()
     if row is None:
         return
     post = Post.objects.get(pk=row.post_id)
     rows = InlineRoll.objects.filter(post=post).select_related("roll", "ask", "ask__answer")
-    made = {(r.ask_id is not None, r.number): r for r in rows}
-    html = narration_html(post, post.narration, made)
-    # Only the HTML: the post's text, version and edit time are the author's.
+    dice = dice_html(post, post.narration, {(r.ask_id is not None, r.number): r for r in rows})
+    # Only the HTML (never a part for chosen eyes: no die is written there): the post's
+    # text, version and edit time are the author's.
+    html = refill(post.narration_html, dice.pieces, dice.removed)
     Post.objects.filter(pk=post.pk).update(narration_html=html)
 
 

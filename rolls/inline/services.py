@@ -30,7 +30,7 @@ from rolls import registry
 from rolls.access import access_free_roll, askable_modes, may_ask
 from rolls.engine.errors import RuleError
 from rolls.free.services import FREE_ROLLS_NOT_ALLOWED, FreeRoll, roll_make_free
-from rolls.inline.presenters import narration_html
+from rolls.inline.presenters import dice_html
 from rolls.inline.words import close_names, named_test, read_expression
 from rolls.messages import refusal_message
 from rolls.models import InlineRoll
@@ -83,8 +83,7 @@ def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDi
         row = make()
         made[(row.ask_id is not None, row.number)] = row
         numbers[index] = row.number
-    stored = numbered_text(text, markers, numbers)
-    return NarrationDice(text=stored, html=narration_html(post, stored, made))
+    return dice_html(post, numbered_text(text, markers, numbers), made)
 
 
 def _inline_rows(post) -> list[InlineRoll]:

@@ -521,3 +521,21 @@ def test_seed_demo_has_a_test_named_in_a_narration_and_answered(client):
     page = html.unescape(client.get(row.post.get_absolute_url()).content.decode())
     answer = reverse("rolls:detail", args=[session.pk, row.ask.answer.seq])
     assert f'href="{answer}" data-testid="inline-test">test: Percepcja — ' in page
+
+
+def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):
+    """The GM's post in the main session: Borys's player reads the line for his eyes,
+    Lirael's reads that something is there; both open the spoiler."""
+    from demo.ford.eyes import EYES_WORDS, SPOILER_WORDS
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    users = get_user_model().objects
+    pages = {}
+    for username in ("gracz", "gracz2"):
+        client.force_login(users.get(username=username))
+        pages[username] = html.unescape(client.get(f"/sessions/{session.pk}/").content.decode())
+    assert EYES_WORDS in pages["gracz2"] and "tylko dla: Borys" in pages["gracz2"]
+    assert EYES_WORDS not in pages["gracz"] and "(tekst tylko dla wybranych)" in pages["gracz"]
+    for page in pages.values():
+        assert '<details class="spoiler"><summary>Spoiler</summary>' in page
+        assert SPOILER_WORDS in page

@@ -202,3 +202,21 @@ def test_a_quote_of_a_post_with_dice_carries_words_that_roll_nothing(table):
     rolls = Roll.objects.count()
     reply = publish(table, quoted + "Odpowiedź.")
     assert Roll.objects.count() == rolls and not inline_rolls(reply)
+
+
+def test_dice_inside_text_for_chosen_eyes_are_refused_and_beside_it_shown(table):
+    """A roll is public in the chain and under its post: a die for chosen eyes would not be."""
+    with pytest.raises(ValidationError) as refused:
+        publish(table, "Jawne.\n\n[dla: bartek]\nTylko Bartek: [[1k8 cichy]]\n[/dla]")
+    assert (
+        polish("Dice are rolled in the open: write them outside the text for chosen eyes.")
+        in refused.value.message_dict["narration"]
+    )
+    assert not Post.objects.exists() and not InlineRoll.objects.exists()
+    post = publish(table, "Wszyscy widzą [[1k6 jawny]].\n\n[dla: bartek]\nTylko Bartek.\n[/dla]")
+    (row,) = inline_rolls(post)
+    stored = Post.objects.get(pk=post.pk)
+    assert reverse("rolls:detail", args=[table.session.pk, row.roll.seq]) in stored.narration_html
+    assert "Tylko Bartek" not in stored.narration_html
+    assert "\ue000" not in (stored.narration_public or "")
+    assert f"1k6 jawny (#{row.roll.seq})" in stored.narration_public
