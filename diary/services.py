@@ -730,9 +730,7 @@ def _post_write(
     post.just_written = True
     # After the token's constraint: a form sent twice never rolls.
     if fields := _roll_dice(post, author, narration, nc_note, client_seed):
-        for name, value in fields.items():
-            setattr(post, name, value)
-        post.save(update_fields=list(fields))
+        post.save(update_fields=fields)
     PostRevision.objects.create(
         post=post,
         version=1,
@@ -749,17 +747,23 @@ def _post_write(
     return post
 
 
-def _roll_dice(post: Post, by, narration: str, nc_note: str, client_seed: str) -> dict | None:
+def _set_fields(post: Post, fields: dict) -> list[str]:
+    for name, value in fields.items():
+        setattr(post, name, value)
+    return list(fields)
+
+
+def _roll_dice(post: Post, by, narration: str, nc_note: str, client_seed: str) -> list[str]:
     """Rolls the narration's dice markers (`[[2k6+1 obrażenia]]`) into `post` through the
-    rules app (diary.hooks): the post's narration fields with each marker numbered and each
-    result where it stood (diary.posts.dice_markers); None for a narration without dice in
-    a post that never had any. An edit's dice keep their results: only a marker new in it
-    is rolled. A refused marker: ValidationError {"narration": …}."""
+    rules app (diary.hooks), and sets the post's narration fields with each marker numbered
+    and each result where it stood (diary.posts.dice_markers); the fields set, none for a
+    narration without dice in a post that never had any. An edit's dice keep their results:
+    only a marker new in it is rolled. A refused marker: ValidationError {"narration": …}."""
     dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
     if dice is None:
-        return None
+        return []
     fields = _narration_fields(dice_markers.slotted(dice.text), nc_note, post.session)
-    return dice_markers.with_results(fields, dice)
+    return _set_fields(post, dice_markers.with_results(fields, dice))
 
 
 @transaction.atomic
@@ -825,9 +829,8 @@ def post_edit(
     post.version += 1
     before = post.narration
     post.character = character
-    fields = _roll_dice(post, by, narration, nc_note, client_seed) or narration_fields
-    for name, value in fields.items():
-        setattr(post, name, value)
+    if not _roll_dice(post, by, narration, nc_note, client_seed):
+        _set_fields(post, narration_fields)
     post.nc_note, post.edited_at = nc_note, timezone.now()
     post.save()
     PostRevision.objects.create(
