@@ -288,6 +288,10 @@ class PostForm(forms.Form):
     # `npcs` are given).
     npc = forms.ChoiceField(label=_("Speak as"), required=False)
     field_order = ["character", "npc"]
+    # The roller's share of the dice the narration's markers roll (`[[2k6+1 obrażenia]]`):
+    # drawn by the page (static/js/fair_dice.js), as on the roll forms; none without
+    # JavaScript, and the server draws it.
+    client_seed = forms.CharField(widget=forms.HiddenInput, required=False, max_length=128)
 
     def __init__(
         self,

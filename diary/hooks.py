@@ -85,6 +85,34 @@ class RecapRolls:
 
 
 @dataclass(frozen=True)
+class NarrationDice:
+    """A narration whose dice markers were rolled (diary/posts/dice_markers.py): the text to
+    store, each marker numbered; each marker's result as HTML, in the markers' order; the
+    results no marker names any more (struck through), as HTML."""
+
+    text: str
+    pieces: list[str]
+    removed: str = ""
+
+
+@dataclass(frozen=True)
+class NarrationPreview:
+    """What the preview adds for a narration's dice: each expression with its exact odds
+    (HTML), or the refusal to show next to the narration."""
+
+    html: str = ""
+    error: str = ""
+
+
+def _no_narration_dice(**_kwargs) -> None:
+    return None
+
+
+def _no_narration_preview(**_kwargs) -> NarrationPreview:
+    return NarrationPreview()
+
+
+@dataclass(frozen=True)
 class DiaryHooks:
     """The parts of the diary the rules app fills in (rolls/apps.py registers them)."""
 
@@ -111,6 +139,14 @@ class DiaryHooks:
     # secret rolls shown only as the diary shows them to this reader
     # (rolls.posts.recap.recap_rolls).
     recap_rolls: Callable[..., RecapRolls]
+    # (*, post, by, text, client_seed) -> NarrationDice | None: the narration's dice markers
+    # rolled (None: it has none), inside the transaction that writes the post, under the
+    # session's row lock; ValidationError {"narration": …} for a marker refused
+    # (rolls.inline.services.narration_dice).
+    narration_dice: Callable[..., NarrationDice | None] = _no_narration_dice
+    # (*, session, user, text) -> NarrationPreview: the preview's odds of each marker
+    # (rolls.inline.presenters.narration_preview).
+    narration_preview: Callable[..., NarrationPreview] = _no_narration_preview
 
 
 def _nothing(*_args, **_kwargs) -> None:

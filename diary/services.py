@@ -43,7 +43,7 @@ from diary.models import (
 from diary.notifications import delivery as notification_delivery
 from diary.notifications import notices as notifications
 from diary.pictures import services as picture_services
-from diary.posts import voices
+from diary.posts import dice_markers, voices
 from diary.scenes import services as scene_services
 
 # ---------------------------------------------------------------------------
@@ -668,12 +668,15 @@ def post_create(
     npc: Npc | None = None,
     images=(),
     scene: int | None = None,
+    client_seed: str = "",
 ) -> Post:
     """A new post; with a token already used by this author, the post it made (nothing new
-    is stored: the same form sent twice publishes once). `images`: checked pictures
-    (diary/pictures/uploads.py), stored with the post. `scene`: the id of the scene whoever
-    runs the session writes in (diary/scenes/; None: the main scene); a post narrated as a
-    character goes to that character's scene, a player's always to theirs."""
+    is stored: the same form sent twice publishes once, and rolls its dice once).
+    `images`: checked pictures (diary/pictures/uploads.py), stored with the post. `scene`:
+    the id of the scene whoever runs the session writes in (diary/scenes/; None: the main
+    scene); a post narrated as a character goes to that character's scene, a player's
+    always to theirs. `client_seed`: the roller's share of the dice its narration's markers
+    roll."""
     try:
         return _post_write(
             session=session,
@@ -687,6 +690,7 @@ def post_create(
             npc=npc,
             images=images,
             scene=scene,
+            client_seed=client_seed,
         )
     except (IntegrityError, PermissionDenied, ValidationError):
         # The token is looked up only when the write fails: a form sent again (the second
@@ -714,6 +718,7 @@ def _post_write(
     npc: Npc | None = None,
     images=(),
     scene: int | None = None,
+    client_seed: str = "",
 ) -> Post:
     # Locked like turn_open_next, so a post never lands in a turn that was just closed
     # (and id order stays turn order, which the diary's keyset pages rely on). The lock
@@ -750,6 +755,9 @@ def _post_write(
     draft_services.draft_posted(author=author, session=session, place=DraftPlace.POST)
     # What the view redirects to: the newest page, where a post just written is.
     post.just_written = True
+    # After the token's constraint: a form sent twice never rolls.
+    if fields := _roll_dice(post, author, narration, nc_note, client_seed):
+        post.save(update_fields=fields)
     _first_revision(post, author)
     picture_services.pictures_attach(post=post, images=images, by=author)
     session.touch()
@@ -770,6 +778,28 @@ def _first_revision(post: Post, author) -> None:
         move_mounted=post.move_mounted,
         written_by=author,
     )
+
+
+def _set_fields(post: Post, fields: dict) -> list[str]:
+    for name, value in fields.items():
+        setattr(post, name, value)
+    return list(fields)
+
+
+def _roll_dice(
+    post: Post, by, narration: str, nc_note: str, client_seed: str, kept=frozenset()
+) -> list[str]:
+    """Rolls the narration's dice markers (`[[2k6+1 obrażenia]]`) into `post` through the
+    rules app (diary.hooks), and sets the post's narration fields with each marker numbered
+    and each result where it stood (diary.posts.dice_markers); the fields set, none for a
+    narration without dice in a post that never had any. An edit's dice keep their results:
+    only a marker new in it is rolled. A refused marker: ValidationError {"narration": …}.
+    `kept`: the NPCs whose blocks the post already held (diary.posts.voices)."""
+    dice = hooks.current().narration_dice(post=post, by=by, text=narration, client_seed=client_seed)
+    if dice is None:
+        return []
+    fields = _narration_fields(dice_markers.slotted(dice.text), nc_note, post.session, by, kept)
+    return _set_fields(post, dice_markers.with_results(fields, dice))
 
 
 @transaction.atomic
@@ -806,11 +836,10 @@ def _check_edit_narrator(access: SessionAccess, post: Post, character: Character
         _check_narrator(access, character)
 
 
-def _edit_voices(post: Post, by, npc: Npc | None, character, narration: str, nc_note: str):
-    """An edit's NPC and narration fields: the NPC (and the blocks' NPCs) the post already
-    spoke as may stay, though hidden since."""
+def _edit_voices(post: Post, by, npc: Npc | None, character, narration: str, nc_note: str, kept):
+    """An edit's NPC and narration fields: the NPC (and `kept`, the blocks' NPCs) the post
+    already spoke as may stay, though hidden since."""
     npc = voices.check_speaker(npc, session=post.session, by=by, character=character, kept=post.npc)
-    kept = frozenset(voices.voice_names(post.narration))
     return npc, _narration_fields(narration, nc_note, post.session, by, kept)
 
 
@@ -825,6 +854,7 @@ def post_edit(
     move_metres: int | None = None,
     move_mounted: bool = False,
     npc: Npc | None = None,
+    client_seed: str = "",
 ) -> Post:
     """A new version of the post. Movement is checked again against the post's own turn,
     counting the character's other posts of that turn, not this one's old movement."""
@@ -837,7 +867,8 @@ def post_edit(
     if not flags.can_edit:
         raise PermissionDenied(flags.refusal())
     _check_edit_narrator(access, post, character)
-    npc, narration_fields = _edit_voices(post, by, npc, character, narration, nc_note)
+    kept = frozenset(voices.voice_names(post.narration))
+    npc, narration_fields = _edit_voices(post, by, npc, character, narration, nc_note, kept)
     post.move_actions = _check_movement(
         session=post.session,
         turn=post.turn,
@@ -852,15 +883,14 @@ def post_edit(
     before = post.narration
     post.character = character
     post.npc = npc
-    for name, value in narration_fields.items():
-        setattr(post, name, value)
-    post.nc_note = nc_note
-    post.edited_at = timezone.now()
+    if not _roll_dice(post, by, narration, nc_note, client_seed, kept):
+        _set_fields(post, narration_fields)
+    post.nc_note, post.edited_at = nc_note, timezone.now()
     post.save()
     PostRevision.objects.create(
         post=post,
         version=post.version,
-        narration=narration,
+        narration=post.narration,
         nc_note=nc_note,
         character=character,
         move_metres=post.move_metres,

@@ -15,7 +15,7 @@ from config.form_errors import apply_service_errors, posted
 from config.markdown import render_narration
 from config.rate_limits import rate_limited
 from config.redirects import with_query
-from diary import reading, selectors, services
+from diary import hooks, reading, selectors, services
 from diary.absences import selectors as absence_selectors
 from diary.access import (
     SessionAccess,
@@ -842,14 +842,20 @@ def post_create(request, pk: int):
 
 def _preview(form, session, user, kept=()) -> str:
     """The narration as the post will show it (its NPC blocks and its parts for chosen eyes
-    too), or "" with the refusal next to the field."""
+    too), and what the rules app says of its dice markers (each expression's exact odds); a
+    refusal (of the markup, a voice or a die) goes next to the field, as publishing would
+    put it."""
+    text = form.cleaned_data["narration"]
     try:
-        text = form.cleaned_data["narration"]
         render = voices.piece_renderer(text, session=session, by=user, kept=frozenset(kept))
-        return eyes_rendering.preview_html(text, session, render)
+        html = eyes_rendering.preview_html(text, session, render)
     except ValidationError as error:
         apply_service_errors(form, error)
         return ""
+    dice = hooks.current().narration_preview(session=session, user=user, text=text)
+    if dice.error:
+        form.add_error("narration", dice.error)
+    return html + dice.html
 
 
 @upload_limited

@@ -9,6 +9,8 @@ class RollsConfig(AppConfig):
     def ready(self) -> None:
         from diary import hooks
         from rolls import registry, services
+        from rolls.inline import presenters as inline_presenters
+        from rolls.inline import services as inline_services
         from rolls.ledger import fair_dice
         from rolls.posts.presenters import diary_rolls
         from rolls.posts.recap import recap_rolls
@@ -24,7 +26,12 @@ class RollsConfig(AppConfig):
                 session_finishing=services.session_finishing,
                 criticals_setting_systems=registry.criticals_setting_systems,
                 recap_rolls=recap_rolls,
+                narration_dice=inline_services.narration_dice,
+                narration_preview=inline_presenters.narration_preview,
             )
         )
+        # A narration's sheet test shows its request's answer (rolls.inline).
+        if inline_presenters.ask_closed not in services.ask_closed_listeners:
+            services.ask_closed_listeners.append(inline_presenters.ask_closed)
         # Each rule system's plug-in registers itself (rolls.registry).
         registry.load()

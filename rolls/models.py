@@ -566,3 +566,45 @@ class TurnSeed(models.Model):
 
     def delete(self, *args, **kwargs):
         raise LedgerError("A turn's dice seeds are never deleted.")
+
+
+# ---------------------------------------------------------------------------
+# Dice inside a post's narration (rolls.inline): `[[2k6+1 obrażenia]]`, `[[test: Percepcja]]`.
+
+
+class InlineRoll(models.Model):
+    """A dice marker of a post's narration and what publishing it made: a free-form roll in
+    the chain (its number is written into the marker: `[[2k6+1 obrażenia #41]]`), or a
+    player's request for a sheet test (`[[test: Percepcja #7]]`, the request's number).
+    Never deleted: a marker taken out of the text leaves its result shown, struck through."""
+
+    post = models.ForeignKey(Post, on_delete=models.PROTECT, related_name="inline_rolls")
+    # The marker's words when it was rolled: the expression and its label, or the test's name.
+    words = models.CharField(_("marker"), max_length=200)
+    roll = models.OneToOneField(
+        Roll, on_delete=models.PROTECT, related_name="inline", null=True, blank=True
+    )
+    ask = models.OneToOneField(
+        RollAsk, on_delete=models.PROTECT, related_name="inline", null=True, blank=True
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["post", "id"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(roll__isnull=False, ask__isnull=True)
+                | models.Q(roll__isnull=True, ask__isnull=False),
+                name="inline_roll_one_kind",
+            ),
+        ]
+        verbose_name = _("dice in a post")
+        verbose_name_plural = _("dice in posts")
+
+    def __str__(self) -> str:
+        return f"[[{self.words}]] in post {self.post_id}"
+
+    @property
+    def number(self) -> int:
+        """What the marker carries: the roll's number in the chain, or the request's."""
+        return self.roll.seq if self.roll_id else self.ask_id

@@ -262,6 +262,11 @@ class RollSystem:
     proposed_fields: tuple[str, ...] = ()
     # What else a link may prefill in the panel (the other side, a patient).
     link_fields: tuple[str, ...] = ()
+    # A sheet test named in a narration (`[[test: Percepcja]]`, rolls.inline): (kind —
+    # "attribute" or "skill" —, the catalog row's id, the character's id) -> (the mode, the
+    # request form's data), as a player's request sends them; None: this system takes no
+    # test by name.
+    named_test: Callable[[str, int, int], tuple[str, dict]] | None = None
     # A request in words, after the character's name (default: `Case.what`).
     summary: Callable[[Case], str] | None = None
     # A failed roll rerolled by choice after it (seed 002's przerzut): a form built from the

@@ -663,6 +663,12 @@ def answer_record(ask: RollAsk, case: Case, note: str) -> dict:
     return answer | {"rolled": f"{name}: {rolled}" if name else rolled, "note": note}
 
 
+# Called with each request as it closes (answered, declined, withdrawn), inside the closing
+# transaction: a narration that asked for it shows the answer (rolls.inline, registered in
+# rolls/apps.py; the wing sits above this module, so it is not imported here).
+ask_closed_listeners: list = []
+
+
 def _close_ask(
     ask: RollAsk, status: str, *, answer: Roll | None = None, note: str = "", by=None
 ) -> None:
@@ -676,6 +682,8 @@ def _close_ask(
         ask.closed_by_id = answer.rolled_by_id
     ask.save(update_fields=["status", "answer", "note", "closed_at", "closed_by"])
     notify_ask_closed(ask)
+    for listener in ask_closed_listeners:
+        listener(ask)
 
 
 @transaction.atomic

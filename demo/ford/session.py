@@ -16,6 +16,7 @@ from demo.ford.entries import seed_entries
 from demo.ford.eyes import seed_chosen_eyes
 from demo.ford.free_rolls import seed_free_rolls
 from demo.ford.handout import seed_handout
+from demo.ford.inline_dice import seed_inline_dice
 from demo.ford.npcs import seed_npcs
 from demo.ford.reading import seed_read_marks
 from demo.ford.rolls import seed_secret_rolls, seed_tab_rolls
@@ -61,6 +62,7 @@ def seed_ford(users: dict) -> GameSession:
     seed_npcs(session, gm, characters, moderator=users["moderator"])
     seed_entries(session, users, characters)
     seed_free_rolls(session, gm, characters)
+    seed_inline_dice(session, characters)
     seed_secret_rolls(session, gm, characters)
     seed_chosen_eyes(session, gm)
     seed_npc_voice(session, gm)

@@ -15,6 +15,7 @@ from django.utils.translation import pgettext
 from characters.grammar import gendered
 from diary.eyes.reading import NOBODY, Reader, reader_of, visible_text
 from diary.models import Post
+from diary.posts.dice_markers import unmarked
 from diary.posts.voices import npc_label, voices_as_markdown
 
 # The permalink's path with the post's pk; built from the route so a changed prefix follows.
@@ -70,7 +71,8 @@ def quote_markdown(post, selection: str = "", *, reader: Reader = NOBODY) -> str
     the same eyes), each NPC block as plain words."""
     text = selection or voices_as_markdown(visible_text(post, reader, markup=True))
     text = text.strip().replace("\r\n", "\n")
-    lines = [quote_header(post), "", *text.split("\n")]
+    # A quoted die is the quoted post's, not the reply's: quoted as words, never rolled again.
+    lines = [quote_header(post), "", *unmarked(text).split("\n")]
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n\n"
 
 

@@ -45,23 +45,25 @@ def test_seed_demo_has_a_request_in_every_state(client):
     from rolls.models import AskStatus, RollAsk
 
     call_command("seed_demo")  # again: built once
-    statuses = sorted(RollAsk.objects.values_list("status", flat=True))
+    # The requests made from the request page (a narration's test is another test's).
+    asks = RollAsk.objects.filter(inline__isnull=True)
+    statuses = sorted(asks.values_list("status", flat=True))
     assert statuses == sorted(
         [AskStatus.OPEN, AskStatus.ANSWERED, AskStatus.ANSWERED_DIFFERENTLY, AskStatus.DECLINED]
     )
-    answered = RollAsk.objects.get(status=AskStatus.ANSWERED)
+    answered = asks.get(status=AskStatus.ANSWERED)
     assert answered.answer.record["answers"]["ask"] == answered.pk
     assert "rolled" not in answered.answer.record["answers"] and answered.note == ""
     assert answered.answer.post.pk > answered.post.pk
-    judged = RollAsk.objects.get(status=AskStatus.ANSWERED_DIFFERENTLY)
+    judged = asks.get(status=AskStatus.ANSWERED_DIFFERENTLY)
     answer = judged.answer.record["answers"]
     assert answer["ask"] == judged.pk and answer["summary"] == judged.summary
     assert answer["note"] == judged.note and judged.note
     assert answer["rolled"] != judged.summary and "Hipnoza" in answer["rolled"]
     assert judged.answer.post.pk > judged.post.pk
-    declined = RollAsk.objects.get(status=AskStatus.DECLINED)
+    declined = asks.get(status=AskStatus.DECLINED)
     assert declined.answer is None and declined.note and declined.closed_at is not None
-    waiting = RollAsk.objects.get(status=AskStatus.OPEN)
+    waiting = asks.get(status=AskStatus.OPEN)
     assert waiting.answer is None and waiting.closed_at is None
     # The diary shows the reasons: beside the roll that answered differently, and beside
     # the declined request.
@@ -288,7 +290,10 @@ def test_seed_demo_has_a_players_free_roll_where_the_gm_allows_them(client):
 
     session = GameSession.objects.get(title=SESSION_TITLE)
     assert session.players_free_rolls
-    mine = Roll.objects.get(session=session, test="notation", record__roller="player")
+    # The demo's player's free roll from the free-roll page (not the dice in a narration).
+    mine = Roll.objects.get(
+        session=session, test="notation", record__roller="player", inline__isnull=True
+    )
     assert mine.post.author == mine.rolled_by != session.gm
     assert mine.record["result"]["input"]["expression"] == "2k6+1"
 
@@ -500,6 +505,40 @@ def test_seed_demo_leaves_a_players_unfinished_draft_in_the_form(client):
     client.force_login(User.objects.get(username="gracz"))
     page = html.unescape(client.get(reverse("diary:session", args=[session.pk])).content.decode())
     assert DRAFT_TEXT not in page
+
+
+def test_seed_demo_has_dice_inside_a_narration_one_struck_through(client):
+    from demo.ford.inline_dice import DEMO_INLINE_EDITED
+    from rolls.models import InlineRoll
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    free = InlineRoll.objects.filter(post__session=session, roll__isnull=False)
+    jump, pebbles = free.select_related("roll", "post")
+    post = jump.post
+    assert post.narration.startswith(DEMO_INLINE_EDITED + f"[[1k20+3 skok #{jump.roll.seq}]]")
+    assert f"#{pebbles.roll.seq}" not in post.narration and post.version == 2
+    assert jump.roll.record["roller"] == "player" and jump.roll.post == post
+    client.force_login(post.author)
+    page = html.unescape(client.get(post.get_absolute_url()).content.decode())
+    assert f'href="{reverse("rolls:detail", args=[session.pk, jump.roll.seq])}"' in page
+    assert 'data-testid="inline-removed"' in page and "usunięte z tekstu" in page
+    assert verify_session(session.pk, recompute=True).ok
+
+
+def test_seed_demo_has_a_test_named_in_a_narration_and_answered(client):
+    from demo.ford.inline_dice import DEMO_INLINE_TEST
+    from rolls.models import AskStatus, InlineRoll
+
+    session = GameSession.objects.get(title=SESSION_TITLE)
+    row = InlineRoll.objects.select_related("ask__answer", "post").get(
+        post__session=session, ask__isnull=False
+    )
+    assert row.ask.status == AskStatus.ANSWERED and row.words == "Percepcja"
+    assert row.post.narration == DEMO_INLINE_TEST.replace("]]", f" #{row.ask.pk}]]")
+    client.force_login(row.post.author)
+    page = html.unescape(client.get(row.post.get_absolute_url()).content.decode())
+    answer = reverse("rolls:detail", args=[session.pk, row.ask.answer.seq])
+    assert f'href="{answer}" data-testid="inline-test">test: Percepcja — ' in page
 
 
 def test_seed_demo_has_text_for_borys_eyes_and_a_spoiler(client):

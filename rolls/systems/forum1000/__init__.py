@@ -31,6 +31,7 @@ SYSTEM = registry.register(
         lines=display.lines,
         ask_fields=forms.ASK_FIELDS,
         link_fields=forms.LINK_FIELDS,
+        named_test=forms.named_test,
         summary=cases.summary,
         error_message=messages.error_message,
         form_template="rolls/systems/forum1000/form.html",

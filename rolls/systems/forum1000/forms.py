@@ -512,6 +512,14 @@ LINK_FIELDS = (
 )
 
 
+def named_test(kind: str, catalog_id: int, character_id: int) -> tuple[str, dict]:
+    """A test named in a narration, as the request form sends it: a single attribute's
+    test, or a skill's (with the sheet's level)."""
+    if kind == "attribute":
+        return "attribute", {"a-character": character_id, "a-attribute": catalog_id}
+    return "skill", {"a-character": character_id, "a-skill": catalog_id}
+
+
 class Forum1000Form(ModeForm):
     """One mode's forms: the initiator's side (and the defence's, in an opposed roll), the
     patient of a healing roll, or the initiative table."""
