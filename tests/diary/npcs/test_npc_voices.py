@@ -364,27 +364,15 @@ def test_only_the_gm_sets_or_removes_an_npc_portrait(table, client_for, innkeepe
 def test_postgres_finds_the_npcs_posts_through_the_indexes(table, innkeeper):
     """The NPC's name is not a post's column: its posts join the GIN index's by their
     npc_id, still through the indexes."""
-    from django.db import connection
-
     from diary.search.selectors import posts_matching
-    from tests.scale import fill_bulk
+    from tests.diary.search.test_search import crowd_the_session, search_plan
 
-    # Enough posts in the session that its own index is no way to find one word: the plan
-    # then says which index finds it, not which a tiny table happened to favour.
-    fill_bulk(table, 3000)
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE diary_post")
-
+    crowd_the_session(table)
     spoken = gm_post(table, "Czego sobie życzycie?", npc=innkeeper)
     gm_post(table, "Karczmarz ociera kufel.")
     found = posts_matching(table.alice, "karczmarz")
     assert spoken in found and len(found) == 2
-    sql, params = found.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_indexscan = off")
-        cursor.execute(f"EXPLAIN {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = search_plan(found)
     assert "diary_post_search" in plan, plan
 
 

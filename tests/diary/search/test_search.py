@@ -334,23 +334,39 @@ def test_postgres_has_the_search_configuration():
         assert cursor.fetchone()[0] == "'lodz':2 'zolw':1"
 
 
-@pytest.mark.postgres_only
-def test_postgres_searches_through_the_gin_index(table):
-    """The index of migration 0012 is on the very expression the search uses."""
+def crowd_the_session(table) -> None:
+    """Enough posts in the session that its own index is no way to find one word: a plan
+    then says which index finds it, not which a tiny table happened to favour."""
     from django.db import connection
 
-    from diary.search.selectors import posts_matching
+    from tests.scale import fill_bulk
 
-    write(table.session, table.gm, "Smok śpi.")
-    query = posts_matching(table.moderator, "smok")
+    fill_bulk(table, 3000)
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE diary_post")
+
+
+def search_plan(query) -> str:
+    """PostgreSQL's plan for a search's queryset, with only the scans an index may do."""
+    from django.db import connection
+
     sql, params = query.query.sql_with_params()
     with connection.cursor() as cursor:
-        # A tiny table: without these the planner may walk any btree whole instead (a full
-        # index scan is no index use); GIN is read by a bitmap scan, which stays allowed.
+        # Without these the planner may walk any btree whole instead (a full index scan is
+        # no index use); GIN is read by a bitmap scan, which stays allowed.
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("SET LOCAL enable_indexscan = off")
         cursor.execute(f"EXPLAIN {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+        return "\n".join(row[0] for row in cursor.fetchall())
+
+
+@pytest.mark.postgres_only
+def test_postgres_searches_through_the_gin_index(table):
+    """The index of migration 0012 is on the very expression the search uses."""
+    from diary.search.selectors import posts_matching
+
+    write(table.session, table.gm, "Smok śpi.")
+    plan = search_plan(posts_matching(table.moderator, "smok"))
     assert "diary_post_search" in plan, plan
 
 
@@ -358,25 +374,11 @@ def test_postgres_searches_through_the_gin_index(table):
 def test_postgres_searches_a_players_posts_through_both_gin_indexes(table):
     """A player searches the narration without the parts for chosen eyes where they may not
     read every part, and the whole of it where they may: each through its own index."""
-    from django.db import connection
-
     from diary.search.selectors import posts_matching
-    from tests.scale import fill_bulk
 
-    # Enough posts in the session that its own index is no way to find one word: the plan
-    # then says which index finds it, not which a tiny table happened to favour.
-    fill_bulk(table, 3000)
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE diary_post")
-
+    crowd_the_session(table)
     write(table.session, table.gm, "Smok śpi.")
-    query = posts_matching(table.alice, "smok")
-    sql, params = query.query.sql_with_params()
-    with connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("SET LOCAL enable_indexscan = off")
-        cursor.execute(f"EXPLAIN {sql}", params)
-        plan = "\n".join(row[0] for row in cursor.fetchall())
+    plan = search_plan(posts_matching(table.alice, "smok"))
     assert "diary_post_search_public" in plan, plan
     assert re.search(r"diary_post_search\b(?!_)", plan), plan
 
