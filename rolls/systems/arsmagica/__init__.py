@@ -15,6 +15,7 @@ SYSTEM = registry.register(
         preview=display.preview,
         lines=display.lines,
         ask_fields=forms.ASK_FIELDS,
+        named_test=forms.named_test,
         summary=display.summary,
         form_template="rolls/systems/arsmagica/form.html",
     )

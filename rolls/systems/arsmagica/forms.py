@@ -483,6 +483,26 @@ class StressForm(ArsForm):
 FORMS: dict[str, type[ArsForm]] = {"simple": SimpleForm, "stress": StressForm}
 
 
+# The die a test named in a narration asks for: the request page's first tab. Which die
+# the situation calls for is the GM's to judge when answering (docs/decisions.md, "Dice
+# inside the narration").
+NAMED_TEST_MODE = MODES[0][0]
+
+
+def named_test(kind: str, catalog_id: int, character_id: int) -> tuple[str, dict]:
+    """A test named in a narration, as the request form sends it, with the simple die: an
+    ability with its catalog characteristic, or a characteristic with no ability (0). The
+    ease factor and the botch dice are the GM's, as in every request."""
+    if kind == "attribute":
+        return NAMED_TEST_MODE, {"character": character_id, "characteristic": catalog_id}
+    attribute_id = Skill.objects.values_list("attribute_id", flat=True).get(pk=catalog_id)
+    return NAMED_TEST_MODE, {
+        "character": character_id,
+        "characteristic": attribute_id,
+        "ability": catalog_id,
+    }
+
+
 def make_form(mode: str, data, context: FormContext) -> ArsForm:
     try:
         form_class = FORMS[mode]

@@ -17,6 +17,7 @@ SYSTEM = registry.register(
         preview=display.preview,
         lines=display.lines,
         ask_fields=forms.ASK_FIELDS,
+        named_test=forms.named_test,
         summary=display.summary,
         reroll_form=rerolls.make_reroll_form,
     )

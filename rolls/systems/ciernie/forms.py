@@ -751,6 +751,15 @@ FORMS: dict[str, type[CiernieForm]] = {
 }
 
 
+def named_test(kind: str, catalog_id: int, character_id: int) -> tuple[str, dict]:
+    """A test named in a narration, as the request form sends it: an attribute test, or a
+    skill test on the skill's own attribute (the form's default: no further attribute).
+    The difficulty and the factor are the GM's, as in every request."""
+    if kind == "attribute":
+        return "attribute", {"character": character_id, "attribute": catalog_id}
+    return "skill", {"character": character_id, "skill": catalog_id}
+
+
 def make_form(mode: str, data, context: FormContext) -> CiernieForm:
     return FORMS[mode](data, context=context, ask_fields=ASK_FIELDS)
 

@@ -17,6 +17,7 @@ SYSTEM = registry.register(
         preview=display.preview,
         lines=display.lines,
         ask_fields=forms.ASK_FIELDS,
+        named_test=forms.named_test,
         proposed_fields=forms.PROPOSED_FIELDS,
         summary=display.summary,
         form_template="rolls/systems/q10/form.html",

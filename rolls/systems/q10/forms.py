@@ -482,5 +482,15 @@ class PoolForm(SheetCaseForm):
         return (RaisePurposes(purposes=tuple(purposes)),) if purposes else ()
 
 
+def named_test(kind: str, catalog_id: int, character_id: int) -> tuple[str, dict]:
+    """A test named in a narration, as the request form sends it: a skill with its catalog
+    attribute (the pair the sheet shows), or an attribute alone with no skill (A z 0, as
+    the form's "no skill"). The difficulty is the GM's, as in every request."""
+    if kind == "attribute":
+        return MODE, {"character": character_id, "attribute": catalog_id}
+    attribute_id = Skill.objects.values_list("attribute_id", flat=True).get(pk=catalog_id)
+    return MODE, {"character": character_id, "attribute": attribute_id, "skill": catalog_id}
+
+
 def make_form(mode: str, data, context: FormContext) -> PoolForm:
     return PoolForm(data, context=context, ask_fields=ASK_FIELDS)

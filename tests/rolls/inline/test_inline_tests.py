@@ -2,6 +2,8 @@
 request for that test of the narrating character's sheet, made as the request page makes it
 (rolls.services.roll_ask_create), shown where the marker stood, then its answer."""
 
+import uuid
+
 import pytest
 from django.core.exceptions import ValidationError
 from django.urls import reverse
@@ -9,11 +11,17 @@ from django.urls import reverse
 from diary import services as diary_services
 from diary.models import Post
 from diary.posts.rendering import post_body_html
+from rolls import registry
 from rolls.models import AskStatus, InlineRoll, RollAsk
-from rolls.services import roll_ask_decline
+from rolls.plugins import FormContext
+from rolls.selectors import ask_answer_query, sheets_in_play
+from rolls.services import roll_ask_decline, roll_make
 from rolls.systems.forum1000.requests import RollRequest, SideRequest
 from tests.conftest import polish
 from tests.rolling import make_roll
+from tests.rolls.systems.arsmagica.ars_table import build_saga
+from tests.rolls.systems.ciernie.ciernie_table import build_ciernie_table
+from tests.rolls.systems.q10.q10_table import build_q10_table
 from tests.rolls.test_panel import skill
 
 pytestmark = pytest.mark.django_db
@@ -102,3 +110,114 @@ def test_a_test_needs_the_narrating_character(table):
     said = refusal(table, "[[test: Percepcja]]", by=table.bob, character=None)
     assert polish("A test is made by the narrating character: choose it.") in said
     assert not RollAsk.objects.exists()
+
+
+# -- every system: a named skill is that system's request, the GM answers it as asked ------
+
+
+@pytest.fixture
+def ciernie(make_user):
+    return build_ciernie_table(make_user)
+
+
+@pytest.fixture
+def saga(make_user):
+    return build_saga(make_user)
+
+
+def narrate_as(session, player, character, text):
+    return diary_services.post_create(
+        session=session, author=player, character=character, narration=text, nc_note=""
+    )
+
+
+def answer_as_asked(session, gm, ask, **gm_sets):
+    """The GM's roll from the panel as the request prefills it (`gm_sets`: what the GM
+    chooses beside it, the difficulty), through the answer service, with no note."""
+    system = registry.system_for(session.system)
+    sheets = list(sheets_in_play(session).values())
+    data = ask_answer_query(ask)
+    data.update(gm_sets)
+    form = system.form(
+        ask.test,
+        data,
+        FormContext(characters=sheets, all_characters=sheets, gm=True, session=session),
+    )
+    assert form.is_valid(), form.errors
+    return roll_make(session=session, by=gm, case=form.case(), token=uuid.uuid4(), answers=ask)
+
+
+def asked_and_answered(session, player, gm, character, name, **gm_sets) -> RollAsk:
+    """`[[test: name]]` in the player's post: one open request of the narrating character
+    in that post, waiting in the text; the GM's answer then shows in its place."""
+    post = narrate_as(session, player, character, f"Próbuje. [[test: {name}]]")
+    ask = RollAsk.objects.get()
+    assert (ask.post, ask.character, ask.asked_by, ask.status) == (
+        post,
+        character,
+        player,
+        AskStatus.OPEN,
+    )
+    assert post.narration == f"Próbuje. [[test: {name} #{ask.pk}]]"
+    assert f"test: {name} — {polish('waiting for the GM')}" in post.narration_html
+    assert InlineRoll.objects.get().ask == ask
+    made = answer_as_asked(session, gm, ask, **gm_sets)
+    ask.refresh_from_db()
+    assert ask.status == AskStatus.ANSWERED and ask.answer == made.roll
+    shown = Post.objects.get(pk=post.pk).narration_html
+    assert f'href="{reverse("rolls:detail", args=[session.pk, made.roll.seq])}"' in shown
+    assert polish("waiting for the GM") not in shown
+    return ask
+
+
+def test_q10_a_named_skill_asks_for_its_pool_with_the_skills_attribute(q10):
+    ask = asked_and_answered(q10.session, q10.alice, q10.gm, q10.eryk, "Atletyka", difficulty="15")
+    assert ask.test == "pool"
+    assert (ask.case_fields["attribute"], ask.case_fields["skill"]) == (
+        str(q10.sila.pk),
+        str(q10.atletyka.pk),
+    )
+    assert "Siła + Atletyka" in ask.summary
+
+
+def test_ciernie_a_named_skill_asks_for_its_skill_test(ciernie):
+    ask = asked_and_answered(
+        ciernie.session, ciernie.alice, ciernie.gm, ciernie.vera, "Otwieranie zamków"
+    )
+    assert (ask.test, ask.case_fields["skill"]) == (
+        "skill",
+        str(ciernie.s["Otwieranie zamków"].pk),
+    )
+    assert "Zręczność + Otwieranie zamków" in ask.summary
+
+
+def test_arsmagica_a_named_ability_asks_for_the_simple_die_with_its_characteristic(saga):
+    ask = asked_and_answered(
+        saga.session, saga.player, saga.gm, saga.flambeau, "Skradanie", ease="9"
+    )
+    assert ask.test == "simple"
+    assert (ask.case_fields["characteristic"], ask.case_fields["ability"]) == (
+        str(saga.dex.pk),
+        str(saga.stealth.pk),
+    )
+    assert "Zręczność + Skradanie" in ask.summary
+
+
+@pytest.mark.parametrize(
+    ("build", "player", "character", "name", "mode"),
+    [
+        (build_q10_table, "alice", "eryk", "Zręczność", "pool"),
+        (build_ciernie_table, "alice", "vera", "Percepcja", "attribute"),
+        (build_saga, "player", "flambeau", "Zręczność", "simple"),
+    ],
+)
+def test_a_named_attribute_asks_for_its_attribute_test(
+    make_user, build, player, character, name, mode
+):
+    t = build(make_user)
+    character = getattr(t, character)
+    narrate_as(t.session, getattr(t, player), character, f"[[test: {name}]]")
+    ask = RollAsk.objects.get()
+    assert (ask.test, ask.character) == (mode, character)
+    # The attribute alone: no skill, no ability.
+    assert name in ask.summary and "+" not in ask.summary
