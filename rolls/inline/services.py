@@ -39,10 +39,10 @@ from rolls.inline.words import (
     too_many_dice,
 )
 from rolls.messages import refusal_message
-from rolls.models import InlineRoll
+from rolls.models import AskStatus, InlineRoll, RollAsk
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_ask_create
+from rolls.services import ALREADY_ASKED, roll_ask_create
 
 
 def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDice | None:
@@ -182,6 +182,12 @@ def _sheet_test(post, by, marker: Marker):
         return None, " ".join(_form_errors(form)) or _("This test cannot be asked for.")
 
     def make() -> InlineRoll:
+        # One open request per character and post (roll_ask_create's own rule), in words
+        # that say so rather than the wrong post's.
+        if RollAsk.objects.filter(
+            post=post, character_id=post.character_id, status=AskStatus.OPEN
+        ).exists():
+            raise ValidationError({"narration": ALREADY_ASKED % {"name": post.character.name}})
         try:
             ask = roll_ask_create(session=session, by=by, case=form.case(), post=post)
         except RuleError as error:
