@@ -26,7 +26,7 @@ from diary.posts.dice_markers import find_markers, refill, without_slots
 from rolls.access import access_free_roll
 from rolls.free.page import expression_preview
 from rolls.free.services import FREE_ROLLS_NOT_ALLOWED
-from rolls.inline.words import read_expression
+from rolls.inline.words import INLINE_DICE_MAX, read_expression, too_many_dice
 from rolls.ledger.secret import SECRET_TEST
 from rolls.models import AskStatus, InlineRoll
 from rolls.presenters import roll_view
@@ -154,6 +154,9 @@ def narration_preview(*, session, user, text: str) -> NarrationPreview:
     new_dice = any(not m.is_test and m.number is None for m in markers)
     if new_dice and not access_free_roll(user, session).may_roll:
         errors.append(str(FREE_ROLLS_NOT_ALLOWED))
+    if len(markers) > INLINE_DICE_MAX:
+        # As publishing would refuse it (a new post's every marker is new).
+        errors.append(too_many_dice(len(markers)))
     for marker in markers:
         if marker.is_test:
             entries.append({"test": marker.words, "number": marker.number})

@@ -31,15 +31,18 @@ from rolls.access import access_free_roll, askable_modes, may_ask
 from rolls.engine.errors import RuleError
 from rolls.free.services import FREE_ROLLS_NOT_ALLOWED, FreeRoll, roll_make_free
 from rolls.inline.presenters import dice_html
-from rolls.inline.words import close_names, named_test, read_expression
+from rolls.inline.words import (
+    INLINE_DICE_MAX,
+    close_names,
+    named_test,
+    read_expression,
+    too_many_dice,
+)
 from rolls.messages import refusal_message
-from rolls.models import InlineRoll
+from rolls.models import AskStatus, InlineRoll, RollAsk
 from rolls.plugins import FormContext
 from rolls.selectors import sheets_in_play
-from rolls.services import roll_ask_create
-
-# Dice markers one post may roll, over all its versions: a post is a story, not a dice bag.
-INLINE_DICE_MAX = 20
+from rolls.services import ALREADY_ASKED, roll_ask_create
 
 
 def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDice | None:
@@ -72,10 +75,7 @@ def narration_dice(*, post, by, text: str, client_seed: str = "") -> NarrationDi
             numbers.append(None)
             new.append((index, marker))
     if len(made) + len(new) > INLINE_DICE_MAX:
-        errors.append(
-            _("A post holds at most %(max)s dice in its text; this one would hold %(count)s.")
-            % {"max": INLINE_DICE_MAX, "count": len(made) + len(new)}
-        )
+        errors.append(too_many_dice(len(made) + len(new)))
     planned = _planned(post, by, new, errors, client_seed)
     if errors:
         raise ValidationError({"narration": errors})
@@ -182,6 +182,12 @@ def _sheet_test(post, by, marker: Marker):
         return None, " ".join(_form_errors(form)) or _("This test cannot be asked for.")
 
     def make() -> InlineRoll:
+        # One open request per character and post (roll_ask_create's own rule), in words
+        # that say so rather than the wrong post's.
+        if RollAsk.objects.filter(
+            post=post, character_id=post.character_id, status=AskStatus.OPEN
+        ).exists():
+            raise ValidationError({"narration": ALREADY_ASKED % {"name": post.character.name}})
         try:
             ask = roll_ask_create(session=session, by=by, case=form.case(), post=post)
         except RuleError as error:

@@ -70,3 +70,16 @@ def close_names(system: str, name: str) -> list[str]:
     by_folded = {n.casefold(): n for n in names}
     near = difflib.get_close_matches(name.casefold(), list(by_folded), n=5, cutoff=0.5)
     return [by_folded[n] for n in near]
+
+
+# Dice markers one post may roll, over all its versions: a post is a story, not a dice bag.
+INLINE_DICE_MAX = 20
+
+
+def too_many_dice(count: int) -> str:
+    """The refusal of a post that would hold `count` dice, over INLINE_DICE_MAX (publishing,
+    editing, and the preview, which says it before publishing does)."""
+    return _("A post holds at most %(max)s dice in its text; this one would hold %(count)s.") % {
+        "max": INLINE_DICE_MAX,
+        "count": count,
+    }

@@ -221,3 +221,25 @@ def test_a_named_attribute_asks_for_its_attribute_test(
     assert (ask.test, ask.character) == (mode, character)
     # The attribute alone: no skill, no ability.
     assert name in ask.summary and "+" not in ask.summary
+
+
+def test_a_second_test_while_the_first_waits_says_so_next_to_the_narration(table):
+    post = narrate(table, "Borys nasłuchuje. [[test: percepcja]]")
+    with pytest.raises(ValidationError) as refused:
+        diary_services.post_edit(
+            post=post,
+            by=table.bob,
+            character=table.borys,
+            narration=f"{post.narration} [[test: Otwieranie zamków]]",
+            nc_note="",
+        )
+    said = " ".join(refused.value.message_dict["narration"])
+    assert (
+        polish(
+            "%(name)s already has an open request in this post: wait for the GM's answer, or "
+            "withdraw it first.",
+            name="Borys",
+        )
+        in said
+    )
+    assert RollAsk.objects.count() == 1 and InlineRoll.objects.count() == 1

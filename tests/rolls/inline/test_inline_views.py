@@ -100,3 +100,19 @@ def test_the_preview_tells_a_player_without_free_rolls_next_to_the_narration(tab
         )
         in body
     )
+
+
+def test_the_preview_refuses_more_dice_than_publishing_would_roll(table):
+    allow_players(table)
+    narration = " ".join(f"[[1k6 los {i}]]" for i in range(21))
+    url = reverse("diary:post_preview", args=[table.session.pk])
+    answer = logged_in(table.alice).post(url, fields(table, narration))
+    assert answer.status_code == 400
+    body = html.unescape(answer.content.decode())
+    refusal = polish(
+        "A post holds at most %(max)s dice in its text; this one would hold %(count)s.",
+        max=20,
+        count=21,
+    )
+    assert 'id="id_narration_error"' in body and refusal in body
+    assert not Post.objects.exists() and not Roll.objects.exists()
