@@ -179,11 +179,8 @@ def test_critical_flags_at_their_edges_whatever_the_threshold(roll, critical, li
 def test_success_iff_roll_at_most_threshold():
     seen = set()
 
-    @PROPERTY
-    @given(single_tests(), st.data())
-    def run(test, data):
+    def check(test, roll):
         limit = math.floor(expected_exact_threshold(test))
-        roll = data.draw(faces_near(limit))
         result = f.evaluate(test, roll)
         assert result.success == (roll <= limit)
         assert result.distance == limit - roll
@@ -193,7 +190,18 @@ def test_success_iff_roll_at_most_threshold():
         seen.add(("face", roll))
         seen.add(("edge", roll - limit))
 
+    @PROPERTY
+    @given(single_tests(), st.data())
+    def run(test, data):
+        check(test, data.draw(faces_near(math.floor(expected_exact_threshold(test)))))
+
     run()
+    # The rarest corners written out too (Hypothesis's draws under a loaded machine may
+    # miss one): each critical edge against a low, a middle and the highest threshold.
+    for value in (0, 500, 1000):
+        test = f.AttributeTest(f.Attribute("Siła", value), (), True)
+        for roll in {*CRITICAL_EDGES, *(face for face in (value, value + 1) if 1 <= face <= 1000)}:
+            check(test, roll)
     # Each critical edge was rolled, a success and a failure at the threshold's own edge,
     # and every flag with both outcomes (bad luck on a success: threshold ≥ 950).
     assert {("face", face) for face in CRITICAL_EDGES} <= seen
